@@ -1,0 +1,66 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// MARK: - Build settings
+
+/// Hot loops stay portable (baseline x86-64 / arm64). `FATHOM_NATIVE=1 swift build` opts in to
+/// `-target-cpu haswell` for the numeric modules; benchmark with and without (STYLE.md).
+let nativeFlags: [SwiftSetting] = Context.environment["FATHOM_NATIVE"] == "1"
+    ? [.unsafeFlags(["-Xcc", "-march=haswell", "-target-cpu", "haswell"])]
+    : []
+let numericSettings: [SwiftSetting] = nativeFlags
+
+// MARK: - Targets
+
+let package = Package(
+    name: "Fathom",
+    products: [
+        .library(name: "Fathom", targets: ["Fathom"]),
+        .library(name: "FractalNumerics", targets: ["FractalNumerics"]),
+        .library(name: "ArbitraryPrecision", targets: ["ArbitraryPrecision"]),
+        .executable(name: "fathom", targets: ["fathom"]),
+        .executable(name: "fathom-bench", targets: ["fathom-bench"]),
+    ],
+    targets: [
+        // MARK: System libraries
+        .systemLibrary(
+            name: "CMPFR",
+            pkgConfig: "mpfr",
+            providers: [.apt(["libmpfr-dev", "libgmp-dev"]), .brew(["mpfr"])]
+        ),
+        .target(
+            name: "CPNG",
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
+        ),
+
+        // MARK: Library layers
+        .target(name: "FractalNumerics", swiftSettings: numericSettings),
+        .target(name: "ArbitraryPrecision", dependencies: ["CMPFR", "FractalNumerics"]),
+        .target(
+            name: "FractalEngine",
+            dependencies: ["CMPFR", "FractalNumerics", "ArbitraryPrecision"],
+            swiftSettings: numericSettings
+        ),
+        .target(name: "FractalImaging", dependencies: ["FractalEngine", "CPNG"]),
+        .target(
+            name: "Fathom",
+            dependencies: ["FractalNumerics", "ArbitraryPrecision", "FractalEngine", "FractalImaging"]
+        ),
+
+        // MARK: Executables
+        .executableTarget(name: "fathom", dependencies: ["Fathom"], path: "Sources/fathom"),
+        .executableTarget(
+            name: "fathom-bench",
+            dependencies: ["Fathom"],
+            path: "Benchmarks/fathom-bench",
+            swiftSettings: numericSettings
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "FractalNumericsTests", dependencies: ["FractalNumerics", "ArbitraryPrecision"]),
+        .testTarget(name: "ArbitraryPrecisionTests", dependencies: ["ArbitraryPrecision"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FractalEngineTests", dependencies: ["FractalEngine"]),
+        .testTarget(name: "FractalImagingTests", dependencies: ["FractalImaging"]),
+        .testTarget(name: "FathomTests", dependencies: ["Fathom"], resources: [.copy("Fixtures")]),
+    ]
+)

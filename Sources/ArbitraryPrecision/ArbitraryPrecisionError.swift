@@ -1,0 +1,13 @@
+/// Errors from parsing arbitrary-precision numbers.
+public enum ArbitraryPrecisionError: Error, Equatable, CustomStringConvertible {
+    /// The text is not a finite decimal number (`[+-]digits[.digits][e[+-]digits]`).
+    case notADecimalNumber(String)
+
+    public var description: String {
+        switch self {
+        case .notADecimalNumber(let text):
+            let shown = text.count > 40 ? String(text.prefix(37)) + "..." : text
+            return "'\(shown)' is not a decimal number"
+        }
+    }
+}

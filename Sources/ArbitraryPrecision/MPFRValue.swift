@@ -1,0 +1,26 @@
+import CMPFR
+
+/// Owns one heap-allocated `mpfr_t` and clears it on deinit.
+///
+/// `&x` of a Swift stored `mpfr_t` is not a stable address (DESIGN.md section 10), so every
+/// MPFR value lives behind a pointer allocated here and passed to each MPFR call.
+public final class MPFRValue: @unchecked Sendable {
+    public let pointer: UnsafeMutablePointer<__mpfr_struct>
+
+    public init(precision: Precision) {
+        pointer = .allocate(capacity: 1)
+        mpfr_init2(pointer, mpfr_prec_t(precision.bits))
+    }
+
+    /// A copy with the same precision and value.
+    public func copy() -> MPFRValue {
+        let c = MPFRValue(precision: Precision(uncheckedBits: Int(fathom_mpfr_get_prec(pointer))))
+        mpfr_set(c.pointer, pointer, MPFR_RNDN)
+        return c
+    }
+
+    deinit {
+        mpfr_clear(pointer)
+        pointer.deallocate()
+    }
+}

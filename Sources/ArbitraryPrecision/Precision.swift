@@ -1,0 +1,31 @@
+import CMPFR
+
+/// A binary precision, in bits, for MPFR values.
+///
+/// Postconditions: `bits` lies in MPFR's allowed range [`Precision.minimum`, `Precision.maximum`].
+public struct Precision: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let bits: Int
+
+    /// The smallest precision MPFR accepts (1 bit; Fathom never goes below 53).
+    public static let minimum = Precision(uncheckedBits: Int(MPFR_PREC_MIN))
+    /// A bound far beyond any location: 2^28 bits (80 million decimal digits).
+    public static let maximum = Precision(uncheckedBits: 1 << 28)
+    /// The precision of a Double.
+    public static let double = Precision(uncheckedBits: 53)
+
+    public init(bits: Int) {
+        precondition(bits >= Int(MPFR_PREC_MIN) && bits <= 1 << 28, "precision \(bits) out of range")
+        self.bits = bits
+    }
+
+    init(uncheckedBits bits: Int) { self.bits = bits }
+
+    /// Enough bits to hold a decimal string of `digits` significant digits exactly enough to
+    /// round-trip it: `ceil(digits * log2(10)) + 16`.
+    public static func forDecimalDigits(_ digits: Int) -> Precision {
+        Precision(bits: max(53, Int((Double(digits) * 3.321928094887362).rounded(.up)) + 16))
+    }
+
+    public static func < (a: Precision, b: Precision) -> Bool { a.bits < b.bits }
+    public var description: String { "\(bits) bits" }
+}

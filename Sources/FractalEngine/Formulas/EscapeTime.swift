@@ -1,0 +1,82 @@
+import FractalNumerics
+
+// Direct escape-time iteration, generic over formula and number type.
+// In the kernels: n = iteration index, z = z(n), c = the additive constant (the pixel for
+// Mandelbrot and Multibrot, Julia's parameter for Julia).
+
+/// A map z -> f(z, c) iterated from z0 until |z| > 65536.
+public protocol EscapeTimeFormula: Sendable {
+    /// The power p of the leading term (for the smooth count's ln p).
+    var power: Int { get }
+    func step<T: RealScalar>(_ z: Complex<T>, _ c: Complex<T>) -> Complex<T>
+}
+
+/// z^2 + c, with z^2 as ((x + y)(x - y), 2xy): Mandelbrot and Julia.
+public struct QuadraticFormula: EscapeTimeFormula {
+    public init() {}
+    @inlinable public var power: Int { 2 }
+    @inlinable @inline(__always)
+    public func step<T: RealScalar>(_ z: Complex<T>, _ c: Complex<T>) -> Complex<T> { z.squared + c }
+}
+
+/// z^p + c for integer p >= 2 (z^2 then p - 2 schoolbook products, the oracle's order).
+public struct MultibrotFormula: EscapeTimeFormula {
+    public let power: Int
+    public init(power: Int) { self.power = power }
+    @inlinable @inline(__always)
+    public func step<T: RealScalar>(_ z: Complex<T>, _ c: Complex<T>) -> Complex<T> { z.power(power) + c }
+}
+
+/// The escape thresholds of the contract: |z|^2 > 4 for n2, |z|^2 > 2^32 for nBig.
+public enum Escape {
+    public static let radiusSquared2 = 4.0
+    public static let radiusSquaredBig = 4294967296.0
+    /// ln 65536.
+    public static let logBig = 11.090354888959125
+
+    /// smooth = nBig + 1 - ln(ln|z| / ln 65536) / ln p, from |z|^2 in Double.
+    @inlinable
+    public static func smooth(nBig: Int, lengthSquared r2: Double, power: Int) -> Double {
+        let lnAbsZ = 0.5 * Math.log(r2)
+        return Double(nBig) + 1 - Math.log(lnAbsZ / logBig) / Math.log(Double(power))
+    }
+}
+
+/// The state of one escape-time iteration in progress.
+public struct EscapeState<T: RealScalar>: Sendable {
+    public var z: Complex<T>
+    /// Iterations done so far: z = z(n).
+    public var n: Int
+    /// The first n with |z(n)| > 2 so far, or 0.
+    public var n2: Int
+
+    @inlinable public init(z: Complex<T>, n: Int = 0, n2: Int = 0) {
+        self.z = z
+        self.n = n
+        self.n2 = n2
+    }
+}
+
+/// Iterates `state` until |z| > 65536 or `maxIterations`, and returns the pixel result.
+@inlinable
+public func iterateEscape<F: EscapeTimeFormula, T: RealScalar>(
+    _ formula: F, from state: EscapeState<T>, c: Complex<T>, maxIterations: Int
+) -> PixelResult {
+    var z = state.z
+    var n2 = state.n2
+    let four = T(Escape.radiusSquared2)
+    let big = T(Escape.radiusSquaredBig)
+    var n = state.n
+    while n < maxIterations {
+        z = formula.step(z, c)
+        n += 1
+        let r2 = z.lengthSquared
+        if n2 == 0 && four < r2 { n2 = n }
+        if big < r2 {
+            let smooth = Escape.smooth(nBig: n, lengthSquared: r2.doubleValue, power: formula.power)
+            return PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: smooth)
+        }
+        // NaN (overflow) escapes too: it can only follow |z| > 65536, so it is unreachable here.
+    }
+    return PixelResult(n2: UInt32(n2), nBig: 0, smooth: .nan)
+}

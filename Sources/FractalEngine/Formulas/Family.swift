@@ -1,0 +1,39 @@
+/// The fractal families Fathom renders, with their parameters.
+///
+/// Parameters that are coordinates (Julia's c) stay decimal strings, like a location's center,
+/// so that deep renders can read them at any precision.
+public enum Family: Sendable, Equatable, Hashable {
+    /// z0 = 0, z(n+1) = z(n)^2 + c, c = the pixel.
+    case mandelbrot
+    /// z0 = 0, z(n+1) = z(n)^p + c, integer p in `Family.powerRange`.
+    case multibrot(power: Int)
+    /// z0 = the pixel, z(n+1) = z(n)^2 + c for a fixed c given as decimal strings.
+    case julia(re: String, im: String)
+    /// z(n+1) = z - p(z)/p'(z); the result is the root reached and the iterations it took.
+    case newton(NewtonPolynomial)
+
+    /// The Multibrot powers Fathom supports.
+    public static let powerRange = 2...16
+
+    /// The escape-time power p (2 for Mandelbrot and Julia; the polynomial degree for Newton).
+    public var power: Int {
+        switch self {
+        case .mandelbrot, .julia: 2
+        case .multibrot(let p): p
+        case .newton(let poly): poly.degree
+        }
+    }
+
+    /// The family's name in location files and on the command line.
+    public var name: String {
+        switch self {
+        case .mandelbrot: "mandelbrot"
+        case .multibrot: "multibrot"
+        case .julia: "julia"
+        case .newton: "newton"
+        }
+    }
+
+    /// The names `name` can take.
+    public static let names = ["mandelbrot", "multibrot", "julia", "newton"]
+}

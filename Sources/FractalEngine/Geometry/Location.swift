@@ -1,0 +1,102 @@
+import ArbitraryPrecision
+
+/// Where to look: a family, a center and radius as decimal strings (any length and exponent),
+/// a rotation and an iteration limit. The contract of DESIGN.md section 3.
+///
+/// `radius` is half of the shorter image side in complex units; `zoom = 2 / radius`.
+public struct Location: Sendable, Equatable {
+    public var name: String?
+    public var family: Family
+    public var centerRe: String
+    public var centerIm: String
+    public var radius: String
+    /// Counter-clockwise rotation of the view about its center, in degrees.
+    public var rotation: Double
+    public var maxIterations: Int
+
+    public init(
+        name: String? = nil, family: Family = .mandelbrot, centerRe: String, centerIm: String,
+        radius: String, rotation: Double = 0, maxIterations: Int
+    ) {
+        self.name = name
+        self.family = family
+        self.centerRe = centerRe
+        self.centerIm = centerIm
+        self.radius = radius
+        self.rotation = rotation
+        self.maxIterations = maxIterations
+    }
+
+    /// The largest iteration limit (escape counts are stored as UInt32).
+    public static let maximumIterations = 2_000_000_000
+
+    /// Checks every field a user can get wrong, with a message naming the field.
+    public func validate() throws(LocationError) {
+        for (field, text) in [("center.re", centerRe), ("center.im", centerIm), ("radius", radius)] {
+            guard BigFloat.isDecimalNumber(text) else { throw .badNumber(field: field, text: text) }
+        }
+        let r: BigFloat
+        do { r = try BigFloat(parsing: radius, precision: Precision(bits: 64)) } catch {
+            throw .badNumber(field: "radius", text: radius)
+        }
+        guard r.signum > 0 else { throw .nonPositiveRadius(radius) }
+        guard rotation.isFinite else { throw .badNumber(field: "rotation", text: "\(rotation)") }
+        guard maxIterations >= 1 && maxIterations <= Location.maximumIterations else {
+            throw .badIterations(maxIterations)
+        }
+        switch family {
+        case .mandelbrot, .newton: break
+        case .multibrot(let p):
+            guard Family.powerRange.contains(p) else { throw .badPower(p) }
+        case .julia(let re, let im):
+            guard BigFloat.isDecimalNumber(re) else { throw .badNumber(field: "julia.re", text: re) }
+            guard BigFloat.isDecimalNumber(im) else { throw .badNumber(field: "julia.im", text: im) }
+        }
+    }
+}
+
+/// What is wrong with a location or render request, in words a user can act on.
+public enum LocationError: Error, Equatable, CustomStringConvertible {
+    case badNumber(field: String, text: String)
+    case nonPositiveRadius(String)
+    case badIterations(Int)
+    case badPower(Int)
+    case badPolynomial(String)
+    case unknownFamily(String)
+    case badSize(width: Int, height: Int)
+    case missingField(String)
+
+    public var description: String {
+        switch self {
+        case .badNumber(let field, let text):
+            "\(field): \(ArbitraryPrecisionError.notADecimalNumber(text))"
+        case .nonPositiveRadius(let text):
+            "radius: '\(text)' must be greater than zero"
+        case .badIterations(let n):
+            "iterations: \(n) is outside 1...\(Location.maximumIterations)"
+        case .badPower(let p):
+            "power: \(p) is outside \(Family.powerRange.lowerBound)...\(Family.powerRange.upperBound)"
+        case .badPolynomial(let text):
+            "newton: '\(text)' is not a polynomial of degree 2...\(NewtonPolynomial.maximumDegree) like z^3-2z+2"
+        case .unknownFamily(let name):
+            "family: unknown family '\(name)' (known: \(Family.names.joined(separator: ", ")))"
+        case .badSize(let w, let h):
+            "size: \(w)x\(h) is outside 1...\(ImageSize.maximumSide) per side or over \(ImageSize.maximumPixels) pixels"
+        case .missingField(let name):
+            "location: missing field '\(name)'"
+        }
+    }
+}
+
+/// Image size limits: each side at most 32768 pixels and at most 100 million pixels in all
+/// (an IterationField takes 17 bytes a pixel, so the largest needs about 1.7 GB).
+public enum ImageSize {
+    public static let maximumSide = 32768
+    public static let maximumPixels = 100_000_000
+
+    public static func validate(width: Int, height: Int) throws(LocationError) {
+        guard width >= 1, height >= 1, width <= maximumSide, height <= maximumSide,
+              width * height <= maximumPixels
+        else { throw .badSize(width: width, height: height) }
+    }
+}

@@ -1,0 +1,82 @@
+import ArbitraryPrecision
+import FractalNumerics
+
+/// A location mapped onto a pixel grid: the center and spacing in MPFR, and the pixel
+/// coordinates in double-double (DESIGN.md section 3):
+/// s = 2 radius / min(W, H); pixel (x, y) samples
+/// re + (x + 0.5 - W/2) s, im + (H/2 - y - 0.5) s, then rotated about the center.
+public struct Viewport: Sendable {
+    public let width: Int
+    public let height: Int
+    /// The precision the center was read at: enough for its digits and 64 bits below s.
+    public let precision: Precision
+    public let center: BigComplex
+    public let radius: BigFloat
+    public let spacing: BigFloat
+    public let centerDD: Complex<DoubleDouble>
+    public let spacingDD: DoubleDouble
+    /// cos and sin of the rotation; exactly (1, 0) without one.
+    public let rotation: (cos: Double, sin: Double)
+
+    public init(location: Location, width: Int, height: Int) throws(LocationError) {
+        try location.validate()
+        try ImageSize.validate(width: width, height: height)
+        self.width = width
+        self.height = height
+        let r64: BigFloat
+        do { r64 = try BigFloat(parsing: location.radius, precision: Precision(bits: 64)) } catch {
+            throw .badNumber(field: "radius", text: location.radius)
+        }
+        // -log2(s) <= -exponent(radius) + log2(min side) + 1.
+        let spacingBits = max(0, -r64.exponent) + Viewport.bitLength(min(width, height)) + 1
+        let digits = max(location.centerRe.utf8.count, location.centerIm.utf8.count, location.radius.utf8.count)
+        let bits = max(Precision.forDecimalDigits(digits).bits, spacingBits + 64, 128)
+        precision = Precision(bits: bits)
+        do {
+            center = try BigComplex(parsingRe: location.centerRe, im: location.centerIm, precision: precision)
+            radius = try BigFloat(parsing: location.radius, precision: precision)
+        } catch {
+            throw .badNumber(field: "center", text: "\(location.centerRe), \(location.centerIm)")
+        }
+        spacing = radius.timesPowerOfTwo(1) / BigFloat(min(width, height), precision: precision)
+        centerDD = center.doubleDoubleValue
+        spacingDD = spacing.doubleDoubleValue
+        if location.rotation == 0 {
+            rotation = (1, 0)
+        } else {
+            let radians = location.rotation * .pi / 180
+            rotation = (Math.cos(radians), Math.sin(radians))
+        }
+    }
+
+    static func bitLength(_ n: Int) -> Int { Int.bitWidth - n.leadingZeroBitCount }
+
+    /// log2 of the pixel spacing (about -exponent; exact to a fraction of a bit).
+    public var log2Spacing: Double { spacing.floatExpValue.log2Magnitude }
+
+    /// The pixel offset from the center in units of s, before rotation: half-integers, exact.
+    @inlinable @inline(__always)
+    public func offsetUnits(x: Int, y: Int) -> (Double, Double) {
+        (Double(2 * x + 1 - width) * 0.5, Double(height - 2 * y - 1) * 0.5)
+    }
+
+    /// The point pixel (x, y) samples, in double-double.
+    @inlinable
+    public func point(x: Int, y: Int) -> Complex<DoubleDouble> {
+        let (u, v) = offsetUnits(x: x, y: y)
+        let ru = u * rotation.cos - v * rotation.sin
+        let rv = u * rotation.sin + v * rotation.cos
+        return Complex(centerDD.re + spacingDD.scaled(by: ru), centerDD.im + spacingDD.scaled(by: rv))
+    }
+
+    /// The point pixel (x, y) samples, in MPFR at `precision` (the oracle's rounding order
+    /// when there is no rotation: re + ((2x + 1 - W) s) / 2).
+    public func exactPoint(x: Int, y: Int) -> BigComplex {
+        let (u, v) = offsetUnits(x: x, y: y)
+        let ru = u * rotation.cos - v * rotation.sin
+        let rv = u * rotation.sin + v * rotation.cos
+        let re = center.re + (spacing * BigFloat(2 * ru, precision: precision)).timesPowerOfTwo(-1)
+        let im = center.im + (spacing * BigFloat(2 * rv, precision: precision)).timesPowerOfTwo(-1)
+        return BigComplex(re, im)
+    }
+}

@@ -1,0 +1,88 @@
+/// Per-pixel results of a render, row-major with y = 0 the top row. Colour is computed from
+/// this, so recolouring never re-iterates.
+///
+/// Escape-time families: `n2` = first n >= 1 with |z(n)| > 2, `nBig` = first n with
+/// |z(n)| > 65536 (0 = did not escape within the limit), `smooth` = nBig + 1 -
+/// ln(ln|z(nBig)| / ln 65536) / ln p (NaN when nBig is 0). Newton: `n2 == nBig` = iterations
+/// to converge (0 = did not converge), `smooth` the continuous count, `root` = root index + 1.
+public struct IterationField: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    public let maxIterations: Int
+    public var n2: [UInt32]
+    public var nBig: [UInt32]
+    public var smooth: [Double]
+    /// Newton only (empty otherwise): 0 = no root, k + 1 = root k.
+    public var root: [UInt8]
+
+    public init(width: Int, height: Int, maxIterations: Int, hasRoots: Bool) {
+        self.width = width
+        self.height = height
+        self.maxIterations = maxIterations
+        let count = width * height
+        n2 = Array(repeating: 0, count: count)
+        nBig = Array(repeating: 0, count: count)
+        smooth = Array(repeating: .nan, count: count)
+        root = hasRoots ? Array(repeating: 0, count: count) : []
+    }
+
+    public var pixelCount: Int { width * height }
+    public var hasRoots: Bool { !root.isEmpty }
+
+    /// The result at pixel (x, y).
+    public subscript(x: Int, y: Int) -> PixelResult {
+        let i = y * width + x
+        return PixelResult(n2: n2[i], nBig: nBig[i], smooth: smooth[i], root: root.isEmpty ? 0 : root[i])
+    }
+
+    /// Iterations the render represents: for each pixel nBig, or the limit if it did not escape.
+    public var iterationsRepresented: Int {
+        var total = 0
+        for v in nBig { total += v == 0 ? maxIterations : Int(v) }
+        return total
+    }
+
+    /// Two fields are equal when every value is, NaN smooth values included.
+    public static func == (a: IterationField, b: IterationField) -> Bool {
+        guard a.width == b.width, a.height == b.height, a.maxIterations == b.maxIterations,
+              a.n2 == b.n2, a.nBig == b.nBig, a.root == b.root else { return false }
+        return zip(a.smooth, b.smooth).allSatisfy { $0.bitPattern == $1.bitPattern }
+    }
+}
+
+/// One pixel's result (see `IterationField`).
+public struct PixelResult: Sendable, Equatable {
+    public var n2: UInt32
+    public var nBig: UInt32
+    public var smooth: Double
+    public var root: UInt8
+
+    public static let bounded = PixelResult(n2: 0, nBig: 0, smooth: .nan, root: 0)
+
+    @inlinable public init(n2: UInt32, nBig: UInt32, smooth: Double, root: UInt8 = 0) {
+        self.n2 = n2
+        self.nBig = nBig
+        self.smooth = smooth
+        self.root = root
+    }
+
+    public var escaped: Bool { nBig != 0 }
+}
+
+/// Writes pixel results into an `IterationField`'s storage from several threads, each to its
+/// own pixels. Valid only while the field's buffers are pinned (inside `Renderer.fill`).
+@usableFromInline
+struct FieldWriter: @unchecked Sendable {
+    @usableFromInline let n2: UnsafeMutablePointer<UInt32>
+    @usableFromInline let nBig: UnsafeMutablePointer<UInt32>
+    @usableFromInline let smooth: UnsafeMutablePointer<Double>
+    @usableFromInline let root: UnsafeMutablePointer<UInt8>?
+
+    @inlinable @inline(__always)
+    func write(_ i: Int, _ r: PixelResult) {
+        n2[i] = r.n2
+        nBig[i] = r.nBig
+        smooth[i] = r.smooth
+        root?[i] = r.root
+    }
+}

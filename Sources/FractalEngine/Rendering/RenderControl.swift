@@ -1,0 +1,91 @@
+import Foundation
+
+/// Progress reporting and cancellation for a render in flight. Thread-safe.
+public final class RenderControl: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cancelled = false
+    private let progress: (@Sendable (Double) -> Void)?
+
+    /// `progress` is called with the fraction of pixels done (0...1) after each tile, from
+    /// the rendering threads, one call at a time.
+    public init(progress: (@Sendable (Double) -> Void)? = nil) {
+        self.progress = progress
+    }
+
+    /// Asks the render to stop; it throws `RenderError.cancelled` after the tiles in flight.
+    public func cancel() {
+        lock.lock()
+        cancelled = true
+        lock.unlock()
+    }
+
+    public var isCancelled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cancelled
+    }
+
+    func report(_ fraction: Double) {
+        guard let progress else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        progress(fraction)
+    }
+}
+
+/// Why a render did not produce a field.
+public enum RenderError: Error, Equatable, CustomStringConvertible {
+    case cancelled
+    /// The view needs more bits below the pixel spacing than direct iteration carries.
+    case needsPerturbation(requiredBits: Int, availableBits: Int)
+
+    public var description: String {
+        switch self {
+        case .cancelled:
+            "render cancelled"
+        case .needsPerturbation(let required, let available):
+            "this view needs \(required) bits (pixel spacing plus guard bits) but direct double-double iteration carries \(available); it needs perturbation, which this version does not have yet"
+        }
+    }
+}
+
+/// Runs tiles on a fixed number of threads, each taking the next tile when it is free.
+enum TileScheduler {
+    static func run(tiles: Int, threads: Int, control: RenderControl?, tileDone: @escaping @Sendable (Int) -> Double, body: @escaping @Sendable (Int) -> Void) {
+        let queue = TileQueue(count: tiles)
+        DispatchQueue.concurrentPerform(iterations: max(1, min(threads, tiles))) { _ in
+            while control?.isCancelled != true, let tile = queue.next() {
+                body(tile)
+                let fraction = queue.finish(weight: tileDone(tile))
+                control?.report(fraction)
+            }
+        }
+    }
+
+    /// The number of threads "all cores" means here.
+    static var availableThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
+}
+
+private final class TileQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var nextTile = 0
+    private var done = 0.0
+    private let count: Int
+
+    init(count: Int) { self.count = count }
+
+    func next() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard nextTile < count else { return nil }
+        nextTile += 1
+        return nextTile - 1
+    }
+
+    func finish(weight: Double) -> Double {
+        lock.lock()
+        defer { lock.unlock() }
+        done += weight
+        return min(1, done)
+    }
+}

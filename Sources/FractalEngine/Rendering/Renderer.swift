@@ -1,0 +1,161 @@
+import ArbitraryPrecision
+import Foundation
+import FractalNumerics
+
+/// How the pixels of a render are iterated (DESIGN.md section 4).
+public enum ArithmeticPath: String, Sendable, CaseIterable {
+    case double
+    case doubleDouble = "double-double"
+    case perturbation
+
+    /// Significand bits the type carries.
+    public var bits: Int {
+        switch self {
+        case .double: 53
+        case .doubleDouble: 106
+        case .perturbation: Int.max
+        }
+    }
+}
+
+/// Image size and engine settings of a render.
+public struct RenderSettings: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    /// Worker threads; 0 means one per core.
+    public var threads: Int
+    /// Bits the arithmetic must carry below the pixel spacing (relative to the coordinates'
+    /// magnitude) before a cheaper type is used: 32 by default (Documentation/NumberTypes.md).
+    public var guardBits: Int
+    /// Pixels per tile (a unit of scheduling and progress).
+    public var tilePixels: Int
+    /// Force a path instead of the cheapest one that carries enough bits.
+    public var path: ArithmeticPath?
+
+    public init(width: Int, height: Int, threads: Int = 0, guardBits: Int = 32, tilePixels: Int = 2048, path: ArithmeticPath? = nil) {
+        self.width = width
+        self.height = height
+        self.threads = threads
+        self.guardBits = guardBits
+        self.tilePixels = tilePixels
+        self.path = path
+    }
+}
+
+/// What a render did.
+public struct RenderReport: Sendable {
+    public var path: ArithmeticPath
+    /// Bits the view needs: log2(coordinate scale / spacing) + guard bits.
+    public var requiredBits: Int
+    public var threads: Int
+    public var seconds: Double
+    public var iterations: Int
+}
+
+/// A finished render: the per-pixel results and the report.
+public struct RenderResult: Sendable {
+    public var field: IterationField
+    public var report: RenderReport
+}
+
+/// Renders locations into iteration fields.
+public enum Renderer {
+    /// The bits a view needs: log2(max(2, |center|) / s) rounded up, plus `guardBits`.
+    public static func requiredBits(viewport: Viewport, guardBits: Int) -> Int {
+        let scale = max(2, viewport.centerDD.re.hi.magnitude + viewport.centerDD.im.hi.magnitude)
+        return Int((Math.log2(scale) - viewport.log2Spacing).rounded(.up)) + guardBits
+    }
+
+    /// The cheapest path that carries `bits`.
+    public static func cheapestPath(forBits bits: Int) -> ArithmeticPath {
+        if bits <= ArithmeticPath.double.bits { return .double }
+        if bits <= ArithmeticPath.doubleDouble.bits { return .doubleDouble }
+        return .perturbation
+    }
+
+    /// Renders `location` at `settings`.
+    ///
+    /// Throws `LocationError` for bad input, `RenderError.needsPerturbation` for views deeper
+    /// than double-double reaches, `RenderError.cancelled` when `control` cancels.
+    public static func render(location: Location, settings: RenderSettings, control: RenderControl? = nil) throws -> RenderResult {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let viewport = try Viewport(location: location, width: settings.width, height: settings.height)
+        let bits = requiredBits(viewport: viewport, guardBits: settings.guardBits)
+        let path = settings.path ?? cheapestPath(forBits: bits)
+        let threads = settings.threads > 0 ? settings.threads : TileScheduler.availableThreads
+        let grid = PixelGrid(viewport: viewport)
+        let limit = location.maxIterations
+        var field = IterationField(width: settings.width, height: settings.height, maxIterations: limit, hasRoots: {
+            if case .newton = location.family { return true } else { return false }
+        }())
+
+        func juliaC(_ re: String, _ im: String) throws -> Complex<DoubleDouble> {
+            do {
+                return try BigComplex(parsingRe: re, im: im, precision: viewport.precision).doubleDoubleValue
+            } catch {
+                throw LocationError.badNumber(field: "julia", text: "\(re), \(im)")
+            }
+        }
+
+        func run<K: TileKernel>(_ kernel: K) {
+            fill(&field, kernel: kernel, tilePixels: settings.tilePixels, threads: threads, control: control)
+        }
+
+        switch (path, location.family) {
+        case (.perturbation, _):
+            throw RenderError.needsPerturbation(requiredBits: bits, availableBits: ArithmeticPath.doubleDouble.bits)
+        case (.double, .mandelbrot):
+            run(QuadraticDoubleKernel(grid: grid, juliaC: nil, maxIterations: limit))
+        case (.double, .julia(let re, let im)):
+            let c = try juliaC(re, im)
+            let cd = Complex(c.re.doubleValue, c.im.doubleValue)
+            if cd.re * cd.re + cd.im * cd.im <= 4 {
+                run(QuadraticDoubleKernel(grid: grid, juliaC: cd, maxIterations: limit))
+            } else {
+                run(ScalarEscapeKernel<QuadraticFormula, Double>(formula: QuadraticFormula(), grid: grid, juliaC: cd, maxIterations: limit))
+            }
+        case (.double, .multibrot(let p)):
+            run(ScalarEscapeKernel<MultibrotFormula, Double>(formula: MultibrotFormula(power: p), grid: grid, juliaC: nil, maxIterations: limit))
+        case (.double, .newton(let poly)):
+            run(NewtonKernel<Double>(newton: NewtonIteration(poly), grid: grid, maxIterations: limit))
+        case (.doubleDouble, .mandelbrot):
+            run(ScalarEscapeKernel<QuadraticFormula, DoubleDouble>(formula: QuadraticFormula(), grid: grid, juliaC: nil, maxIterations: limit))
+        case (.doubleDouble, .julia(let re, let im)):
+            let c = try juliaC(re, im)
+            run(ScalarEscapeKernel<QuadraticFormula, DoubleDouble>(formula: QuadraticFormula(), grid: grid, juliaC: c, maxIterations: limit))
+        case (.doubleDouble, .multibrot(let p)):
+            run(ScalarEscapeKernel<MultibrotFormula, DoubleDouble>(formula: MultibrotFormula(power: p), grid: grid, juliaC: nil, maxIterations: limit))
+        case (.doubleDouble, .newton(let poly)):
+            run(NewtonKernel<DoubleDouble>(newton: NewtonIteration(poly), grid: grid, maxIterations: limit))
+        }
+        if control?.isCancelled == true { throw RenderError.cancelled }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let report = RenderReport(path: path, requiredBits: bits, threads: threads, seconds: seconds, iterations: field.iterationsRepresented)
+        return RenderResult(field: field, report: report)
+    }
+
+    /// Runs `kernel` over every tile of `field` on `threads` threads.
+    static func fill<K: TileKernel>(_ field: inout IterationField, kernel: K, tilePixels: Int, threads: Int, control: RenderControl?) {
+        let count = field.pixelCount
+        let tileSize = max(1, tilePixels)
+        let tiles = (count + tileSize - 1) / tileSize
+        let hasRoots = field.hasRoots
+        field.n2.withUnsafeMutableBufferPointer { n2 in
+            field.nBig.withUnsafeMutableBufferPointer { nBig in
+                field.smooth.withUnsafeMutableBufferPointer { smooth in
+                    field.root.withUnsafeMutableBufferPointer { root in
+                        let writer = FieldWriter(
+                            n2: n2.baseAddress!, nBig: nBig.baseAddress!, smooth: smooth.baseAddress!,
+                            root: hasRoots ? root.baseAddress! : nil)
+                        TileScheduler.run(
+                            tiles: tiles, threads: threads, control: control,
+                            tileDone: { tile in Double(min(tileSize, count - tile * tileSize)) / Double(count) },
+                            body: { tile in
+                                kernel.run(tile * tileSize..<min(count, (tile + 1) * tileSize), writer)
+                            })
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+// FloatExp: a Double significand with its own Int exponent, for magnitudes far outside
+// Double's range (deltas below 1e-308 at extreme zoom depths).
+// Goals, in order: (1) every operation is correctly rounded to 53 bits, like MPFR at 53 bits
+// with an unbounded exponent (the tests check equality, not closeness); (2) speed: normalising
+// reads the exponent bits directly, no frexp or ldexp calls.
+// Representation: value = significand * 2^exponent with 1 <= |significand| < 2, or zero
+// with significand 0 and exponent `FloatExp.zeroExponent`.
+
+/// A floating-point number with a `Double` significand and an `Int` exponent.
+@frozen
+public struct FloatExp: Sendable, Hashable {
+    /// In [1, 2) in magnitude, or 0.
+    public var significand: Double
+    public var exponent: Int
+
+    /// The exponent that zero carries: below every other, so additions pick the other operand.
+    public static let zeroExponent = Int.min >> 2
+
+    /// Creates `significand * 2^exponent`, normalising the significand.
+    ///
+    /// Edge cases: a zero significand gives zero; a non-finite one is kept as it is.
+    @inlinable @inline(__always)
+    public init(significand m: Double, exponent e: Int) {
+        let bits = m.bitPattern
+        let biased = Int((bits >> 52) & 0x7ff)
+        if biased != 0 && biased != 0x7ff {
+            self.init(
+                rawSignificand: Double(bitPattern: (bits & 0x800f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000),
+                exponent: e &+ biased &- 1023)
+        } else {
+            self = FloatExp.normalizeRare(m, e)
+        }
+    }
+
+    /// The rare path: zero, subnormal or non-finite significands.
+    @usableFromInline @inline(never)
+    static func normalizeRare(_ m: Double, _ e: Int) -> FloatExp {
+        if m == 0 { return FloatExp(rawSignificand: 0, exponent: zeroExponent) }
+        if !m.isFinite { return FloatExp(rawSignificand: m, exponent: 0) }
+        // Subnormal: scale into the normal range (exact), then normalise.
+        return FloatExp(significand: m * 0x1p64, exponent: e - 64)
+    }
+
+    /// `2^k` as a Double, for `-1022 <= k <= 1023`.
+    @inlinable @inline(__always)
+    static func powerOfTwo(_ k: Int) -> Double {
+        Double(bitPattern: UInt64(truncatingIfNeeded: k + 1023) << 52)
+    }
+
+    @inlinable public var isZero: Bool { significand == 0 }
+    @inlinable public var isFinite: Bool { significand.isFinite }
+
+    /// `|self|`.
+    @inlinable public var magnitude: FloatExp {
+        FloatExp(rawSignificand: Swift.abs(significand), exponent: exponent)
+    }
+
+    /// Creates a value from an already normalised pair.
+    @inlinable @inline(__always)
+    public init(rawSignificand: Double, exponent: Int) {
+        self.significand = rawSignificand
+        self.exponent = exponent
+    }
+
+    /// `log2|self|` as a Double (`-inf` for zero).
+    @inlinable public var log2Magnitude: Double {
+        isZero ? -.infinity : Double(exponent) + Math.log2(Swift.abs(significand))
+    }
+
+    /// Compares magnitudes: `|self| < |other|`.
+    @inlinable @inline(__always)
+    public func magnitudeIsLess(than other: FloatExp) -> Bool {
+        if exponent != other.exponent { return exponent < other.exponent }
+        return Swift.abs(significand) < Swift.abs(other.significand)
+    }
+}
+
+extension FloatExp: RealScalar {
+    @inlinable public static var zero: FloatExp { FloatExp(rawSignificand: 0, exponent: zeroExponent) }
+    @inlinable public static var one: FloatExp { FloatExp(rawSignificand: 1, exponent: 0) }
+
+    @inlinable @inline(__always)
+    public init(_ value: Double) { self.init(significand: value, exponent: 0) }
+
+    /// The nearest Double: overflows to infinity and underflows (through subnormals) to zero.
+    @inlinable public var doubleValue: Double {
+        if isZero { return 0 }
+        if exponent > 1100 { return significand * .infinity }
+        if exponent < -1200 { return significand * 0 }
+        return Double(sign: .plus, exponent: exponent, significand: significand)
+    }
+
+    @inlinable @inline(__always)
+    public static func * (a: FloatExp, b: FloatExp) -> FloatExp {
+        FloatExp(significand: a.significand * b.significand, exponent: a.exponent &+ b.exponent)
+    }
+
+    @inlinable @inline(__always)
+    public static func / (a: FloatExp, b: FloatExp) -> FloatExp {
+        FloatExp(significand: a.significand / b.significand, exponent: a.exponent &- b.exponent)
+    }
+
+    /// Correctly rounded sum: the smaller operand is aligned by an exact power-of-two scaling;
+    /// past 64 bits of difference it cannot change the rounded result and is dropped.
+    @inlinable @inline(__always)
+    public static func + (a: FloatExp, b: FloatExp) -> FloatExp {
+        let d = a.exponent &- b.exponent
+        if d >= 0 {
+            if d > 64 { return a }
+            return FloatExp(significand: a.significand + b.significand * powerOfTwo(-d), exponent: a.exponent)
+        } else {
+            if d < -64 { return b }
+            return FloatExp(significand: b.significand + a.significand * powerOfTwo(d), exponent: b.exponent)
+        }
+    }
+
+    @inlinable @inline(__always)
+    public static prefix func - (a: FloatExp) -> FloatExp {
+        FloatExp(rawSignificand: -a.significand, exponent: a.exponent)
+    }
+
+    @inlinable @inline(__always)
+    public static func - (a: FloatExp, b: FloatExp) -> FloatExp { a + (-b) }
+
+    @inlinable public var doubled: FloatExp {
+        isZero ? self : FloatExp(rawSignificand: significand, exponent: exponent + 1)
+    }
+
+    @inlinable @inline(__always)
+    public func scaled(by d: Double) -> FloatExp { self * FloatExp(d) }
+
+    @inlinable @inline(__always)
+    public static func < (a: FloatExp, b: FloatExp) -> Bool {
+        let aNeg = a.significand < 0, bNeg = b.significand < 0
+        if aNeg != bNeg { return aNeg }
+        if a.isZero || b.isZero { return a.significand < b.significand }
+        // Same sign, both nonzero: compare magnitudes, reversed for negatives.
+        return aNeg ? b.magnitudeIsLess(than: a) : a.magnitudeIsLess(than: b)
+    }
+}
+
+extension FloatExp: CustomStringConvertible {
+    /// `significand * 2^exponent`; for decimal digits convert through `BigFloat`.
+    public var description: String { isZero ? "0" : "\(significand)p\(exponent)" }
+}

@@ -1,0 +1,26 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The C library's elementary functions, under one portable name.
+public enum Math {
+    @inlinable public static func log(_ x: Double) -> Double { libm_log(x) }
+    @inlinable public static func log2(_ x: Double) -> Double { libm_log2(x) }
+    @inlinable public static func cos(_ x: Double) -> Double { libm_cos(x) }
+    @inlinable public static func sin(_ x: Double) -> Double { libm_sin(x) }
+    @inlinable public static func atan2(_ y: Double, _ x: Double) -> Double { libm_atan2(y, x) }
+    @inlinable public static func exp(_ x: Double) -> Double { libm_exp(x) }
+    @inlinable public static func pow(_ x: Double, _ y: Double) -> Double { libm_pow(x, y) }
+}
+
+@usableFromInline func libm_log(_ x: Double) -> Double { log(x) }
+@usableFromInline func libm_log2(_ x: Double) -> Double { log2(x) }
+@usableFromInline func libm_cos(_ x: Double) -> Double { cos(x) }
+@usableFromInline func libm_sin(_ x: Double) -> Double { sin(x) }
+@usableFromInline func libm_atan2(_ y: Double, _ x: Double) -> Double { atan2(y, x) }
+@usableFromInline func libm_exp(_ x: Double) -> Double { exp(x) }
+@usableFromInline func libm_pow(_ x: Double, _ y: Double) -> Double { pow(x, y) }
