@@ -1,0 +1,83 @@
+#include "cpng.h"
+
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *message;
+    int message_size;
+} error_sink;
+
+static void on_error(png_structp png, png_const_charp text) {
+    error_sink *sink = (error_sink *)png_get_error_ptr(png);
+    if (sink && sink->message && sink->message_size > 0) {
+        snprintf(sink->message, (size_t)sink->message_size, "libpng: %s", text);
+    }
+    png_longjmp(png, 1);
+}
+
+static void on_warning(png_structp png, png_const_charp text) {
+    (void)png;
+    (void)text;
+}
+
+int fathom_png_write(const char *path, const uint8_t *pixels, uint32_t width, uint32_t height,
+                     int bit_depth, const char *const *keys, const char *const *texts,
+                     int text_count, char *message, int message_size) {
+    error_sink sink = {message, message_size};
+    FILE *volatile file = fopen(path, "wb");
+    if (!file) {
+        if (message && message_size > 0) snprintf(message, (size_t)message_size, "%s", strerror(errno));
+        return FATHOM_PNG_CANNOT_OPEN;
+    }
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, on_error, on_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    png_textp volatile text = NULL;
+    if (!png || !info) {
+        png_destroy_write_struct(png ? &png : NULL, NULL);
+        fclose(file);
+        if (message && message_size > 0) snprintf(message, (size_t)message_size, "libpng: out of memory");
+        return FATHOM_PNG_LIBPNG_ERROR;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        free(text);
+        fclose(file);
+        return FATHOM_PNG_LIBPNG_ERROR;
+    }
+    png_init_io(png, file);
+    png_set_IHDR(png, info, width, height, bit_depth, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (text_count > 0) {
+        text = calloc((size_t)text_count, sizeof(png_text));
+        if (!text) png_error(png, "out of memory");
+        for (int i = 0; i < text_count; i++) {
+            text[i].compression = PNG_TEXT_COMPRESSION_NONE;
+            text[i].key = (png_charp)keys[i];
+            text[i].text = (png_charp)texts[i];
+        }
+        png_set_text(png, info, text, text_count);
+    }
+    png_write_info(png, info);
+    size_t row_bytes = (size_t)width * 3 * (size_t)(bit_depth / 8);
+    for (uint32_t y = 0; y < height; y++) {
+        png_write_row(png, (png_const_bytep)(pixels + (size_t)y * row_bytes));
+    }
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    free(text);
+    if (fflush(file) != 0 || ferror(file)) {
+        if (message && message_size > 0) snprintf(message, (size_t)message_size, "%s", strerror(errno));
+        fclose(file);
+        return FATHOM_PNG_WRITE_ERROR;
+    }
+    if (fclose(file) != 0) {
+        if (message && message_size > 0) snprintf(message, (size_t)message_size, "%s", strerror(errno));
+        return FATHOM_PNG_WRITE_ERROR;
+    }
+    return FATHOM_PNG_OK;
+}

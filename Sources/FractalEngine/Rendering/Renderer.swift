@@ -25,14 +25,17 @@ public struct RenderSettings: Sendable, Equatable {
     /// Worker threads; 0 means one per core.
     public var threads: Int
     /// Bits the arithmetic must carry below the pixel spacing (relative to the coordinates'
-    /// magnitude) before a cheaper type is used: 32 by default (Documentation/NumberTypes.md).
+    /// magnitude) before a cheaper type is used: 40 by default (Documentation/NumberTypes.md).
     public var guardBits: Int
     /// Pixels per tile (a unit of scheduling and progress).
     public var tilePixels: Int
+    /// The default guard bits: 40, measured against the oracle (Documentation/NumberTypes.md).
+    public static let defaultGuardBits = 40
+
     /// Force a path instead of the cheapest one that carries enough bits.
     public var path: ArithmeticPath?
 
-    public init(width: Int, height: Int, threads: Int = 0, guardBits: Int = 32, tilePixels: Int = 2048, path: ArithmeticPath? = nil) {
+    public init(width: Int, height: Int, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits, tilePixels: Int = 2048, path: ArithmeticPath? = nil) {
         self.width = width
         self.height = height
         self.threads = threads

@@ -1,0 +1,137 @@
+import Foundation
+
+/// A location file: the location, and optionally the image size, colouring and engine settings
+/// (Documentation/Conventions.md). It reads the oracle and ../shared/locations JSON as well:
+/// `{"name", "family", "power", "juliaC": [re, im], "newton", "center": [re, im], "radius",
+///   "rotation", "maxIterations", "width", "height", "color": {...}, "guardBits"}`.
+public struct LocationFile: Sendable, Equatable, Codable {
+    public var name: String?
+    public var family: String
+    public var power: Int?
+    public var juliaC: [String]?
+    public var newton: String?
+    public var center: [String]
+    public var radius: String
+    public var rotation: Double?
+    public var maxIterations: Int
+    public var width: Int?
+    public var height: Int?
+    public var color: ColorSettings?
+    public var guardBits: Int?
+    /// Set by Fathom when it renders: how it rendered (path, bits, threads).
+    public var render: RenderInfo?
+
+    /// What the renderer did, stored with the image.
+    public struct RenderInfo: Sendable, Equatable, Codable {
+        public var path: String
+        public var requiredBits: Int
+        public var fathomVersion: String
+
+        public init(path: String, requiredBits: Int, fathomVersion: String) {
+            self.path = path
+            self.requiredBits = requiredBits
+            self.fathomVersion = fathomVersion
+        }
+    }
+
+    public init(location: Location, width: Int? = nil, height: Int? = nil, color: ColorSettings? = nil) {
+        name = location.name
+        family = location.family.name
+        center = [location.centerRe, location.centerIm]
+        radius = location.radius
+        rotation = location.rotation == 0 ? nil : location.rotation
+        maxIterations = location.maxIterations
+        self.width = width
+        self.height = height
+        self.color = color
+        switch location.family {
+        case .mandelbrot: power = 2
+        case .multibrot(let p): power = p
+        case .julia(let re, let im):
+            power = 2
+            juliaC = [re, im]
+        case .newton(let poly): newton = poly.text
+        }
+    }
+
+    /// The engine's location, checked field by field.
+    public func location() throws(LocationError) -> Location {
+        guard center.count == 2 else { throw .missingField("center (two decimal strings)") }
+        let fam: Family
+        switch family.lowercased() {
+        case "mandelbrot":
+            fam = (power ?? 2) == 2 ? .mandelbrot : .multibrot(power: power!)
+        case "multibrot":
+            fam = .multibrot(power: power ?? 3)
+        case "julia":
+            guard let c = juliaC, c.count == 2 else { throw .missingField("juliaC (two decimal strings)") }
+            fam = .julia(re: c[0], im: c[1])
+        case "newton":
+            let text = newton ?? "z^3-1"
+            guard let poly = NewtonPolynomial(text) else { throw .badPolynomial(text) }
+            fam = .newton(poly)
+        default:
+            throw .unknownFamily(family)
+        }
+        let loc = Location(name: name, family: fam, centerRe: center[0], centerIm: center[1], radius: radius, rotation: rotation ?? 0, maxIterations: maxIterations)
+        try loc.validate()
+        return loc
+    }
+
+    /// Reads a location file.
+    public static func read(path: String) throws(FileError) -> LocationFile {
+        let data = try FileError.readData(path)
+        do {
+            return try JSONDecoder().decode(LocationFile.self, from: data)
+        } catch {
+            throw .malformed(path: path, reason: FileError.describe(error))
+        }
+    }
+
+    /// Compact JSON with sorted keys (what goes into a PNG's tEXt chunk).
+    public func jsonString() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(self)) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Problems reading input files.
+public enum FileError: Error, Equatable, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+    case malformed(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): "cannot read '\(path)': \(reason)"
+        case .malformed(let path, let reason): "'\(path)' is not a valid location file: \(reason)"
+        }
+    }
+
+    static func readData(_ path: String) throws(FileError) -> Data {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw .unreadable(path: path, reason: "no such file")
+        }
+        guard !isFolder.boolValue else { throw .unreadable(path: path, reason: "it is a folder") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .unreadable(path: path, reason: "permission denied or I/O error")
+        }
+        return data
+    }
+
+    static func describe(_ error: Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): return "missing field '\(key.stringValue)'"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            return "field '\(path)' has the wrong type"
+        case DecodingError.dataCorrupted(let context):
+            if context.codingPath.isEmpty { return "not JSON" }
+            let path = context.codingPath.map { $0.stringValue }.joined(separator: ".")
+            return "field '\(path)' is invalid"
+        default: return "\(error)"
+        }
+    }
+}

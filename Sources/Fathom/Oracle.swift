@@ -1,0 +1,112 @@
+import Foundation
+
+/// An oracle file (../shared/oracle/README.md): a location, its image size, and exact escape
+/// data for sampled pixels, computed by direct MPFR iteration.
+public struct OracleFile: Sendable, Decodable {
+    public var name: String
+    public var family: String
+    public var power: Int
+    public var juliaC: [String]?
+    public var center: [String]
+    public var radius: String
+    public var width: Int
+    public var height: Int
+    public var maxIterations: Int
+    public var precisionBits: Int
+    public var pixels: [Pixel]
+
+    public struct Pixel: Sendable, Decodable {
+        public var x: Int
+        public var y: Int
+        public var n2: Int?
+        public var nBig: Int?
+        public var logAbsZ: Double?
+        public var smooth: Double?
+        public var unstable: Bool
+        public var smoothUnstable: Bool
+    }
+
+    public static func read(path: String) throws(FileError) -> OracleFile {
+        let data = try FileError.readData(path)
+        do {
+            return try JSONDecoder().decode(OracleFile.self, from: data)
+        } catch {
+            throw .malformed(path: path, reason: FileError.describe(error))
+        }
+    }
+
+    public var locationFile: LocationFile {
+        var f = LocationFile(location: Location(centerRe: center[0], centerIm: center[1], radius: radius, maxIterations: maxIterations))
+        f.name = name
+        f.family = family
+        f.power = power
+        f.juliaC = juliaC
+        f.width = width
+        f.height = height
+        return f
+    }
+}
+
+/// The outcome of checking a render against an oracle file.
+public struct VerifyReport: Sendable {
+    public enum Outcome: Sendable, Equatable {
+        case passed
+        case failed
+        /// Not rendered: the reason (a view that needs perturbation, say).
+        case unsupported(String)
+    }
+
+    public struct Row: Sendable {
+        public var pixel: OracleFile.Pixel
+        public var got: PixelResult
+        public var countsMatch: Bool
+        /// nil when the oracle has no smooth value or marks it unstable.
+        public var smoothError: Double?
+        public var smoothMatches: Bool
+    }
+
+    public var name: String
+    public var outcome: Outcome
+    public var path: ArithmeticPath?
+    public var seconds: Double
+    public var rows: [Row]
+
+    public var checked: Int { rows.filter { !$0.pixel.unstable }.count }
+    public var countMismatches: Int { rows.filter { !$0.pixel.unstable && !$0.countsMatch }.count }
+    public var smoothMismatches: Int { rows.filter { !$0.pixel.unstable && !$0.smoothMatches }.count }
+    public var maxSmoothError: Double { rows.compactMap(\.smoothError).max() ?? 0 }
+}
+
+/// Checks the renderer against oracle data: renders the whole location through the normal
+/// render path and compares the sampled pixels (n2, nBig exactly on stable pixels; smooth
+/// within `smoothTolerance` where the oracle does not mark it unstable).
+public enum Verifier {
+    /// The oracle's smooth values are good to ~1e-14; 1e-6 leaves room for the renderer's
+    /// own rounding of z(nBig) in Double or double-double.
+    public static let smoothTolerance = 1e-6
+
+    public static func verify(_ oracle: OracleFile, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits) throws -> VerifyReport {
+        let location = try oracle.locationFile.location()
+        let settings = RenderSettings(width: oracle.width, height: oracle.height, threads: threads, guardBits: guardBits)
+        let result: RenderResult
+        do {
+            result = try Renderer.render(location: location, settings: settings)
+        } catch let error as RenderError {
+            return VerifyReport(name: oracle.name, outcome: .unsupported("\(error)"), path: nil, seconds: 0, rows: [])
+        }
+        var rows: [VerifyReport.Row] = []
+        for pixel in oracle.pixels {
+            let got = result.field[pixel.x, pixel.y]
+            let countsMatch = Int(got.n2) == (pixel.n2 ?? 0) && Int(got.nBig) == (pixel.nBig ?? 0)
+            var smoothError: Double?
+            if let expected = pixel.smooth, !pixel.smoothUnstable, !pixel.unstable {
+                smoothError = got.smooth.isNaN ? .infinity : Swift.abs(got.smooth - expected)
+            }
+            rows.append(VerifyReport.Row(pixel: pixel, got: got, countsMatch: countsMatch, smoothError: smoothError,
+                                         smoothMatches: (smoothError ?? 0) <= smoothTolerance))
+        }
+        var report = VerifyReport(name: oracle.name, outcome: .passed, path: result.report.path, seconds: result.report.seconds, rows: rows)
+        if report.countMismatches > 0 || report.smoothMismatches > 0 { report.outcome = .failed }
+        return report
+    }
+}

@@ -1,0 +1,78 @@
+/// A minimal option parser: `--name value`, `--name=value`, `--flag`, and positionals.
+/// A value may start with '-' (negative coordinates), since it is taken by position.
+struct Arguments {
+    private(set) var options: [String: String] = [:]
+    private(set) var flags: Set<String> = []
+    private(set) var positionals: [String] = []
+
+    /// `valued`: options that take a value; `flagNames`: options that do not.
+    init(_ args: [String], valued: Set<String>, flagNames: Set<String>) throws(CLIError) {
+        var i = 0
+        while i < args.count {
+            let arg = args[i]
+            i += 1
+            guard arg.hasPrefix("--") else {
+                if arg.hasPrefix("-") && arg.count > 1 && arg != "-h" { throw .usage("unknown option '\(arg)'") }
+                if arg == "-h" { flags.insert("help"); continue }
+                positionals.append(arg)
+                continue
+            }
+            var name = String(arg.dropFirst(2))
+            var value: String?
+            if let eq = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: eq)...])
+                name = String(name[..<eq])
+            }
+            if flagNames.contains(name) {
+                guard value == nil else { throw .usage("option '--\(name)' takes no value") }
+                flags.insert(name)
+            } else if valued.contains(name) {
+                if value == nil {
+                    guard i < args.count else { throw .usage("option '--\(name)' needs a value") }
+                    value = args[i]
+                    i += 1
+                }
+                guard options[name] == nil else { throw .usage("option '--\(name)' given twice") }
+                options[name] = value
+            } else {
+                throw .usage("unknown option '--\(name)'")
+            }
+        }
+    }
+
+    subscript(name: String) -> String? { options[name] }
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+
+    func int(_ name: String) throws(CLIError) -> Int? {
+        guard let text = options[name] else { return nil }
+        guard let v = Int(text) else { throw .data("--\(name): '\(text)' is not an integer") }
+        return v
+    }
+
+    func double(_ name: String) throws(CLIError) -> Double? {
+        guard let text = options[name] else { return nil }
+        guard let v = Double(text), v.isFinite else { throw .data("--\(name): '\(text)' is not a number") }
+        return v
+    }
+
+    /// "A,B" as two strings.
+    func pair(_ name: String) throws(CLIError) -> (String, String)? {
+        guard let text = options[name] else { return nil }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2 else { throw .data("--\(name): '\(text)' is not two values separated by a comma") }
+        return (parts[0], parts[1])
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: Set<Character>) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+extension Set where Element == Character {
+    static let whitespaces: Set<Character> = [" ", "\t"]
+}

@@ -1,0 +1,46 @@
+import Fathom
+import Foundation
+
+/// The commands of `fathom`.
+enum CLI {
+    static func run(_ args: [String]) throws {
+        guard let command = args.first else {
+            print(Help.overview)
+            return
+        }
+        let rest = Array(args.dropFirst())
+        switch command {
+        case "render": try RenderCommand.run(rest)
+        case "verify": try VerifyCommand.run(rest)
+        case "presets": try PresetsCommand.run(rest)
+        case "help", "--help", "-h":
+            if let topic = rest.first {
+                guard let text = Help.text(for: topic) else { throw CLIError.usage("no help for '\(topic)'") }
+                print(text)
+            } else {
+                print(Help.overview)
+            }
+        case "version", "--version":
+            print("fathom \(FathomInfo.version) (MPFR \(mpfrVersion))")
+        default:
+            throw CLIError.usage("unknown command '\(command)'")
+        }
+    }
+}
+
+enum PresetsCommand {
+    static func run(_ args: [String]) throws {
+        let parsed = try Arguments(args, valued: [], flagNames: ["help"])
+        if parsed.has("help") { print(Help.presets); return }
+        guard parsed.positionals.isEmpty else { throw CLIError.usage("presets takes no arguments") }
+        print(pad("name", 24) + pad("family", 12) + pad("radius", 12) + pad("iterations", 12) + pad("path", 16) + "about")
+        for p in Presets.all {
+            let radius = p.location.radius.count > 11 ? String(p.location.radius.prefix(11)) : p.location.radius
+            print(pad(p.name, 24) + pad(p.location.family.name, 12) + pad(radius, 12) + pad("\(p.location.maxIterations)", 12)
+                  + pad(p.path == .perturbation ? "perturbation*" : p.path.rawValue, 16) + p.summary)
+        }
+        print("* needs the perturbation engine (a later version): 'render' says so and stops.")
+    }
+}
+
+func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }

@@ -1,0 +1,36 @@
+import Fathom
+
+/// A failure the CLI reports as one line on stderr with a BSD sysexits code.
+struct CLIError: Error {
+    /// 64 usage, 65 bad data, 66 cannot open input, 73 cannot create output, 1 other.
+    let exitCode: Int32
+    let message: String
+
+    static func usage(_ m: String) -> CLIError { CLIError(exitCode: 64, message: m + " (see 'fathom help')") }
+    static func data(_ m: String) -> CLIError { CLIError(exitCode: 65, message: m) }
+    static func noInput(_ m: String) -> CLIError { CLIError(exitCode: 66, message: m) }
+    static func cannotCreate(_ m: String) -> CLIError { CLIError(exitCode: 73, message: m) }
+    static func other(_ m: String) -> CLIError { CLIError(exitCode: 1, message: m) }
+
+    init(exitCode: Int32, message: String) {
+        self.exitCode = exitCode
+        self.message = message
+    }
+
+    /// Maps library errors to exit codes.
+    init(_ error: Error) {
+        switch error {
+        case let e as CLIError: self = e
+        case let e as LocationError: self = .data("\(e)")
+        case let e as ArbitraryPrecisionError: self = .data("\(e)")
+        case let e as FileError:
+            switch e {
+            case .unreadable: self = .noInput("\(e)")
+            case .malformed: self = .data("\(e)")
+            }
+        case let e as ImageWriteError: self = .cannotCreate("\(e)")
+        case let e as RenderError: self = .other("\(e)")
+        default: self = .other("\(error)")
+        }
+    }
+}

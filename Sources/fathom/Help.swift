@@ -1,0 +1,79 @@
+/// The help texts (Documentation/CLI.md has the same content).
+enum Help {
+    static func text(for topic: String) -> String? {
+        switch topic {
+        case "render": render
+        case "verify": verify
+        case "presets": presets
+        case "help": overview
+        default: nil
+        }
+    }
+
+    static let overview = """
+    fathom: deep-zoom escape-time fractal renderer
+
+    usage: fathom <command> [options]
+
+    commands:
+      render     render a view to a PNG file
+      verify     check the renderer against oracle files (exact MPFR escape data)
+      presets    list the built-in views
+      help       this text, or 'fathom help <command>'
+      version    print the version
+
+    'fathom <command> --help' describes a command. Exit codes: 0 ok, 64 usage, 65 bad data,
+    66 cannot open input, 73 cannot create output, 1 other (mismatch, view too deep).
+    """
+
+    static let render = """
+    usage: fathom render [options]
+
+    what to render (later options override earlier sources: --location or --preset, then the rest):
+      --location FILE        a location JSON file (Fathom's, an oracle file or shared/locations)
+      --preset NAME          a built-in view (see 'fathom presets'); default: the family's view
+      --family NAME          mandelbrot | multibrot | julia | newton
+      --center RE,IM         center as decimal strings of any length (or --re RE --im IM)
+      --radius R             half the shorter image side, decimal, > 0 (e.g. 4e-14)
+      --zoom Z               instead of --radius: radius = 2 / Z
+      --rotation DEG         rotate the view counter-clockwise about its center
+      --iterations N         iteration limit, 1...2000000000
+      --power P              Multibrot power, 2...16
+      --julia RE,IM          Julia parameter c (implies --family julia)
+      --newton POLY          Newton polynomial, e.g. z^3-1, z^4-1, z^5-1, z^3-2z+2
+
+    image and colour:
+      --size WxH             pixels, each side 1...32768, at most 100 million in all (default 1280x720)
+      --palette NAME         hot | cold | gray | chromatic | cosine (default cosine)
+      --density X            palette cycles per 32 iterations (default 1)
+      --offset X             palette phase offset in cycles (default 0)
+      --smooth on|off        smooth iteration count (default on)
+      --color-scale S        linear | log (log keeps bands visible at huge counts)
+      --interior RRGGBB      colour of points that do not escape (default 000000)
+
+    engine and output:
+      --output PATH          PNG file (default fathom.png); written atomically
+      --threads N            worker threads, 0 = all cores (default 0)
+      --guard-bits N         bits kept below the pixel spacing when choosing Double or
+                             double-double (default 40)
+      --path P               force double or double-double
+      --verbose, --quiet     more or less output
+    """
+
+    static let verify = """
+    usage: fathom verify [--threads N] [--guard-bits N] [--all] FILE...
+
+    Renders each oracle file's location at its width x height through the normal render path
+    and compares the sampled pixels: n2 and nBig exactly on every stable pixel, smooth within
+    1e-6 where the oracle does not mark it unstable. Prints a table per file (mismatches only,
+    or every pixel with --all). Exits 1 if any file does not match or cannot be verified
+    (views that need perturbation are reported as NOT VERIFIED).
+    """
+
+    static let presets = """
+    usage: fathom presets
+
+    Lists the built-in views: each family's default view, Seahorse and Elephant Valley, and the
+    published deep locations (shared/locations). Render one with 'fathom render --preset NAME'.
+    """
+}

@@ -1,0 +1,161 @@
+import Fathom
+import Foundation
+
+enum RenderCommand {
+    static let valued: Set<String> = [
+        "family", "center", "re", "im", "radius", "zoom", "size", "iterations", "palette", "density",
+        "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
+        "location", "preset", "output", "threads", "guard-bits", "path",
+    ]
+
+    static func run(_ args: [String]) throws {
+        let a = try Arguments(args, valued: valued, flagNames: ["help", "verbose", "quiet"])
+        if a.has("help") { print(Help.render); return }
+        guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
+        var file = try baseLocation(a)
+        try applyOverrides(a, to: &file)
+
+        let location = try file.location()
+        let width = file.width ?? 1280, height = file.height ?? 720
+        try ImageSize.validate(width: width, height: height)
+        var settings = RenderSettings(width: width, height: height)
+        if let t = try a.int("threads") {
+            guard t >= 0 && t <= 1024 else { throw CLIError.data("--threads: \(t) is outside 0...1024 (0 = all cores)") }
+            settings.threads = t
+        }
+        if let g = try a.int("guard-bits") ?? file.guardBits {
+            guard g >= 0 && g <= 64 else { throw CLIError.data("--guard-bits: \(g) is outside 0...64") }
+            settings.guardBits = g
+        }
+        if let p = a["path"] {
+            guard let path = ArithmeticPath(rawValue: p), path != .perturbation else {
+                throw CLIError.usage("--path: '\(p)' is not one of double, double-double")
+            }
+            settings.path = path
+        }
+        let output = a["output"] ?? "fathom.png"
+        try checkWritable(output)
+
+        let showProgress = !a.has("quiet") && isatty(2) != 0
+        let control = showProgress ? RenderControl(progress: printProgress) : RenderControl()
+        let result = try Renderer.render(location: location, settings: settings, control: control)
+        if showProgress { FileHandle.standardError.write(Data("\r    \r".utf8)) }
+
+        let color = file.color ?? ColorSettings()
+        let rootCount: Int
+        if case .newton(let poly) = location.family { rootCount = poly.degree } else { rootCount = 0 }
+        let image = Colorizer.image(result.field, rootCount: rootCount, settings: color)
+        var stored = file
+        stored.width = width
+        stored.height = height
+        stored.color = color
+        stored.render = .init(path: result.report.path.rawValue, requiredBits: result.report.requiredBits, fathomVersion: FathomInfo.version)
+        try PNGWriter.write(image, to: output, text: [(FathomInfo.locationKey, stored.jsonString())])
+
+        if !a.has("quiet") {
+            let r = result.report
+            let timing = String(format: "%.2f s, %.0f M iterations", r.seconds, Double(r.iterations) / 1e6)
+            print("wrote \(output): \(width)x\(height), \(location.family.name), path \(r.path.rawValue) (view needs \(r.requiredBits) bits), \(timing)")
+            if a.has("verbose") {
+                print("threads \(r.threads), guard bits \(settings.guardBits), radius \(location.radius), iterations \(location.maxIterations)")
+            }
+        }
+    }
+
+    @Sendable static func printProgress(_ fraction: Double) {
+        FileHandle.standardError.write(Data("\r\(Int(fraction * 100))%".utf8))
+    }
+
+    /// --location FILE, --preset NAME, or the family's default view.
+    static func baseLocation(_ a: Arguments) throws -> LocationFile {
+        if a["location"] != nil && a["preset"] != nil { throw CLIError.usage("give --location or --preset, not both") }
+        if let path = a["location"] { return try LocationFile.read(path: path) }
+        let name = a["preset"] ?? a["family"] ?? "mandelbrot"
+        if let preset = Presets.named(name) {
+            return LocationFile(location: preset.location, width: preset.width, height: preset.height)
+        }
+        if a["preset"] != nil { throw CLIError.usage("unknown preset '\(name)' (see 'fathom presets')") }
+        throw CLIError.usage("unknown family '\(name)' (known: \(Family.names.joined(separator: ", ")))")
+    }
+
+    static func applyOverrides(_ a: Arguments, to file: inout LocationFile) throws {
+        if let family = a["family"] {
+            guard Family.names.contains(family.lowercased()) else {
+                throw CLIError.usage("unknown family '\(family)' (known: \(Family.names.joined(separator: ", ")))")
+            }
+            file.family = family.lowercased()
+            if family.lowercased() == "multibrot" && file.power == 2 { file.power = 3 }
+        }
+        if let (re, im) = try a.pair("center") { file.center = [re, im] }
+        if let re = a["re"] { file.center[0] = re }
+        if let im = a["im"] { file.center[1] = im }
+        if a["radius"] != nil && a["zoom"] != nil { throw CLIError.usage("give --radius or --zoom, not both") }
+        if let r = a["radius"] { file.radius = r }
+        if let z = a["zoom"] { file.radius = try radius(fromZoom: z) }
+        if let n = try a.int("iterations") { file.maxIterations = n }
+        if let (re, im) = try a.pair("julia") {
+            file.juliaC = [re, im]
+            if a["family"] == nil { file.family = "julia" }
+        }
+        if let p = try a.int("power") { file.power = p }
+        if let poly = a["newton"] { file.newton = poly }
+        if let rot = try a.double("rotation") { file.rotation = rot }
+        if let size = a["size"] {
+            let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
+                throw CLIError.data("--size: '\(size)' is not WIDTHxHEIGHT, e.g. 1280x720")
+            }
+            file.width = w
+            file.height = h
+        }
+        var color = file.color ?? ColorSettings()
+        if let name = a["palette"] {
+            guard let p = Palette(rawValue: name.lowercased()) else {
+                throw CLIError.usage("unknown palette '\(name)' (known: \(Palette.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            color.palette = p
+        }
+        if let d = try a.double("density") { color.density = d }
+        if let o = try a.double("offset") { color.offset = o }
+        if let s = a["smooth"] {
+            guard s == "on" || s == "off" else { throw CLIError.usage("--smooth: '\(s)' is not on or off") }
+            color.smooth = s == "on"
+        }
+        if let s = a["color-scale"] {
+            guard let scale = ColorSettings.Scale(rawValue: s) else { throw CLIError.usage("--color-scale: '\(s)' is not linear or log") }
+            color.scale = scale
+        }
+        if let hex = a["interior"] {
+            guard hex.count == 6, let v = UInt32(hex, radix: 16) else { throw CLIError.data("--interior: '\(hex)' is not a colour RRGGBB") }
+            color.interior = RGB(Double(v >> 16) / 255, Double((v >> 8) & 255) / 255, Double(v & 255) / 255)
+        }
+        file.color = color
+    }
+
+    /// radius = 2 / zoom, to the digits the zoom was given with.
+    static func radius(fromZoom text: String) throws -> String {
+        let precision = Precision.forDecimalDigits(max(20, text.count))
+        let zoom: BigFloat
+        do { zoom = try BigFloat(parsing: text, precision: precision) } catch {
+            throw CLIError.data("--zoom: '\(text)' is not a decimal number")
+        }
+        guard zoom.signum > 0 else { throw CLIError.data("--zoom: '\(text)' must be greater than zero") }
+        return (BigFloat(2, precision: precision) / zoom).decimalString(significantDigits: max(17, text.count))
+    }
+
+    /// Fails early (before a long render) when the output cannot be created.
+    static func checkWritable(_ path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw CLIError.cannotCreate("cannot write '\(path)': it is a folder")
+        }
+        let folder = url.deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw CLIError.cannotCreate("cannot write '\(path)': folder '\(folder)' does not exist")
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw CLIError.cannotCreate("cannot write '\(path)': folder '\(folder)' is not writable")
+        }
+    }
+}
