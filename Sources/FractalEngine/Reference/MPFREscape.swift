@@ -1,0 +1,79 @@
+import ArbitraryPrecision
+import CMPFR
+import FractalNumerics
+
+/// Direct escape-time iteration of one point in MPFR, in place (no allocation per step):
+/// the exact reference that tests (and, later, reference orbits) build on. Follows the
+/// oracle's arithmetic: z^2 = ((x + y)(x - y), 2xy), z^p = z^2 z ... z, each operation
+/// correctly rounded at the workspace precision.
+public final class MPFREscape {
+    private let ws: MPFRWorkspace
+    // Registers: 0 x, 1 y, 2 cx, 3 cy, 4 t1, 5 t2, 6 t3, 7 r2, 8 bx, 9 by (z^2 kept for powers).
+    public let precision: Precision
+
+    public init(precision: Precision) {
+        self.precision = precision
+        ws = MPFRWorkspace(count: 10, precision: precision)
+    }
+
+    /// Iterates z0 -> z^p + c up to `maxIterations`; returns n2, nBig and smooth (smooth from
+    /// ln|z(nBig)| computed in MPFR).
+    public func iterate(z0: BigComplex, c: BigComplex, power: Int, maxIterations: Int) -> PixelResult {
+        let x = ws[0], y = ws[1], cx = ws[2], cy = ws[3], t1 = ws[4], t2 = ws[5], t3 = ws[6], r2 = ws[7], bx = ws[8], by = ws[9]
+        ws.set(0, z0.re)
+        ws.set(1, z0.im)
+        ws.set(2, c.re)
+        ws.set(3, c.im)
+        var n2 = 0
+        for n in 1...maxIterations {
+            // (bx, by) = z, kept for the higher powers.
+            mpfr_set(bx, x, MPFR_RNDN)
+            mpfr_set(by, y, MPFR_RNDN)
+            // z^2 = ((x + y)(x - y), 2xy)
+            mpfr_add(t1, x, y, MPFR_RNDN)
+            mpfr_sub(t2, x, y, MPFR_RNDN)
+            mpfr_mul(t3, x, y, MPFR_RNDN)
+            mpfr_mul(x, t1, t2, MPFR_RNDN)
+            mpfr_mul_2ui(y, t3, 1, MPFR_RNDN)
+            var k = 2
+            while k < power {
+                // (x + iy)(bx + i by) = (x bx - y by) + i(x by + y bx)
+                mpfr_mul(t1, x, bx, MPFR_RNDN)
+                mpfr_mul(t2, y, by, MPFR_RNDN)
+                mpfr_mul(t3, x, by, MPFR_RNDN)
+                mpfr_mul(y, y, bx, MPFR_RNDN)
+                mpfr_add(y, t3, y, MPFR_RNDN)
+                mpfr_sub(x, t1, t2, MPFR_RNDN)
+                k += 1
+            }
+            mpfr_add(x, x, cx, MPFR_RNDN)
+            mpfr_add(y, y, cy, MPFR_RNDN)
+            mpfr_sqr(t1, x, MPFR_RNDN)
+            mpfr_sqr(t2, y, MPFR_RNDN)
+            mpfr_add(r2, t1, t2, MPFR_RNDN)
+            if n2 == 0 && mpfr_cmp_d(r2, 4) > 0 { n2 = n }
+            if mpfr_cmp_d(r2, Escape.radiusSquaredBig) > 0 {
+                mpfr_log(t1, r2, MPFR_RNDN)
+                let lnAbsZ = mpfr_get_d(t1, MPFR_RNDN) / 2
+                let smooth = Double(n) + 1 - Math.log(lnAbsZ / Escape.logBig) / Math.log(Double(power))
+                return PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: smooth)
+            }
+        }
+        return PixelResult(n2: UInt32(n2), nBig: 0, smooth: .nan)
+    }
+
+    /// The pixel (x, y) of `viewport` for `family` (Mandelbrot, Multibrot or Julia).
+    public func iterate(pixelX: Int, pixelY: Int, viewport: Viewport, family: Family, maxIterations: Int) -> PixelResult {
+        let p = viewport.exactPoint(x: pixelX, y: pixelY)
+        let zero = BigComplex(precision: precision)
+        switch family {
+        case .mandelbrot: return iterate(z0: zero, c: p, power: 2, maxIterations: maxIterations)
+        case .multibrot(let power): return iterate(z0: zero, c: p, power: power, maxIterations: maxIterations)
+        case .julia(let re, let im):
+            let c = (try? BigComplex(parsingRe: re, im: im, precision: precision)) ?? zero
+            return iterate(z0: p, c: c, power: 2, maxIterations: maxIterations)
+        case .newton:
+            preconditionFailure("MPFREscape iterates escape-time families only")
+        }
+    }
+}
