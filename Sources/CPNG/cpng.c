@@ -81,3 +81,32 @@ int fathom_png_write(const char *path, const uint8_t *pixels, uint32_t width, ui
     }
     return FATHOM_PNG_OK;
 }
+
+int fathom_png_read_rgb8(const char *path, uint8_t **pixels, uint32_t *width, uint32_t *height,
+                         char *message, int message_size) {
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    *pixels = NULL;
+    if (!png_image_begin_read_from_file(&image, path)) {
+        if (message && message_size > 0) snprintf(message, (size_t)message_size, "%s", image.message);
+        return FATHOM_PNG_CANNOT_OPEN;
+    }
+    image.format = PNG_FORMAT_RGB;
+    uint8_t *buffer = malloc(PNG_IMAGE_SIZE(image));
+    if (!buffer) {
+        png_image_free(&image);
+        return FATHOM_PNG_LIBPNG_ERROR;
+    }
+    if (!png_image_finish_read(&image, NULL, buffer, 0, NULL)) {
+        if (message && message_size > 0) snprintf(message, (size_t)message_size, "%s", image.message);
+        free(buffer);
+        return FATHOM_PNG_LIBPNG_ERROR;
+    }
+    *pixels = buffer;
+    *width = image.width;
+    *height = image.height;
+    return FATHOM_PNG_OK;
+}
+
+void fathom_png_free(void *p) { free(p); }

@@ -20,3 +20,12 @@ int fathom_png_write(const char *path, const uint8_t *pixels, uint32_t width, ui
                      int text_count, char *message, int message_size);
 
 #endif
+
+#ifndef FATHOM_CPNG_READ_H
+#define FATHOM_CPNG_READ_H
+/// Reads a PNG as 8-bit RGB through libpng's simplified API (no setjmp needed). On success
+/// returns 0 and sets *pixels (malloc'ed, free with free()), *width and *height.
+int fathom_png_read_rgb8(const char *path, uint8_t **pixels, uint32_t *width, uint32_t *height,
+                         char *message, int message_size);
+void fathom_png_free(void *p);
+#endif

@@ -1,0 +1,59 @@
+import CPNG
+import Foundation
+
+/// Reads PNG files: pixels through libpng, text chunks by walking the chunk list.
+public enum PNGReader {
+    /// The image as 8-bit RGB.
+    public static func read(path: String) throws(ImageReadError) -> RGBImage {
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var width: UInt32 = 0, height: UInt32 = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status = fathom_png_read_rgb8(path, &pixels, &width, &height, &message, Int32(message.count))
+        guard status == 0, let pixels else {
+            throw .unreadable(path: path, reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        defer { fathom_png_free(pixels) }
+        let count = Int(width) * Int(height) * 3
+        return RGBImage(width: Int(width), height: Int(height), pixels: Array(UnsafeBufferPointer(start: pixels, count: count)))
+    }
+
+    /// The tEXt chunks, keyword -> text, in file order.
+    public static func textChunks(path: String) throws(ImageReadError) -> [(String, String)] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path, reason: "cannot open") }
+        let bytes = [UInt8](data)
+        guard bytes.count >= 8, bytes[0..<8] == [137, 80, 78, 71, 13, 10, 26, 10] else {
+            throw .unreadable(path: path, reason: "not a PNG file")
+        }
+        var chunks: [(String, String)] = []
+        var i = 8
+        while i + 12 <= bytes.count {
+            let length = Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            let type = String(decoding: bytes[i + 4..<i + 8], as: UTF8.self)
+            let start = i + 8
+            guard start + length + 4 <= bytes.count else { throw .unreadable(path: path, reason: "truncated chunk") }
+            if type == "tEXt" {
+                let body = bytes[start..<start + length]
+                if let zero = body.firstIndex(of: 0) {
+                    // tEXt is Latin-1: map bytes to scalars one to one.
+                    let key = String(String.UnicodeScalarView(body[start..<zero].map { Unicode.Scalar($0) }))
+                    let text = String(String.UnicodeScalarView(body[(zero + 1)...].map { Unicode.Scalar($0) }))
+                    chunks.append((key, text))
+                }
+            }
+            if type == "IEND" { break }
+            i = start + length + 4
+        }
+        return chunks
+    }
+}
+
+/// Why an image could not be read.
+public enum ImageReadError: Error, Equatable, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): "cannot read image '\(path)': \(reason)"
+        }
+    }
+}

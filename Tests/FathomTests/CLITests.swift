@@ -1,0 +1,170 @@
+import Fathom
+import Foundation
+import Testing
+
+/// Runs the built `fathom` executable (next to the test bundle in .build/<config>/).
+struct FathomProcess {
+    static var executable: String {
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var url = folder
+        // The test runner is .build/<triple>/<config>/X.xctest (a file on Linux, a bundle folder on macOS).
+        for _ in 0..<4 {
+            let candidate = url.appendingPathComponent("fathom").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            url = url.deletingLastPathComponent()
+        }
+        return folder.appendingPathComponent("fathom").path
+    }
+
+    static func run(_ args: [String], in folder: String) throws -> (code: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = args
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+}
+
+func makeFolder() throws -> String {
+    let path = NSTemporaryDirectory() + "fathom-cli-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// A bad input: its arguments, the exit code it must give, and files to create first.
+struct BadInput: Sendable, CustomTestStringConvertible {
+    let label: String
+    let args: [String]
+    let code: Int32
+    var files: [String: String] = [:]
+    var testDescription: String { label }
+}
+
+let badInputs: [BadInput] = [
+    BadInput(label: "malformed center", args: ["render", "--center", "1.2.3,0"], code: 65),
+    BadInput(label: "malformed radius", args: ["render", "--radius", "abc"], code: 65),
+    BadInput(label: "radius zero", args: ["render", "--radius", "0"], code: 65),
+    BadInput(label: "radius negative", args: ["render", "--radius", "-1e-5"], code: 65),
+    BadInput(label: "zoom zero", args: ["render", "--zoom", "0"], code: 65),
+    BadInput(label: "size zero", args: ["render", "--size", "0x100"], code: 65),
+    BadInput(label: "size over the limit", args: ["render", "--size", "40000x40000"], code: 65),
+    BadInput(label: "size malformed", args: ["render", "--size", "big"], code: 65),
+    BadInput(label: "iterations zero", args: ["render", "--iterations", "0"], code: 65),
+    BadInput(label: "iterations not a number", args: ["render", "--iterations", "lots"], code: 65),
+    BadInput(label: "multibrot power out of range", args: ["render", "--family", "multibrot", "--power", "40"], code: 65),
+    BadInput(label: "malformed Newton polynomial", args: ["render", "--family", "newton", "--newton", "z^^3"], code: 65),
+    BadInput(label: "malformed Julia parameter", args: ["render", "--julia", "0.3,abc"], code: 65),
+    BadInput(label: "negative thread count", args: ["render", "--threads", "-1"], code: 65),
+    BadInput(label: "unknown palette", args: ["render", "--palette", "rainbow"], code: 64),
+    BadInput(label: "unknown family", args: ["render", "--family", "burningship"], code: 64),
+    BadInput(label: "unknown preset", args: ["render", "--preset", "nowhere"], code: 64),
+    BadInput(label: "unknown option", args: ["render", "--sharpness", "3"], code: 64),
+    BadInput(label: "option without its value", args: ["render", "--radius"], code: 64),
+    BadInput(label: "unknown command", args: ["paint"], code: 64),
+    BadInput(label: "verify without files", args: ["verify"], code: 64),
+    BadInput(label: "missing location file", args: ["render", "--location", "nowhere.json"], code: 66),
+    BadInput(label: "location file that is a folder", args: ["render", "--location", "."], code: 66),
+    BadInput(label: "location file that is not JSON", args: ["render", "--location", "bad.json"], code: 65,
+             files: ["bad.json": "this is not json"]),
+    BadInput(label: "location file without a radius", args: ["render", "--location", "bad.json"], code: 65,
+             files: ["bad.json": #"{"family": "mandelbrot", "center": ["0", "0"], "maxIterations": 100}"#]),
+    BadInput(label: "location file with a bad number", args: ["render", "--location", "bad.json"], code: 65,
+             files: ["bad.json": #"{"family": "mandelbrot", "center": ["0", "1e"], "radius": "1", "maxIterations": 100}"#]),
+    BadInput(label: "location file with an unknown family", args: ["render", "--location", "bad.json"], code: 65,
+             files: ["bad.json": #"{"family": "tricorn", "center": ["0", "0"], "radius": "1", "maxIterations": 100}"#]),
+    BadInput(label: "oracle file that is not JSON", args: ["verify", "bad.json"], code: 65, files: ["bad.json": "[1, 2"]),
+    BadInput(label: "output folder missing", args: ["render", "--size", "8x8", "--output", "missing/out.png"], code: 73),
+    BadInput(label: "output is a folder", args: ["render", "--size", "8x8", "--output", "."], code: 73),
+]
+
+@Suite("The fathom executable")
+struct CLITests {
+    @Test("bad input gives one line on stderr, the right exit code and no output file", arguments: badInputs)
+    func badInput(_ input: BadInput) throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (name, text) in input.files { try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8) }
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: folder))
+        var args = input.args
+        if args.first == "render" { args.insert("--quiet", at: 1) }
+        let r = try FathomProcess.run(args, in: folder)
+        #expect(r.code == input.code, "stderr: \(r.stderr)")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "stderr: \(r.stderr)")
+        #expect(r.stderr.hasPrefix("fathom: "))
+        let after = Set(try FileManager.default.contentsOfDirectory(atPath: folder))
+        #expect(after == before, "files left: \(after.subtracting(before))")
+    }
+
+    @Test("render writes a PNG whose tEXt chunk holds the full location")
+    func renderWritesLocation() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let re = "-0.74364388703715870475219150611477" + String(repeating: "1234567890", count: 10)
+        let r = try FathomProcess.run(["render", "--center", "\(re),0.1318259042053119", "--radius", "1e-12",
+                                       "--iterations", "600", "--size", "32x20", "--palette", "hot", "--output", "x.png"], in: folder)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("path double-double"))
+        let image = try PNGReader.read(path: folder + "/x.png")
+        #expect(image.width == 32 && image.height == 20)
+        let chunks = try PNGReader.textChunks(path: folder + "/x.png")
+        let json = try #require(chunks.first { $0.0 == FathomInfo.locationKey }?.1)
+        let file = try JSONDecoder().decode(LocationFile.self, from: Data(json.utf8))
+        #expect(file.center == [re, "0.1318259042053119"])
+        #expect(file.radius == "1e-12")
+        #expect(file.maxIterations == 600)
+        #expect(file.color?.palette == .hot)
+        #expect(file.render?.path == "double-double")
+        // Rendering the stored location again gives the same image.
+        try json.write(toFile: folder + "/again.json", atomically: true, encoding: .utf8)
+        let again = try FathomProcess.run(["render", "--location", "again.json", "--output", "y.png", "--quiet"], in: folder)
+        #expect(again.code == 0, "\(again.stderr)")
+        #expect(try PNGReader.read(path: folder + "/y.png") == image)
+    }
+
+    @Test("verify passes the shallow oracle files and says plainly which need perturbation")
+    func verify() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let pass = try FathomProcess.run(["verify", try fixture("pub_a_seahorse_shallow"), try fixture("pub_b_e14")], in: folder)
+        #expect(pass.code == 0, "\(pass.stdout)\(pass.stderr)")
+        #expect(pass.stdout.contains("pub_a_seahorse_shallow: PASS"))
+        #expect(pass.stdout.contains("2 passed, 0 failed"))
+        let deep = try FathomProcess.run(["verify", try fixture("pub_g_julia_e20")], in: folder)
+        #expect(deep.code == 1)
+        #expect(deep.stdout.contains("NOT VERIFIED"))
+        #expect(deep.stdout.contains("perturbation"))
+    }
+
+    @Test("help for every command, and presets lists the built-in views")
+    func help() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for args in [["help"], ["--help"], ["render", "--help"], ["verify", "--help"], ["presets", "--help"], ["help", "render"]] {
+            let r = try FathomProcess.run(args, in: folder)
+            #expect(r.code == 0 && r.stdout.contains("usage: fathom"), "\(args)")
+        }
+        let presets = try FathomProcess.run(["presets"], in: folder)
+        for name in ["mandelbrot", "julia", "newton", "multibrot", "seahorse", "elephant", "e1086", "e52465", "glitch_test_1"] {
+            #expect(presets.stdout.contains(name + " "), "\(name)")
+        }
+    }
+
+    @Test("every family renders from the command line", arguments: ["mandelbrot", "multibrot", "julia", "newton", "seahorse", "elephant"])
+    func families(preset: String) throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let r = try FathomProcess.run(["render", "--preset", preset, "--size", "40x30", "--iterations", "200", "--output", "p.png"], in: folder)
+        #expect(r.code == 0, "\(r.stderr)")
+        let image = try PNGReader.read(path: folder + "/p.png")
+        // Not one flat colour.
+        #expect(Set(stride(from: 0, to: image.pixels.count, by: 3).map { image.pixels[$0] }).count > 3)
+    }
+}

@@ -1,0 +1,85 @@
+import FractalEngine
+import FractalNumerics
+import Testing
+
+@Suite("Renderer")
+struct RendererTests {
+    let seahorse = Location(centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 1000)
+
+    @Test("the same field for 1, 2, 3 and 5 threads and any tile size")
+    func deterministic() throws {
+        let base = try Renderer.render(location: seahorse, settings: RenderSettings(width: 64, height: 40, threads: 1))
+        for (threads, tile) in [(2, 2048), (3, 7), (5, 333)] {
+            let other = try Renderer.render(location: seahorse, settings: RenderSettings(width: 64, height: 40, threads: threads, tilePixels: tile))
+            #expect(other.field == base.field)
+        }
+    }
+
+    @Test("the path is the cheapest that carries the view's bits plus the guard bits")
+    func pathChoice() throws {
+        func path(_ radius: String, _ size: Int = 1000) throws -> ArithmeticPath {
+            try Renderer.render(location: Location(centerRe: "-0.5", centerIm: "0", radius: radius, maxIterations: 1),
+                                settings: RenderSettings(width: size, height: size)).report.path
+        }
+        #expect(try path("1.5") == .double)  // s = 2^-8.4: 10 bits + 40
+        #expect(try path("1e-3") == .doubleDouble)
+        #expect(try path("1e-16") == .doubleDouble)  // s = 2^-62.1, scale 2: 64 bits + 40 = 104
+        #expect(throws: RenderError.needsPerturbation(requiredBits: 107, availableBits: 106)) { try path("1e-17") }
+        #expect(Renderer.cheapestPath(forBits: 53) == .double)
+        #expect(Renderer.cheapestPath(forBits: 54) == .doubleDouble)
+        #expect(Renderer.cheapestPath(forBits: 107) == .perturbation)
+    }
+
+    @Test("pixel centers follow the contract: re + (x + 0.5 - W/2) s, im + (H/2 - y - 0.5) s")
+    func pixelMapping() throws {
+        let v = try Viewport(location: Location(centerRe: "1", centerIm: "2", radius: "2", maxIterations: 1), width: 8, height: 4)
+        // s = 2 * 2 / 4 = 1.
+        #expect(v.point(x: 0, y: 0).re.doubleValue == 1 - 3.5)
+        #expect(v.point(x: 0, y: 0).im.doubleValue == 2 + 1.5)
+        #expect(v.point(x: 7, y: 3).re.doubleValue == 1 + 3.5)
+        #expect(v.point(x: 7, y: 3).im.doubleValue == 2 - 1.5)
+        let exact = v.exactPoint(x: 5, y: 1)
+        #expect(exact.re.doubleValue == 2.5 && exact.im.doubleValue == 2.5)
+        // A rotation of 90 degrees maps the right edge to the top.
+        let r = try Viewport(location: Location(centerRe: "0", centerIm: "0", radius: "2", rotation: 90, maxIterations: 1), width: 4, height: 4)
+        let p = r.point(x: 3, y: 1)  // unrotated offset (1.5, 0.5)
+        #expect(Swift.abs(p.re.doubleValue + 0.5) < 1e-15 && Swift.abs(p.im.doubleValue - 1.5) < 1e-15)
+    }
+
+    @Test("progress reaches 1 and cancellation stops the render")
+    func progressAndCancel() throws {
+        final class Box: @unchecked Sendable { var last = 0.0; var calls = 0 }
+        let box = Box()
+        let control = RenderControl { f in box.last = f; box.calls += 1 }
+        _ = try Renderer.render(location: seahorse, settings: RenderSettings(width: 64, height: 64, tilePixels: 256), control: control)
+        #expect(box.calls == 16)
+        #expect(box.last == 1)
+        let cancelled = RenderControl()
+        cancelled.cancel()
+        #expect(throws: RenderError.cancelled) {
+            try Renderer.render(location: seahorse, settings: RenderSettings(width: 64, height: 64), control: cancelled)
+        }
+    }
+
+    @Test("bad locations are rejected with the field named")
+    func badInput() {
+        #expect(throws: LocationError.badNumber(field: "center.re", text: "1.2.3")) {
+            try Viewport(location: Location(centerRe: "1.2.3", centerIm: "0", radius: "1", maxIterations: 10), width: 10, height: 10)
+        }
+        #expect(throws: LocationError.nonPositiveRadius("0")) {
+            try Viewport(location: Location(centerRe: "0", centerIm: "0", radius: "0", maxIterations: 10), width: 10, height: 10)
+        }
+        #expect(throws: LocationError.nonPositiveRadius("-1e-5")) {
+            try Viewport(location: Location(centerRe: "0", centerIm: "0", radius: "-1e-5", maxIterations: 10), width: 10, height: 10)
+        }
+        #expect(throws: LocationError.badIterations(0)) {
+            try Viewport(location: Location(centerRe: "0", centerIm: "0", radius: "1", maxIterations: 0), width: 10, height: 10)
+        }
+        #expect(throws: LocationError.badSize(width: 0, height: 10)) {
+            try Viewport(location: Location(centerRe: "0", centerIm: "0", radius: "1", maxIterations: 1), width: 0, height: 10)
+        }
+        #expect(throws: LocationError.badPower(17)) {
+            try Viewport(location: Location(family: .multibrot(power: 17), centerRe: "0", centerIm: "0", radius: "1", maxIterations: 1), width: 1, height: 1)
+        }
+    }
+}
