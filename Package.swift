@@ -6,7 +6,7 @@ import PackageDescription
 /// Hot loops stay portable (baseline x86-64 / arm64). `FATHOM_NATIVE=1 swift build` opts in to
 /// `-target-cpu haswell` for the numeric modules; benchmark with and without (STYLE.md).
 let nativeFlags: [SwiftSetting] = Context.environment["FATHOM_NATIVE"] == "1"
-    ? [.unsafeFlags(["-Xcc", "-march=haswell", "-target-cpu", "haswell"])]
+    ? [.unsafeFlags(["-Xcc", "-march=haswell", "-target-cpu", "haswell"]), .define("FATHOM_FMA")]
     : []
 let numericSettings: [SwiftSetting] = nativeFlags
 

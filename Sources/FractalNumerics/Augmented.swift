@@ -22,11 +22,29 @@ public enum Augmented {
         return (s, b - (s - a))
     }
 
-    /// TwoProduct through a fused multiply-add: `a * b = head + tail` exactly
-    /// (when no underflow occurs in `tail`).
+    /// TwoProduct: `a * b = head + tail` exactly (when no underflow occurs in `tail`).
+    ///
+    /// With a fused multiply-add in the target (arm64, or x86-64 built with
+    /// `FATHOM_NATIVE=1`), one FMA; otherwise Dekker's product with Veltkamp splitting,
+    /// 17 inline flops, which measured faster here than the C library's `fma` call.
+    /// Edge cases: Dekker's split overflows for |a| or |b| above 2^996.
     @inlinable @inline(__always)
     public static func product(_ a: Double, _ b: Double) -> (head: Double, tail: Double) {
         let p = a * b
+        #if arch(arm64) || FATHOM_FMA
         return (p, (-p).addingProduct(a, b))
+        #else
+        let (ah, al) = split(a)
+        let (bh, bl) = split(b)
+        return (p, ((ah * bh - p) + ah * bl + al * bh) + al * bl)
+        #endif
+    }
+
+    /// Veltkamp's split of `a` into two 26-bit halves, `a = hi + lo` exactly.
+    @inlinable @inline(__always)
+    public static func split(_ a: Double) -> (hi: Double, lo: Double) {
+        let c = 134_217_729.0 * a  // 2^27 + 1
+        let hi = c - (c - a)
+        return (hi, a - hi)
     }
 }

@@ -38,6 +38,7 @@ extension DoubleDouble: RealScalar {
     public init(_ value: Double) { self.init(hi: value, lo: 0) }
 
     @inlinable public var doubleValue: Double { hi + lo }
+    @inlinable public var leadingDouble: Double { hi }
 
     /// Accurate addition (Joldes et al. algorithm 6).
     @inlinable @inline(__always)
@@ -57,12 +58,11 @@ extension DoubleDouble: RealScalar {
     @inlinable @inline(__always)
     public static func - (a: DoubleDouble, b: DoubleDouble) -> DoubleDouble { a + (-b) }
 
-    /// Product (Joldes et al. algorithm 12, with FMA).
+    /// Product (Joldes et al. algorithm 11 without FMA for the cross terms; error <= 5u^2).
     @inlinable @inline(__always)
     public static func * (a: DoubleDouble, b: DoubleDouble) -> DoubleDouble {
         let c = Augmented.product(a.hi, b.hi)
-        let tl = a.hi * b.lo
-        let cl = tl.addingProduct(a.lo, b.hi) + c.tail
+        let cl = (a.hi * b.lo + a.lo * b.hi) + c.tail
         let r = Augmented.fastSum(c.head, cl)
         return DoubleDouble(hi: r.head, lo: r.tail)
     }

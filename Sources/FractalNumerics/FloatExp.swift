@@ -90,6 +90,8 @@ extension FloatExp: RealScalar {
         return Double(sign: .plus, exponent: exponent, significand: significand)
     }
 
+    @inlinable public var leadingDouble: Double { doubleValue }
+
     @inlinable @inline(__always)
     public static func * (a: FloatExp, b: FloatExp) -> FloatExp {
         FloatExp(significand: a.significand * b.significand, exponent: a.exponent &+ b.exponent)

@@ -15,6 +15,9 @@ public protocol RealScalar: Sendable, Equatable, Comparable {
     init(_ value: Double)
     /// The nearest `Double` (may overflow to infinity or underflow to zero for `FloatExp`).
     var doubleValue: Double { get }
+    /// A Double within a relative 2^-52 of the value, as cheap as possible (`hi` of a
+    /// double-double), for tests that then decide close calls exactly.
+    var leadingDouble: Double { get }
 
     static func + (lhs: Self, rhs: Self) -> Self
     static func - (lhs: Self, rhs: Self) -> Self
@@ -30,6 +33,7 @@ public protocol RealScalar: Sendable, Equatable, Comparable {
 extension Double: RealScalar {
     @inlinable public static var one: Double { 1 }
     @inlinable public var doubleValue: Double { self }
+    @inlinable public var leadingDouble: Double { self }
     @inlinable public var doubled: Double { self + self }
     @inlinable public func scaled(by d: Double) -> Double { self * d }
 }

@@ -31,6 +31,11 @@ public struct MultibrotFormula: EscapeTimeFormula {
 public enum Escape {
     public static let radiusSquared2 = 4.0
     public static let radiusSquaredBig = 4294967296.0
+    // The thresholds widened by a relative 2^-40, for deciding escape from a leading Double.
+    public static let inner2 = radiusSquared2 * (1 - 0x1p-40)
+    public static let outer2 = radiusSquared2 * (1 + 0x1p-40)
+    public static let innerBig = radiusSquaredBig * (1 - 0x1p-40)
+    public static let outerBig = radiusSquaredBig * (1 + 0x1p-40)
     /// ln 65536.
     public static let logBig = 11.090354888959125
 
@@ -70,13 +75,25 @@ public func iterateEscape<F: EscapeTimeFormula, T: RealScalar>(
     while n < maxIterations {
         z = formula.step(z, c)
         n += 1
+        // |z|^2 from the leading Doubles decides every test but the close calls (within a
+        // relative 2^-40 of a threshold), which are decided in T. NaN fails every comparison
+        // below, so it reaches the test in T too.
+        let x = z.re.leadingDouble, y = z.im.leadingDouble
+        let approx = x * x + y * y
+        if approx < Escape.inner2 { continue }
+        let closeCall = approx <= Escape.outer2 || (approx >= Escape.innerBig && approx <= Escape.outerBig) || approx.isNaN
+        if !closeCall {
+            if n2 == 0 { n2 = n }
+            guard approx > Escape.outerBig else { continue }
+            let smooth = Escape.smooth(nBig: n, lengthSquared: z.lengthSquared.doubleValue, power: formula.power)
+            return PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: smooth)
+        }
         let r2 = z.lengthSquared
         if n2 == 0 && four < r2 { n2 = n }
         if big < r2 {
             let smooth = Escape.smooth(nBig: n, lengthSquared: r2.doubleValue, power: formula.power)
             return PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: smooth)
         }
-        // NaN (overflow) escapes too: it can only follow |z| > 65536, so it is unreachable here.
     }
     return PixelResult(n2: UInt32(n2), nBig: 0, smooth: .nan)
 }
