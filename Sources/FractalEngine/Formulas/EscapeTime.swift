@@ -43,8 +43,12 @@ public enum Escape {
     @inlinable
     public static func smooth(nBig: Int, lengthSquared r2: Double, power: Int) -> Double {
         let lnAbsZ = 0.5 * Math.log(r2)
-        return Double(nBig) + 1 - Math.log(lnAbsZ / logBig) / Math.log(Double(power))
+        let lnRatio = Math.log(lnAbsZ / logBig)
+        return Double(nBig) + 1 - (power == 2 ? lnRatio * inverseLn2 : lnRatio / Math.log(Double(power)))
     }
+
+    /// 1 / ln 2.
+    public static let inverseLn2 = 1.4426950408889634
 }
 
 /// The state of one escape-time iteration in progress.

@@ -3,18 +3,21 @@ import FractalNumerics
 // The direct Double kernel for z^2 + c (Mandelbrot and Julia), vectorised across pixels.
 //
 // Each SIMD lane holds one pixel. Lanes iterate in blocks of up to `blockLength` steps with no
-// per-step test; after each block a lane with |z|^2 > 4 (or NaN, from overflow) is replayed
-// from the block's start, one scalar step at a time with the same arithmetic, so n2, nBig and
-// z(nBig) are exact; its lane then takes the next pixel of the tile.
+// per-step test; after each block one vector compare asks whether any lane has |z|^2 > 4 (or
+// NaN, from overflow). Such a lane is replayed from the block's start, one scalar step at a
+// time with the same arithmetic, so n2, nBig and z(nBig) are exact; its lane then takes the
+// next pixel of the tile.
 // Why a test per block is enough: for |c| <= 2 and |z| > 2, |z^2 + c| >= |z|^2 - 2 > |z|, so
 // once |z| exceeds 2 it grows for good: a block that ends with |z| <= 2 never crossed 2.
 // Pixels with |c| > 2 (and Julia parameters with |c| > 2) take the scalar path instead.
-// Names: z = (zr, zi) the lanes' z(n), c = (cr, ci) their constants, count = lanes' n.
+// Names: z = (zr, zi) the lanes' z(n), c = (cr, ci) their constants; `clock` counts the
+// batch's steps and a lane's n is clock - start[lane].
 
 /// The lane batch for one tile: pixels `range` of a row-major grid, given by `source`.
 @usableFromInline
 struct QuadraticLanes<V: SIMD> where V.Scalar == Double {
-    @usableFromInline static var blockLength: Int { 16 }
+    /// Steps between tests: longer blocks test less often, shorter ones replay less.
+    @usableFromInline static var blockLength: Int { 32 }
 
     /// Runs every pixel of `range`; `source(i)` gives pixel i's (z0, c) in Double.
     @inlinable
@@ -24,12 +27,15 @@ struct QuadraticLanes<V: SIMD> where V.Scalar == Double {
     ) {
         let lanes = V.scalarCount
         var zr = V(), zi = V(), cr = V(), ci = V()
-        var count = [Int](repeating: 0, count: lanes)
+        var start = [Int](repeating: 0, count: lanes)
         var pixel = [Int](repeating: -1, count: lanes)
+        var clock = 0
+        var active = 0
         var next = range.lowerBound
         let formula = QuadraticFormula()
 
-        // Puts the next pixel that needs vector iteration into `lane`, or parks it (pixel -1).
+        // Puts the next pixel that needs vector iteration into `lane`, or parks it (pixel -1,
+        // z = c = 0, which never escapes).
         func refill(_ lane: Int) {
             while next < range.upperBound {
                 let i = next
@@ -39,14 +45,16 @@ struct QuadraticLanes<V: SIMD> where V.Scalar == Double {
                     writer.write(i, iterateEscape(formula, from: EscapeState(z: z0), c: c, maxIterations: maxIterations))
                     continue
                 }
+                if pixel[lane] < 0 { active += 1 }
                 pixel[lane] = i
-                count[lane] = 0
+                start[lane] = clock
                 zr[lane] = z0.re
                 zi[lane] = z0.im
                 cr[lane] = c.re
                 ci[lane] = c.im
                 return
             }
+            if pixel[lane] >= 0 { active -= 1 }
             pixel[lane] = -1
             zr[lane] = 0
             zi[lane] = 0
@@ -54,15 +62,17 @@ struct QuadraticLanes<V: SIMD> where V.Scalar == Double {
             ci[lane] = 0
         }
 
+        // The clock value at which the oldest active lane reaches the limit.
+        func deadline() -> Int {
+            var d = Int.max
+            for lane in 0..<lanes where pixel[lane] >= 0 { d = min(d, start[lane] + maxIterations) }
+            return d
+        }
+
         for lane in 0..<lanes { refill(lane) }
-        while true {
-            var steps = blockLength
-            var active = false
-            for lane in 0..<lanes where pixel[lane] >= 0 {
-                active = true
-                steps = min(steps, maxIterations - count[lane])
-            }
-            guard active else { break }
+        var limit = deadline()
+        while active > 0 {
+            let steps = min(blockLength, limit - clock)
             let startR = zr, startI = zi
             for _ in 0..<steps {
                 let x = zr, y = zi
@@ -70,20 +80,24 @@ struct QuadraticLanes<V: SIMD> where V.Scalar == Double {
                 zr = (x + y) * (x - y) + cr
                 zi = (xy + xy) + ci
             }
+            clock += steps
             let r2 = zr * zr + zi * zi
+            var anyOutside = false
+            for lane in 0..<lanes { anyOutside = anyOutside || !(r2[lane] <= Escape.radiusSquared2) }
+            if !anyOutside && clock < limit { continue }
             for lane in 0..<lanes where pixel[lane] >= 0 {
-                count[lane] += steps
                 if !(r2[lane] <= Escape.radiusSquared2) {
                     // Crossed |z| = 2 in this block: replay it exactly.
-                    let start = EscapeState(z: Complex(startR[lane], startI[lane]), n: count[lane] - steps)
+                    let state = EscapeState(z: Complex(startR[lane], startI[lane]), n: clock - steps - start[lane])
                     let c = Complex(cr[lane], ci[lane])
-                    writer.write(pixel[lane], iterateEscape(formula, from: start, c: c, maxIterations: maxIterations))
+                    writer.write(pixel[lane], iterateEscape(formula, from: state, c: c, maxIterations: maxIterations))
                     refill(lane)
-                } else if count[lane] == maxIterations {
+                } else if clock - start[lane] == maxIterations {
                     writer.write(pixel[lane], .bounded)
                     refill(lane)
                 }
             }
+            limit = deadline()
         }
     }
 }

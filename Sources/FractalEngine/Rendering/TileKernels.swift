@@ -7,14 +7,27 @@ protocol TileKernel: Sendable {
     func run(_ range: Range<Int>, _ writer: FieldWriter)
 }
 
-/// Pixel coordinates in the type a kernel iterates in.
+/// Pixel coordinates in double-double. Without rotation a pixel's real part depends on its
+/// column only and its imaginary part on its row only, so both are computed once per render.
 @usableFromInline
 struct PixelGrid: Sendable {
     @usableFromInline let viewport: Viewport
+    @usableFromInline let columnRe: [DoubleDouble]
+    @usableFromInline let rowIm: [DoubleDouble]
+    @usableFromInline let rotated: Bool
+
+    init(viewport: Viewport) {
+        self.viewport = viewport
+        rotated = viewport.rotation != (1, 0)
+        columnRe = rotated ? [] : (0..<viewport.width).map { viewport.point(x: $0, y: 0).re }
+        rowIm = rotated ? [] : (0..<viewport.height).map { viewport.point(x: 0, y: $0).im }
+    }
 
     @inlinable @inline(__always)
     func point(_ i: Int) -> Complex<DoubleDouble> {
-        viewport.point(x: i % viewport.width, y: i / viewport.width)
+        let y = i / viewport.width, x = i - y * viewport.width
+        if rotated { return viewport.point(x: x, y: y) }
+        return Complex(columnRe[x], rowIm[y])
     }
 }
 
