@@ -41,7 +41,7 @@ public enum Presets {
         Preset(name: "seahorse", summary: "Seahorse Valley (fractalshades' seahorse example)",
                centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 1000),
         Preset(name: "elephant", summary: "Elephant Valley, east of the main cardioid",
-               centerRe: "0.2925", centerIm: "0.0149", radius: "0.0065", maxIterations: 1000),
+               centerRe: "0.2802", centerIm: "0.0080", radius: "0.012", maxIterations: 1000),
     ]
 
     public static var all: [Preset] { familyDefaults + published }
