@@ -40,16 +40,11 @@ extension DoubleDouble: RealScalar {
     @inlinable public var doubleValue: Double { hi + lo }
     @inlinable public var leadingDouble: Double { hi }
 
-    /// Accurate addition (Joldes et al. algorithm 6).
+    /// Accurate addition (`DoubleWord.add`, Joldes et al. algorithm 6).
     @inlinable @inline(__always)
     public static func + (a: DoubleDouble, b: DoubleDouble) -> DoubleDouble {
-        let s = Augmented.sum(a.hi, b.hi)
-        let t = Augmented.sum(a.lo, b.lo)
-        let c = s.tail + t.head
-        let v = Augmented.fastSum(s.head, c)
-        let w = t.tail + v.tail
-        let r = Augmented.fastSum(v.head, w)
-        return DoubleDouble(hi: r.head, lo: r.tail)
+        let (h, l) = DoubleWord.add(a.hi, a.lo, b.hi, b.lo)
+        return DoubleDouble(hi: h, lo: l)
     }
 
     @inlinable @inline(__always)
@@ -58,13 +53,11 @@ extension DoubleDouble: RealScalar {
     @inlinable @inline(__always)
     public static func - (a: DoubleDouble, b: DoubleDouble) -> DoubleDouble { a + (-b) }
 
-    /// Product (Joldes et al. algorithm 11 without FMA for the cross terms; error <= 5u^2).
+    /// Product (`DoubleWord.multiply`, Joldes et al. algorithm 11).
     @inlinable @inline(__always)
     public static func * (a: DoubleDouble, b: DoubleDouble) -> DoubleDouble {
-        let c = Augmented.product(a.hi, b.hi)
-        let cl = (a.hi * b.lo + a.lo * b.hi) + c.tail
-        let r = Augmented.fastSum(c.head, cl)
-        return DoubleDouble(hi: r.head, lo: r.tail)
+        let (h, l) = DoubleWord.multiply(a.hi, a.lo, b.hi, b.lo)
+        return DoubleDouble(hi: h, lo: l)
     }
 
     /// Quotient: three Newton-style correction steps on the leading quotient (Hida et al.).
@@ -83,13 +76,11 @@ extension DoubleDouble: RealScalar {
 
     @inlinable public var doubled: DoubleDouble { DoubleDouble(hi: hi + hi, lo: lo + lo) }
 
-    /// `self * d` for a Double `d` (Joldes et al. algorithm 9, DWTimesFP3).
+    /// `self * d` for a Double `d` (`DoubleWord.multiply(_:_:by:)`, Joldes et al. algorithm 9).
     @inlinable @inline(__always)
     public func scaled(by d: Double) -> DoubleDouble {
-        let c = Augmented.product(hi, d)
-        let t = Augmented.fastSum(c.head, lo * d)
-        let r = Augmented.fastSum(t.head, t.tail + c.tail)
-        return DoubleDouble(hi: r.head, lo: r.tail)
+        let (h, l) = DoubleWord.multiply(hi, lo, by: d)
+        return DoubleDouble(hi: h, lo: l)
     }
 
     @inlinable @inline(__always)

@@ -1,32 +1,103 @@
 import FractalNumerics
 
-// The direct Double kernel for z^2 + c (Mandelbrot and Julia), vectorised across pixels.
+// The vectorised kernel for z^2 + c (Mandelbrot and Julia), in Double or double-double lanes.
 //
 // Each SIMD lane holds one pixel. Lanes iterate in blocks of up to `blockLength` steps with no
-// per-step test; after each block one vector compare asks whether any lane has |z|^2 > 4 (or
-// NaN, from overflow). Such a lane is replayed from the block's start, one scalar step at a
-// time with the same arithmetic, so n2, nBig and z(nBig) are exact; its lane then takes the
-// next pixel of the tile.
+// per-step test; after each block, lanes whose |z|^2 may exceed 4 (or is NaN, from overflow)
+// are replayed from the block's start, one scalar step at a time with the same arithmetic
+// (the scalar type and the lanes share their algorithms), so n2, nBig and z(nBig) are exact;
+// the lane then takes the next pixel of the tile.
 // Why a test per block is enough: for |c| <= 2 and |z| > 2, |z^2 + c| >= |z|^2 - 2 > |z|, so
 // once |z| exceeds 2 it grows for good: a block that ends with |z| <= 2 never crossed 2.
 // Pixels with |c| > 2 (and Julia parameters with |c| > 2) take the scalar path instead.
 // Names: z = (zr, zi) the lanes' z(n), c = (cr, ci) their constants; `clock` counts the
 // batch's steps and a lane's n is clock - start[lane].
 
+/// A vector of z^2 + c states, one per lane, in some number type.
+@usableFromInline
+protocol QuadraticLaneVector {
+    associatedtype Scalar: DirectScalar
+    static var laneCount: Int { get }
+    init()
+    subscript(lane: Int) -> Scalar { get set }
+    /// z <- z^2 + c in every lane, with z^2 = ((x + y)(x - y), 2xy), as `Complex.squared`.
+    static func step(_ zr: inout Self, _ zi: inout Self, _ cr: Self, _ ci: Self)
+    /// Whether lane's |z|^2 is certainly <= 4 (false for NaN and for close calls).
+    static func surelyInside(_ zr: Self, _ zi: Self, lane: Int) -> Bool
+}
+
+/// Double lanes.
+@usableFromInline
+struct DoubleLanes<V: SIMD>: QuadraticLaneVector where V.Scalar == Double {
+    @usableFromInline var v: V
+    @inlinable init() { v = V() }
+    @inlinable static var laneCount: Int { V.scalarCount }
+    @inlinable subscript(lane: Int) -> Double {
+        get { v[lane] }
+        set { v[lane] = newValue }
+    }
+
+    @inlinable @inline(__always)
+    static func step(_ zr: inout DoubleLanes, _ zi: inout DoubleLanes, _ cr: DoubleLanes, _ ci: DoubleLanes) {
+        let x = zr.v, y = zi.v
+        let xy = x * y
+        zr.v = (x + y) * (x - y) + cr.v
+        zi.v = (xy + xy) + ci.v
+    }
+
+    @inlinable @inline(__always)
+    static func surelyInside(_ zr: DoubleLanes, _ zi: DoubleLanes, lane: Int) -> Bool {
+        let x = zr.v[lane], y = zi.v[lane]
+        return x * x + y * y <= Escape.radiusSquared2  // the scalar kernel's exact test
+    }
+}
+
+/// Double-double lanes: (hi, lo) vectors, through the same `DoubleWord` algorithms as
+/// `DoubleDouble`.
+@usableFromInline
+struct DoubleDoubleLanes<V: SIMD & DoubleWordComponent>: QuadraticLaneVector where V.Scalar == Double {
+    @usableFromInline var hi: V
+    @usableFromInline var lo: V
+    @inlinable init() { hi = V(); lo = V() }
+    @inlinable static var laneCount: Int { V.scalarCount }
+    @inlinable subscript(lane: Int) -> DoubleDouble {
+        get { DoubleDouble(hi: hi[lane], lo: lo[lane]) }
+        set { hi[lane] = newValue.hi; lo[lane] = newValue.lo }
+    }
+
+    @inlinable @inline(__always)
+    static func step(_ zr: inout DoubleDoubleLanes, _ zi: inout DoubleDoubleLanes, _ cr: DoubleDoubleLanes, _ ci: DoubleDoubleLanes) {
+        let zero = V()
+        let (sh, sl) = DoubleWord.add(zr.hi, zr.lo, zi.hi, zi.lo)
+        let (dh, dl) = DoubleWord.add(zr.hi, zr.lo, zero - zi.hi, zero - zi.lo)
+        let (rh, rl) = DoubleWord.multiply(sh, sl, dh, dl)
+        let (ph, pl) = DoubleWord.multiply(zr.hi, zr.lo, zi.hi, zi.lo)
+        (zr.hi, zr.lo) = DoubleWord.add(rh, rl, cr.hi, cr.lo)
+        (zi.hi, zi.lo) = DoubleWord.add(ph + ph, pl + pl, ci.hi, ci.lo)
+    }
+
+    @inlinable @inline(__always)
+    static func surelyInside(_ zr: DoubleDoubleLanes, _ zi: DoubleDoubleLanes, lane: Int) -> Bool {
+        let x = zr.hi[lane], y = zi.hi[lane]
+        return x * x + y * y < Escape.inner2  // close calls go to the scalar kernel's exact test
+    }
+}
+
 /// The lane batch for one tile: pixels `range` of a row-major grid, given by `source`.
 @usableFromInline
-struct QuadraticLanes<V: SIMD> where V.Scalar == Double {
-    /// Steps between tests: longer blocks test less often, shorter ones replay less.
-    @usableFromInline static var blockLength: Int { 32 }
+enum QuadraticLanes<L: QuadraticLaneVector> {
+    /// Steps between tests: longer blocks test less often, shorter ones replay less
+    /// (Documentation/Benchmarks.md).
+    @inlinable static var blockLength: Int { 32 }
 
-    /// Runs every pixel of `range`; `source(i)` gives pixel i's (z0, c) in Double.
+    /// Runs every pixel of `range`; `source(i)` gives pixel i's (z0, c).
     @inlinable
     static func run(
         range: Range<Int>, maxIterations: Int, writer: FieldWriter,
-        source: (Int) -> (z0: Complex<Double>, c: Complex<Double>)
+        source: (Int) -> (z0: Complex<L.Scalar>, c: Complex<L.Scalar>)
     ) {
-        let lanes = V.scalarCount
-        var zr = V(), zi = V(), cr = V(), ci = V()
+        let lanes = L.laneCount
+        var zr = L(), zi = L(), cr = L(), ci = L()
         var start = [Int](repeating: 0, count: lanes)
         var pixel = [Int](repeating: -1, count: lanes)
         var clock = 0
@@ -41,7 +112,8 @@ struct QuadraticLanes<V: SIMD> where V.Scalar == Double {
                 let i = next
                 next += 1
                 let (z0, c) = source(i)
-                if c.re * c.re + c.im * c.im > 4 {
+                let cre = c.re.leadingDouble, cim = c.im.leadingDouble
+                if !(cre * cre + cim * cim <= 4) {
                     writer.write(i, iterateEscape(formula, from: EscapeState(z: z0), c: c, maxIterations: maxIterations))
                     continue
                 }
@@ -56,10 +128,10 @@ struct QuadraticLanes<V: SIMD> where V.Scalar == Double {
             }
             if pixel[lane] >= 0 { active -= 1 }
             pixel[lane] = -1
-            zr[lane] = 0
-            zi[lane] = 0
-            cr[lane] = 0
-            ci[lane] = 0
+            zr[lane] = .zero
+            zi[lane] = .zero
+            cr[lane] = .zero
+            ci[lane] = .zero
         }
 
         // The clock value at which the oldest active lane reaches the limit.
@@ -74,20 +146,15 @@ struct QuadraticLanes<V: SIMD> where V.Scalar == Double {
         while active > 0 {
             let steps = min(blockLength, limit - clock)
             let startR = zr, startI = zi
-            for _ in 0..<steps {
-                let x = zr, y = zi
-                let xy = x * y
-                zr = (x + y) * (x - y) + cr
-                zi = (xy + xy) + ci
-            }
+            for _ in 0..<steps { L.step(&zr, &zi, cr, ci) }
             clock += steps
-            let r2 = zr * zr + zi * zi
-            var anyOutside = false
-            for lane in 0..<lanes { anyOutside = anyOutside || !(r2[lane] <= Escape.radiusSquared2) }
-            if !anyOutside && clock < limit { continue }
+            // Scalar lane tests: a horizontal SIMDMask reduction measured slower here.
+            var allInside = true
+            for lane in 0..<lanes { allInside = allInside && L.surelyInside(zr, zi, lane: lane) }
+            if allInside && clock < limit { continue }
             for lane in 0..<lanes where pixel[lane] >= 0 {
-                if !(r2[lane] <= Escape.radiusSquared2) {
-                    // Crossed |z| = 2 in this block: replay it exactly.
+                if !L.surelyInside(zr, zi, lane: lane) {
+                    // May have crossed |z| = 2 in this block: replay it exactly.
                     let state = EscapeState(z: Complex(startR[lane], startI[lane]), n: clock - steps - start[lane])
                     let c = Complex(cr[lane], ci[lane])
                     writer.write(pixel[lane], iterateEscape(formula, from: state, c: c, maxIterations: maxIterations))

@@ -108,12 +108,12 @@ public enum Renderer {
         case (.perturbation, _):
             throw RenderError.needsPerturbation(requiredBits: bits, availableBits: ArithmeticPath.doubleDouble.bits)
         case (.double, .mandelbrot):
-            run(QuadraticDoubleKernel(grid: grid, juliaC: nil, maxIterations: limit))
+            run(QuadraticLaneKernel<DoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: nil, maxIterations: limit))
         case (.double, .julia(let re, let im)):
             let c = try juliaC(re, im)
             let cd = Complex(c.re.doubleValue, c.im.doubleValue)
             if cd.re * cd.re + cd.im * cd.im <= 4 {
-                run(QuadraticDoubleKernel(grid: grid, juliaC: cd, maxIterations: limit))
+                run(QuadraticLaneKernel<DoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: cd, maxIterations: limit))
             } else {
                 run(ScalarEscapeKernel<QuadraticFormula, Double>(formula: QuadraticFormula(), grid: grid, juliaC: cd, maxIterations: limit))
             }
@@ -122,10 +122,14 @@ public enum Renderer {
         case (.double, .newton(let poly)):
             run(NewtonKernel<Double>(newton: NewtonIteration(poly), grid: grid, maxIterations: limit))
         case (.doubleDouble, .mandelbrot):
-            run(ScalarEscapeKernel<QuadraticFormula, DoubleDouble>(formula: QuadraticFormula(), grid: grid, juliaC: nil, maxIterations: limit))
+            run(QuadraticLaneKernel<DoubleDoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: nil, maxIterations: limit))
         case (.doubleDouble, .julia(let re, let im)):
             let c = try juliaC(re, im)
-            run(ScalarEscapeKernel<QuadraticFormula, DoubleDouble>(formula: QuadraticFormula(), grid: grid, juliaC: c, maxIterations: limit))
+            if c.re.hi * c.re.hi + c.im.hi * c.im.hi <= 4 {
+                run(QuadraticLaneKernel<DoubleDoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: c, maxIterations: limit))
+            } else {
+                run(ScalarEscapeKernel<QuadraticFormula, DoubleDouble>(formula: QuadraticFormula(), grid: grid, juliaC: c, maxIterations: limit))
+            }
         case (.doubleDouble, .multibrot(let p)):
             run(ScalarEscapeKernel<MultibrotFormula, DoubleDouble>(formula: MultibrotFormula(power: p), grid: grid, juliaC: nil, maxIterations: limit))
         case (.doubleDouble, .newton(let poly)):

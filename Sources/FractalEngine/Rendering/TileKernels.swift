@@ -71,22 +71,22 @@ struct ScalarEscapeKernel<F: EscapeTimeFormula, T: DirectScalar>: TileKernel {
     }
 }
 
-/// z^2 + c in Double, vectorised (see QuadraticLanes).
+/// z^2 + c vectorised over lanes of `L` (Double or double-double; see QuadraticLanes).
 @usableFromInline
-struct QuadraticDoubleKernel: TileKernel {
+struct QuadraticLaneKernel<L: QuadraticLaneVector>: TileKernel {
     @usableFromInline let grid: PixelGrid
-    @usableFromInline let juliaC: Complex<Double>?
+    @usableFromInline let juliaC: Complex<L.Scalar>?
     @usableFromInline let maxIterations: Int
 
     @inlinable
     func run(_ range: Range<Int>, _ writer: FieldWriter) {
         if let juliaC {
-            QuadraticLanes<SIMD8<Double>>.run(range: range, maxIterations: maxIterations, writer: writer) {
-                (Complex<Double>(rounding: grid.point($0)), juliaC)
+            QuadraticLanes<L>.run(range: range, maxIterations: maxIterations, writer: writer) {
+                (Complex<L.Scalar>(rounding: grid.point($0)), juliaC)
             }
         } else {
-            QuadraticLanes<SIMD8<Double>>.run(range: range, maxIterations: maxIterations, writer: writer) {
-                (.zero, Complex<Double>(rounding: grid.point($0)))
+            QuadraticLanes<L>.run(range: range, maxIterations: maxIterations, writer: writer) {
+                (.zero, Complex<L.Scalar>(rounding: grid.point($0)))
             }
         }
     }
