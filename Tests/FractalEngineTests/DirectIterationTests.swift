@@ -53,6 +53,13 @@ struct DirectIterationTests {
     /// double-double; in Double, orbits that pass near the Julia set amplify rounding enough to
     /// move smooth by up to ~0.6 at 600+ iterations while the counts stay exact (measured),
     /// so there only the counts are compared (smooth lies in (nBig, nBig + 1) by definition).
+    @Test("Multibrot in Double: whole sets, every pixel", arguments: [3, 4, 8])
+    func multibrotDouble(power: Int) throws {
+        let loc = Location(family: .multibrot(power: power), centerRe: "0", centerIm: "0", radius: "1.4", maxIterations: 300)
+        let bad = try mismatchesAgainstMPFR(loc, width: 32, height: 24, path: .double)
+        #expect(bad.isEmpty, "\(bad.prefix(3))")
+    }
+
     @Test("Julia in Double and double-double", arguments: [ArithmeticPath.double, .doubleDouble])
     func julia(path: ArithmeticPath) throws {
         let loc = Location(family: .julia(re: "-0.8", im: "0.156"), centerRe: "0", centerIm: "0", radius: "1.2", maxIterations: 1000)
