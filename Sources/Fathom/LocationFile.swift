@@ -26,11 +26,21 @@ public struct LocationFile: Sendable, Equatable, Codable {
         public var path: String
         public var requiredBits: Int
         public var fathomVersion: String
+        /// Perturbation only: delta type, glitch mode, reference precision and points.
+        public var deltaType: String?
+        public var glitchMode: String?
+        public var precisionBits: Int?
+        public var references: [[String]]?
 
-        public init(path: String, requiredBits: Int, fathomVersion: String) {
+        public init(path: String, requiredBits: Int, fathomVersion: String, deltaType: String? = nil, glitchMode: String? = nil,
+                    precisionBits: Int? = nil, references: [[String]]? = nil) {
             self.path = path
             self.requiredBits = requiredBits
             self.fathomVersion = fathomVersion
+            self.deltaType = deltaType
+            self.glitchMode = glitchMode
+            self.precisionBits = precisionBits
+            self.references = references
         }
     }
 

@@ -70,6 +70,7 @@ public struct VerifyReport: Sendable {
     public var path: ArithmeticPath?
     public var seconds: Double
     public var rows: [Row]
+    public var perturbation: PerturbationReport?
 
     public var checked: Int { rows.filter { !$0.pixel.unstable }.count }
     public var countMismatches: Int { rows.filter { !$0.pixel.unstable && !$0.countsMatch }.count }
@@ -85,9 +86,10 @@ public enum Verifier {
     /// own rounding of z(nBig) in Double or double-double.
     public static let smoothTolerance = 1e-6
 
-    public static func verify(_ oracle: OracleFile, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits) throws -> VerifyReport {
+    public static func verify(_ oracle: OracleFile, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits,
+                              perturbation: PerturbationSettings = PerturbationSettings()) throws -> VerifyReport {
         let location = try oracle.locationFile.location()
-        let settings = RenderSettings(width: oracle.width, height: oracle.height, threads: threads, guardBits: guardBits)
+        let settings = RenderSettings(width: oracle.width, height: oracle.height, threads: threads, guardBits: guardBits, perturbation: perturbation)
         let result: RenderResult
         do {
             result = try Renderer.render(location: location, settings: settings)
@@ -106,6 +108,7 @@ public enum Verifier {
                                          smoothMatches: (smoothError ?? 0) <= smoothTolerance))
         }
         var report = VerifyReport(name: oracle.name, outcome: .passed, path: result.report.path, seconds: result.report.seconds, rows: rows)
+        report.perturbation = result.report.perturbation
         if report.countMismatches > 0 || report.smoothMismatches > 0 { report.outcome = .failed }
         return report
     }

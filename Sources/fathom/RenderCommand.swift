@@ -5,7 +5,7 @@ enum RenderCommand {
     static let valued: Set<String> = [
         "family", "center", "re", "im", "radius", "zoom", "size", "iterations", "palette", "density",
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
-        "location", "preset", "output", "threads", "guard-bits", "path",
+        "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta",
     ]
 
     static func run(_ args: [String]) throws {
@@ -28,11 +28,12 @@ enum RenderCommand {
             settings.guardBits = g
         }
         if let p = a["path"] {
-            guard let path = ArithmeticPath(rawValue: p), path != .perturbation else {
-                throw CLIError.usage("--path: '\(p)' is not one of double, double-double")
+            guard let path = ArithmeticPath(rawValue: p) else {
+                throw CLIError.usage("--path: '\(p)' is not one of double, double-double, perturbation")
             }
             settings.path = path
         }
+        settings.perturbation = try perturbationSettings(a)
         let output = a["output"] ?? "fathom.png"
         try checkWritable(output)
 
@@ -49,17 +50,53 @@ enum RenderCommand {
         stored.width = width
         stored.height = height
         stored.color = color
-        stored.render = .init(path: result.report.path.rawValue, requiredBits: result.report.requiredBits, fathomVersion: FathomInfo.version)
+        stored.render = .init(path: result.report.path.rawValue, requiredBits: result.report.requiredBits, fathomVersion: FathomInfo.version,
+                              deltaType: result.report.perturbation?.deltaType.rawValue, glitchMode: result.report.perturbation?.glitchMode.rawValue,
+                              precisionBits: result.report.perturbation?.precisionBits,
+                              references: result.report.perturbation?.references.map { [$0.re, $0.im] })
         try PNGWriter.write(image, to: output, text: [(FathomInfo.locationKey, stored.jsonString())])
 
         if !a.has("quiet") {
             let r = result.report
             let timing = String(format: "%.2f s, %.0f M iterations", r.seconds, Double(r.iterations) / 1e6)
             print("wrote \(output): \(width)x\(height), \(location.family.name), path \(r.path.rawValue) (view needs \(r.requiredBits) bits), \(timing)")
+            if let p = r.perturbation { print(describe(p)) }
             if a.has("verbose") {
                 print("threads \(r.threads), guard bits \(settings.guardBits), radius \(location.radius), iterations \(location.maxIterations)")
+                if let p = r.perturbation {
+                    for (k, ref) in p.references.enumerated() { print("reference \(k): \(ref.re), \(ref.im)") }
+                }
             }
         }
+    }
+
+    /// --glitches, --reference, --delta.
+    static func perturbationSettings(_ a: Arguments) throws -> PerturbationSettings {
+        var p = PerturbationSettings()
+        if let g = a["glitches"] {
+            guard let mode = GlitchMode(rawValue: g) else { throw CLIError.usage("--glitches: '\(g)' is not rebase or detect") }
+            p.glitchMode = mode
+        }
+        if let r = a["reference"] {
+            guard let placement = ReferencePlacement(rawValue: r) else { throw CLIError.usage("--reference: '\(r)' is not center or probe") }
+            p.placement = placement
+        }
+        if let d = a["delta"] {
+            guard let type = DeltaType(rawValue: d) else { throw CLIError.usage("--delta: '\(d)' is not double, double-double or floatexp") }
+            p.deltaType = type
+        }
+        return p
+    }
+
+    /// One line about a perturbation render.
+    static func describe(_ p: PerturbationReport) -> String {
+        var line = "perturbation: deltas \(p.deltaType.rawValue), reference \(p.precisionBits) bits, \(p.referenceLength) steps"
+            + (p.referenceEscaped ? " (escaped)" : "") + String(format: ", %.2f s in references", p.referenceSeconds)
+            + ", glitches \(p.glitchMode.rawValue)"
+        if p.glitchMode == .detect {
+            line += ": \(p.glitchedPixels) pixels glitched, \(p.references.count) references, \(p.uncorrectedPixels) left"
+        }
+        return line
     }
 
     @Sendable static func printProgress(_ fraction: Double) {

@@ -3,17 +3,18 @@ import Foundation
 
 enum VerifyCommand {
     static func run(_ args: [String]) throws {
-        let a = try Arguments(args, valued: ["threads", "guard-bits"], flagNames: ["help", "all"])
+        let a = try Arguments(args, valued: ["threads", "guard-bits", "glitches", "reference", "delta"], flagNames: ["help", "all"])
         if a.has("help") { print(Help.verify); return }
         guard !a.positionals.isEmpty else { throw CLIError.usage("verify needs at least one oracle file") }
         let threads = try a.int("threads") ?? 0
         let guardBits = try a.int("guard-bits") ?? RenderSettings.defaultGuardBits
         guard threads >= 0 && threads <= 1024 else { throw CLIError.data("--threads: \(threads) is outside 0...1024") }
         guard guardBits >= 0 && guardBits <= 64 else { throw CLIError.data("--guard-bits: \(guardBits) is outside 0...64") }
+        let perturbation = try RenderCommand.perturbationSettings(a)
         let oracles = try a.positionals.map { try OracleFile.read(path: $0) }
         var failed = 0, unsupported = 0
         for oracle in oracles {
-            let report = try Verifier.verify(oracle, threads: threads, guardBits: guardBits)
+            let report = try Verifier.verify(oracle, threads: threads, guardBits: guardBits, perturbation: perturbation)
             printTable(report, all: a.has("all"))
             switch report.outcome {
             case .passed: break
@@ -24,7 +25,7 @@ enum VerifyCommand {
         let passed = oracles.count - failed - unsupported
         print("verify: \(passed) passed, \(failed) failed, \(unsupported) not verified (of \(oracles.count) files)")
         if failed > 0 { throw CLIError.other("\(failed) file(s) do not match the oracle") }
-        if unsupported > 0 { throw CLIError.other("\(unsupported) file(s) could not be verified: they need perturbation") }
+        if unsupported > 0 { throw CLIError.other("\(unsupported) file(s) could not be verified") }
     }
 
     static func printTable(_ r: VerifyReport, all: Bool) {
@@ -38,6 +39,7 @@ enum VerifyCommand {
         print("\(r.name): \(status)  path \(r.path?.rawValue ?? "-"), \(r.rows.count) pixels, \(r.checked) stable, "
               + "\(r.countMismatches) count mismatches, \(r.smoothMismatches) smooth mismatches, "
               + String(format: "max smooth error %.2e, render %.2f s", r.maxSmoothError, r.seconds))
+        if let p = r.perturbation { print("  " + RenderCommand.describe(p)) }
         let shown = r.rows.filter { all || !$0.countsMatch || !$0.smoothMatches }
         guard !shown.isEmpty else { print(""); return }
         print("  " + pad("x", 6) + pad("y", 6) + pad("n2 want", 10) + pad("n2 got", 10) + pad("nBig want", 10) + pad("nBig got", 10) + pad("smooth err", 12) + "status")

@@ -25,6 +25,9 @@ public final class RenderControl: @unchecked Sendable {
         return cancelled
     }
 
+    /// Progress of a reference orbit: reported as the first 10% of the render.
+    func reportReference(_ fraction: Double) { report(0.1 * min(1, fraction)) }
+
     func report(_ fraction: Double) {
         guard let progress else { return }
         lock.lock()
@@ -36,7 +39,8 @@ public final class RenderControl: @unchecked Sendable {
 /// Why a render did not produce a field.
 public enum RenderError: Error, Equatable, CustomStringConvertible {
     case cancelled
-    /// The view needs more bits below the pixel spacing than direct iteration carries.
+    /// The view needs more bits below the pixel spacing than direct iteration carries, and
+    /// the family has no perturbation formula (Newton).
     case needsPerturbation(requiredBits: Int, availableBits: Int)
 
     public var description: String {
@@ -44,15 +48,16 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
         case .cancelled:
             "render cancelled"
         case .needsPerturbation(let required, let available):
-            "this view needs \(required) bits (pixel spacing plus guard bits) but direct double-double iteration carries \(available); it needs perturbation, which this version does not have yet"
+            "this view needs \(required) bits (pixel spacing plus guard bits) but direct double-double iteration carries \(available), and Newton fractals have no perturbation formula"
         }
     }
 }
 
 /// Runs tiles on a fixed number of threads, each taking the next tile when it is free.
 enum TileScheduler {
-    static func run(tiles: Int, threads: Int, control: RenderControl?, tileDone: @escaping @Sendable (Int) -> Double, body: @escaping @Sendable (Int) -> Void) {
-        let queue = TileQueue(count: tiles)
+    static func run(tiles: Int, threads: Int, control: RenderControl?, tileDone: @escaping @Sendable (Int) -> Double,
+                    progressBase: Double = 0, body: @escaping @Sendable (Int) -> Void) {
+        let queue = TileQueue(count: tiles, base: progressBase)
         DispatchQueue.concurrentPerform(iterations: max(1, min(threads, tiles))) { _ in
             while control?.isCancelled != true, let tile = queue.next() {
                 body(tile)
@@ -69,10 +74,13 @@ enum TileScheduler {
 private final class TileQueue: @unchecked Sendable {
     private let lock = NSLock()
     private var nextTile = 0
-    private var done = 0.0
+    private var done: Double
     private let count: Int
 
-    init(count: Int) { self.count = count }
+    init(count: Int, base: Double) {
+        self.count = count
+        done = base
+    }
 
     func next() -> Int? {
         lock.lock()

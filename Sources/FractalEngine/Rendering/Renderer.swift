@@ -34,14 +34,18 @@ public struct RenderSettings: Sendable, Equatable {
 
     /// Force a path instead of the cheapest one that carries enough bits.
     public var path: ArithmeticPath?
+    /// Settings of the perturbation path.
+    public var perturbation: PerturbationSettings
 
-    public init(width: Int, height: Int, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits, tilePixels: Int = 2048, path: ArithmeticPath? = nil) {
+    public init(width: Int, height: Int, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits, tilePixels: Int = 2048,
+                path: ArithmeticPath? = nil, perturbation: PerturbationSettings = PerturbationSettings()) {
         self.width = width
         self.height = height
         self.threads = threads
         self.guardBits = guardBits
         self.tilePixels = tilePixels
         self.path = path
+        self.perturbation = perturbation
     }
 }
 
@@ -53,6 +57,8 @@ public struct RenderReport: Sendable {
     public var threads: Int
     public var seconds: Double
     public var iterations: Int
+    /// Set when the path is perturbation.
+    public var perturbation: PerturbationReport?
 }
 
 /// A finished render: the per-pixel results and the report.
@@ -104,9 +110,14 @@ public enum Renderer {
             fill(&field, kernel: kernel, tilePixels: settings.tilePixels, threads: threads, control: control)
         }
 
+        var perturbationReport: PerturbationReport?
         switch (path, location.family) {
-        case (.perturbation, _):
+        case (.perturbation, .newton):
             throw RenderError.needsPerturbation(requiredBits: bits, availableBits: ArithmeticPath.doubleDouble.bits)
+        case (.perturbation, _):
+            perturbationReport = try PerturbationRenderer.render(
+                location: location, viewport: viewport, settings: settings, perturbation: settings.perturbation,
+                threads: threads, control: control, field: &field)
         case (.double, .mandelbrot):
             run(QuadraticLaneKernel<DoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: nil, maxIterations: limit))
         case (.double, .julia(let re, let im)):
@@ -137,13 +148,16 @@ public enum Renderer {
         }
         if control?.isCancelled == true { throw RenderError.cancelled }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let report = RenderReport(path: path, requiredBits: bits, threads: threads, seconds: seconds, iterations: field.iterationsRepresented)
+        let report = RenderReport(path: path, requiredBits: bits, threads: threads, seconds: seconds,
+                                  iterations: field.iterationsRepresented, perturbation: perturbationReport)
         return RenderResult(field: field, report: report)
     }
 
-    /// Runs `kernel` over every tile of `field` on `threads` threads.
-    static func fill<K: TileKernel>(_ field: inout IterationField, kernel: K, tilePixels: Int, threads: Int, control: RenderControl?) {
-        let count = field.pixelCount
+    /// Runs `kernel` over `count` items (the field's pixels unless the kernel maps a subset)
+    /// in tiles on `threads` threads; progress runs from `progressBase` to 1.
+    static func fill<K: TileKernel>(_ field: inout IterationField, kernel: K, count: Int? = nil, tilePixels: Int, threads: Int,
+                                    control: RenderControl?, progressBase: Double = 0) {
+        let count = count ?? field.pixelCount
         let tileSize = max(1, tilePixels)
         let tiles = (count + tileSize - 1) / tileSize
         let hasRoots = field.hasRoots
@@ -156,7 +170,8 @@ public enum Renderer {
                             root: hasRoots ? root.baseAddress! : nil)
                         TileScheduler.run(
                             tiles: tiles, threads: threads, control: control,
-                            tileDone: { tile in Double(min(tileSize, count - tile * tileSize)) / Double(count) },
+                            tileDone: { tile in (1 - progressBase) * Double(min(tileSize, count - tile * tileSize)) / Double(count) },
+                            progressBase: progressBase,
                             body: { tile in
                                 kernel.run(tile * tileSize..<min(count, (tile + 1) * tileSize), writer)
                             })

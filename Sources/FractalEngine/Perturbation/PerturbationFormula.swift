@@ -1,0 +1,57 @@
+import FractalNumerics
+
+// Perturbation steps (DESIGN.md section 5). With the reference value Z = Z(m) and the pixel's
+// delta dz (its z = Z + dz) and dc (its c = C + dc):
+//   Mandelbrot:  dz <- (2Z + dz) dz + dc
+//   Multibrot p: dz <- sum_{k=1..p} binom(p, k) Z^(p-k) dz^k + dc, by Horner's rule in dz
+//   Julia:       dz <- (2Z + dz) dz          (the pixel enters through dz(0); there is no dc)
+
+/// One perturbation step of a family, generic over the delta type.
+public protocol PerturbationFormula: Sendable {
+    var power: Int { get }
+    /// Whether dc enters each step (false for Julia).
+    var addsDC: Bool { get }
+    func step<D: DeltaScalar>(_ Z: Complex<D>, _ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D>
+}
+
+/// z^2 + c: Mandelbrot (with dc) and Julia (without).
+public struct QuadraticPerturbation: PerturbationFormula {
+    public let addsDC: Bool
+    public init(addsDC: Bool) { self.addsDC = addsDC }
+    @inlinable public var power: Int { 2 }
+
+    @inlinable @inline(__always)
+    public func step<D: DeltaScalar>(_ Z: Complex<D>, _ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D> {
+        let t = Complex(Z.re.doubled + dz.re, Z.im.doubled + dz.im) * dz
+        return addsDC ? t + dc : t
+    }
+}
+
+/// z^p + c for p >= 2: the binomial expansion of (Z + dz)^p - Z^p, plus dc.
+public struct MultibrotPerturbation: PerturbationFormula {
+    public let power: Int
+    /// binomials[k] = binom(power, k), k = 0...power.
+    public let binomials: [Double]
+    public var addsDC: Bool { true }
+
+    public init(power: Int) {
+        self.power = power
+        var row = [1.0]
+        for k in 1...power { row.append(row[k - 1] * Double(power - k + 1) / Double(k)) }
+        binomials = row
+    }
+
+    /// Horner in dz: dz (b1 Z^(p-1) + dz (b2 Z^(p-2) + ... + dz bp)) + dc, bk = binom(p, k).
+    @inlinable @inline(__always)
+    public func step<D: DeltaScalar>(_ Z: Complex<D>, _ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D> {
+        var acc = dz  // bp dz with bp = 1
+        var zPower = Z  // Z^(p-k) for k = p - 1
+        var k = power - 1
+        while k >= 1 {
+            acc = (acc + zPower * D(binomials[k])) * dz
+            zPower = zPower * Z
+            k -= 1
+        }
+        return acc + dc
+    }
+}

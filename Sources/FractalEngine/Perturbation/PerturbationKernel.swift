@@ -1,0 +1,171 @@
+import ArbitraryPrecision
+import FractalNumerics
+
+/// How perturbation handles pixels whose delta stops being small against the reference.
+public enum GlitchMode: String, Sendable, CaseIterable {
+    /// Zhuoran's rebasing (2021): when |Z(m) + dz| < |dz|, or at the end of the reference,
+    /// continue from the start of the critical orbit (Z(0) = 0) with dz = z. One reference
+    /// serves all (two for Julia: its reference pixel's orbit and the critical orbit).
+    case rebase
+    /// Pauldelbrot's test |Z(m) + dz|^2 < g |Z(m)|^2 flags a pixel as glitched; glitched
+    /// pixels are rendered again from new references placed among them.
+    case detect
+}
+
+/// Per-pixel glitch output of the detect mode: flag and the ratio |z|^2 / |Z|^2 at detection.
+@usableFromInline
+struct GlitchWriter: @unchecked Sendable {
+    @usableFromInline let flags: UnsafeMutablePointer<UInt8>
+    @usableFromInline let ratio: UnsafeMutablePointer<Double>
+}
+
+/// A perturbation delta type that can be read from MPFR (correctly rounded).
+public protocol PerturbationDelta: DeltaScalar {
+    init(rounding value: BigFloat)
+}
+
+extension Double: PerturbationDelta {
+    public init(rounding value: BigFloat) { self = value.doubleValue }
+}
+
+extension FloatExp: PerturbationDelta {
+    public init(rounding value: BigFloat) { self = value.floatExpValue }
+}
+
+extension DoubleDouble: PerturbationDelta {
+    public init(rounding value: BigFloat) { self = value.doubleDoubleValue }
+}
+
+/// Pixel deltas from the reference point C: dc = pixel point - C. Without rotation each
+/// column's real part and each row's imaginary part are computed once, exactly in MPFR from
+/// the contract's pixel point (the oracle's rounding order), then rounded to D: the pixel
+/// grid is as exact as D can hold it, relative to |dc|.
+@usableFromInline
+struct DeltaGrid<D: PerturbationDelta>: Sendable {
+    @usableFromInline let width: Int
+    @usableFromInline let columns: [D]
+    @usableFromInline let rows: [D]
+    @usableFromInline let rotated: Bool
+    @usableFromInline let viewport: Viewport
+    @usableFromInline let spacing: D
+    @usableFromInline let offset: Complex<D>
+
+    init(viewport: Viewport, reference: BigComplex) {
+        self.viewport = viewport
+        width = viewport.width
+        spacing = D(rounding: viewport.spacing)
+        offset = Complex(D(rounding: viewport.center.re - reference.re), D(rounding: viewport.center.im - reference.im))
+        rotated = viewport.rotation != (1, 0)
+        if rotated {
+            columns = []
+            rows = []
+        } else {
+            columns = (0..<viewport.width).map { x in D(rounding: viewport.exactPoint(x: x, y: 0).re - reference.re) }
+            rows = (0..<viewport.height).map { y in D(rounding: viewport.exactPoint(x: 0, y: y).im - reference.im) }
+        }
+    }
+
+    @inlinable @inline(__always)
+    func delta(_ i: Int) -> Complex<D> {
+        let y = i / width, x = i - y * width
+        if !rotated { return Complex(columns[x], rows[y]) }
+        let (u, v) = viewport.offsetUnits(x: x, y: y)
+        let ru = u * viewport.rotation.cos - v * viewport.rotation.sin
+        let rv = u * viewport.rotation.sin + v * viewport.rotation.cos
+        return Complex(spacing.scaled(by: ru) + offset.re, spacing.scaled(by: rv) + offset.im)
+    }
+}
+
+// The per-pixel loop. Names: n = the pixel's iteration count, m = the reference index, so
+// the pixel's z(n) = Z(m) + dz; dc = c - C (zero for Julia, whose pixel enters as dz(0)).
+
+/// Perturbation of pixels against one reference orbit, generic over formula and delta type.
+@usableFromInline
+struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: TileKernel {
+    @usableFromInline let formula: F
+    @usableFromInline let orbit: [Complex<D>]
+    /// The orbit a pixel continues on after rebasing: the orbit of the critical point 0
+    /// (Z(0) = 0). The same as `orbit` for Mandelbrot and Multibrot; for Julia, whose
+    /// reference starts at a pixel, the orbit of 0 under z^2 + c.
+    @usableFromInline let rebaseOrbit: [Complex<D>]
+    @usableFromInline let grid: DeltaGrid<D>
+    @usableFromInline let maxIterations: Int
+    @usableFromInline let mode: GlitchMode
+    /// Pauldelbrot's g.
+    @usableFromInline let tolerance: Double
+    /// Whether the reference escaped (then reaching its end is a glitch in detect mode).
+    @usableFromInline let referenceEscaped: Bool
+    /// When set, tile ranges index this list of pixels (a re-render of glitched pixels).
+    @usableFromInline let subset: [Int]?
+    @usableFromInline let glitches: GlitchWriter?
+
+    @inlinable
+    func run(_ range: Range<Int>, _ writer: FieldWriter) {
+        orbit.withUnsafeBufferPointer { orbit in
+          rebaseOrbit.withUnsafeBufferPointer { rebaseOrbit in
+            for j in range {
+                let i = subset?[j] ?? j
+                let dc = grid.delta(i)
+                let (result, ratio) = iterate(dc: dc, orbit: orbit, rebaseOrbit: rebaseOrbit)
+                writer.write(i, result)
+                if let glitches {
+                    glitches.flags[i] = ratio.isNaN ? 0 : 1
+                    glitches.ratio[i] = ratio
+                }
+            }
+          }
+        }
+    }
+
+    /// Returns the pixel's result, and in detect mode the ratio |z|^2 / |Z|^2 where it
+    /// glitched (NaN when it did not).
+    @inlinable @inline(__always)
+    func iterate(dc: Complex<D>, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>) -> (PixelResult, Double) {
+        var orbit = first
+        var last = orbit.count - 1
+        var dz: Complex<D> = formula.addsDC ? .zero : dc
+        let dcStep: Complex<D> = formula.addsDC ? dc : .zero
+        var m = 0
+        var n = 0
+        var n2 = 0
+        while n < maxIterations {
+            dz = formula.step(orbit[m], dz, dcStep)
+            m += 1
+            n += 1
+            let Z = orbit[m]
+            let z = Z + dz
+            let x = z.re.leadingDouble, y = z.im.leadingDouble
+            let r2 = x * x + y * y
+            if r2 > Escape.radiusSquared2 {
+                if n2 == 0 { n2 = n }
+                if r2 > Escape.radiusSquaredBig {
+                    return (PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: Escape.smooth(nBig: n, lengthSquared: r2, power: formula.power)), .nan)
+                }
+            }
+            switch mode {
+            case .rebase:
+                if m == last || z.lengthSquared < dz.lengthSquared {
+                    // Continue on the critical orbit, whose Z(0) = 0: dz = z.
+                    dz = z
+                    m = 0
+                    orbit = rebaseOrbit
+                    last = orbit.count - 1
+                }
+            case .detect:
+                let zx = Z.re.leadingDouble, zy = Z.im.leadingDouble
+                let big = zx * zx + zy * zy
+                if r2 < tolerance * big { return (.bounded, r2 / big) }
+                if m == last {
+                    // Past |z| = 2 the orbit only grows: finishing from the reference's start
+                    // (dz = z - Z(0)) is exact enough; inside, an ended reference is a glitch.
+                    guard r2 > Escape.radiusSquared2 else { return (.bounded, 0) }
+                    dz = z
+                    m = 0
+                    orbit = rebaseOrbit
+                    last = orbit.count - 1
+                }
+            }
+        }
+        return (PixelResult(n2: UInt32(n2), nBig: 0, smooth: .nan), .nan)
+    }
+}

@@ -1,0 +1,223 @@
+import ArbitraryPrecision
+import Foundation
+import FractalNumerics
+
+/// The delta type of a perturbation render (chosen once per render by the pixel spacing).
+public enum DeltaType: String, Sendable, CaseIterable {
+    case double
+    case floatExp = "floatexp"
+    /// Double-double deltas: 106 bits relative to |dz|, for views whose pixels need more
+    /// bits below the spacing than Double deltas leave (Documentation/Perturbation.md).
+    case doubleDouble = "double-double"
+
+    /// Double while the spacing is above 2^-960 (about 1e-289): room for |dz|^2 terms and
+    /// for deltas that shrink before they grow. FloatExp below.
+    public static func forSpacing(log2: Double) -> DeltaType { log2 > -960 ? .double : .floatExp }
+}
+
+/// Where the first reference goes.
+public enum ReferencePlacement: String, Sendable, CaseIterable {
+    /// The view's center.
+    case center
+    /// The point of a 5 x 5 probe of the view whose orbit is longest (the xFractal app's rule).
+    case probe
+}
+
+/// Perturbation settings.
+public struct PerturbationSettings: Sendable, Equatable {
+    public var glitchMode: GlitchMode
+    public var placement: ReferencePlacement
+    /// Force a delta type instead of choosing by spacing.
+    public var deltaType: DeltaType?
+    /// References the detect mode may add after the first.
+    public var referenceBudget: Int
+    /// Extra MPFR bits beyond -log2(spacing) + 64.
+    public var extraBits: Int
+
+    public init(glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .center, deltaType: DeltaType? = nil, referenceBudget: Int = 64, extraBits: Int = 0) {
+        self.glitchMode = glitchMode
+        self.placement = placement
+        self.deltaType = deltaType
+        self.referenceBudget = referenceBudget
+        self.extraBits = extraBits
+    }
+
+    /// Pauldelbrot's g for power p: 1e-7 for p = 2, ten times larger for each further power
+    /// (Kalles Fraktaler: 1e-6 for p = 3, 1e-5 for p = 4, ...), at most 1e-2.
+    public static func glitchTolerance(power: Int) -> Double {
+        min(1e-2, 1e-7 * Math.pow(10, Double(power - 2)))
+    }
+}
+
+/// What a perturbation render did.
+public struct PerturbationReport: Sendable {
+    public var deltaType: DeltaType
+    public var glitchMode: GlitchMode
+    public var precisionBits: Int
+    /// The reference points used, first the primary one, as decimal strings.
+    public var references: [(re: String, im: String)]
+    /// Length of the primary reference orbit and whether it escaped.
+    public var referenceLength: Int
+    public var referenceEscaped: Bool
+    /// Pixels the detect mode flagged in the first pass, and those left after correction.
+    public var glitchedPixels: Int
+    public var uncorrectedPixels: Int
+    public var referenceSeconds: Double
+}
+
+enum PerturbationRenderer {
+    /// Renders `field` by perturbation (see Documentation/Perturbation.md).
+    static func render(
+        location: Location, viewport: Viewport, settings: RenderSettings, perturbation: PerturbationSettings,
+        threads: Int, control: RenderControl?, field: inout IterationField
+    ) throws -> PerturbationReport {
+        let log2s = viewport.log2Spacing
+        let delta = perturbation.deltaType ?? DeltaType.forSpacing(log2: log2s)
+        switch (location.family, delta) {
+        case (.mandelbrot, .double):
+            return try run(QuadraticPerturbation(addsDC: true), Double.self, location, viewport, perturbation, threads, control, &field)
+        case (.mandelbrot, .floatExp):
+            return try run(QuadraticPerturbation(addsDC: true), FloatExp.self, location, viewport, perturbation, threads, control, &field)
+        case (.julia, .double):
+            return try run(QuadraticPerturbation(addsDC: false), Double.self, location, viewport, perturbation, threads, control, &field)
+        case (.julia, .floatExp):
+            return try run(QuadraticPerturbation(addsDC: false), FloatExp.self, location, viewport, perturbation, threads, control, &field)
+        case (.multibrot(let p), .double):
+            return try run(MultibrotPerturbation(power: p), Double.self, location, viewport, perturbation, threads, control, &field)
+        case (.multibrot(let p), .floatExp):
+            return try run(MultibrotPerturbation(power: p), FloatExp.self, location, viewport, perturbation, threads, control, &field)
+        case (.mandelbrot, .doubleDouble):
+            return try run(QuadraticPerturbation(addsDC: true), DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
+        case (.julia, .doubleDouble):
+            return try run(QuadraticPerturbation(addsDC: false), DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
+        case (.multibrot(let p), .doubleDouble):
+            return try run(MultibrotPerturbation(power: p), DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
+        case (.newton, _):
+            throw RenderError.needsPerturbation(requiredBits: 0, availableBits: ArithmeticPath.doubleDouble.bits)
+        }
+    }
+
+    private static func run<F: PerturbationFormula, D: PerturbationDelta>(
+        _ formula: F, _: D.Type, _ location: Location, _ viewport: Viewport, _ settings: PerturbationSettings,
+        _ threads: Int, _ control: RenderControl?, _ field: inout IterationField
+    ) throws -> PerturbationReport {
+        let precision = Precision(bits: viewport.precision.bits + settings.extraBits)
+        var juliaC: BigComplex?
+        if case .julia(let re, let im) = location.family {
+            do { juliaC = try BigComplex(parsingRe: re, im: im, precision: precision) } catch {
+                throw LocationError.badNumber(field: "julia", text: "\(re), \(im)")
+            }
+        }
+        let center = BigComplex(viewport.center.re.rounded(to: precision), viewport.center.im.rounded(to: precision))
+        var referenceSeconds = 0.0
+        func orbit(at point: BigComplex) throws -> ReferenceOrbit {
+            let start = DispatchTime.now().uptimeNanoseconds
+            defer { referenceSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+            return try ReferenceOrbit.compute(point: point, power: formula.power, juliaC: juliaC,
+                                              maxIterations: location.maxIterations, precision: precision, control: control)
+        }
+
+        // The primary reference.
+        var referencePoint = center
+        var primary: ReferenceOrbit
+        switch settings.placement {
+        case .center:
+            primary = try orbit(at: center)
+        case .probe:
+            primary = try orbit(at: center)
+            if primary.escaped {
+                for j in 0..<5 {
+                    for i in 0..<5 {
+                        let x = (viewport.width - 1) * (2 * i + 1) / 10, y = (viewport.height - 1) * (2 * j + 1) / 10
+                        let point = viewport.exactPoint(x: x, y: y)
+                        let candidate = try orbit(at: BigComplex(point.re.rounded(to: precision), point.im.rounded(to: precision)))
+                        if candidate.count > primary.count || (!candidate.escaped && primary.escaped) {
+                            primary = candidate
+                            referencePoint = candidate.point
+                        }
+                        if !primary.escaped { break }
+                    }
+                    if !primary.escaped { break }
+                }
+            }
+        }
+
+        let tolerance = PerturbationSettings.glitchTolerance(power: formula.power)
+        let count = field.pixelCount
+        var flags = [UInt8](repeating: 0, count: settings.glitchMode == .detect ? count : 0)
+        var ratios = [Double](repeating: .nan, count: settings.glitchMode == .detect ? count : 0)
+        var references = [(referencePoint.re.decimalString(), referencePoint.im.decimalString())]
+
+        // Julia rebases onto the orbit of the critical point 0.
+        let critical: [Complex<D>]?
+        if juliaC != nil {
+            critical = try orbit(at: BigComplex(precision: precision)).values(as: D.self)
+        } else {
+            critical = nil
+        }
+
+        func pass(_ reference: ReferenceOrbit, at point: BigComplex, subset: [Int]?) {
+            let values = reference.values(as: D.self)
+            flags.withUnsafeMutableBufferPointer { f in
+                ratios.withUnsafeMutableBufferPointer { r in
+                    let glitches = settings.glitchMode == .detect ? GlitchWriter(flags: f.baseAddress!, ratio: r.baseAddress!) : nil
+                    let kernel = PerturbationKernel<F, D>(
+                        formula: formula, orbit: values, rebaseOrbit: critical ?? values,
+                        grid: DeltaGrid<D>(viewport: viewport, reference: point),
+                        maxIterations: location.maxIterations, mode: settings.glitchMode, tolerance: tolerance,
+                        referenceEscaped: reference.escaped, subset: subset, glitches: glitches)
+                    Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: 1024, threads: threads,
+                                  control: subset == nil ? control : nil, progressBase: 0.1)
+                }
+            }
+        }
+
+        pass(primary, at: referencePoint, subset: nil)
+        var glitched = settings.glitchMode == .detect ? (0..<count).filter { flags[$0] != 0 } : []
+        let firstPassGlitched = glitched.count
+        var budget = settings.referenceBudget
+        while !glitched.isEmpty && budget > 0 {
+            if control?.isCancelled == true { throw RenderError.cancelled }
+            budget -= 1
+            let group = largestGroup(glitched, flags: flags, width: viewport.width, height: viewport.height)
+            // The pixel of the group nearest to its glitch's cause: smallest |z|^2 / |Z|^2.
+            let pick = group.min { ratios[$0] < ratios[$1] }!
+            let point = viewport.exactPoint(x: pick % viewport.width, y: pick / viewport.width)
+            let reference = try orbit(at: BigComplex(point.re.rounded(to: precision), point.im.rounded(to: precision)))
+            references.append((reference.point.re.decimalString(), reference.point.im.decimalString()))
+            pass(reference, at: reference.point, subset: glitched)
+            let before = glitched.count
+            glitched = glitched.filter { flags[$0] != 0 }
+            if glitched.count == before && flags[pick] != 0 { break }  // no progress, even at the reference itself
+        }
+        return PerturbationReport(
+            deltaType: D.self == Double.self ? .double : (D.self == FloatExp.self ? .floatExp : .doubleDouble), glitchMode: settings.glitchMode,
+            precisionBits: precision.bits, references: references, referenceLength: primary.count,
+            referenceEscaped: primary.escaped, glitchedPixels: firstPassGlitched, uncorrectedPixels: glitched.count,
+            referenceSeconds: referenceSeconds)
+    }
+
+    /// The largest 4-connected group among the flagged pixels `glitched`.
+    static func largestGroup(_ glitched: [Int], flags: [UInt8], width: Int, height: Int) -> [Int] {
+        var seen = Set<Int>()
+        var best: [Int] = []
+        for startPixel in glitched where !seen.contains(startPixel) {
+            var group: [Int] = []
+            var stack = [startPixel]
+            seen.insert(startPixel)
+            while let p = stack.popLast() {
+                group.append(p)
+                let x = p % width, y = p / width
+                for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && ny >= 0 && nx < width && ny < height {
+                    let q = ny * width + nx
+                    if flags[q] != 0 && !seen.contains(q) {
+                        seen.insert(q)
+                        stack.append(q)
+                    }
+                }
+            }
+            if group.count > best.count { best = group }
+        }
+        return best
+    }
+}

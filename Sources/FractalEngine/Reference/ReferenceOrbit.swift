@@ -1,0 +1,138 @@
+import ArbitraryPrecision
+import CMPFR
+import Foundation
+import FractalNumerics
+
+/// The orbit of one reference point, computed in MPFR and stored at low precision:
+/// Z(0), Z(1), ..., Z(count - 1) as Doubles, with the few values whose magnitude underflows
+/// Double (below 2^-1000) also kept as FloatExp.
+///
+/// Mandelbrot and Multibrot: Z(0) = 0, Z(m+1) = Z(m)^p + C. Julia: Z(0) = C (the reference
+/// pixel), Z(m+1) = Z(m)^2 + c. The orbit stops after the first m with |Z(m)| > 2 or at the
+/// iteration limit; `escaped` says which.
+public struct ReferenceOrbit: Sendable {
+    /// The reference point C (Mandelbrot: the parameter; Julia: the starting point).
+    public let point: BigComplex
+    public let power: Int
+    /// Julia's parameter c, or nil for Mandelbrot and Multibrot.
+    public let juliaC: BigComplex?
+    public let precision: Precision
+    public let re: [Double]
+    public let im: [Double]
+    /// Indices and exact values of the entries whose magnitude is below 2^-1000.
+    public let tiny: [Int: Complex<FloatExp>]
+    /// Whether |Z(count - 1)| > 2.
+    public let escaped: Bool
+
+    /// The number of stored values, Z(0) ... Z(count - 1).
+    public var count: Int { re.count }
+
+    /// Computes the orbit of `point` in MPFR, in place, up to `maxIterations` steps.
+    ///
+    /// `progress` is called with the fraction done every 4096 steps; `isCancelled` is polled
+    /// as often and stops the computation with `RenderError.cancelled`.
+    public static func compute(
+        point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
+        control: RenderControl? = nil
+    ) throws -> ReferenceOrbit {
+        let ws = MPFRWorkspace(count: 10, precision: precision)
+        let x = ws[0], y = ws[1], cx = ws[2], cy = ws[3], t1 = ws[4], t2 = ws[5], t3 = ws[6], bx = ws[7], by = ws[8], r2 = ws[9]
+        if let juliaC {
+            ws.set(0, point.re)
+            ws.set(1, point.im)
+            ws.set(2, juliaC.re)
+            ws.set(3, juliaC.im)
+        } else {
+            ws.set(2, point.re)
+            ws.set(3, point.im)
+        }
+        var re = [Double](), im = [Double]()
+        re.reserveCapacity(min(maxIterations + 1, 1 << 24))
+        im.reserveCapacity(min(maxIterations + 1, 1 << 24))
+        var tiny: [Int: Complex<FloatExp>] = [:]
+        var escaped = false
+
+        func store() {
+            let a = mpfr_get_d(x, MPFR_RNDN), b = mpfr_get_d(y, MPFR_RNDN)
+            re.append(a)
+            im.append(b)
+            // Below 2^-1000 Double loses bits (subnormals) or the value: keep it exactly.
+            let smallX = a != 0 && Swift.abs(a) < 0x1p-1000 || (a == 0 && fathom_mpfr_zero_p(x) == 0)
+            let smallY = b != 0 && Swift.abs(b) < 0x1p-1000 || (b == 0 && fathom_mpfr_zero_p(y) == 0)
+            if smallX || smallY {
+                var ex = 0, ey = 0
+                let mx = mpfr_get_d_2exp(&ex, x, MPFR_RNDN), my = mpfr_get_d_2exp(&ey, y, MPFR_RNDN)
+                tiny[re.count - 1] = Complex(FloatExp(significand: mx, exponent: ex), FloatExp(significand: my, exponent: ey))
+            }
+        }
+
+        store()
+        var m = 0
+        while m < maxIterations {
+            mpfr_set(bx, x, MPFR_RNDN)
+            mpfr_set(by, y, MPFR_RNDN)
+            // Z^2 = ((x + y)(x - y), 2xy), then p - 2 schoolbook products with Z.
+            mpfr_add(t1, x, y, MPFR_RNDN)
+            mpfr_sub(t2, x, y, MPFR_RNDN)
+            mpfr_mul(t3, x, y, MPFR_RNDN)
+            mpfr_mul(x, t1, t2, MPFR_RNDN)
+            mpfr_mul_2ui(y, t3, 1, MPFR_RNDN)
+            var k = 2
+            while k < power {
+                mpfr_mul(t1, x, bx, MPFR_RNDN)
+                mpfr_mul(t2, y, by, MPFR_RNDN)
+                mpfr_mul(t3, x, by, MPFR_RNDN)
+                mpfr_mul(y, y, bx, MPFR_RNDN)
+                mpfr_add(y, t3, y, MPFR_RNDN)
+                mpfr_sub(x, t1, t2, MPFR_RNDN)
+                k += 1
+            }
+            mpfr_add(x, x, cx, MPFR_RNDN)
+            mpfr_add(y, y, cy, MPFR_RNDN)
+            m += 1
+            store()
+            // |Z|^2 > 4, decided in Double unless close (then in MPFR).
+            let a = re[m], b = im[m]
+            let approx = a * a + b * b
+            if approx > Escape.outer2 || (approx >= Escape.inner2 && {
+                mpfr_sqr(t1, x, MPFR_RNDN)
+                mpfr_sqr(t2, y, MPFR_RNDN)
+                mpfr_add(r2, t1, t2, MPFR_RNDN)
+                return mpfr_cmp_d(r2, 4) > 0
+            }()) {
+                escaped = true
+                break
+            }
+            if m & 4095 == 0, let control {
+                if control.isCancelled { throw RenderError.cancelled }
+                control.reportReference(Double(m) / Double(maxIterations))
+            }
+        }
+        return ReferenceOrbit(point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im, tiny: tiny, escaped: escaped)
+    }
+
+    init(point: BigComplex, power: Int, juliaC: BigComplex?, precision: Precision, re: [Double], im: [Double], tiny: [Int: Complex<FloatExp>], escaped: Bool) {
+        self.point = point
+        self.power = power
+        self.juliaC = juliaC
+        self.precision = precision
+        self.re = re
+        self.im = im
+        self.tiny = tiny
+        self.escaped = escaped
+    }
+
+    /// The orbit in the delta type D, ready for a kernel.
+    public func values<D: DeltaScalar>(as _: D.Type) -> [Complex<D>] {
+        var out = [Complex<D>]()
+        out.reserveCapacity(count)
+        for i in 0..<count {
+            if let t = tiny[i] {
+                out.append(Complex(D(t.re), D(t.im)))
+            } else {
+                out.append(Complex(D(re[i]), D(im[i])))
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,28 @@
+/// A number type for perturbation deltas: a `RealScalar` that converts to and from
+/// `FloatExp` (the type that holds any magnitude).
+///
+/// `Double` holds deltas down to about 1e-290 (with headroom for squaring); `FloatExp`
+/// holds any depth at several times the cost.
+public protocol DeltaScalar: RealScalar {
+    /// The nearest value of this type (Double underflows to zero below 1e-308).
+    init(_ value: FloatExp)
+    var floatExpValue: FloatExp { get }
+}
+
+extension Double: DeltaScalar {
+    @inlinable public init(_ value: FloatExp) { self = value.doubleValue }
+    @inlinable public var floatExpValue: FloatExp { FloatExp(self) }
+}
+
+extension FloatExp: DeltaScalar {
+    @inlinable public init(_ value: FloatExp) { self = value }
+    @inlinable public var floatExpValue: FloatExp { self }
+}
+
+extension DoubleDouble: DeltaScalar {
+    @inlinable public init(_ value: FloatExp) {
+        // The significand is exact; scale by 2^exponent in two exact steps (hi, then lo = 0).
+        self.init(value.doubleValue)
+    }
+    @inlinable public var floatExpValue: FloatExp { FloatExp(hi) + FloatExp(lo) }
+}
