@@ -72,7 +72,14 @@ enum PerturbationRenderer {
         threads: Int, control: RenderControl?, field: inout IterationField
     ) throws -> PerturbationReport {
         let log2s = viewport.log2Spacing
-        let delta = perturbation.deltaType ?? DeltaType.forSpacing(log2: log2s)
+        var delta = perturbation.deltaType ?? DeltaType.forSpacing(log2: log2s)
+        if perturbation.deltaType == nil, delta == .double, case .julia(let re, let im) = location.family,
+           criticalOrbitEscapes(re: re, im: im, within: location.maxIterations) {
+            // Pixels outliving an escaping critical orbit continue from z itself, which
+            // Double holds only to 2^-53 absolute: double-double keeps them exact
+            // (Documentation/Perturbation.md).
+            delta = .doubleDouble
+        }
         switch (location.family, delta) {
         case (.mandelbrot, .double):
             return try run(QuadraticPerturbation(addsDC: true), Double.self, location, viewport, perturbation, threads, control, &field)
@@ -114,7 +121,8 @@ enum PerturbationRenderer {
             let start = DispatchTime.now().uptimeNanoseconds
             defer { referenceSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
             return try ReferenceOrbit.compute(point: point, power: formula.power, juliaC: juliaC,
-                                              maxIterations: location.maxIterations, precision: precision, control: control)
+                                              maxIterations: location.maxIterations, precision: precision,
+                                              lowWords: D.self == DoubleDouble.self, control: control)
         }
 
         // The primary reference.
@@ -195,6 +203,18 @@ enum PerturbationRenderer {
             precisionBits: precision.bits, references: references, referenceLength: primary.count,
             referenceEscaped: primary.escaped, glitchedPixels: firstPassGlitched, uncorrectedPixels: glitched.count,
             referenceSeconds: referenceSeconds)
+    }
+
+    /// Whether the orbit of 0 under z^2 + c leaves |z| <= 2 within `limit` steps (Double is
+    /// enough to choose a delta type).
+    static func criticalOrbitEscapes(re: String, im: String, within limit: Int) -> Bool {
+        guard let cr = Double(re), let ci = Double(im) else { return false }
+        var x = 0.0, y = 0.0
+        for _ in 0..<min(limit, 100_000) {
+            (x, y) = (x * x - y * y + cr, 2 * x * y + ci)
+            if x * x + y * y > 4 { return true }
+        }
+        return false
     }
 
     /// The largest 4-connected group among the flagged pixels `glitched`.

@@ -19,6 +19,10 @@ public struct ReferenceOrbit: Sendable {
     public let precision: Precision
     public let re: [Double]
     public let im: [Double]
+    /// The low words (Z - hi rounded to Double) when computed with `lowWords: true`, so the
+    /// orbit can be read as double-double; empty otherwise.
+    public let reLow: [Double]
+    public let imLow: [Double]
     /// Indices and exact values of the entries whose magnitude is below 2^-1000.
     public let tiny: [Int: Complex<FloatExp>]
     /// Whether |Z(count - 1)| > 2.
@@ -33,7 +37,7 @@ public struct ReferenceOrbit: Sendable {
     /// as often and stops the computation with `RenderError.cancelled`.
     public static func compute(
         point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
-        control: RenderControl? = nil
+        lowWords: Bool = false, control: RenderControl? = nil
     ) throws -> ReferenceOrbit {
         let ws = MPFRWorkspace(count: 10, precision: precision)
         let x = ws[0], y = ws[1], cx = ws[2], cy = ws[3], t1 = ws[4], t2 = ws[5], t3 = ws[6], bx = ws[7], by = ws[8], r2 = ws[9]
@@ -51,11 +55,18 @@ public struct ReferenceOrbit: Sendable {
         im.reserveCapacity(min(maxIterations + 1, 1 << 24))
         var tiny: [Int: Complex<FloatExp>] = [:]
         var escaped = false
+        var reLow = [Double](), imLow = [Double]()
 
         func store() {
             let a = mpfr_get_d(x, MPFR_RNDN), b = mpfr_get_d(y, MPFR_RNDN)
             re.append(a)
             im.append(b)
+            if lowWords {
+                mpfr_sub_d(t1, x, a, MPFR_RNDN)
+                reLow.append(mpfr_get_d(t1, MPFR_RNDN))
+                mpfr_sub_d(t1, y, b, MPFR_RNDN)
+                imLow.append(mpfr_get_d(t1, MPFR_RNDN))
+            }
             // Below 2^-1000 Double loses bits (subnormals) or the value: keep it exactly.
             let smallX = a != 0 && Swift.abs(a) < 0x1p-1000 || (a == 0 && fathom_mpfr_zero_p(x) == 0)
             let smallY = b != 0 && Swift.abs(b) < 0x1p-1000 || (b == 0 && fathom_mpfr_zero_p(y) == 0)
@@ -108,10 +119,14 @@ public struct ReferenceOrbit: Sendable {
                 control.reportReference(Double(m) / Double(maxIterations))
             }
         }
-        return ReferenceOrbit(point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im, tiny: tiny, escaped: escaped)
+        return ReferenceOrbit(point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im,
+                              reLow: reLow, imLow: imLow, tiny: tiny, escaped: escaped)
     }
 
-    init(point: BigComplex, power: Int, juliaC: BigComplex?, precision: Precision, re: [Double], im: [Double], tiny: [Int: Complex<FloatExp>], escaped: Bool) {
+    init(point: BigComplex, power: Int, juliaC: BigComplex?, precision: Precision, re: [Double], im: [Double],
+         reLow: [Double], imLow: [Double], tiny: [Int: Complex<FloatExp>], escaped: Bool) {
+        self.reLow = reLow
+        self.imLow = imLow
         self.point = point
         self.power = power
         self.juliaC = juliaC
@@ -126,6 +141,13 @@ public struct ReferenceOrbit: Sendable {
     public func values<D: DeltaScalar>(as _: D.Type) -> [Complex<D>] {
         var out = [Complex<D>]()
         out.reserveCapacity(count)
+        if D.self == DoubleDouble.self && !reLow.isEmpty {
+            for i in 0..<count {
+                let z = Complex(DoubleDouble(hi: re[i], lo: reLow[i]), DoubleDouble(hi: im[i], lo: imLow[i]))
+                out.append(z as! Complex<D>)
+            }
+            return out
+        }
         for i in 0..<count {
             if let t = tiny[i] {
                 out.append(Complex(D(t.re), D(t.im)))

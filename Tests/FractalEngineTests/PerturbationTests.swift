@@ -1,0 +1,122 @@
+import ArbitraryPrecision
+import FractalEngine
+import FractalNumerics
+import Testing
+
+/// Renders by perturbation and compares every pixel with direct MPFR iteration, as the
+/// oracle does: at bits = -log2(s) + 64 and again at 2 bits + 64, skipping pixels where the
+/// two runs disagree on the counts (or on smooth by more than 1e-6, for the smooth check).
+/// Escape counts must match exactly; smooth within `smoothTolerance` (nil: not compared).
+func perturbationMismatches(_ location: Location, width: Int, height: Int, delta: DeltaType?, mode: GlitchMode = .rebase,
+                            smoothTolerance: Double?) throws -> (bad: [(Int, Int, PixelResult, PixelResult)], report: RenderReport) {
+    let settings = RenderSettings(width: width, height: height, path: .perturbation,
+                                  perturbation: PerturbationSettings(glitchMode: mode, deltaType: delta))
+    let result = try Renderer.render(location: location, settings: settings)
+    let viewport = try Viewport(location: location, width: width, height: height)
+    let bits = Int(-viewport.log2Spacing.rounded(.down)) + 64
+    let mpfr = MPFREscape(precision: Precision(bits: 2 * bits + 64))
+    let check = MPFREscape(precision: Precision(bits: bits))
+    let fine = try Viewport(location: location, width: width, height: height)
+    var bad: [(Int, Int, PixelResult, PixelResult)] = []
+    for y in 0..<height {
+        for x in 0..<width {
+            let want = mpfr.iterate(pixelX: x, pixelY: y, viewport: fine, family: location.family, maxIterations: location.maxIterations)
+            let other = check.iterate(pixelX: x, pixelY: y, viewport: fine, family: location.family, maxIterations: location.maxIterations)
+            guard want.n2 == other.n2 && want.nBig == other.nBig else { continue }  // unstable
+            let smoothStable = want.smooth.isNaN || Swift.abs(want.smooth - other.smooth) <= 1e-6
+            let got = result.field[x, y]
+            var ok = want.n2 == got.n2 && want.nBig == got.nBig
+            if let tol = smoothTolerance, ok, smoothStable, !want.smooth.isNaN { ok = Swift.abs(want.smooth - got.smooth) <= tol }
+            if !ok { bad.append((x, y, want, got)) }
+        }
+    }
+    return (bad, result.report)
+}
+
+@Suite("Perturbation against MPFR")
+struct PerturbationTests {
+    // The center of the pub_c_e55 oracle location (ckormanyos/mandelbrot deep dive 02).
+    static let e55Re = "-1.29518908214777745701706417718568192670656646088488846921745350"
+    static let e55Im = "0.44093698267832013888090367835626261211321462743139620368266100"
+
+    @Test("Mandelbrot at 1e-30 in every delta type: counts exact; smooth too with double-double deltas",
+          arguments: [DeltaType.double, .floatExp, .doubleDouble])
+    func mandelbrot(delta: DeltaType) throws {
+        let loc = Location(centerRe: Self.e55Re, centerIm: Self.e55Im, radius: "1e-30", maxIterations: 5000)
+        let (bad, report) = try perturbationMismatches(loc, width: 16, height: 12, delta: delta,
+                                                       smoothTolerance: delta == .doubleDouble ? 1e-9 : nil)
+        #expect(report.path == .perturbation)
+        #expect(report.perturbation?.deltaType == delta)
+        #expect(bad.isEmpty, "\(bad.prefix(3))")
+    }
+
+    @Test("FloatExp deltas at 1e-400, beyond Double's range")
+    func beyondDouble() throws {
+        let loc = Location(centerRe: Self.e55Re, centerIm: Self.e55Im, radius: "1e-400", maxIterations: 5000)
+        let (bad, report) = try perturbationMismatches(loc, width: 8, height: 6, delta: nil, smoothTolerance: 1e-6)
+        #expect(report.perturbation?.deltaType == .floatExp)
+        #expect(bad.isEmpty, "\(bad.prefix(3))")
+    }
+
+    @Test("Multibrot by its binomial expansion", arguments: [3, 4, 7])
+    func multibrot(power: Int) throws {
+        let loc = Location(family: .multibrot(power: power), centerRe: "-0.2", centerIm: "0.75", radius: "1e-24", maxIterations: 2000)
+        let (bad, _) = try perturbationMismatches(loc, width: 12, height: 8, delta: .double, smoothTolerance: nil)
+        #expect(bad.isEmpty, "\(bad.prefix(3))")
+    }
+
+    /// c = -0.8 + 0.156i lies outside the Mandelbrot set: its critical orbit escapes, and
+    /// pixels that outlive it lose Double's precision, so the renderer picks double-double
+    /// deltas by itself there (and this test checks Double deltas only on c inside the set).
+    @Test("Julia: the reference pixel's orbit, then the critical orbit after rebasing")
+    func julia() throws {
+        // The center of the pub_g_julia_e20 oracle location.
+        let loc = Location(family: .julia(re: "-0.8", im: "0.156"), centerRe: "0.949819428088212909012650746160435775426144325937154520501015",
+                           centerIm: "0.352192192042892595246325212080304828332306304685579686045675", radius: "1e-24", maxIterations: 3000)
+        let (bad, report) = try perturbationMismatches(loc, width: 12, height: 8, delta: nil, smoothTolerance: 1e-9)
+        #expect(report.perturbation?.deltaType == .doubleDouble)
+        #expect(bad.isEmpty, "\(bad.prefix(3))")
+        // c = -0.12 + 0.75i (inside the set, the Douady rabbit), at its repelling fixed point
+        // (1 + sqrt(1 - 4c)) / 2: Double deltas.
+        let rabbit = Location(family: .julia(re: "-0.12", im: "0.75"), centerRe: "1.27662776832991328625125781879338401900776523959661133706817",
+                              centerIm: "-0.482856801278703603991368417705517043355077756160892583919134", radius: "1e-22", maxIterations: 3000)
+        let (badRabbit, rabbitReport) = try perturbationMismatches(rabbit, width: 12, height: 8, delta: nil, smoothTolerance: nil)
+        #expect(rabbitReport.perturbation?.deltaType == .double)
+        #expect(badRabbit.isEmpty, "\(badRabbit.prefix(3))")
+    }
+
+    @Test("detect mode corrects its glitches with extra references and agrees with MPFR")
+    func detect() throws {
+        let loc = Location(centerRe: Self.e55Re, centerIm: Self.e55Im, radius: "1e-30", maxIterations: 5000)
+        let (bad, report) = try perturbationMismatches(loc, width: 16, height: 12, delta: .double, mode: .detect, smoothTolerance: nil)
+        #expect(bad.isEmpty, "\(bad.prefix(3))")
+        #expect(report.perturbation?.uncorrectedPixels == 0)
+    }
+}
+
+@Suite("Reference orbits")
+struct ReferenceOrbitTests {
+    @Test("the stored orbit equals direct MPFR iteration rounded to Double, and survives a file round trip")
+    func orbitAndFile() throws {
+        let p = Precision(bits: 300)
+        let c = try BigComplex(parsingRe: PerturbationTests.e55Re, im: PerturbationTests.e55Im, precision: p)
+        let orbit = try ReferenceOrbit.compute(point: c, power: 2, juliaC: nil, maxIterations: 500, precision: p, lowWords: true)
+        #expect(orbit.count == 501)  // the e55 center's orbit runs past 3000 steps
+        #expect(!orbit.escaped)
+        var z = BigComplex(precision: p)
+        for m in 1...500 {
+            z = z.squared + c
+            if m % 50 == 0 {
+                #expect(orbit.re[m] == z.re.doubleValue && orbit.im[m] == z.im.doubleValue)
+                #expect(DoubleDouble(hi: orbit.re[m], lo: orbit.reLow[m]) == z.re.doubleDoubleValue)
+            }
+        }
+        let path = NSTemporaryDirectoryPath() + "/fathom-orbit-\(UInt32.random(in: 0...UInt32.max)).bin"
+        defer { removeFile(path) }
+        try orbit.write(to: path)
+        let back = try ReferenceOrbit.read(from: path)
+        #expect(back.re == orbit.re && back.im == orbit.im && back.reLow == orbit.reLow && back.escaped == orbit.escaped)
+        #expect(back.point == orbit.point)
+        #expect(throws: ReferenceFileError.self) { try ReferenceOrbit.read(from: path + ".missing") }
+    }
+}

@@ -1,0 +1,4 @@
+import Foundation
+
+func NSTemporaryDirectoryPath() -> String { NSTemporaryDirectory() }
+func removeFile(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
