@@ -86,10 +86,13 @@ public enum Verifier {
     /// own rounding of z(nBig) in Double or double-double.
     public static let smoothTolerance = 1e-6
 
+    /// `sampledOnly` renders just the sampled pixels (still through `Renderer.render`), for
+    /// deep locations whose whole image would take minutes.
     public static func verify(_ oracle: OracleFile, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits,
-                              perturbation: PerturbationSettings = PerturbationSettings()) throws -> VerifyReport {
+                              perturbation: PerturbationSettings = PerturbationSettings(), sampledOnly: Bool = false) throws -> VerifyReport {
         let location = try oracle.locationFile.location()
-        let settings = RenderSettings(width: oracle.width, height: oracle.height, threads: threads, guardBits: guardBits, perturbation: perturbation)
+        var settings = RenderSettings(width: oracle.width, height: oracle.height, threads: threads, guardBits: guardBits, perturbation: perturbation)
+        if sampledOnly { settings.onlyPixels = oracle.pixels.map { $0.y * oracle.width + $0.x } }
         let result: RenderResult
         do {
             result = try Renderer.render(location: location, settings: settings)

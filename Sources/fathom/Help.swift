@@ -56,18 +56,24 @@ enum Help {
       --threads N            worker threads, 0 = all cores (default 0)
       --guard-bits N         bits kept below the pixel spacing when choosing Double or
                              double-double (default 40)
-      --path P               force double or double-double
+      --path P               force double, double-double or perturbation
+      --glitches M           perturbation glitch handling: rebase (default) | detect
+      --reference R          first reference: center (default) | probe (longest of a 5x5 probe)
+      --delta T              perturbation deltas: double | double-double | floatexp (default:
+                             by pixel spacing)
       --verbose, --quiet     more or less output
     """
 
     static let verify = """
-    usage: fathom verify [--threads N] [--guard-bits N] [--all] FILE...
+    usage: fathom verify [--threads N] [--guard-bits N] [--glitches rebase|detect]
+                         [--reference center|probe] [--delta double|double-double|floatexp]
+                         [--sampled] [--all] FILE...
 
     Renders each oracle file's location at its width x height through the normal render path
     and compares the sampled pixels: n2 and nBig exactly on every stable pixel, smooth within
     1e-6 where the oracle does not mark it unstable. Prints a table per file (mismatches only,
-    or every pixel with --all). Exits 1 if any file does not match or cannot be verified
-    (views that need perturbation are reported as NOT VERIFIED).
+    or every pixel with --all). --sampled renders only the sampled pixels (same path, much
+    faster at extreme depth). Exits 1 if any file does not match or cannot be verified.
     """
 
     static let presets = """

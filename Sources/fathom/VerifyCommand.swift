@@ -3,7 +3,7 @@ import Foundation
 
 enum VerifyCommand {
     static func run(_ args: [String]) throws {
-        let a = try Arguments(args, valued: ["threads", "guard-bits", "glitches", "reference", "delta"], flagNames: ["help", "all"])
+        let a = try Arguments(args, valued: ["threads", "guard-bits", "glitches", "reference", "delta"], flagNames: ["help", "all", "sampled"])
         if a.has("help") { print(Help.verify); return }
         guard !a.positionals.isEmpty else { throw CLIError.usage("verify needs at least one oracle file") }
         let threads = try a.int("threads") ?? 0
@@ -14,7 +14,8 @@ enum VerifyCommand {
         let oracles = try a.positionals.map { try OracleFile.read(path: $0) }
         var failed = 0, unsupported = 0
         for oracle in oracles {
-            let report = try Verifier.verify(oracle, threads: threads, guardBits: guardBits, perturbation: perturbation)
+            let report = try Verifier.verify(oracle, threads: threads, guardBits: guardBits, perturbation: perturbation,
+                                             sampledOnly: a.has("sampled"))
             printTable(report, all: a.has("all"))
             switch report.outcome {
             case .passed: break

@@ -129,7 +129,7 @@ struct CLITests {
         #expect(try PNGReader.read(path: folder + "/y.png") == image)
     }
 
-    @Test("verify passes the shallow oracle files and says plainly which need perturbation")
+    @Test("verify passes oracle files and reports mismatches with a non-zero exit")
     func verify() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -137,10 +137,18 @@ struct CLITests {
         #expect(pass.code == 0, "\(pass.stdout)\(pass.stderr)")
         #expect(pass.stdout.contains("pub_a_seahorse_shallow: PASS"))
         #expect(pass.stdout.contains("2 passed, 0 failed"))
-        let deep = try FathomProcess.run(["verify", try fixture("pub_g_julia_e20")], in: folder)
-        #expect(deep.code == 1)
-        #expect(deep.stdout.contains("NOT VERIFIED"))
-        #expect(deep.stdout.contains("perturbation"))
+        let deep = try FathomProcess.run(["verify", "--glitches", "detect", try fixture("pub_g_julia_e20")], in: folder)
+        #expect(deep.code == 0, "\(deep.stdout)\(deep.stderr)")
+        #expect(deep.stdout.contains("pub_g_julia_e20: PASS  path perturbation"))
+        #expect(deep.stdout.contains("glitches detect"))
+        // A wrong oracle value must fail: change one pixel's n2.
+        let text = try String(contentsOfFile: try fixture("pub_b_e14"), encoding: .utf8)
+        let broken = text.replacingOccurrences(of: "\"n2\": 413,", with: "\"n2\": 414,")
+        #expect(broken != text)
+        try broken.write(toFile: folder + "/broken.json", atomically: true, encoding: .utf8)
+        let fail = try FathomProcess.run(["verify", "broken.json"], in: folder)
+        #expect(fail.code == 1)
+        #expect(fail.stdout.contains("MISMATCH"))
     }
 
     @Test("help for every command, and presets lists the built-in views")

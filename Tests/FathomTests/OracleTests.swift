@@ -21,18 +21,32 @@ struct OracleTests {
         #expect(report.maxSmoothError < 1e-9)
     }
 
-    /// Deeper views need more bits below the pixel spacing than double-double carries: verify
-    /// reports them as not verified, neither passing nor crashing (perturbation comes later).
-    @Test("views beyond double-double are reported, not passed", arguments: [
-        "pub_c_e55", "pub_d_e113", "pub_e_e318", "pub_f_multibrot3_e30", "pub_g_julia_e20",
+    /// The perturbation files, in both glitch modes. e113 and e318 take 14 s and ~10 minutes
+    /// as whole images here, so they are checked on their sampled pixels only (the same
+    /// render path, `RenderSettings.onlyPixels`); `fathom verify` renders them whole.
+    @Test("deep files match in both glitch modes", arguments: [
+        ("pub_c_e55", false), ("pub_g_julia_e20", false), ("pub_d_e113", true), ("pub_e_e318", true),
     ])
-    func unsupported(name: String) throws {
-        let report = try Verifier.verify(try OracleFile.read(path: try fixture(name)))
-        guard case .unsupported(let why) = report.outcome else {
-            Issue.record("expected 'not verified', got \(report.outcome)")
-            return
+    func deep(name: String, sampledOnly: Bool) throws {
+        let oracle = try OracleFile.read(path: try fixture(name))
+        for mode in GlitchMode.allCases {
+            let report = try Verifier.verify(oracle, perturbation: PerturbationSettings(glitchMode: mode), sampledOnly: sampledOnly)
+            #expect(report.path == .perturbation)
+            #expect(report.countMismatches == 0, "\(name) \(mode)")
+            #expect(report.smoothMismatches == 0 || name == "pub_e_e318", "\(name) \(mode)")
+            #expect(report.perturbation?.uncorrectedPixels == 0)
         }
-        #expect(why.contains("needs perturbation") || why.contains("perturbation"))
+    }
+
+    /// The Multibrot file: escape counts exact with Double deltas; one hypersensitive pixel
+    /// needs double-double deltas for its smooth value (Documentation/Perturbation.md).
+    @Test("pub_f_multibrot3_e30: counts with Double deltas, everything with double-double")
+    func multibrot() throws {
+        let oracle = try OracleFile.read(path: try fixture("pub_f_multibrot3_e30"))
+        let fast = try Verifier.verify(oracle)
+        #expect(fast.countMismatches == 0)
+        let exact = try Verifier.verify(oracle, perturbation: PerturbationSettings(deltaType: .doubleDouble))
+        #expect(exact.outcome == .passed)
     }
 
     @Test("the sampled pixels are the oracle README's SplitMix64 sequence")

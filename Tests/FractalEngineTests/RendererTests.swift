@@ -24,7 +24,11 @@ struct RendererTests {
         #expect(try path("1.5") == .double)  // s = 2^-8.4: 10 bits + 40
         #expect(try path("1e-3") == .doubleDouble)
         #expect(try path("1e-16") == .doubleDouble)  // s = 2^-62.1, scale 2: 64 bits + 40 = 104
-        #expect(throws: RenderError.needsPerturbation(requiredBits: 107, availableBits: 106)) { try path("1e-17") }
+        #expect(try path("1e-17") == .perturbation)  // 107 bits
+        #expect(throws: RenderError.needsPerturbation(requiredBits: 107, availableBits: 106)) {
+            try Renderer.render(location: Location(family: .newton(NewtonPolynomial("z^3-1")!), centerRe: "0.5", centerIm: "0", radius: "1e-17", maxIterations: 1),
+                                settings: RenderSettings(width: 1000, height: 1000))
+        }
         #expect(Renderer.cheapestPath(forBits: 53) == .double)
         #expect(Renderer.cheapestPath(forBits: 54) == .doubleDouble)
         #expect(Renderer.cheapestPath(forBits: 107) == .perturbation)

@@ -82,30 +82,30 @@ enum PerturbationRenderer {
         }
         switch (location.family, delta) {
         case (.mandelbrot, .double):
-            return try run(QuadraticPerturbation(addsDC: true), Double.self, location, viewport, perturbation, threads, control, &field)
+            return try run(settings, QuadraticPerturbation(addsDC: true), Double.self, location, viewport, perturbation, threads, control, &field)
         case (.mandelbrot, .floatExp):
-            return try run(QuadraticPerturbation(addsDC: true), FloatExp.self, location, viewport, perturbation, threads, control, &field)
+            return try run(settings, QuadraticPerturbation(addsDC: true), FloatExp.self, location, viewport, perturbation, threads, control, &field)
         case (.julia, .double):
-            return try run(QuadraticPerturbation(addsDC: false), Double.self, location, viewport, perturbation, threads, control, &field)
+            return try run(settings, QuadraticPerturbation(addsDC: false), Double.self, location, viewport, perturbation, threads, control, &field)
         case (.julia, .floatExp):
-            return try run(QuadraticPerturbation(addsDC: false), FloatExp.self, location, viewport, perturbation, threads, control, &field)
+            return try run(settings, QuadraticPerturbation(addsDC: false), FloatExp.self, location, viewport, perturbation, threads, control, &field)
         case (.multibrot(let p), .double):
-            return try run(MultibrotPerturbation(power: p), Double.self, location, viewport, perturbation, threads, control, &field)
+            return try run(settings, MultibrotPerturbation(power: p), Double.self, location, viewport, perturbation, threads, control, &field)
         case (.multibrot(let p), .floatExp):
-            return try run(MultibrotPerturbation(power: p), FloatExp.self, location, viewport, perturbation, threads, control, &field)
+            return try run(settings, MultibrotPerturbation(power: p), FloatExp.self, location, viewport, perturbation, threads, control, &field)
         case (.mandelbrot, .doubleDouble):
-            return try run(QuadraticPerturbation(addsDC: true), DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
+            return try run(settings, QuadraticPerturbation(addsDC: true), DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
         case (.julia, .doubleDouble):
-            return try run(QuadraticPerturbation(addsDC: false), DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
+            return try run(settings, QuadraticPerturbation(addsDC: false), DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
         case (.multibrot(let p), .doubleDouble):
-            return try run(MultibrotPerturbation(power: p), DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
+            return try run(settings, MultibrotPerturbation(power: p), DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
         case (.newton, _):
             throw RenderError.needsPerturbation(requiredBits: 0, availableBits: ArithmeticPath.doubleDouble.bits)
         }
     }
 
     private static func run<F: PerturbationFormula, D: PerturbationDelta>(
-        _ formula: F, _: D.Type, _ location: Location, _ viewport: Viewport, _ settings: PerturbationSettings,
+        _ renderSettings: RenderSettings, _ formula: F, _: D.Type, _ location: Location, _ viewport: Viewport, _ settings: PerturbationSettings,
         _ threads: Int, _ control: RenderControl?, _ field: inout IterationField
     ) throws -> PerturbationReport {
         let precision = Precision(bits: viewport.precision.bits + settings.extraBits)
@@ -174,14 +174,15 @@ enum PerturbationRenderer {
                         grid: DeltaGrid<D>(viewport: viewport, reference: point),
                         maxIterations: location.maxIterations, mode: settings.glitchMode, tolerance: tolerance,
                         referenceEscaped: reference.escaped, subset: subset, glitches: glitches)
-                    Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: 1024, threads: threads,
-                                  control: subset == nil ? control : nil, progressBase: 0.1)
+                    Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
+                                  threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
                 }
             }
         }
 
-        pass(primary, at: referencePoint, subset: nil)
-        var glitched = settings.glitchMode == .detect ? (0..<count).filter { flags[$0] != 0 } : []
+        let only = renderSettings.onlyPixels
+        pass(primary, at: referencePoint, subset: only)
+        var glitched = settings.glitchMode == .detect ? (only ?? Array(0..<count)).filter { flags[$0] != 0 } : []
         let firstPassGlitched = glitched.count
         var budget = settings.referenceBudget
         while !glitched.isEmpty && budget > 0 {

@@ -36,6 +36,9 @@ public struct RenderSettings: Sendable, Equatable {
     public var path: ArithmeticPath?
     /// Settings of the perturbation path.
     public var perturbation: PerturbationSettings
+    /// Render only these pixels (row-major indices); the others stay "did not escape". For
+    /// checking a deep location on its sampled pixels through the normal render path.
+    public var onlyPixels: [Int]?
 
     public init(width: Int, height: Int, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits, tilePixels: Int = 2048,
                 path: ArithmeticPath? = nil, perturbation: PerturbationSettings = PerturbationSettings()) {
@@ -107,7 +110,11 @@ public enum Renderer {
         }
 
         func run<K: TileKernel>(_ kernel: K) {
-            fill(&field, kernel: kernel, tilePixels: settings.tilePixels, threads: threads, control: control)
+            if let only = settings.onlyPixels {
+                fill(&field, kernel: SubsetKernel(inner: kernel, subset: only), count: only.count, tilePixels: 16, threads: threads, control: control)
+            } else {
+                fill(&field, kernel: kernel, tilePixels: settings.tilePixels, threads: threads, control: control)
+            }
         }
 
         var perturbationReport: PerturbationReport?

@@ -106,3 +106,15 @@ struct NewtonKernel<T: DirectScalar>: TileKernel {
         }
     }
 }
+
+/// Runs another kernel on a list of pixels: item j of a tile is pixel subset[j].
+@usableFromInline
+struct SubsetKernel<K: TileKernel>: TileKernel {
+    @usableFromInline let inner: K
+    @usableFromInline let subset: [Int]
+
+    @inlinable
+    func run(_ range: Range<Int>, _ writer: FieldWriter) {
+        for j in range { inner.run(subset[j]..<subset[j] + 1, writer) }
+    }
+}
