@@ -67,7 +67,7 @@ public struct LocationFile: Sendable, Equatable, Codable {
     /// The engine's location, checked field by field.
     public func location() throws(LocationError) -> Location {
         guard center.count == 2 else { throw .missingField("center (two decimal strings)") }
-        let fam: Family
+        var fam: Family
         switch family.lowercased() {
         case "mandelbrot":
             fam = (power ?? 2) == 2 ? .mandelbrot : .multibrot(power: power!)
@@ -83,7 +83,12 @@ public struct LocationFile: Sendable, Equatable, Codable {
         default:
             throw .unknownFamily(family)
         }
-        let loc = Location(name: name, family: fam, centerRe: center[0], centerIm: center[1], radius: radius, rotation: rotation ?? 0, maxIterations: maxIterations)
+        // Published files sometimes pad numbers with spaces (shared/locations/glitch_test_5):
+        // surrounding whitespace is dropped; anything else must be a decimal number.
+        func trim(_ s: String) -> String { String(s.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()) }
+        if case .julia(let re, let im) = fam { fam = .julia(re: trim(re), im: trim(im)) }
+        let loc = Location(name: name, family: fam, centerRe: trim(center[0]), centerIm: trim(center[1]), radius: trim(radius),
+                           rotation: rotation ?? 0, maxIterations: maxIterations)
         try loc.validate()
         return loc
     }

@@ -93,8 +93,6 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: TileKer
     @usableFromInline let mode: GlitchMode
     /// Pauldelbrot's g.
     @usableFromInline let tolerance: Double
-    /// Whether the reference escaped (then reaching its end is a glitch in detect mode).
-    @usableFromInline let referenceEscaped: Bool
     /// When set, tile ranges index this list of pixels (a re-render of glitched pixels).
     @usableFromInline let subset: [Int]?
     @usableFromInline let glitches: GlitchWriter?
@@ -155,7 +153,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: TileKer
                 let zx = Z.re.leadingDouble, zy = Z.im.leadingDouble
                 let big = zx * zx + zy * zy
                 if r2 < tolerance * big { return (.bounded, r2 / big) }
-                if m == last {
+                if m == last && n < maxIterations {
                     // Past |z| = 2 the orbit only grows: finishing from the reference's start
                     // (dz = z - Z(0)) is exact enough; inside, an ended reference is a glitch.
                     guard r2 > Escape.radiusSquared2 else { return (.bounded, 0) }

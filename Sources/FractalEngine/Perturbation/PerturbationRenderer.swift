@@ -173,7 +173,7 @@ enum PerturbationRenderer {
                         formula: formula, orbit: values, rebaseOrbit: critical ?? values,
                         grid: DeltaGrid<D>(viewport: viewport, reference: point),
                         maxIterations: location.maxIterations, mode: settings.glitchMode, tolerance: tolerance,
-                        referenceEscaped: reference.escaped, subset: subset, glitches: glitches)
+                        subset: subset, glitches: glitches)
                     Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
                                   threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
                 }
