@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(name: "fathom", dependencies: ["Fathom"], path: "Sources/fathom"),
         .executableTarget(
             name: "fathom-bench",
-            dependencies: ["Fathom"],
+            dependencies: ["Fathom", "CMPFR"],
             path: "Benchmarks/fathom-bench",
             swiftSettings: numericSettings
         ),

@@ -1,83 +1,160 @@
 // fathom-bench: fixed cases, measured by wall time (never by timed tests).
-// Usage: fathom-bench [--runs N] [--json] [--filter TEXT]
+// Usage: fathom-bench [direct] [reference] [perturbation] [glitch] [--runs N] [--json]
+//                     [--filter TEXT] [--locations DIR]
 import Fathom
 import Foundation
 
 /// Keeps a value alive so the optimiser cannot drop the work that produced it.
 @inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
 
-struct Case {
-    let name: String
-    let location: Location
-    let settings: RenderSettings
+struct Options {
+    var groups: Set<String> = []
+    var runs = 3
+    var json = false
+    var filter: String?
+    var locations = "../shared/locations"
 }
 
+func parseOptions() -> Options {
+    var o = Options()
+    var it = CommandLine.arguments.dropFirst().makeIterator()
+    while let a = it.next() {
+        switch a {
+        case "--runs": o.runs = max(1, Int(it.next() ?? "") ?? 3)
+        case "--json": o.json = true
+        case "--filter": o.filter = it.next()
+        case "--locations": o.locations = it.next() ?? o.locations
+        case "direct", "reference", "perturbation", "glitch": o.groups.insert(a)
+        case "--help", "-h":
+            print("usage: fathom-bench [direct] [reference] [perturbation] [glitch] [--runs N] [--json] [--filter TEXT] [--locations DIR]")
+            print("groups default to direct and reference; perturbation and glitch read DIR (default ../shared/locations)")
+            exit(0)
+        default:
+            FileHandle.standardError.write(Data("fathom-bench: unknown argument '\(a)'\n".utf8))
+            exit(64)
+        }
+    }
+    if o.groups.isEmpty { o.groups = ["direct", "reference"] }
+    return o
+}
+
+/// One measured case, as printed and as JSON.
 struct Measurement: Codable {
-    let name: String
-    let path: String
-    let threads: Int
-    let width: Int
-    let height: Int
-    let runs: Int
-    let medianSeconds: Double
-    let bestSeconds: Double
-    let iterations: Int
-    /// Million iterations per second at the median time.
-    let mips: Double
+    var group: String
+    var name: String
+    var runs: Int
+    var medianSeconds: Double
+    var bestSeconds: Double
+    /// Case-specific figures (iterations per second, reference time, ratios, ...).
+    var figures: [String: Double]
+    var notes: [String]
 }
 
-let args = CommandLine.arguments.dropFirst()
-var runs = 3
-var json = false
-var filter: String?
-var it = args.makeIterator()
-while let a = it.next() {
-    switch a {
-    case "--runs": runs = max(1, Int(it.next() ?? "") ?? 3)
-    case "--json": json = true
-    case "--filter": filter = it.next()
-    case "--help", "-h":
-        print("usage: fathom-bench [--runs N] [--json] [--filter TEXT]")
-        exit(0)
-    default:
-        FileHandle.standardError.write(Data("fathom-bench: unknown argument '\(a)'\n".utf8))
-        exit(64)
-    }
-}
-
-let cores = ProcessInfo.processInfo.activeProcessorCount
-let fullView = Location(name: "full", centerRe: "-0.5", centerIm: "0", radius: "1.5", maxIterations: 1000)
-var cases: [Case] = []
-for path in [ArithmeticPath.double, .doubleDouble] {
-    for threads in Array(Set([1, cores])).sorted() {
-        cases.append(Case(name: "direct \(path.rawValue), -2..1 x -1.5..1.5, 1000 iterations",
-                          location: fullView, settings: RenderSettings(width: 1000, height: 1000, threads: threads, path: path)))
-    }
-}
-
+let options = parseOptions()
 var results: [Measurement] = []
-for c in cases where filter.map({ c.name.contains($0) }) ?? true {
+
+@MainActor func measure(_ group: String, _ name: String, runs: Int? = nil, _ body: () throws -> (figures: [String: Double], notes: [String])) rethrows {
+    guard options.filter.map({ name.contains($0) || group.contains($0) }) ?? true else { return }
     var times: [Double] = []
-    var iterations = 0
-    for _ in 0..<runs {
+    var last: (figures: [String: Double], notes: [String]) = ([:], [])
+    for _ in 0..<(runs ?? options.runs) {
         let start = DispatchTime.now().uptimeNanoseconds
-        let result = try Renderer.render(location: c.location, settings: c.settings)
+        last = try body()
         times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-        iterations = result.field.iterationsRepresented
-        blackHole(result)
     }
     times.sort()
-    let median = times[times.count / 2]
-    let m = Measurement(name: c.name, path: (c.settings.path ?? .double).rawValue, threads: c.settings.threads,
-                        width: c.settings.width, height: c.settings.height, runs: runs, medianSeconds: median,
-                        bestSeconds: times[0], iterations: iterations, mips: Double(iterations) / median / 1e6)
+    let m = Measurement(group: group, name: name, runs: times.count, medianSeconds: times[times.count / 2], bestSeconds: times[0],
+                        figures: last.figures, notes: last.notes)
     results.append(m)
-    if !json {
-        print(String(format: "%-60@ %2d thread(s)  median %7.3f s  best %7.3f s  %8.1f M iter/s",
-                     m.name as NSString, m.threads, m.medianSeconds, m.bestSeconds, m.mips))
+    if !options.json {
+        let figures = m.figures.sorted { $0.key < $1.key }.map { String(format: "%@ %.4g", $0.key, $0.value) }.joined(separator: ", ")
+        print(String(format: "%-10@ %-58@ median %8.3f s  best %8.3f s  %@", group as NSString, name as NSString,
+                     m.medianSeconds, m.bestSeconds, figures as NSString))
+        for note in m.notes { print("           " + note) }
     }
 }
-if json {
+
+@MainActor func location(_ name: String) throws -> Location {
+    try LocationFile.read(path: options.locations + "/" + name + ".json").location()
+}
+
+// MARK: - direct
+
+if options.groups.contains("direct") {
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    let fullView = Location(name: "full", centerRe: "-0.5", centerIm: "0", radius: "1.5", maxIterations: 1000)
+    for path in [ArithmeticPath.double, .doubleDouble] {
+        for threads in Array(Set([1, cores])).sorted() {
+            try measure("direct", "\(path.rawValue), -2..1 x -1.5..1.5, 1000x1000, \(threads) thread(s)") {
+                let r = try Renderer.render(location: fullView, settings: RenderSettings(width: 1000, height: 1000, threads: threads, path: path))
+                blackHole(r)
+                return (["M iter/s": Double(r.field.iterationsRepresented) / r.report.seconds / 1e6], [])
+            }
+        }
+    }
+}
+
+// MARK: - reference
+
+if options.groups.contains("reference") {
+    for (bits, steps) in [(1000, 20000), (3500, 5000), (10000, 1000)] {
+        try measure("reference", "orbit at \(bits) bits, \(steps) steps vs its MPFR operations alone") {
+            let p = Precision(bits: bits)
+            // A point whose orbit stays bounded (the Douady rabbit's c, inside the set): every
+            // step then costs what a deep reference's step costs at the same precision.
+            let c = try BigComplex(parsingRe: "-0.12", im: "0.75", precision: p)
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let orbit = try ReferenceOrbit.compute(point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p)
+            let t1 = DispatchTime.now().uptimeNanoseconds
+            blackHole(orbit)
+            let opsAlone = MPFROperations.mandelbrotSteps(c: c, steps: steps, precision: p)
+            let orbitPerStep = Double(t1 - t0) / Double(steps) / 1e3
+            return (["orbit us/step": orbitPerStep, "MPFR ops us/step": opsAlone, "ratio": orbitPerStep / opsAlone],
+                    [orbit.escaped ? "escaped early: figures cover fewer steps" : ""].filter { !$0.isEmpty })
+        }
+    }
+}
+
+// MARK: - perturbation
+
+if options.groups.contains("perturbation") {
+    for name in ["e50", "e113", "e318", "e1000"] {
+        try measure("perturbation", "\(name) at 640x360", runs: 1) {
+            let loc = try location(name)
+            let r = try Renderer.render(location: loc, settings: RenderSettings(width: 640, height: 360))
+            let p = r.report.perturbation
+            return (["wall s": r.report.seconds, "reference s": p?.referenceSeconds ?? 0,
+                     "effective M iter/s": Double(r.field.iterationsRepresented) / r.report.seconds / 1e6],
+                    ["deltas \(p?.deltaType.rawValue ?? "-"), reference \(p?.precisionBits ?? 0) bits, \(p?.referenceLength ?? 0) steps"])
+        }
+    }
+}
+
+// MARK: - glitch
+
+if options.groups.contains("glitch") {
+    for k in 1...5 {
+        try measure("glitch", "glitch_test_\(k) at 320x180, detect vs rebase", runs: 1) {
+            let loc = try location("glitch_test_\(k)")
+            var settings = RenderSettings(width: 320, height: 180)
+            settings.perturbation.glitchMode = .detect
+            let detect = try Renderer.render(location: loc, settings: settings)
+            settings.perturbation.glitchMode = .rebase
+            let rebase = try Renderer.render(location: loc, settings: settings)
+            var differ = 0, maxCountDifference = 0
+            for i in 0..<detect.field.pixelCount where detect.field.n2[i] != rebase.field.n2[i] || detect.field.nBig[i] != rebase.field.nBig[i] {
+                differ += 1
+                maxCountDifference = max(maxCountDifference, abs(Int(detect.field.nBig[i]) - Int(rebase.field.nBig[i])))
+            }
+            let p = detect.report.perturbation!
+            return (["detect s": detect.report.seconds, "rebase s": rebase.report.seconds, "glitched": Double(p.glitchedPixels),
+                     "references": Double(p.references.count), "uncorrected": Double(p.uncorrectedPixels),
+                     "pixels differing": Double(differ), "max nBig difference": Double(maxCountDifference)], [])
+        }
+    }
+}
+
+if options.json {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     print(String(decoding: try encoder.encode(results), as: UTF8.self))

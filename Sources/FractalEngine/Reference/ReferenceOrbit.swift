@@ -80,8 +80,10 @@ public struct ReferenceOrbit: Sendable {
         store()
         var m = 0
         while m < maxIterations {
-            mpfr_set(bx, x, MPFR_RNDN)
-            mpfr_set(by, y, MPFR_RNDN)
+            if power > 2 {
+                mpfr_set(bx, x, MPFR_RNDN)
+                mpfr_set(by, y, MPFR_RNDN)
+            }
             // Z^2 = ((x + y)(x - y), 2xy), then p - 2 schoolbook products with Z.
             mpfr_add(t1, x, y, MPFR_RNDN)
             mpfr_sub(t2, x, y, MPFR_RNDN)
