@@ -82,7 +82,7 @@ enum RenderCommand {
             p.placement = placement
         }
         if let d = a["delta"] {
-            guard let type = DeltaType(rawValue: d) else { throw CLIError.usage("--delta: '\(d)' is not double, double-double or floatexp") }
+            guard let type = DeltaType(rawValue: d) else { throw CLIError.usage("--delta: '\(d)' is not double, double-double, rescaled or floatexp") }
             p.deltaType = type
         }
         return p
