@@ -30,6 +30,12 @@ struct CLIError: Error {
             }
         case let e as ImageWriteError: self = .cannotCreate("\(e)")
         case let e as RenderError: self = .other("\(e)")
+        case let e as ReferenceFileError:
+            switch e {
+            case .unreadable: self = .noInput("\(e)")
+            case .malformed, .mismatch: self = .data("\(e)")
+            case .cannotWrite: self = .cannotCreate("\(e)")
+            }
         default: self = .other("\(error)")
         }
     }

@@ -59,8 +59,10 @@ enum Help {
       --path P               force double, double-double or perturbation
       --glitches M           perturbation glitch handling: rebase (default) | detect
       --reference R          first reference: center (default) | probe (longest of a 5x5 probe)
-      --delta T              perturbation deltas: double | double-double | floatexp (default:
-                             by pixel spacing)
+      --delta T              perturbation deltas: double | double-double | floatexp |
+                             rescaled (experimental); default: by pixel spacing
+      --save-reference FILE  write the reference orbit (reusable by a later render)
+      --load-reference FILE  read the reference orbit instead of computing it
       --verbose, --quiet     more or less output
     """
 

@@ -5,7 +5,7 @@ enum RenderCommand {
     static let valued: Set<String> = [
         "family", "center", "re", "im", "radius", "zoom", "size", "iterations", "palette", "density",
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
-        "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta",
+        "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta", "load-reference", "save-reference",
     ]
 
     static func run(_ args: [String]) throws {
@@ -81,6 +81,8 @@ enum RenderCommand {
             guard let placement = ReferencePlacement(rawValue: r) else { throw CLIError.usage("--reference: '\(r)' is not center or probe") }
             p.placement = placement
         }
+        p.loadReference = a["load-reference"]
+        p.saveReference = a["save-reference"]
         if let d = a["delta"] {
             guard let type = DeltaType(rawValue: d) else { throw CLIError.usage("--delta: '\(d)' is not double, double-double, rescaled or floatexp") }
             p.deltaType = type

@@ -151,6 +151,22 @@ struct CLITests {
         #expect(fail.stdout.contains("MISMATCH"))
     }
 
+    @Test("a saved reference orbit renders the same image when loaded, and a mismatched one is refused")
+    func referenceFiles() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let e55 = try fixture("pub_c_e55")
+        let save = try FathomProcess.run(["render", "--location", e55, "--size", "64x36", "--save-reference", "e55.orbit", "--output", "a.png"], in: folder)
+        #expect(save.code == 0, "\(save.stderr)")
+        let load = try FathomProcess.run(["render", "--location", e55, "--size", "64x36", "--load-reference", "e55.orbit", "--output", "b.png"], in: folder)
+        #expect(load.code == 0, "\(load.stderr)")
+        #expect(try PNGReader.read(path: folder + "/a.png") == PNGReader.read(path: folder + "/b.png"))
+        let wrong = try FathomProcess.run(["render", "--location", e55, "--iterations", "999", "--size", "8x8", "--load-reference", "e55.orbit",
+                                           "--output", "c.png"], in: folder)
+        #expect(wrong.code == 65)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/c.png"))
+    }
+
     @Test("help for every command, and presets lists the built-in views")
     func help() throws {
         let folder = try makeFolder()

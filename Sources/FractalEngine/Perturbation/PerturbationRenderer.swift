@@ -38,6 +38,11 @@ public struct PerturbationSettings: Sendable, Equatable {
     public var referenceBudget: Int
     /// Extra MPFR bits beyond -log2(spacing) + 64.
     public var extraBits: Int
+    /// Read the primary reference orbit from this file instead of computing it (it must be
+    /// for the same family and iteration limit, at no less precision).
+    public var loadReference: String?
+    /// Write the primary reference orbit to this file.
+    public var saveReference: String?
 
     public init(glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .center, deltaType: DeltaType? = nil, referenceBudget: Int = 64, extraBits: Int = 0) {
         self.glitchMode = glitchMode
@@ -139,8 +144,16 @@ enum PerturbationRenderer {
         // The primary reference.
         var referencePoint = center
         var primary: ReferenceOrbit
-        switch settings.placement {
-        case .center:
+        if let path = settings.loadReference {
+            primary = try ReferenceOrbit.read(from: path)
+            let lengthFits = primary.escaped ? primary.count <= location.maxIterations + 1 : primary.count == location.maxIterations + 1
+            guard primary.power == formula.power, (primary.juliaC == nil) == (juliaC == nil),
+                  primary.juliaC.map({ $0 == juliaC! }) ?? true, primary.precision >= viewport.precision, lengthFits
+            else { throw ReferenceFileError.mismatch(path: path) }
+            referencePoint = primary.point
+        } else {
+            switch settings.placement {
+            case .center:
             primary = try orbit(at: center)
         case .probe:
             primary = try orbit(at: center)
@@ -159,7 +172,9 @@ enum PerturbationRenderer {
                     if !primary.escaped { break }
                 }
             }
+            }
         }
+        if let path = settings.saveReference { try primary.write(to: path) }
 
         let tolerance = PerturbationSettings.glitchTolerance(power: formula.power)
         let count = field.pixelCount

@@ -112,12 +112,15 @@ public enum ReferenceFileError: Error, Equatable, CustomStringConvertible {
     case unreadable(path: String)
     case malformed(path: String)
     case cannotWrite(path: String)
+    /// The file holds an orbit for another family, iteration limit or a lower precision.
+    case mismatch(path: String)
 
     public var description: String {
         switch self {
         case .unreadable(let path): "cannot read reference orbit '\(path)'"
         case .malformed(let path): "'\(path)' is not a Fathom reference orbit file"
         case .cannotWrite(let path): "cannot write reference orbit '\(path)'"
+        case .mismatch(let path): "reference orbit '\(path)' does not fit this view (family, iteration limit or precision)"
         }
     }
 }
