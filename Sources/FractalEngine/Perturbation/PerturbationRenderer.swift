@@ -221,8 +221,20 @@ enum PerturbationRenderer {
             if control?.isCancelled == true { throw RenderError.cancelled }
             budget -= 1
             let group = largestGroup(glitched, flags: flags, width: viewport.width, height: viewport.height)
-            // The pixel of the group nearest to its glitch's cause: smallest |z|^2 / |Z|^2.
-            let pick = group.min { ratios[$0] < ratios[$1] }!
+            // The pixel of the group nearest to its glitch's cause: smallest |z|^2 / |Z|^2; for
+            // pixels that outlived an escaping reference (ratio 0) the one nearest the group's
+            // centroid, where a longer-lived orbit (a minibrot's) is likeliest.
+            var pick = group.min { ratios[$0] < ratios[$1] }!
+            if ratios[pick] == 0 {
+                let w = viewport.width
+                let cx = Double(group.reduce(0) { $0 + $1 % w }) / Double(group.count)
+                let cy = Double(group.reduce(0) { $0 + $1 / w }) / Double(group.count)
+                pick = group.min { a, b in
+                    let da = (Double(a % w) - cx) * (Double(a % w) - cx) + (Double(a / w) - cy) * (Double(a / w) - cy)
+                    let db = (Double(b % w) - cx) * (Double(b % w) - cx) + (Double(b / w) - cy) * (Double(b / w) - cy)
+                    return da < db
+                }!
+            }
             let point = viewport.exactPoint(x: pick % viewport.width, y: pick / viewport.width)
             let reference = try orbit(at: BigComplex(point.re.rounded(to: precision), point.im.rounded(to: precision)))
             references.append((reference.point.re.decimalString(), reference.point.im.decimalString()))
