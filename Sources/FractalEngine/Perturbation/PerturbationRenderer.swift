@@ -44,7 +44,7 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// Write the primary reference orbit to this file.
     public var saveReference: String?
 
-    public init(glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .center, deltaType: DeltaType? = nil, referenceBudget: Int = 64, extraBits: Int = 0) {
+    public init(glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .center, deltaType: DeltaType? = nil, referenceBudget: Int = 512, extraBits: Int = 0) {
         self.glitchMode = glitchMode
         self.placement = placement
         self.deltaType = deltaType
