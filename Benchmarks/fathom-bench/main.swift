@@ -142,14 +142,22 @@ if options.groups.contains("glitch") {
             settings.perturbation.glitchMode = .rebase
             let rebase = try Renderer.render(location: loc, settings: settings)
             var differ = 0, maxCountDifference = 0
+            var notes: [String] = []
+            let viewport = try Viewport(location: loc, width: 320, height: 180)
+            let mpfr = MPFREscape(precision: viewport.precision)
             for i in 0..<detect.field.pixelCount where detect.field.n2[i] != rebase.field.n2[i] || detect.field.nBig[i] != rebase.field.nBig[i] {
                 differ += 1
                 maxCountDifference = max(maxCountDifference, abs(Int(detect.field.nBig[i]) - Int(rebase.field.nBig[i])))
+                if differ <= 8 {
+                    // Which mode is right: direct MPFR iteration of the pixel.
+                    let want = mpfr.iterate(pixelX: i % 320, pixelY: i / 320, viewport: viewport, family: loc.family, maxIterations: loc.maxIterations)
+                    notes.append("pixel \(i % 320),\(i / 320): n2/nBig MPFR \(want.n2)/\(want.nBig), detect \(detect.field.n2[i])/\(detect.field.nBig[i]), rebase \(rebase.field.n2[i])/\(rebase.field.nBig[i])")
+                }
             }
             let p = detect.report.perturbation!
             return (["detect s": detect.report.seconds, "rebase s": rebase.report.seconds, "glitched": Double(p.glitchedPixels),
                      "references": Double(p.references.count), "uncorrected": Double(p.uncorrectedPixels),
-                     "pixels differing": Double(differ), "max nBig difference": Double(maxCountDifference)], [])
+                     "pixels differing": Double(differ), "max nBig difference": Double(maxCountDifference)], notes)
         }
     }
 }
