@@ -17,6 +17,13 @@ public enum GlitchMode: String, Sendable, CaseIterable {
 struct GlitchWriter: @unchecked Sendable {
     @usableFromInline let flags: UnsafeMutablePointer<UInt8>
     @usableFromInline let ratio: UnsafeMutablePointer<Double>
+
+    /// Pixel i glitched at `ratio` (NaN: it did not).
+    @inlinable @inline(__always)
+    func record(_ i: Int, _ ratio: Double) {
+        flags[i] = ratio.isNaN ? 0 : 1
+        self.ratio[i] = ratio
+    }
 }
 
 /// A perturbation delta type that can be read from MPFR (correctly rounded).
@@ -106,10 +113,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: TileKer
                 let dc = grid.delta(i)
                 let (result, ratio) = iterate(dc: dc, orbit: orbit, rebaseOrbit: rebaseOrbit)
                 writer.write(i, result)
-                if let glitches {
-                    glitches.flags[i] = ratio.isNaN ? 0 : 1
-                    glitches.ratio[i] = ratio
-                }
+                glitches?.record(i, ratio)
             }
           }
         }

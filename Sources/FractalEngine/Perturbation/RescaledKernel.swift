@@ -62,10 +62,7 @@ struct RescaledPerturbationKernel<F: PerturbationFormula>: TileKernel {
                 let i = subset?[j] ?? j
                 let (result, ratio) = iterate(i, orbit: orbit, rebaseOrbit: rebaseOrbit)
                 writer.write(i, result)
-                if let glitches {
-                    glitches.flags[i] = ratio.isNaN ? 0 : 1
-                    glitches.ratio[i] = ratio
-                }
+                glitches?.record(i, ratio)
             }
           }
         }

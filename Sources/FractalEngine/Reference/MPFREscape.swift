@@ -8,46 +8,25 @@ import FractalNumerics
 /// correctly rounded at the workspace precision.
 public final class MPFREscape {
     private let ws: MPFRWorkspace
-    // Registers: 0 x, 1 y, 2 cx, 3 cy, 4 t1, 5 t2, 6 t3, 7 r2, 8 bx, 9 by (z^2 kept for powers).
+    // Registers: MPFRStep's layout, then |z|^2.
     public let precision: Precision
 
     public init(precision: Precision) {
         self.precision = precision
-        ws = MPFRWorkspace(count: 10, precision: precision)
+        ws = MPFRWorkspace(count: MPFRStep.firstFree + 1, precision: precision)
     }
 
     /// Iterates z0 -> z^p + c up to `maxIterations`; returns n2, nBig and smooth (smooth from
     /// ln|z(nBig)| computed in MPFR).
     public func iterate(z0: BigComplex, c: BigComplex, power: Int, maxIterations: Int) -> PixelResult {
-        let x = ws[0], y = ws[1], cx = ws[2], cy = ws[3], t1 = ws[4], t2 = ws[5], t3 = ws[6], r2 = ws[7], bx = ws[8], by = ws[9]
+        let x = ws[0], y = ws[1], t1 = ws[4], t2 = ws[5], r2 = ws[MPFRStep.firstFree]
         ws.set(0, z0.re)
         ws.set(1, z0.im)
         ws.set(2, c.re)
         ws.set(3, c.im)
         var n2 = 0
         for n in 1...maxIterations {
-            // (bx, by) = z, kept for the higher powers.
-            mpfr_set(bx, x, MPFR_RNDN)
-            mpfr_set(by, y, MPFR_RNDN)
-            // z^2 = ((x + y)(x - y), 2xy)
-            mpfr_add(t1, x, y, MPFR_RNDN)
-            mpfr_sub(t2, x, y, MPFR_RNDN)
-            mpfr_mul(t3, x, y, MPFR_RNDN)
-            mpfr_mul(x, t1, t2, MPFR_RNDN)
-            mpfr_mul_2ui(y, t3, 1, MPFR_RNDN)
-            var k = 2
-            while k < power {
-                // (x + iy)(bx + i by) = (x bx - y by) + i(x by + y bx)
-                mpfr_mul(t1, x, bx, MPFR_RNDN)
-                mpfr_mul(t2, y, by, MPFR_RNDN)
-                mpfr_mul(t3, x, by, MPFR_RNDN)
-                mpfr_mul(y, y, bx, MPFR_RNDN)
-                mpfr_add(y, t3, y, MPFR_RNDN)
-                mpfr_sub(x, t1, t2, MPFR_RNDN)
-                k += 1
-            }
-            mpfr_add(x, x, cx, MPFR_RNDN)
-            mpfr_add(y, y, cy, MPFR_RNDN)
+            MPFRStep.zPowerPlusC(ws, power: power)
             mpfr_sqr(t1, x, MPFR_RNDN)
             mpfr_sqr(t2, y, MPFR_RNDN)
             mpfr_add(r2, t1, t2, MPFR_RNDN)

@@ -39,8 +39,8 @@ public struct ReferenceOrbit: Sendable {
         point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
         lowWords: Bool = false, control: RenderControl? = nil
     ) throws -> ReferenceOrbit {
-        let ws = MPFRWorkspace(count: 10, precision: precision)
-        let x = ws[0], y = ws[1], cx = ws[2], cy = ws[3], t1 = ws[4], t2 = ws[5], t3 = ws[6], bx = ws[7], by = ws[8], r2 = ws[9]
+        let ws = MPFRWorkspace(count: MPFRStep.firstFree + 1, precision: precision)
+        let x = ws[0], y = ws[1], t1 = ws[4], t2 = ws[5], r2 = ws[MPFRStep.firstFree]
         if let juliaC {
             ws.set(0, point.re)
             ws.set(1, point.im)
@@ -80,28 +80,7 @@ public struct ReferenceOrbit: Sendable {
         store()
         var m = 0
         while m < maxIterations {
-            if power > 2 {
-                mpfr_set(bx, x, MPFR_RNDN)
-                mpfr_set(by, y, MPFR_RNDN)
-            }
-            // Z^2 = ((x + y)(x - y), 2xy), then p - 2 schoolbook products with Z.
-            mpfr_add(t1, x, y, MPFR_RNDN)
-            mpfr_sub(t2, x, y, MPFR_RNDN)
-            mpfr_mul(t3, x, y, MPFR_RNDN)
-            mpfr_mul(x, t1, t2, MPFR_RNDN)
-            mpfr_mul_2ui(y, t3, 1, MPFR_RNDN)
-            var k = 2
-            while k < power {
-                mpfr_mul(t1, x, bx, MPFR_RNDN)
-                mpfr_mul(t2, y, by, MPFR_RNDN)
-                mpfr_mul(t3, x, by, MPFR_RNDN)
-                mpfr_mul(y, y, bx, MPFR_RNDN)
-                mpfr_add(y, t3, y, MPFR_RNDN)
-                mpfr_sub(x, t1, t2, MPFR_RNDN)
-                k += 1
-            }
-            mpfr_add(x, x, cx, MPFR_RNDN)
-            mpfr_add(y, y, cy, MPFR_RNDN)
+            MPFRStep.zPowerPlusC(ws, power: power)
             m += 1
             store()
             // |Z|^2 > 4, decided in Double unless close (then in MPFR).
