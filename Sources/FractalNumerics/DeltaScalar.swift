@@ -7,19 +7,24 @@ public protocol DeltaScalar: RealScalar {
     /// The nearest value of this type (Double underflows to zero below 1e-308).
     init(_ value: FloatExp)
     var floatExpValue: FloatExp { get }
+    /// Bits of significand: the relative precision of one rounding.
+    static var significandBits: Int { get }
 }
 
 extension Double: DeltaScalar {
+    @inlinable public static var significandBits: Int { 53 }
     @inlinable public init(_ value: FloatExp) { self = value.doubleValue }
     @inlinable public var floatExpValue: FloatExp { FloatExp(self) }
 }
 
 extension FloatExp: DeltaScalar {
+    @inlinable public static var significandBits: Int { 53 }
     @inlinable public init(_ value: FloatExp) { self = value }
     @inlinable public var floatExpValue: FloatExp { self }
 }
 
 extension DoubleDouble: DeltaScalar {
+    @inlinable public static var significandBits: Int { 106 }
     @inlinable public init(_ value: FloatExp) {
         // The significand is exact; scale by 2^exponent in two exact steps (hi, then lo = 0).
         self.init(value.doubleValue)

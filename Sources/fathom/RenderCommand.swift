@@ -94,7 +94,7 @@ enum RenderCommand {
     static func describe(_ p: PerturbationReport) -> String {
         var line = "perturbation: deltas \(p.deltaType.rawValue), reference \(p.precisionBits) bits, \(p.referenceLength) steps"
             + (p.referenceEscaped ? " (escaped)" : "") + String(format: ", %.2f s in references", p.referenceSeconds)
-            + ", glitches \(p.glitchMode.rawValue)"
+            + ", glitches \(p.glitchMode.rawValue)" + (p.reiteratedPixels > 0 ? ", \(p.reiteratedPixels) sensitive pixels iterated in MPFR" : "")
         if p.glitchMode == .detect {
             line += ": \(p.glitchedPixels) pixels glitched, \(p.references.count) references, \(p.uncorrectedPixels) left"
         }

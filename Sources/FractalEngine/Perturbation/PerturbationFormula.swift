@@ -19,6 +19,15 @@ public protocol PerturbationFormula: Sendable {
 }
 
 extension PerturbationFormula {
+    /// |f'(z)|^2 from |z|^2: how much one step stretches |dz/dc|^2 (p^2 |z|^(2(p-1))).
+    @inlinable @inline(__always)
+    public func stretchSquared(_ r2: Double) -> Double {
+        if power == 2 { return 4 * r2 }
+        var t = Double(power * power)
+        for _ in 1..<power { t *= r2 }
+        return t
+    }
+
     /// The plain step dz <- dz H(Z, dz) + dc.
     @inlinable @inline(__always)
     public func step<D: DeltaScalar>(_ Z: Complex<D>, _ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D> {

@@ -12,17 +12,27 @@ public enum GlitchMode: String, Sendable, CaseIterable {
     case detect
 }
 
-/// Per-pixel glitch output of the detect mode: flag and the ratio |z|^2 / |Z|^2 at detection.
+/// Per-pixel side output of a perturbation pass: in detect mode the glitch flag and the ratio
+/// |z|^2 / |Z|^2 at detection; with the precision check, whether the pixel's smooth value may
+/// be off by more than 1e-7 (`PrecisionEstimate`).
 @usableFromInline
-struct GlitchWriter: @unchecked Sendable {
-    @usableFromInline let flags: UnsafeMutablePointer<UInt8>
-    @usableFromInline let ratio: UnsafeMutablePointer<Double>
+struct PixelFlags: @unchecked Sendable {
+    @usableFromInline let glitched: UnsafeMutablePointer<UInt8>?
+    @usableFromInline let ratio: UnsafeMutablePointer<Double>?
+    @usableFromInline let sensitive: UnsafeMutablePointer<UInt8>?
 
-    /// Pixel i glitched at `ratio` (NaN: it did not).
+    @usableFromInline init(glitched: UnsafeMutablePointer<UInt8>?, ratio: UnsafeMutablePointer<Double>?, sensitive: UnsafeMutablePointer<UInt8>?) {
+        self.glitched = glitched
+        self.ratio = ratio
+        self.sensitive = sensitive
+    }
+
+    /// Pixel i: glitched at `ratio` (NaN: it did not), and whether it is sensitive.
     @inlinable @inline(__always)
-    func record(_ i: Int, _ ratio: Double) {
-        flags[i] = ratio.isNaN ? 0 : 1
-        self.ratio[i] = ratio
+    func record(_ i: Int, ratio r: Double, sensitive s: Bool) {
+        glitched?[i] = r.isNaN ? 0 : 1
+        ratio?[i] = r
+        sensitive?[i] = s ? 1 : 0
     }
 }
 
@@ -102,7 +112,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: TileKer
     @usableFromInline let tolerance: Double
     /// When set, tile ranges index this list of pixels (a re-render of glitched pixels).
     @usableFromInline let subset: [Int]?
-    @usableFromInline let glitches: GlitchWriter?
+    @usableFromInline let flags: PixelFlags
 
     @inlinable
     func run(_ range: Range<Int>, _ writer: FieldWriter) {
@@ -111,18 +121,18 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: TileKer
             for j in range {
                 let i = subset?[j] ?? j
                 let dc = grid.delta(i)
-                let (result, ratio) = iterate(dc: dc, orbit: orbit, rebaseOrbit: rebaseOrbit)
+                let (result, ratio, sensitive) = iterate(dc: dc, orbit: orbit, rebaseOrbit: rebaseOrbit)
                 writer.write(i, result)
-                glitches?.record(i, ratio)
+                flags.record(i, ratio: ratio, sensitive: sensitive)
             }
           }
         }
     }
 
-    /// Returns the pixel's result, and in detect mode the ratio |z|^2 / |Z|^2 where it
-    /// glitched (NaN when it did not).
+    /// Returns the pixel's result, in detect mode the ratio |z|^2 / |Z|^2 where it glitched
+    /// (NaN when it did not), and whether its smooth value may miss 1e-7.
     @inlinable @inline(__always)
-    func iterate(dc: Complex<D>, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>) -> (PixelResult, Double) {
+    func iterate(dc: Complex<D>, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>) -> (PixelResult, Double, Bool) {
         var orbit = first
         var last = orbit.count - 1
         var dz: Complex<D> = formula.addsDC ? .zero : dc
@@ -130,6 +140,9 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: TileKer
         var m = 0
         var n = 0
         var n2 = 0
+        // |dz(n)/dc|^2 = stretch2 * 2^stretchExponent, for the precision estimate.
+        var stretch2 = 1.0
+        var stretchExponent = 0
         while n < maxIterations {
             dz = formula.step(orbit[m], dz, dcStep)
             m += 1
@@ -141,8 +154,16 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: TileKer
             if r2 > Escape.radiusSquared2 {
                 if n2 == 0 { n2 = n }
                 if r2 > Escape.radiusSquaredBig {
-                    return (PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: Escape.smooth(nBig: n, lengthSquared: r2, power: formula.power)), .nan)
+                    let result = PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: Escape.smooth(nBig: n, lengthSquared: r2, power: formula.power))
+                    let exact = PrecisionEstimate.smoothHolds(n: n, lengthSquared: r2, power: formula.power, dc: dc,
+                                                               stretch2: stretch2, stretchExponent: stretchExponent, deltaBits: D.significandBits)
+                    return (result, .nan, !exact)
                 }
+            }
+            stretch2 *= formula.stretchSquared(r2)
+            if stretch2 > 0x1p600 {
+                stretch2 *= 0x1p-600
+                stretchExponent += 600
             }
             switch mode {
             case .rebase:
@@ -156,11 +177,11 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: TileKer
             case .detect:
                 let zx = Z.re.leadingDouble, zy = Z.im.leadingDouble
                 let big = zx * zx + zy * zy
-                if r2 < tolerance * big { return (.bounded, r2 / big) }
+                if r2 < tolerance * big { return (.bounded, r2 / big, false) }
                 if m == last && n < maxIterations {
                     // Past |z| = 2 the orbit only grows: finishing from the reference's start
                     // (dz = z - Z(0)) is exact enough; inside, an ended reference is a glitch.
-                    guard r2 > Escape.radiusSquared2 else { return (.bounded, 0) }
+                    guard r2 > Escape.radiusSquared2 else { return (.bounded, 0, false) }
                     dz = z
                     m = 0
                     orbit = rebaseOrbit
@@ -168,6 +189,31 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: TileKer
                 }
             }
         }
-        return (PixelResult(n2: UInt32(n2), nBig: 0, smooth: .nan), .nan)
+        return (PixelResult(n2: UInt32(n2), nBig: 0, smooth: .nan), .nan, false)
+    }
+}
+
+/// How far a perturbation result's smooth value can be trusted.
+///
+/// Each step rounds dz to the delta type's precision u, an error equivalent to moving the
+/// pixel by about u |dc|; over n steps (adding up like a random walk, times 4 for safety) and
+/// stretched by |dz(n)/dc|, it moves ln|z(n)| and so the smooth value by
+/// 4 sqrt(n) u |dc| |dz/dc| / (|z| ln|z| ln p). Pixels where that may exceed 1e-7 are
+/// iterated again directly in MPFR (Documentation/Perturbation.md).
+public enum PrecisionEstimate {
+    /// log2(1e-7).
+    public static let log2Tolerance = -23.253496664211536
+    /// log2 of the safety factor on the estimate.
+    public static let safetyLog2 = 1.0
+
+    @inlinable
+    public static func smoothHolds<D: DeltaScalar>(n: Int, lengthSquared r2: Double, power: Int, dc: Complex<D>,
+                                                   stretch2: Double, stretchExponent: Int, deltaBits: Int) -> Bool {
+        let log2dc = (dc.re.floatExpValue * dc.re.floatExpValue + dc.im.floatExpValue * dc.im.floatExpValue).log2Magnitude / 2
+        let lnAbsZ = 0.5 * Math.log(r2)
+        let log2Error = safetyLog2 + 0.5 * Math.log2(Double(n)) - Double(deltaBits) + log2dc
+            + 0.5 * (Math.log2(stretch2) + Double(stretchExponent))
+            - (lnAbsZ / 0.6931471805599453 + Math.log2(lnAbsZ * Math.log(Double(power))))
+        return log2Error <= log2Tolerance
     }
 }

@@ -43,6 +43,9 @@ public struct PerturbationSettings: Sendable, Equatable {
     public var loadReference: String?
     /// Write the primary reference orbit to this file.
     public var saveReference: String?
+    /// Iterate pixels whose smooth value the deltas may not hold to 1e-7 again, directly in
+    /// MPFR (`PrecisionEstimate`).
+    public var exactSensitivePixels: Bool = true
 
     public init(glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .center, deltaType: DeltaType? = nil, referenceBudget: Int = 512, extraBits: Int = 0) {
         self.glitchMode = glitchMode
@@ -75,6 +78,8 @@ public struct PerturbationReport: Sendable {
     public var glitchedPixels: Int
     public var uncorrectedPixels: Int
     public var referenceSeconds: Double
+    /// Pixels iterated again directly in MPFR because their smooth value was at risk.
+    public var reiteratedPixels: Int
 }
 
 enum PerturbationRenderer {
@@ -182,6 +187,7 @@ enum PerturbationRenderer {
         let count = field.pixelCount
         var flags = [UInt8](repeating: 0, count: settings.glitchMode == .detect ? count : 0)
         var ratios = [Double](repeating: .nan, count: settings.glitchMode == .detect ? count : 0)
+        var sensitive = [UInt8](repeating: 0, count: count)
         var references = [(referencePoint.re.decimalString(), referencePoint.im.decimalString())]
 
         // Julia rebases onto the orbit of the critical point 0.
@@ -191,14 +197,17 @@ enum PerturbationRenderer {
         func pass(_ reference: ReferenceOrbit, at point: BigComplex, subset: [Int]?) {
             let values = reference.values(as: D.self)
             flags.withUnsafeMutableBufferPointer { f in
-                ratios.withUnsafeMutableBufferPointer { r in
-                    let glitches = settings.glitchMode == .detect ? GlitchWriter(flags: f.baseAddress!, ratio: r.baseAddress!) : nil
+              ratios.withUnsafeMutableBufferPointer { r in
+                sensitive.withUnsafeMutableBufferPointer { sens in
+                    let detect = settings.glitchMode == .detect
+                    let pixelFlags = PixelFlags(glitched: detect ? f.baseAddress! : nil, ratio: detect ? r.baseAddress! : nil,
+                                                sensitive: sens.baseAddress!)
                     if rescaled, let values = values as? [Complex<Double>] {
                         let kernel = RescaledPerturbationKernel<F>(
                             formula: formula, orbit: values, rebaseOrbit: (critical as? [Complex<Double>]) ?? values,
                             orbitTiny: reference.tiny, rebaseTiny: criticalOrbit?.tiny ?? reference.tiny,
                             grid: ScaledDeltaGrid(viewport: viewport, reference: point), maxIterations: location.maxIterations,
-                            mode: settings.glitchMode, tolerance: tolerance, subset: subset, glitches: glitches)
+                            mode: settings.glitchMode, tolerance: tolerance, subset: subset, flags: pixelFlags)
                         Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
                                       threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
                         return
@@ -207,10 +216,11 @@ enum PerturbationRenderer {
                         formula: formula, orbit: values, rebaseOrbit: critical ?? values,
                         grid: DeltaGrid<D>(viewport: viewport, reference: point),
                         maxIterations: location.maxIterations, mode: settings.glitchMode, tolerance: tolerance,
-                        subset: subset, glitches: glitches)
+                        subset: subset, flags: pixelFlags)
                     Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
                                   threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
                 }
+              }
             }
         }
 
@@ -245,11 +255,19 @@ enum PerturbationRenderer {
             glitched = glitched.filter { flags[$0] != 0 }
             if glitched.count == before && flags[pick] != 0 { break }  // no progress, even at the reference itself
         }
+        // Pixels whose smooth value the deltas may not hold to 1e-7: iterate them directly in
+        // MPFR at the viewport's precision (-log2 s + 64 bits, the oracle's).
+        let sensitivePixels = (only ?? Array(0..<count)).filter { sensitive[$0] != 0 && (flags.isEmpty || flags[$0] == 0) }
+        if !sensitivePixels.isEmpty && settings.exactSensitivePixels {
+            if control?.isCancelled == true { throw RenderError.cancelled }
+            let kernel = MPFRPixelKernel(viewport: viewport, family: location.family, maxIterations: location.maxIterations, subset: sensitivePixels)
+            Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 4, threads: threads, control: nil)
+        }
         return PerturbationReport(
             deltaType: rescaled ? .rescaled : (D.self == Double.self ? .double : (D.self == FloatExp.self ? .floatExp : .doubleDouble)), glitchMode: settings.glitchMode,
             precisionBits: precision.bits, references: references, referenceLength: primary.count,
             referenceEscaped: primary.escaped, glitchedPixels: firstPassGlitched, uncorrectedPixels: glitched.count,
-            referenceSeconds: referenceSeconds)
+            referenceSeconds: referenceSeconds, reiteratedPixels: settings.exactSensitivePixels ? sensitivePixels.count : 0)
     }
 
     /// Whether the orbit of 0 under z^2 + c leaves |z| <= 2 within `limit` steps (Double is

@@ -52,7 +52,7 @@ struct RescaledPerturbationKernel<F: PerturbationFormula>: TileKernel {
     @usableFromInline let mode: GlitchMode
     @usableFromInline let tolerance: Double
     @usableFromInline let subset: [Int]?
-    @usableFromInline let glitches: GlitchWriter?
+    @usableFromInline let flags: PixelFlags
 
     @inlinable
     func run(_ range: Range<Int>, _ writer: FieldWriter) {
@@ -62,7 +62,7 @@ struct RescaledPerturbationKernel<F: PerturbationFormula>: TileKernel {
                 let i = subset?[j] ?? j
                 let (result, ratio) = iterate(i, orbit: orbit, rebaseOrbit: rebaseOrbit)
                 writer.write(i, result)
-                glitches?.record(i, ratio)
+                flags.record(i, ratio: ratio, sensitive: false)
             }
           }
         }
