@@ -16,7 +16,7 @@ public struct Preset: Sendable {
         self.height = height
     }
 
-    /// The arithmetic this preset needs at its own size (perturbation views need a later version).
+    /// The arithmetic the renderer picks for this preset at its own size.
     public var path: ArithmeticPath {
         guard let viewport = try? Viewport(location: location, width: width, height: height) else { return .perturbation }
         return Renderer.cheapestPath(forBits: Renderer.requiredBits(viewport: viewport, guardBits: RenderSettings.defaultGuardBits))

@@ -37,9 +37,8 @@ enum PresetsCommand {
         for p in Presets.all {
             let radius = p.location.radius.count > 11 ? String(p.location.radius.prefix(11)) : p.location.radius
             print(pad(p.name, 24) + pad(p.location.family.name, 12) + pad(radius, 12) + pad("\(p.location.maxIterations)", 12)
-                  + pad(p.path == .perturbation ? "perturbation*" : p.path.rawValue, 16) + p.summary)
+                  + pad(p.path.rawValue, 16) + p.summary)
         }
-        print("* needs the perturbation engine (a later version): 'render' says so and stops.")
     }
 }
 
