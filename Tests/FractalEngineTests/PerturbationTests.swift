@@ -8,9 +8,10 @@ import Testing
 /// two runs disagree on the counts (or on smooth by more than 1e-6, for the smooth check).
 /// Escape counts must match exactly; smooth within `smoothTolerance` (nil: not compared).
 func perturbationMismatches(_ location: Location, width: Int, height: Int, delta: DeltaType?, mode: GlitchMode = .rebase,
+                            placement: ReferencePlacement = .center,
                             smoothTolerance: Double?) throws -> (bad: [(Int, Int, PixelResult, PixelResult)], report: RenderReport) {
     let settings = RenderSettings(width: width, height: height, path: .perturbation,
-                                  perturbation: PerturbationSettings(glitchMode: mode, deltaType: delta))
+                                  perturbation: PerturbationSettings(glitchMode: mode, placement: placement, deltaType: delta))
     let result = try Renderer.render(location: location, settings: settings)
     let viewport = try Viewport(location: location, width: width, height: height)
     let bits = Int(-viewport.log2Spacing.rounded(.down)) + 64
@@ -83,6 +84,20 @@ struct PerturbationTests {
         let (badRabbit, rabbitReport) = try perturbationMismatches(rabbit, width: 12, height: 8, delta: nil, smoothTolerance: nil)
         #expect(rabbitReport.perturbation?.deltaType == .double)
         #expect(badRabbit.isEmpty, "\(badRabbit.prefix(3))")
+    }
+
+    @Test("probe placement takes the longest orbit of a 5 x 5 probe when the center escapes")
+    func probe() throws {
+        // The pub_f_multibrot3_e30 center: a Misiurewicz point, whose orbit escapes at 385 here.
+        let loc = Location(family: .multibrot(power: 3), centerRe: "-0.2618414542554664348109050619820652468621750391587391244078",
+                           centerIm: "0.976905989884677750808361208130370343577507366118058104798673", radius: "1e-24", maxIterations: 2000)
+        let settings = RenderSettings(width: 12, height: 8, path: .perturbation, perturbation: PerturbationSettings(placement: .probe))
+        let probed = try Renderer.render(location: loc, settings: settings).report.perturbation!
+        let centered = try Renderer.render(location: loc, settings: RenderSettings(width: 12, height: 8, path: .perturbation)).report.perturbation!
+        #expect(centered.referenceEscaped)
+        #expect(probed.referenceLength >= centered.referenceLength)
+        let (bad, _) = try perturbationMismatches(loc, width: 12, height: 8, delta: .double, placement: .probe, smoothTolerance: 1e-6)
+        #expect(bad.isEmpty, "\(bad.prefix(3))")
     }
 
     @Test("detect mode corrects its glitches with extra references and agrees with MPFR")

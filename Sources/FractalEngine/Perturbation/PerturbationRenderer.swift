@@ -97,33 +97,24 @@ enum PerturbationRenderer {
             // (Documentation/Perturbation.md).
             delta = .doubleDouble
         }
-        switch (location.family, delta) {
-        case (.mandelbrot, .double):
-            return try run(settings, QuadraticPerturbation(addsDC: true), Double.self, location, viewport, perturbation, threads, control, &field)
-        case (.mandelbrot, .floatExp):
-            return try run(settings, QuadraticPerturbation(addsDC: true), FloatExp.self, location, viewport, perturbation, threads, control, &field)
-        case (.julia, .double):
-            return try run(settings, QuadraticPerturbation(addsDC: false), Double.self, location, viewport, perturbation, threads, control, &field)
-        case (.julia, .floatExp):
-            return try run(settings, QuadraticPerturbation(addsDC: false), FloatExp.self, location, viewport, perturbation, threads, control, &field)
-        case (.multibrot(let p), .double):
-            return try run(settings, MultibrotPerturbation(power: p), Double.self, location, viewport, perturbation, threads, control, &field)
-        case (.multibrot(let p), .floatExp):
-            return try run(settings, MultibrotPerturbation(power: p), FloatExp.self, location, viewport, perturbation, threads, control, &field)
-        case (.mandelbrot, .doubleDouble):
-            return try run(settings, QuadraticPerturbation(addsDC: true), DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
-        case (.julia, .doubleDouble):
-            return try run(settings, QuadraticPerturbation(addsDC: false), DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
-        case (.multibrot(let p), .doubleDouble):
-            return try run(settings, MultibrotPerturbation(power: p), DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
-        case (.mandelbrot, .rescaled):
-            return try run(settings, QuadraticPerturbation(addsDC: true), Double.self, location, viewport, perturbation, threads, control, &field, rescaled: true)
-        case (.julia, .rescaled):
-            return try run(settings, QuadraticPerturbation(addsDC: false), Double.self, location, viewport, perturbation, threads, control, &field, rescaled: true)
-        case (.multibrot(let p), .rescaled):
-            return try run(settings, MultibrotPerturbation(power: p), Double.self, location, viewport, perturbation, threads, control, &field, rescaled: true)
-        case (.newton, _):
-            throw RenderError.needsPerturbation(requiredBits: 0, availableBits: ArithmeticPath.doubleDouble.bits)
+        // One switch for the formula, one for the delta type: every kernel below is specialised.
+        func withDelta<F: PerturbationFormula>(_ formula: F) throws -> PerturbationReport {
+            switch delta {
+            case .double:
+                try run(settings, formula, Double.self, location, viewport, perturbation, threads, control, &field)
+            case .floatExp:
+                try run(settings, formula, FloatExp.self, location, viewport, perturbation, threads, control, &field)
+            case .doubleDouble:
+                try run(settings, formula, DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
+            case .rescaled:
+                try run(settings, formula, Double.self, location, viewport, perturbation, threads, control, &field, rescaled: true)
+            }
+        }
+        switch location.family {
+        case .mandelbrot: return try withDelta(QuadraticPerturbation(addsDC: true))
+        case .julia: return try withDelta(QuadraticPerturbation(addsDC: false))
+        case .multibrot(let p): return try withDelta(MultibrotPerturbation(power: p))
+        case .newton: throw RenderError.needsPerturbation(requiredBits: 0, availableBits: ArithmeticPath.doubleDouble.bits)
         }
     }
 
@@ -159,13 +150,10 @@ enum PerturbationRenderer {
             else { throw ReferenceFileError.mismatch(path: path) }
             referencePoint = primary.point
         } else {
-            switch settings.placement {
-            case .center:
             primary = try orbit(at: center)
-        case .probe:
-            primary = try orbit(at: center)
-            if primary.escaped {
-                for j in 0..<5 {
+            if settings.placement == .probe && primary.escaped {
+                // The 5 x 5 probe: the longest orbit wins; one that never escapes ends the search.
+                probe: for j in 0..<5 {
                     for i in 0..<5 {
                         let x = (viewport.width - 1) * (2 * i + 1) / 10, y = (viewport.height - 1) * (2 * j + 1) / 10
                         let point = viewport.exactPoint(x: x, y: y)
@@ -174,11 +162,9 @@ enum PerturbationRenderer {
                             primary = candidate
                             referencePoint = candidate.point
                         }
-                        if !primary.escaped { break }
+                        if !primary.escaped { break probe }
                     }
-                    if !primary.escaped { break }
                 }
-            }
             }
         }
         if let path = settings.saveReference { try primary.write(to: path) }
