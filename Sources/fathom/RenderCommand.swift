@@ -94,7 +94,9 @@ enum RenderCommand {
     static func describe(_ p: PerturbationReport) -> String {
         var line = "perturbation: deltas \(p.deltaType.rawValue), reference \(p.precisionBits) bits, \(p.referenceLength) steps"
             + (p.referenceEscaped ? " (escaped)" : "") + String(format: ", %.2f s in references", p.referenceSeconds)
-            + ", glitches \(p.glitchMode.rawValue)" + (p.reiteratedPixels > 0 ? ", \(p.reiteratedPixels) sensitive pixels iterated in MPFR" : "")
+            + ", glitches \(p.glitchMode.rawValue)"
+            + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) sensitive pixels again in double-double" : "")
+            + (p.reiteratedPixels > 0 ? ", \(p.reiteratedPixels) in MPFR" : "")
         if p.glitchMode == .detect {
             line += ": \(p.glitchedPixels) pixels glitched, \(p.references.count) references, \(p.uncorrectedPixels) left"
         }

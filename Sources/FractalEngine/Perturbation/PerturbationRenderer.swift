@@ -78,7 +78,9 @@ public struct PerturbationReport: Sendable {
     public var glitchedPixels: Int
     public var uncorrectedPixels: Int
     public var referenceSeconds: Double
-    /// Pixels iterated again directly in MPFR because their smooth value was at risk.
+    /// Pixels rendered again with double-double deltas because their smooth value was at risk.
+    public var doubleDoublePixels: Int
+    /// Pixels iterated again directly in MPFR because it was still at risk.
     public var reiteratedPixels: Int
 }
 
@@ -131,12 +133,12 @@ enum PerturbationRenderer {
         }
         let center = BigComplex(viewport.center.re.rounded(to: precision), viewport.center.im.rounded(to: precision))
         var referenceSeconds = 0.0
-        func orbit(at point: BigComplex) throws -> ReferenceOrbit {
+        func orbit(at point: BigComplex, lowWords: Bool = D.self == DoubleDouble.self) throws -> ReferenceOrbit {
             let start = DispatchTime.now().uptimeNanoseconds
             defer { referenceSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
             return try ReferenceOrbit.compute(point: point, power: formula.power, juliaC: juliaC,
                                               maxIterations: location.maxIterations, precision: precision,
-                                              lowWords: D.self == DoubleDouble.self, control: control)
+                                              lowWords: lowWords, control: control)
         }
 
         // The primary reference.
@@ -241,9 +243,28 @@ enum PerturbationRenderer {
             glitched = glitched.filter { flags[$0] != 0 }
             if glitched.count == before && flags[pick] != 0 { break }  // no progress, even at the reference itself
         }
-        // Pixels whose smooth value the deltas may not hold to 1e-7: iterate them directly in
-        // MPFR at the viewport's precision (-log2 s + 64 bits, the oracle's).
-        let sensitivePixels = (only ?? Array(0..<count)).filter { sensitive[$0] != 0 && (flags.isEmpty || flags[$0] == 0) }
+        // Pixels whose smooth value the deltas may not hold to 1e-7: first again with
+        // double-double deltas (where Double's range suffices: 2^53 times finer), then, for
+        // any still at risk, directly in MPFR at the viewport's precision (-log2 s + 64 bits,
+        // the oracle's).
+        var sensitivePixels = (only ?? Array(0..<count)).filter { sensitive[$0] != 0 && (flags.isEmpty || flags[$0] == 0) }
+        var doubleDoublePixels = 0
+        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && D.self == Double.self && !rescaled {
+            if control?.isCancelled == true { throw RenderError.cancelled }
+            doubleDoublePixels = sensitivePixels.count
+            let fine = try orbit(at: referencePoint, lowWords: true)
+            let fineCritical = juliaC != nil ? try orbit(at: BigComplex(precision: precision), lowWords: true) : nil
+            let values = fine.values(as: DoubleDouble.self)
+            sensitive.withUnsafeMutableBufferPointer { sens in
+                let kernel = PerturbationKernel<F, DoubleDouble>(
+                    formula: formula, orbit: values, rebaseOrbit: fineCritical?.values(as: DoubleDouble.self) ?? values,
+                    grid: DeltaGrid<DoubleDouble>(viewport: viewport, reference: referencePoint),
+                    maxIterations: location.maxIterations, mode: .rebase, tolerance: tolerance, subset: sensitivePixels,
+                    flags: PixelFlags(glitched: nil, ratio: nil, sensitive: sens.baseAddress!))
+                Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 16, threads: threads, control: nil)
+            }
+            sensitivePixels = sensitivePixels.filter { sensitive[$0] != 0 }
+        }
         if !sensitivePixels.isEmpty && settings.exactSensitivePixels {
             if control?.isCancelled == true { throw RenderError.cancelled }
             let kernel = MPFRPixelKernel(viewport: viewport, family: location.family, maxIterations: location.maxIterations, subset: sensitivePixels)
@@ -253,7 +274,8 @@ enum PerturbationRenderer {
             deltaType: rescaled ? .rescaled : (D.self == Double.self ? .double : (D.self == FloatExp.self ? .floatExp : .doubleDouble)), glitchMode: settings.glitchMode,
             precisionBits: precision.bits, references: references, referenceLength: primary.count,
             referenceEscaped: primary.escaped, glitchedPixels: firstPassGlitched, uncorrectedPixels: glitched.count,
-            referenceSeconds: referenceSeconds, reiteratedPixels: settings.exactSensitivePixels ? sensitivePixels.count : 0)
+            referenceSeconds: referenceSeconds, doubleDoublePixels: doubleDoublePixels,
+            reiteratedPixels: settings.exactSensitivePixels ? sensitivePixels.count : 0)
     }
 
     /// Whether the orbit of 0 under z^2 + c leaves |z| <= 2 within `limit` steps (Double is
