@@ -25,9 +25,7 @@ extension FloatExp: DeltaScalar {
 
 extension DoubleDouble: DeltaScalar {
     @inlinable public static var significandBits: Int { 106 }
-    @inlinable public init(_ value: FloatExp) {
-        // The significand is exact; scale by 2^exponent in two exact steps (hi, then lo = 0).
-        self.init(value.doubleValue)
-    }
+    /// The nearest Double as the high word (a FloatExp has only 53 bits; lo = 0).
+    @inlinable public init(_ value: FloatExp) { self.init(value.doubleValue) }
     @inlinable public var floatExpValue: FloatExp { FloatExp(hi) + FloatExp(lo) }
 }

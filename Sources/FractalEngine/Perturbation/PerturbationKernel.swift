@@ -93,12 +93,43 @@ struct DeltaGrid<D: PerturbationDelta>: Sendable {
     }
 }
 
+/// A perturbation kernel: pixels iterated against an orbit and, after rebasing, the critical
+/// orbit. The tile loop is shared; each kernel supplies the per-pixel iteration.
+@usableFromInline
+protocol PerturbationPixelKernel: TileKernel {
+    associatedtype Value
+    var orbit: [Value] { get }
+    var rebaseOrbit: [Value] { get }
+    /// When set, tile ranges index this list of pixels (a re-render of some pixels).
+    var subset: [Int]? { get }
+    var flags: PixelFlags { get }
+    /// Pixel i's result, in detect mode the ratio |z|^2 / |Z|^2 where it glitched (NaN when
+    /// it did not), and whether its smooth value may miss 1e-7.
+    func iterate(pixel i: Int, orbit: UnsafeBufferPointer<Value>, rebaseOrbit: UnsafeBufferPointer<Value>) -> (PixelResult, Double, Bool)
+}
+
+extension PerturbationPixelKernel {
+    @inlinable
+    func run(_ range: Range<Int>, _ writer: FieldWriter) {
+        orbit.withUnsafeBufferPointer { orbit in
+            rebaseOrbit.withUnsafeBufferPointer { rebaseOrbit in
+                for j in range {
+                    let i = subset?[j] ?? j
+                    let (result, ratio, sensitive) = iterate(pixel: i, orbit: orbit, rebaseOrbit: rebaseOrbit)
+                    writer.write(i, result)
+                    flags.record(i, ratio: ratio, sensitive: sensitive)
+                }
+            }
+        }
+    }
+}
+
 // The per-pixel loop. Names: n = the pixel's iteration count, m = the reference index, so
 // the pixel's z(n) = Z(m) + dz; dc = c - C (zero for Julia, whose pixel enters as dz(0)).
 
 /// Perturbation of pixels against one reference orbit, generic over formula and delta type.
 @usableFromInline
-struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: TileKernel {
+struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: PerturbationPixelKernel {
     @usableFromInline let formula: F
     @usableFromInline let orbit: [Complex<D>]
     /// The orbit a pixel continues on after rebasing: the orbit of the critical point 0
@@ -110,29 +141,12 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: TileKer
     @usableFromInline let mode: GlitchMode
     /// Pauldelbrot's g.
     @usableFromInline let tolerance: Double
-    /// When set, tile ranges index this list of pixels (a re-render of glitched pixels).
     @usableFromInline let subset: [Int]?
     @usableFromInline let flags: PixelFlags
 
-    @inlinable
-    func run(_ range: Range<Int>, _ writer: FieldWriter) {
-        orbit.withUnsafeBufferPointer { orbit in
-          rebaseOrbit.withUnsafeBufferPointer { rebaseOrbit in
-            for j in range {
-                let i = subset?[j] ?? j
-                let dc = grid.delta(i)
-                let (result, ratio, sensitive) = iterate(dc: dc, orbit: orbit, rebaseOrbit: rebaseOrbit)
-                writer.write(i, result)
-                flags.record(i, ratio: ratio, sensitive: sensitive)
-            }
-          }
-        }
-    }
-
-    /// Returns the pixel's result, in detect mode the ratio |z|^2 / |Z|^2 where it glitched
-    /// (NaN when it did not), and whether its smooth value may miss 1e-7.
     @inlinable @inline(__always)
-    func iterate(dc: Complex<D>, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>) -> (PixelResult, Double, Bool) {
+    func iterate(pixel i: Int, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>) -> (PixelResult, Double, Bool) {
+        let dc = grid.delta(i)
         var orbit = first
         var last = orbit.count - 1
         var dz: Complex<D> = formula.addsDC ? .zero : dc

@@ -29,9 +29,8 @@ struct ScaledDeltaGrid: Sendable {
 
     /// u = dc 2^-Sc, as Doubles (|u| is about the pixel distance from the reference).
     @inlinable @inline(__always)
-    func scaled(_ i: Int) -> Complex<Double> {
-        let dc = exact.delta(i)
-        return Complex(FloatExp(rawSignificand: dc.re.significand, exponent: dc.re.exponent &- exponent).doubleValue,
+    func scaled(_ dc: Complex<FloatExp>) -> Complex<Double> {
+        Complex(FloatExp(rawSignificand: dc.re.significand, exponent: dc.re.exponent &- exponent).doubleValue,
                        FloatExp(rawSignificand: dc.im.significand, exponent: dc.im.exponent &- exponent).doubleValue)
     }
 
@@ -40,7 +39,7 @@ struct ScaledDeltaGrid: Sendable {
 }
 
 @usableFromInline
-struct RescaledPerturbationKernel<F: PerturbationFormula>: TileKernel {
+struct RescaledPerturbationKernel<F: PerturbationFormula>: PerturbationPixelKernel {
     @usableFromInline let formula: F
     @usableFromInline let orbit: [Complex<Double>]
     @usableFromInline let rebaseOrbit: [Complex<Double>]
@@ -54,20 +53,6 @@ struct RescaledPerturbationKernel<F: PerturbationFormula>: TileKernel {
     @usableFromInline let subset: [Int]?
     @usableFromInline let flags: PixelFlags
 
-    @inlinable
-    func run(_ range: Range<Int>, _ writer: FieldWriter) {
-        orbit.withUnsafeBufferPointer { orbit in
-          rebaseOrbit.withUnsafeBufferPointer { rebaseOrbit in
-            for j in range {
-                let i = subset?[j] ?? j
-                let (result, ratio) = iterate(i, orbit: orbit, rebaseOrbit: rebaseOrbit)
-                writer.write(i, result)
-                flags.record(i, ratio: ratio, sensitive: false)
-            }
-          }
-        }
-    }
-
     /// 2^k as a Double, 0 below the subnormal range, for -2000 < k < 1024.
     @inlinable @inline(__always)
     static func power(_ k: Int) -> Double {
@@ -75,11 +60,12 @@ struct RescaledPerturbationKernel<F: PerturbationFormula>: TileKernel {
     }
 
     @inlinable @inline(__always)
-    func iterate(_ pixel: Int, orbit first: UnsafeBufferPointer<Complex<Double>>, rebaseOrbit: UnsafeBufferPointer<Complex<Double>>) -> (PixelResult, Double) {
+    func iterate(pixel: Int, orbit first: UnsafeBufferPointer<Complex<Double>>, rebaseOrbit: UnsafeBufferPointer<Complex<Double>>) -> (PixelResult, Double, Bool) {
         var orbit = first
         var onRebaseOrbit = false
         var last = orbit.count - 1
-        let u = grid.scaled(pixel)
+        let dcExact = grid.delta(pixel)
+        let u = grid.scaled(dcExact)
         let sc = grid.exponent
         // Rescaled state: dz = w 2^S; Julia starts from dz = dc, the others from 0.
         var w: Complex<Double> = formula.addsDC ? .zero : u
@@ -87,7 +73,7 @@ struct RescaledPerturbationKernel<F: PerturbationFormula>: TileKernel {
         var f1 = Self.power(s), f2 = 1.0
         var rescaled = true
         var dz = Complex<Double>.zero  // plain state, once it fits Double
-        let dcPlain = Complex(Double(grid.delta(pixel).re), Double(grid.delta(pixel).im))
+        let dcPlain = Complex(Double(dcExact.re), Double(dcExact.im))
         var m = 0, n = 0, n2 = 0
 
         // Puts a FloatExp delta into the rescaled state.
@@ -114,7 +100,7 @@ struct RescaledPerturbationKernel<F: PerturbationFormula>: TileKernel {
                     // 2^(Sc - S) underflow: take this step in FloatExp.
                     let zExact = (onRebaseOrbit ? rebaseTiny[m] : orbitTiny[m]) ?? Complex(FloatExp(Z.re), FloatExp(Z.im))
                     let d = Complex(FloatExp(w.re), FloatExp(w.im)) * FloatExp(significand: 1, exponent: s)
-                    rescale(formula.step(zExact, d, formula.addsDC ? grid.delta(pixel) : .zero))
+                    rescale(formula.step(zExact, d, formula.addsDC ? dcExact : .zero))
                 } else {
                     w = formula.step(Z, w, w * f1, formula.addsDC ? u * f2 : .zero)
                 }
@@ -157,7 +143,7 @@ struct RescaledPerturbationKernel<F: PerturbationFormula>: TileKernel {
             if r2 > Escape.radiusSquared2 {
                 if n2 == 0 { n2 = n }
                 if r2 > Escape.radiusSquaredBig {
-                    return (PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: Escape.smooth(nBig: n, lengthSquared: r2, power: formula.power)), .nan)
+                    return (PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: Escape.smooth(nBig: n, lengthSquared: r2, power: formula.power)), .nan, false)
                 }
             }
             switch mode {
@@ -175,9 +161,9 @@ struct RescaledPerturbationKernel<F: PerturbationFormula>: TileKernel {
                 }
             case .detect:
                 let big = orbit[m].lengthSquared
-                if !rescaled && r2 < tolerance * big { return (.bounded, r2 / big) }
+                if !rescaled && r2 < tolerance * big { return (.bounded, r2 / big, false) }
                 if m == last && n < maxIterations {
-                    guard r2 > Escape.radiusSquared2 else { return (.bounded, 0) }
+                    guard r2 > Escape.radiusSquared2 else { return (.bounded, 0, false) }
                     dz = z
                     rescaled = false
                     m = 0
@@ -187,6 +173,6 @@ struct RescaledPerturbationKernel<F: PerturbationFormula>: TileKernel {
                 }
             }
         }
-        return (PixelResult(n2: UInt32(n2), nBig: 0, smooth: .nan), .nan)
+        return (PixelResult(n2: UInt32(n2), nBig: 0, smooth: .nan), .nan, false)
     }
 }
