@@ -9,16 +9,35 @@ public protocol DeltaScalar: RealScalar {
     var floatExpValue: FloatExp { get }
     /// Bits of significand: the relative precision of one rounding.
     static var significandBits: Int { get }
+    /// `|re + i im|` without spurious underflow or overflow (to a few ulps: BLA's validity
+    /// test needs no more).
+    static func complexMagnitude(_ re: Self, _ im: Self) -> Self
+    /// Whether `|re + i im| < r` (r >= 0), without a square root where possible.
+    static func magnitude(_ re: Self, _ im: Self, isBelow r: Self) -> Bool
 }
 
 extension Double: DeltaScalar {
     @inlinable public static var significandBits: Int { 53 }
+    /// Squares while they are normal; below 2^-1000 (deltas near 2^-960) the scaled magnitude.
+    /// When r^2 underflows, |dz| >= 2^-500 is above r anyway (radii are at most 4 eps).
+    @inlinable @inline(__always)
+    public static func magnitude(_ re: Double, _ im: Double, isBelow r: Double) -> Bool {
+        let s = re * re + im * im
+        if _fastPath(s >= 0x1p-1000) { return s < r * r }
+        // Scaled by 2^600 (r <= 4 eps is far below overflow), still without a square root.
+        let a = re * 0x1p600, b = im * 0x1p600, q = r * 0x1p600
+        return a * a + b * b < q * q
+    }
     @inlinable public init(_ value: FloatExp) { self = value.doubleValue }
     @inlinable public var floatExpValue: FloatExp { FloatExp(self) }
 }
 
 extension FloatExp: DeltaScalar {
     @inlinable public static var significandBits: Int { 53 }
+    @inlinable @inline(__always)
+    public static func magnitude(_ re: FloatExp, _ im: FloatExp, isBelow r: FloatExp) -> Bool {
+        re * re + im * im < r * r
+    }
     @inlinable public init(_ value: FloatExp) { self = value }
     @inlinable public var floatExpValue: FloatExp { self }
 }
@@ -28,4 +47,33 @@ extension DoubleDouble: DeltaScalar {
     /// The nearest Double as the high word (a FloatExp has only 53 bits; lo = 0).
     @inlinable public init(_ value: FloatExp) { self.init(value.doubleValue) }
     @inlinable public var floatExpValue: FloatExp { FloatExp(hi) + FloatExp(lo) }
+    @inlinable public static func complexMagnitude(_ re: DoubleDouble, _ im: DoubleDouble) -> DoubleDouble {
+        DoubleDouble(Double.complexMagnitude(re.hi, im.hi))
+    }
+    @inlinable public static func magnitude(_ re: DoubleDouble, _ im: DoubleDouble, isBelow r: DoubleDouble) -> Bool {
+        Double.magnitude(re.hi, im.hi, isBelow: r.hi)
+    }
+}
+
+// |re + i im| without underflow or overflow in the squares, for BLA's validity test.
+extension Double {
+    /// `sqrt(re^2 + im^2)`, scaled when the squares would underflow (deltas near 2^-960).
+    @inlinable @inline(__always)
+    public static func complexMagnitude(_ re: Double, _ im: Double) -> Double {
+        let s = re * re + im * im
+        if s >= 0x1p-1000 { return s.squareRoot() }
+        let a = re * 0x1p600, b = im * 0x1p600
+        return (a * a + b * b).squareRoot() * 0x1p-600
+    }
+}
+
+extension FloatExp {
+    /// `sqrt(re^2 + im^2)`: both significands aligned to the larger exponent.
+    @inlinable @inline(__always)
+    public static func complexMagnitude(_ re: FloatExp, _ im: FloatExp) -> FloatExp {
+        let e = Swift.max(re.exponent, im.exponent)
+        let x = re.exponent &- e < -1000 ? 0 : re.significand * powerOfTwo(re.exponent &- e)
+        let y = im.exponent &- e < -1000 ? 0 : im.significand * powerOfTwo(im.exponent &- e)
+        return FloatExp(significand: (x * x + y * y).squareRoot(), exponent: e)
+    }
 }

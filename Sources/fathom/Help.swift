@@ -61,6 +61,8 @@ enum Help {
       --reference R          first reference: center (default) | probe (longest of a 5x5 probe)
       --delta T              perturbation deltas: double | double-double | floatexp |
                              rescaled (experimental); default: by pixel spacing
+      --bla on|off           bilinear approximation for z^2 + c (default on)
+      --bla-epsilon E        BLA's relative error bound per step (default 2^-24)
       --save-reference FILE  write the reference orbit (reusable by a later render)
       --load-reference FILE  read the reference orbit instead of computing it
       --verbose, --quiet     more or less output
@@ -69,7 +71,7 @@ enum Help {
     static let verify = """
     usage: fathom verify [--threads N] [--guard-bits N] [--glitches rebase|detect]
                          [--reference center|probe] [--delta double|double-double|floatexp]
-                         [--sampled] [--all] FILE...
+                         [--bla on|off] [--bla-epsilon E] [--sampled] [--all] FILE...
 
     Renders each oracle file's location at its width x height through the normal render path
     and compares the sampled pixels: n2 and nBig exactly on every stable pixel, smooth within

@@ -6,6 +6,7 @@ enum RenderCommand {
         "family", "center", "re", "im", "radius", "zoom", "size", "iterations", "palette", "density",
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
         "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta", "load-reference", "save-reference",
+        "bla", "bla-epsilon",
     ]
 
     static func run(_ args: [String]) throws {
@@ -70,7 +71,7 @@ enum RenderCommand {
         }
     }
 
-    /// --glitches, --reference, --delta.
+    /// --glitches, --reference, --delta, --bla, --bla-epsilon.
     static func perturbationSettings(_ a: Arguments) throws -> PerturbationSettings {
         var p = PerturbationSettings()
         if let g = a["glitches"] {
@@ -87,6 +88,14 @@ enum RenderCommand {
             guard let type = DeltaType(rawValue: d) else { throw CLIError.usage("--delta: '\(d)' is not double, double-double, rescaled or floatexp") }
             p.deltaType = type
         }
+        if let b = a["bla"] {
+            guard b == "on" || b == "off" else { throw CLIError.usage("--bla: '\(b)' is not on or off") }
+            p.bla = b == "on"
+        }
+        if let e = a["bla-epsilon"] {
+            guard let eps = Double(e), eps > 0, eps < 1 else { throw CLIError.data("--bla-epsilon: '\(e)' is not a number in (0, 1)") }
+            p.blaEpsilon = eps
+        }
         return p
     }
 
@@ -97,6 +106,7 @@ enum RenderCommand {
             + ", glitches \(p.glitchMode.rawValue)"
             + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) sensitive pixels again in double-double" : "")
             + (p.reiteratedPixels > 0 ? ", \(p.reiteratedPixels) in MPFR" : "")
+            + (p.blaSteps > 0 ? String(format: ", BLA table %.2f s, %d of %d loop steps BLA", p.blaSeconds, p.blaSteps, p.loopSteps) : "")
         if p.glitchMode == .detect {
             line += ": \(p.glitchedPixels) pixels glitched, \(p.references.count) references, \(p.uncorrectedPixels) left"
         }

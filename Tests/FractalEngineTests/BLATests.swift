@@ -3,7 +3,7 @@ import FractalEngine
 import FractalNumerics
 import Testing
 
-@Suite("BLA table (issue 4, not yet used by the kernels)")
+@Suite("BLA table")
 struct BLATests {
     /// The e55 oracle center's orbit: it stays bounded for 15000 steps.
     func orbit(_ steps: Int) throws -> [Complex<Double>] {
@@ -17,31 +17,34 @@ struct BLATests {
     func mergedStepsMatchPerturbation() throws {
         let z = try orbit(4096)
         let dcMax = 1e-40
-        let table = BLATable(orbit: z, dcMax: dcMax)
-        #expect(table.levels[0].count == z.count - 2)
+        let table = BLATable(orbit: z, dcMax: dcMax, epsilon: 0x1p-24, threads: 2)
+        #expect(table.level(0).count == z.count - 2)
+        #expect(table.level(1).count == (z.count - 2) / 2)
         let dc = Complex(0.6e-40, -0.7e-40)
         var checked = 0
         for m in stride(from: 1, to: 3000, by: 97) {
-            guard let step = table.longestStep(at: m, dzMagnitude: 1e-38) else { continue }
-            // Plain perturbation from dz = 1e-38 at index m, `step.length` steps.
             let start = Complex(1e-38, 0.5e-38)
+            guard let (step, length) = table.longestStep(at: m, dz: start) else { continue }
+            // Plain perturbation from dz at index m, `length` steps.
             var dz = start
-            for k in m..<(m + step.length) {
+            for k in m..<(m + length) {
                 dz = Complex(z[k].re * 2 + dz.re, z[k].im * 2 + dz.im) * dz + dc
             }
             let approx = step.apply(start, dc)
             let error = (approx - dz).magnitude / dz.magnitude
             // Valid while |dz| < radius: the neglected dz^2 terms stay below eps relative.
-            #expect(error < 1e-6, "m \(m), length \(step.length), error \(error)")
+            #expect(error < 1e-6, "m \(m), length \(length), error \(error)")
             checked += 1
         }
         #expect(checked > 10)
         // Merging is associative in its A and B (up to rounding).
-        let s = table.levels[0]
+        let s = Array(table.level(0))
         let left = s[0].then(s[1], dcMax: dcMax).then(s[2], dcMax: dcMax)
         let right = s[0].then(s[1].then(s[2], dcMax: dcMax), dcMax: dcMax)
         #expect((left.a - right.a).magnitude <= 1e-12 * left.a.magnitude)
         #expect((left.b - right.b).magnitude <= 1e-12 * left.b.magnitude)
-        #expect(left.length == 3)
+        // Level 1 entry 0 is single steps 0 and 1 merged.
+        let merged = table.level(1).first!
+        #expect(merged.a == s[0].then(s[1], dcMax: dcMax).a && merged.radius == s[0].then(s[1], dcMax: dcMax).radius)
     }
 }

@@ -1,81 +1,205 @@
+import Dispatch
 import FractalNumerics
 
-// Bilinear approximation (BLA) of perturbation steps (Zhuoran; Fraktaler-3's README;
-// mathr.co.uk deep-zoom notes; DESIGN.md section 6). Work in progress for issue 4: the table
-// is built and tested against plain perturbation steps, not yet used by the kernels.
+// Bilinear approximation (BLA) of perturbation steps (Zhuoran, 2021; Fraktaler-3's README;
+// mathr.co.uk deep-zoom notes; DESIGN.md section 6).
 //
-// A step of length l from reference index m maps dz(n) to dz(n + l) = A dz(n) + B dc, valid
-// while |dz(n)| < radius. Mandelbrot single step at m: A = 2 Z(m), B = 1,
-// radius = max(0, eps |A| - |B| |dc|max / |A|). Merging x then y:
-// A = Ay Ax, B = Ay Bx + By, radius = max(0, min(Rx, (Ry - |Bx| |dc|max) / |Ax|)).
+// A step of length l from reference index m maps dz(m) to dz(m + l) = A dz(m) + B dc, valid
+// while |dz(m)| < radius. Single step at m (z^2 + c): A = 2 Z(m), B = 1 (0 for Julia), and
+// radius = max(0, eps |A| - |B| |dc|max / |A|): there the neglected dz^2 is below eps |A dz|.
+// Merging x then y: A = Ay Ax, B = Ay Bx + By, radius = max(0, min(Rx, (Ry - |Bx| |dc|max) / |Ax|)).
 
-/// One bilinear step.
-public struct BLAStep: Sendable, Equatable {
-    public var a: Complex<Double>
-    public var b: Complex<Double>
-    public var radius: Double
-    public var length: Int
+/// One bilinear step, in the delta type D (FloatExp past Double's range: A and the radius
+/// of a long step at 1e-1000 are far outside it).
+public struct BLAStep<D: DeltaScalar>: Sendable {
+    public var a: Complex<D>
+    public var b: Complex<D>
+    public var radius: D
+    /// log2 |A|^2: how much the step stretches |dz/dc|^2 (the precision estimate).
+    public var stretchLog2: Double
+
+    @inlinable
+    public init(a: Complex<D>, b: Complex<D>, radius: D) {
+        self.a = a
+        self.b = b
+        self.radius = radius
+        let ar = a.re.floatExpValue, ai = a.im.floatExpValue
+        stretchLog2 = (ar * ar + ai * ai).log2Magnitude
+    }
 
     /// dz after the step.
     @inlinable @inline(__always)
-    public func apply(_ dz: Complex<Double>, _ dc: Complex<Double>) -> Complex<Double> { a * dz + b * dc }
+    public func apply(_ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D> { a * dz + b * dc }
 
     /// `self` followed by `next`.
-    public func then(_ next: BLAStep, dcMax: Double) -> BLAStep {
-        let ax = a.magnitude, bx = b.magnitude
-        let radius = Swift.max(0, Swift.min(self.radius, (next.radius - bx * dcMax) / ax))
-        return BLAStep(a: next.a * a, b: next.a * b + next.b, radius: radius.isFinite ? radius : 0, length: length + next.length)
+    @inlinable
+    public func then(_ next: BLAStep, dcMax: D) -> BLAStep {
+        let ax = D.complexMagnitude(a.re, a.im), bx = D.complexMagnitude(b.re, b.im)
+        let reach = (next.radius - bx * dcMax) / ax
+        let radius = reach < self.radius ? reach : self.radius
+        return BLAStep(a: next.a * a, b: next.a * b + next.b, radius: BLAStep.valid(radius))
+    }
+
+    /// `r` if it is a positive finite radius, else 0 (overflowed A, a zero Z, a step that
+    /// is never valid).
+    @inlinable
+    static func valid(_ r: D) -> D {
+        r.leadingDouble.isFinite && r > .zero ? r : .zero
     }
 }
 
-/// BLA steps for a Mandelbrot reference orbit: level k holds steps of length 2^k, entry i
-/// of level k starting at reference index 1 + i 2^k (index 0 always takes a real step).
-public struct BLATable: Sendable {
-    public let levels: [[BLAStep]]
+/// BLA steps for a reference orbit: level k holds steps of length 2^k, entry i of level k
+/// starting at reference index 1 + i 2^k (index 0 always takes a real step: Z(0) = 0 makes
+/// the Mandelbrot step nonlinear there). All levels lie in one array.
+public struct BLATable<D: DeltaScalar>: Sendable {
+    /// Level 0, then level 1, ...
+    public let steps: [BLAStep<D>]
+    /// Level k is `steps[levelStarts[k] ..< levelStarts[k + 1]]`.
+    public let levelStarts: [Int]
     public let epsilon: Double
-    public let dcMax: Double
+    public let dcMax: D
 
-    /// `orbit` = Z(0) ... Z(M); `dcMax` bounds |dc| over the image; `epsilon` = 2^-24 for
-    /// Double deltas by default (Fraktaler-3's choice).
-    public init(orbit: [Complex<Double>], dcMax: Double, epsilon: Double = 0x1p-24) {
+    public var levelCount: Int { levelStarts.count - 1 }
+    public func level(_ k: Int) -> ArraySlice<BLAStep<D>> { steps[levelStarts[k]..<levelStarts[k + 1]] }
+
+    /// Entries of a level below this many are merged on one thread.
+    static var parallelThreshold: Int { 1 << 14 }
+
+    /// `orbit` = Z(0) ... Z(M); `dcMax` bounds |dc| over the pixels that use the table;
+    /// `addsDC` is false for Julia (B = 0). A single step that could carry a pixel past
+    /// |z| = 2 is never valid, so no step jumps over a pixel's n2 escape.
+    public init(orbit: [Complex<D>], dcMax: D, epsilon: Double, addsDC: Bool = true, threads: Int = 1) {
         self.epsilon = epsilon
         self.dcMax = dcMax
-        var level: [BLAStep] = []
-        if orbit.count > 2 {
-            for m in 1..<(orbit.count - 1) {
-                let a = Complex(orbit[m].re * 2, orbit[m].im * 2)
-                let am = a.magnitude
-                let radius = am > 0 ? Swift.max(0, epsilon * am - dcMax / am) : 0
-                level.append(BLAStep(a: a, b: Complex(1, 0), radius: radius, length: 1))
+        let singles = Swift.max(0, orbit.count - 2)
+        var starts = [0]
+        var size = singles
+        while size > 0 {
+            starts.append(starts.last! + size)
+            size /= 2
+        }
+        let total = starts.last!
+        let eps = D(epsilon)
+        let b = Complex<D>(addsDC ? D.one : .zero, .zero)
+        let threads = Swift.max(1, threads)
+        let bounds = starts
+        steps = orbit.withUnsafeBufferPointer { z in
+            [BLAStep<D>](unsafeUninitializedCapacity: total) { buffer, initialized in
+                let out = SendablePointer(buffer.baseAddress!)
+                let zp = SendablePointer(UnsafeMutablePointer(mutating: z.baseAddress!))
+                // Level 0: single steps at m = 1 ... M - 1.
+                BLATable.forEachChunk(singles, threads: threads) { range in
+                    for j in range {
+                        let zm = zp.pointer[j + 1]
+                        let a = Complex(zm.re.doubled, zm.im.doubled)
+                        let am = D.complexMagnitude(a.re, a.im)
+                        // Inside the radius |dz(m+1)| < |A| R + |dc| <= eps |A|^2: the step cannot
+                        // carry a pixel past |z| = 2 unless |Z(m+1)| is within that of 2.
+                        let next = zp.pointer[j + 2]
+                        let x = next.re.leadingDouble, y = next.im.leadingDouble
+                        let reach = 2 * epsilon * (am * am).leadingDouble
+                        let close = (x * x + y * y).squareRoot() + reach >= 2 - 0x1p-40
+                        let radius = close ? D.zero : BLAStep<D>.valid(eps * am - dcMax / am)
+                        (out.pointer + j).initialize(to: BLAStep(a: a, b: b, radius: radius))
+                    }
+                }
+                // Level k from level k - 1, pairwise.
+                for k in 1..<Swift.max(1, bounds.count - 1) {
+                    let from = bounds[k - 1], to = bounds[k]
+                    BLATable.forEachChunk(bounds[k + 1] - to, threads: threads) { range in
+                        for i in range {
+                            let x = out.pointer[from + 2 * i], y = out.pointer[from + 2 * i + 1]
+                            (out.pointer + to + i).initialize(to: x.then(y, dcMax: dcMax))
+                        }
+                    }
+                }
+                initialized = total
             }
         }
-        var levels = [level]
-        while level.count > 1 {
-            var next: [BLAStep] = []
-            next.reserveCapacity(level.count / 2)
-            var i = 0
-            while i + 1 < level.count {
-                next.append(level[i].then(level[i + 1], dcMax: dcMax))
-                i += 2
-            }
-            levels.append(next)
-            level = next
-        }
-        self.levels = levels
+        self.levelStarts = starts
     }
 
-    /// The longest step starting at reference index m (m >= 1) whose radius exceeds |dz|, if any.
-    public func longestStep(at m: Int, dzMagnitude: Double) -> BLAStep? {
-        guard m >= 1 else { return nil }
-        var k = levels.count - 1
-        while k >= 0 {
-            let length = 1 << k
-            if (m - 1) % length == 0 {
-                let i = (m - 1) / length
-                if i < levels[k].count, levels[k][i].radius > dzMagnitude { return levels[k][i] }
-            }
-            k -= 1
+    /// Runs `body` over 0..<count in chunks, on up to `threads` threads for large counts.
+    static func forEachChunk(_ count: Int, threads: Int, _ body: @Sendable (Range<Int>) -> Void) {
+        guard count >= parallelThreshold && threads > 1 else {
+            body(0..<count)
+            return
         }
-        return nil
+        let chunks = threads * 4
+        DispatchQueue.concurrentPerform(iterations: chunks) { c in
+            body(count * c / chunks..<count * (c + 1) / chunks)
+        }
     }
+
+    /// The longest step starting at reference index m (m >= 1) whose radius exceeds |dz|,
+    /// with its length, if any.
+    public func longestStep(at m: Int, dz: Complex<D>) -> (step: BLAStep<D>, length: Int)? {
+        steps.withUnsafeBufferPointer { s in
+            levelStarts.withUnsafeBufferPointer { l in
+                BLAView(steps: s.baseAddress!, levelStarts: l.baseAddress!, levels: levelCount, epsilon: epsilon)
+                    .longestStep(at: m, dz: dz).map { (s[$0.index], $0.length) }
+            }
+        }
+    }
+
+    /// Calls `body` with a view of the table for a kernel's inner loop (no ARC there).
+    @inlinable
+    public func withView<R>(_ body: (BLAView<D>) -> R) -> R {
+        steps.withUnsafeBufferPointer { s in
+            levelStarts.withUnsafeBufferPointer { l in
+                if s.isEmpty { return body(BLAView(steps: nil, levelStarts: l.baseAddress!, levels: 0, epsilon: epsilon)) }
+                return body(BLAView(steps: s.baseAddress!, levelStarts: l.baseAddress!, levels: levelCount, epsilon: epsilon))
+            }
+        }
+    }
+}
+
+/// A BLA table as raw pointers, valid inside `BLATable.withView`.
+public struct BLAView<D: DeltaScalar> {
+    @usableFromInline let steps: UnsafePointer<BLAStep<D>>?
+    @usableFromInline let levelStarts: UnsafePointer<Int>
+    @usableFromInline let levels: Int
+    /// The table's epsilon: each step's relative truncation error is below it.
+    public let epsilon: Double
+
+    @inlinable
+    init(steps: UnsafePointer<BLAStep<D>>?, levelStarts: UnsafePointer<Int>, levels: Int, epsilon: Double) {
+        self.steps = steps
+        self.levelStarts = levelStarts
+        self.levels = levels
+        self.epsilon = epsilon
+    }
+
+    /// A view with no steps (plain perturbation).
+    @inlinable
+    public static func none(_ dummy: UnsafePointer<Int>) -> BLAView { BLAView(steps: nil, levelStarts: dummy, levels: 0, epsilon: 0) }
+
+    @inlinable
+    public subscript(index: Int) -> BLAStep<D> { steps![index] }
+
+    /// The longest valid step at reference index m, bottom up: a merged step's radius is at
+    /// most that of its first half, which starts at the same index one level down, so the
+    /// first invalid level ends the search.
+    @inlinable @inline(__always)
+    public func longestStep(at m: Int, dz: Complex<D>) -> (index: Int, length: Int)? {
+        guard let steps, m >= 1 else { return nil }
+        let j = m - 1
+        guard j < levelStarts[1], D.magnitude(dz.re, dz.im, isBelow: steps[j].radius) else { return nil }
+        var best = j
+        var k = 1
+        while k < levels && j & ((1 &<< k) &- 1) == 0 {
+            let i = levelStarts[k] &+ (j &>> k)
+            guard i < levelStarts[k + 1], D.magnitude(dz.re, dz.im, isBelow: steps[i].radius) else { break }
+            best = i
+            k += 1
+        }
+        return (best, 1 << (k - 1))
+    }
+}
+
+/// A pointer handed to concurrent chunks that write disjoint entries.
+@usableFromInline
+struct SendablePointer<T>: @unchecked Sendable {
+    @usableFromInline let pointer: UnsafeMutablePointer<T>
+    @usableFromInline init(_ pointer: UnsafeMutablePointer<T>) { self.pointer = pointer }
 }

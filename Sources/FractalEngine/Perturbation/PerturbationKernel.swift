@@ -20,20 +20,36 @@ struct PixelFlags: @unchecked Sendable {
     @usableFromInline let glitched: UnsafeMutablePointer<UInt8>?
     @usableFromInline let ratio: UnsafeMutablePointer<Double>?
     @usableFromInline let sensitive: UnsafeMutablePointer<UInt8>?
+    /// Per pixel: loop steps taken (BLA and plain), and of those, BLA steps.
+    @usableFromInline let steps: UnsafeMutablePointer<UInt32>?
+    @usableFromInline let blaSteps: UnsafeMutablePointer<UInt32>?
 
-    @usableFromInline init(glitched: UnsafeMutablePointer<UInt8>?, ratio: UnsafeMutablePointer<Double>?, sensitive: UnsafeMutablePointer<UInt8>?) {
+    @usableFromInline init(glitched: UnsafeMutablePointer<UInt8>?, ratio: UnsafeMutablePointer<Double>?, sensitive: UnsafeMutablePointer<UInt8>?,
+                           steps: UnsafeMutablePointer<UInt32>? = nil, blaSteps: UnsafeMutablePointer<UInt32>? = nil) {
         self.glitched = glitched
         self.ratio = ratio
         self.sensitive = sensitive
+        self.steps = steps
+        self.blaSteps = blaSteps
     }
 
     /// Pixel i: glitched at `ratio` (NaN: it did not), and whether it is sensitive.
     @inlinable @inline(__always)
-    func record(_ i: Int, ratio r: Double, sensitive s: Bool) {
+    func record(_ i: Int, ratio r: Double, sensitive s: Bool, work: PixelWork) {
         glitched?[i] = r.isNaN ? 0 : 1
         ratio?[i] = r
         sensitive?[i] = s ? 1 : 0
+        steps?[i] &+= UInt32(truncatingIfNeeded: work.steps)
+        blaSteps?[i] &+= UInt32(truncatingIfNeeded: work.blaSteps)
     }
+}
+
+/// The work one pixel took: loop steps (each a BLA step or a plain perturbation step).
+@usableFromInline
+struct PixelWork {
+    @usableFromInline var steps = 0
+    @usableFromInline var blaSteps = 0
+    @inlinable init() {}
 }
 
 /// A perturbation delta type that can be read from MPFR (correctly rounded).
@@ -82,6 +98,19 @@ struct DeltaGrid<D: PerturbationDelta>: Sendable {
         }
     }
 
+    /// An upper bound of |dc| over `subset` (nil: the whole image, whose extremes are its
+    /// corners), with a margin for rounding.
+    func maxMagnitude(over subset: [Int]?, height: Int) -> D {
+        let pixels = subset ?? [0, width - 1, (height - 1) * width, height * width - 1]
+        var best = D.zero
+        for i in pixels {
+            let d = delta(i)
+            let r = D.complexMagnitude(d.re, d.im)
+            if best < r { best = r }
+        }
+        return best.scaled(by: 1 + 0x1p-20)
+    }
+
     @inlinable @inline(__always)
     func delta(_ i: Int) -> Complex<D> {
         let y = i / width, x = i - y * width
@@ -98,36 +127,61 @@ struct DeltaGrid<D: PerturbationDelta>: Sendable {
 @usableFromInline
 protocol PerturbationPixelKernel: TileKernel {
     associatedtype Value
+    associatedtype Scalar: DeltaScalar
     var orbit: [Value] { get }
     var rebaseOrbit: [Value] { get }
+    /// BLA tables for `orbit` and `rebaseOrbit` (nil: plain perturbation).
+    var bla: BLATable<Scalar>? { get }
+    var rebaseBLA: BLATable<Scalar>? { get }
     /// When set, tile ranges index this list of pixels (a re-render of some pixels).
     var subset: [Int]? { get }
     var flags: PixelFlags { get }
     /// Pixel i's result, in detect mode the ratio |z|^2 / |Z|^2 where it glitched (NaN when
     /// it did not), and whether its smooth value may miss 1e-7.
-    func iterate(pixel i: Int, orbit: UnsafeBufferPointer<Value>, rebaseOrbit: UnsafeBufferPointer<Value>) -> (PixelResult, Double, Bool)
+    func iterate(pixel i: Int, orbit: UnsafeBufferPointer<Value>, rebaseOrbit: UnsafeBufferPointer<Value>,
+                 bla: BLAView<Scalar>, rebaseBLA: BLAView<Scalar>, work: inout PixelWork) -> (PixelResult, Double, Bool)
 }
 
 extension PerturbationPixelKernel {
     @inlinable
     func run(_ range: Range<Int>, _ writer: FieldWriter) {
+        // Every buffer is taken once per tile.
+        let none: [Int] = [0]
         orbit.withUnsafeBufferPointer { orbit in
-            rebaseOrbit.withUnsafeBufferPointer { rebaseOrbit in
+          rebaseOrbit.withUnsafeBufferPointer { rebaseOrbit in
+            none.withUnsafeBufferPointer { none in
+              let empty = BLAView<Scalar>.none(none.baseAddress!)
+              withTables(empty) { blaView, rebaseView in
                 for j in range {
                     let i = subset?[j] ?? j
-                    let (result, ratio, sensitive) = iterate(pixel: i, orbit: orbit, rebaseOrbit: rebaseOrbit)
+                    var work = PixelWork()
+                    let (result, ratio, sensitive) = iterate(pixel: i, orbit: orbit, rebaseOrbit: rebaseOrbit,
+                                                             bla: blaView, rebaseBLA: rebaseView, work: &work)
                     writer.write(i, result)
-                    flags.record(i, ratio: ratio, sensitive: sensitive)
+                    flags.record(i, ratio: ratio, sensitive: sensitive, work: work)
                 }
+              }
             }
+          }
         }
+    }
+
+    /// Views of both BLA tables (or `empty`).
+    @inlinable
+    func withTables<R>(_ empty: BLAView<Scalar>, _ body: (BLAView<Scalar>, BLAView<Scalar>) -> R) -> R {
+        func withOne(_ table: BLATable<Scalar>?, _ inner: (BLAView<Scalar>) -> R) -> R {
+            if let table { return table.withView(inner) }
+            return inner(empty)
+        }
+        return withOne(bla) { a in withOne(rebaseBLA) { b in body(a, b) } }
     }
 }
 
 // The per-pixel loop. Names: n = the pixel's iteration count, m = the reference index, so
 // the pixel's z(n) = Z(m) + dz; dc = c - C (zero for Julia, whose pixel enters as dz(0)).
 
-/// Perturbation of pixels against one reference orbit, generic over formula and delta type.
+/// Perturbation of pixels against one reference orbit, generic over formula and delta type,
+/// taking the longest valid BLA step where a table is given.
 @usableFromInline
 struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: PerturbationPixelKernel {
     @usableFromInline let formula: F
@@ -136,6 +190,8 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
     /// (Z(0) = 0). The same as `orbit` for Mandelbrot and Multibrot; for Julia, whose
     /// reference starts at a pixel, the orbit of 0 under z^2 + c.
     @usableFromInline let rebaseOrbit: [Complex<D>]
+    @usableFromInline let bla: BLATable<D>?
+    @usableFromInline let rebaseBLA: BLATable<D>?
     @usableFromInline let grid: DeltaGrid<D>
     @usableFromInline let maxIterations: Int
     @usableFromInline let mode: GlitchMode
@@ -145,22 +201,46 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
     @usableFromInline let flags: PixelFlags
 
     @inlinable @inline(__always)
-    func iterate(pixel i: Int, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>) -> (PixelResult, Double, Bool) {
+    func iterate(pixel i: Int, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>,
+                 bla firstBLA: BLAView<D>, rebaseBLA: BLAView<D>, work: inout PixelWork) -> (PixelResult, Double, Bool) {
         let dc = grid.delta(i)
         var orbit = first
+        var table = firstBLA
         var last = orbit.count - 1
         var dz: Complex<D> = formula.addsDC ? .zero : dc
         let dcStep: Complex<D> = formula.addsDC ? dc : .zero
         var m = 0
         var n = 0
         var n2 = 0
-        // |dz(n)/dc|^2 = stretch2 * 2^stretchExponent, for the precision estimate.
+        // |dz(n)/dc|^2 = stretch2 * 2^stretchExponent, for the precision estimate: each step
+        // multiplies it by |f'(z)|^2 at the z it starts from (`nextStretch`; 1 for the first
+        // Mandelbrot step, where dz/dc = 1 after it), a BLA step by |A|^2.
         var stretch2 = 1.0
         var stretchExponent = 0
+        var nextStretch = 1.0
+        var blaStretchLog2 = 0.0
+        if !formula.addsDC {
+            let z0 = orbit[0] + dz
+            let x = z0.re.leadingDouble, y = z0.im.leadingDouble
+            nextStretch = formula.stretchSquared(x * x + y * y)
+        }
         while n < maxIterations {
-            dz = formula.step(orbit[m], dz, dcStep)
-            m += 1
-            n += 1
+            // The longest valid BLA step, else one perturbation step.
+            if let (index, length) = table.longestStep(at: m, dz: dz), n + length <= maxIterations {
+                let step = table[index]
+                dz = step.apply(dz, dcStep)
+                m += length
+                n += length
+                work.blaSteps += 1
+                // dz/dc is stretched by |A| over the step (within eps).
+                blaStretchLog2 += step.stretchLog2
+            } else {
+                dz = formula.step(orbit[m], dz, dcStep)
+                m += 1
+                n += 1
+                stretch2 *= nextStretch
+            }
+            work.steps += 1
             let Z = orbit[m]
             let z = Z + dz
             let x = z.re.leadingDouble, y = z.im.leadingDouble
@@ -170,14 +250,18 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
                 if r2 > Escape.radiusSquaredBig {
                     let result = PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: Escape.smooth(nBig: n, lengthSquared: r2, power: formula.power))
                     let exact = PrecisionEstimate.smoothHolds(n: n, lengthSquared: r2, power: formula.power, dc: dc,
-                                                               stretch2: stretch2, stretchExponent: stretchExponent, deltaBits: D.significandBits)
+                                                               stretch2: stretch2, stretchExponent: stretchExponent + Int(blaStretchLog2.rounded()), deltaBits: D.significandBits,
+                                                               blaSteps: work.blaSteps, blaEpsilon: firstBLA.epsilon)
                     return (result, .nan, !exact)
                 }
             }
-            stretch2 *= formula.stretchSquared(r2)
+            nextStretch = formula.stretchSquared(r2)
             if stretch2 > 0x1p600 {
                 stretch2 *= 0x1p-600
                 stretchExponent += 600
+            } else if stretch2 < 0x1p-600 {
+                stretch2 *= 0x1p600
+                stretchExponent -= 600
             }
             switch mode {
             case .rebase:
@@ -186,6 +270,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
                     dz = z
                     m = 0
                     orbit = rebaseOrbit
+                    table = rebaseBLA
                     last = orbit.count - 1
                 }
             case .detect:
@@ -199,6 +284,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
                     dz = z
                     m = 0
                     orbit = rebaseOrbit
+                    table = rebaseBLA
                     last = orbit.count - 1
                 }
             }
@@ -222,12 +308,17 @@ public enum PrecisionEstimate {
 
     @inlinable
     public static func smoothHolds<D: DeltaScalar>(n: Int, lengthSquared r2: Double, power: Int, dc: Complex<D>,
-                                                   stretch2: Double, stretchExponent: Int, deltaBits: Int) -> Bool {
+                                                   stretch2: Double, stretchExponent: Int, deltaBits: Int,
+                                                   blaSteps: Int = 0, blaEpsilon: Double = 0) -> Bool {
         let log2dc = (dc.re.floatExpValue * dc.re.floatExpValue + dc.im.floatExpValue * dc.im.floatExpValue).log2Magnitude / 2
         let lnAbsZ = 0.5 * Math.log(r2)
-        let log2Error = safetyLog2 + 0.5 * Math.log2(Double(n)) - Double(deltaBits) + log2dc
+        // Rounding (sqrt(n) u) plus BLA truncation (at most eps per BLA step, sqrt(k) eps).
+        var unit = Double(n).squareRoot() * Math.pow(2, -Double(deltaBits))
+        if blaSteps > 0 { unit += Double(blaSteps).squareRoot() * blaEpsilon }
+        let log2Error = safetyLog2 + Math.log2(unit) + log2dc
             + 0.5 * (Math.log2(stretch2) + Double(stretchExponent))
             - (lnAbsZ / 0.6931471805599453 + Math.log2(lnAbsZ * Math.log(Double(power))))
         return log2Error <= log2Tolerance
     }
 }
+

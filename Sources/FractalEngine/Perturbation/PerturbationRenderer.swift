@@ -46,6 +46,12 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// Iterate pixels whose smooth value the deltas may not hold to 1e-7 again, directly in
     /// MPFR (`PrecisionEstimate`).
     public var exactSensitivePixels: Bool = true
+    /// Bilinear approximation (BLA) for z^2 + c (Mandelbrot, Julia) with Double or FloatExp
+    /// deltas: skip iterations where the dz^2 term stays below `blaEpsilon` relative.
+    public var bla: Bool = true
+    /// BLA's epsilon (DESIGN.md section 6; Documentation/Perturbation.md for the choice).
+    public var blaEpsilon: Double = PerturbationSettings.defaultBLAEpsilon
+    public static let defaultBLAEpsilon = 0x1p-24
 
     public init(glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .center, deltaType: DeltaType? = nil, referenceBudget: Int = 512, extraBits: Int = 0) {
         self.glitchMode = glitchMode
@@ -82,6 +88,12 @@ public struct PerturbationReport: Sendable {
     public var doubleDoublePixels: Int
     /// Pixels iterated again directly in MPFR because it was still at risk.
     public var reiteratedPixels: Int
+    /// Seconds spent building BLA tables (all references).
+    public var blaSeconds: Double = 0
+    /// Loop steps over all pixels and passes (each a BLA step or one perturbation step), and
+    /// how many of them were BLA steps.
+    public var loopSteps: Int = 0
+    public var blaSteps: Int = 0
 }
 
 enum PerturbationRenderer {
@@ -182,14 +194,32 @@ enum PerturbationRenderer {
         let criticalOrbit = juliaC != nil ? try orbit(at: BigComplex(precision: precision)) : nil
         let critical = criticalOrbit?.values(as: D.self)
 
+        // BLA for z^2 + c with Double or FloatExp deltas (Documentation/Perturbation.md).
+        let useBLA = settings.bla && formula.power == 2 && (D.self == Double.self || D.self == FloatExp.self) && !rescaled
+        var blaSeconds = 0.0
+        var loopSteps = [UInt32](repeating: 0, count: count)
+        var blaSteps = [UInt32](repeating: 0, count: count)
+        func table(_ values: [Complex<D>], grid: DeltaGrid<D>, subset: [Int]?) -> BLATable<D>? {
+            guard useBLA else { return nil }
+            let start = DispatchTime.now().uptimeNanoseconds
+            defer { blaSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+            let dcMax = formula.addsDC ? grid.maxMagnitude(over: subset, height: viewport.height) : D.zero
+            return BLATable(orbit: values, dcMax: dcMax, epsilon: settings.blaEpsilon, addsDC: formula.addsDC, threads: threads)
+        }
+        let criticalTable = critical.map { table($0, grid: DeltaGrid<D>(viewport: viewport, reference: center), subset: []) } ?? nil
+
         func pass(_ reference: ReferenceOrbit, at point: BigComplex, subset: [Int]?) {
             let values = reference.values(as: D.self)
+            let grid = DeltaGrid<D>(viewport: viewport, reference: point)
+            let bla = table(values, grid: grid, subset: subset)
             flags.withUnsafeMutableBufferPointer { f in
               ratios.withUnsafeMutableBufferPointer { r in
                 sensitive.withUnsafeMutableBufferPointer { sens in
+                  loopSteps.withUnsafeMutableBufferPointer { steps in
+                   blaSteps.withUnsafeMutableBufferPointer { blaStepsBuffer in
                     let detect = settings.glitchMode == .detect
                     let pixelFlags = PixelFlags(glitched: detect ? f.baseAddress! : nil, ratio: detect ? r.baseAddress! : nil,
-                                                sensitive: sens.baseAddress!)
+                                                sensitive: sens.baseAddress!, steps: steps.baseAddress!, blaSteps: blaStepsBuffer.baseAddress!)
                     if rescaled, let values = values as? [Complex<Double>] {
                         let kernel = RescaledPerturbationKernel<F>(
                             formula: formula, orbit: values, rebaseOrbit: (critical as? [Complex<Double>]) ?? values,
@@ -202,11 +232,13 @@ enum PerturbationRenderer {
                     }
                     let kernel = PerturbationKernel<F, D>(
                         formula: formula, orbit: values, rebaseOrbit: critical ?? values,
-                        grid: DeltaGrid<D>(viewport: viewport, reference: point),
-                        maxIterations: location.maxIterations, mode: settings.glitchMode, tolerance: tolerance,
+                        bla: bla, rebaseBLA: critical == nil ? bla : criticalTable,
+                        grid: grid, maxIterations: location.maxIterations, mode: settings.glitchMode, tolerance: tolerance,
                         subset: subset, flags: pixelFlags)
                     Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
                                   threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
+                   }
+                  }
                 }
               }
             }
@@ -258,7 +290,7 @@ enum PerturbationRenderer {
             sensitive.withUnsafeMutableBufferPointer { sens in
                 let kernel = PerturbationKernel<F, DoubleDouble>(
                     formula: formula, orbit: values, rebaseOrbit: fineCritical?.values(as: DoubleDouble.self) ?? values,
-                    grid: DeltaGrid<DoubleDouble>(viewport: viewport, reference: referencePoint),
+                    bla: nil, rebaseBLA: nil, grid: DeltaGrid<DoubleDouble>(viewport: viewport, reference: referencePoint),
                     maxIterations: location.maxIterations, mode: .rebase, tolerance: tolerance, subset: sensitivePixels,
                     flags: PixelFlags(glitched: nil, ratio: nil, sensitive: sens.baseAddress!))
                 Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 16, threads: threads, control: nil)
@@ -275,7 +307,8 @@ enum PerturbationRenderer {
             precisionBits: precision.bits, references: references, referenceLength: primary.count,
             referenceEscaped: primary.escaped, glitchedPixels: firstPassGlitched, uncorrectedPixels: glitched.count,
             referenceSeconds: referenceSeconds, doubleDoublePixels: doubleDoublePixels,
-            reiteratedPixels: settings.exactSensitivePixels ? sensitivePixels.count : 0)
+            reiteratedPixels: settings.exactSensitivePixels ? sensitivePixels.count : 0,
+            blaSeconds: blaSeconds, loopSteps: loopSteps.reduce(0) { $0 + Int($1) }, blaSteps: blaSteps.reduce(0) { $0 + Int($1) })
     }
 
     /// Whether the orbit of 0 under z^2 + c leaves |z| <= 2 within `limit` steps (Double is

@@ -52,6 +52,9 @@ struct RescaledPerturbationKernel<F: PerturbationFormula>: PerturbationPixelKern
     @usableFromInline let tolerance: Double
     @usableFromInline let subset: [Int]?
     @usableFromInline let flags: PixelFlags
+    /// No BLA here (experimental kernel).
+    @usableFromInline var bla: BLATable<Double>? { nil }
+    @usableFromInline var rebaseBLA: BLATable<Double>? { nil }
 
     /// 2^k as a Double, 0 below the subnormal range, for -2000 < k < 1024.
     @inlinable @inline(__always)
@@ -60,7 +63,8 @@ struct RescaledPerturbationKernel<F: PerturbationFormula>: PerturbationPixelKern
     }
 
     @inlinable @inline(__always)
-    func iterate(pixel: Int, orbit first: UnsafeBufferPointer<Complex<Double>>, rebaseOrbit: UnsafeBufferPointer<Complex<Double>>) -> (PixelResult, Double, Bool) {
+    func iterate(pixel: Int, orbit first: UnsafeBufferPointer<Complex<Double>>, rebaseOrbit: UnsafeBufferPointer<Complex<Double>>,
+                 bla _: BLAView<Double>, rebaseBLA _: BLAView<Double>, work: inout PixelWork) -> (PixelResult, Double, Bool) {
         var orbit = first
         var onRebaseOrbit = false
         var last = orbit.count - 1

@@ -85,7 +85,7 @@ struct QuadraticLaneKernel<L: QuadraticLaneVector>: TileKernel {
                 (Complex<L.Scalar>(rounding: grid.point($0)), juliaC)
             }
         } else {
-            QuadraticLanes<L>.run(range: range, maxIterations: maxIterations, writer: writer) {
+            QuadraticLanes<L>.run(range: range, maxIterations: maxIterations, writer: writer, skipKnownInterior: true) {
                 (.zero, Complex<L.Scalar>(rounding: grid.point($0)))
             }
         }
