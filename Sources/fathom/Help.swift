@@ -62,7 +62,7 @@ enum Help {
       --delta T              perturbation deltas: double | double-double | floatexp |
                              rescaled (experimental); default: by pixel spacing
       --bla on|off           bilinear approximation for z^2 + c (default on)
-      --bla-epsilon E        BLA's relative error bound per step (default 2^-24)
+      --bla-epsilon E        BLA's relative error bound per step (default 2^-40)
       --save-reference FILE  write the reference orbit (reusable by a later render)
       --load-reference FILE  read the reference orbit instead of computing it
       --verbose, --quiet     more or less output

@@ -104,7 +104,8 @@ enum RenderCommand {
         var line = "perturbation: deltas \(p.deltaType.rawValue), reference \(p.precisionBits) bits, \(p.referenceLength) steps"
             + (p.referenceEscaped ? " (escaped)" : "") + String(format: ", %.2f s in references", p.referenceSeconds)
             + ", glitches \(p.glitchMode.rawValue)"
-            + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) sensitive pixels again in double-double" : "")
+            + (p.fineBLAPixels > 0 ? ", \(p.fineBLAPixels) sensitive pixels again with BLA at 2^-53" : "")
+            + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) again in double-double" : "")
             + (p.reiteratedPixels > 0 ? ", \(p.reiteratedPixels) in MPFR" : "")
             + (p.blaSteps > 0 ? String(format: ", BLA table %.2f s, %d of %d loop steps BLA", p.blaSeconds, p.blaSteps, p.loopSteps) : "")
         if p.glitchMode == .detect {

@@ -219,6 +219,9 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
         var stretchExponent = 0
         var nextStretch = 1.0
         var blaStretchLog2 = 0.0
+        // Sum over BLA steps of (|dz| / radius)^2: a step's truncation error is about
+        // 2 eps |dz| / radius relative (the precision estimate).
+        var blaLoad = 0.0
         if !formula.addsDC {
             let z0 = orbit[0] + dz
             let x = z0.re.leadingDouble, y = z0.im.leadingDouble
@@ -228,6 +231,8 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
             // The longest valid BLA step, else one perturbation step.
             if let (index, length) = table.longestStep(at: m, dz: dz), n + length <= maxIterations {
                 let step = table[index]
+                let load = (dz.lengthSquared / (step.radius * step.radius)).leadingDouble
+                blaLoad += load.isFinite ? load : 1
                 dz = step.apply(dz, dcStep)
                 m += length
                 n += length
@@ -251,7 +256,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
                     let result = PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: Escape.smooth(nBig: n, lengthSquared: r2, power: formula.power))
                     let exact = PrecisionEstimate.smoothHolds(n: n, lengthSquared: r2, power: formula.power, dc: dc,
                                                                stretch2: stretch2, stretchExponent: stretchExponent + Int(blaStretchLog2.rounded()), deltaBits: D.significandBits,
-                                                               blaSteps: work.blaSteps, blaEpsilon: firstBLA.epsilon)
+                                                               blaLoad: blaLoad, blaEpsilon: firstBLA.epsilon)
                     return (result, .nan, !exact)
                 }
             }
@@ -309,16 +314,17 @@ public enum PrecisionEstimate {
     @inlinable
     public static func smoothHolds<D: DeltaScalar>(n: Int, lengthSquared r2: Double, power: Int, dc: Complex<D>,
                                                    stretch2: Double, stretchExponent: Int, deltaBits: Int,
-                                                   blaSteps: Int = 0, blaEpsilon: Double = 0) -> Bool {
+                                                   blaLoad: Double = 0, blaEpsilon: Double = 0) -> Bool {
         let log2dc = (dc.re.floatExpValue * dc.re.floatExpValue + dc.im.floatExpValue * dc.im.floatExpValue).log2Magnitude / 2
         let lnAbsZ = 0.5 * Math.log(r2)
-        // Rounding (sqrt(n) u) plus BLA truncation (at most eps per BLA step, sqrt(k) eps).
-        var unit = Double(n).squareRoot() * Math.pow(2, -Double(deltaBits))
-        if blaSteps > 0 { unit += Double(blaSteps).squareRoot() * blaEpsilon }
+        // Rounding (sqrt(n) u) plus BLA truncation (2 eps |dz| / radius per BLA step, added
+        // like the rounding errors: 2 eps sqrt(sum of (|dz| / radius)^2)).
+        let unit = Double(n).squareRoot() * Math.pow(2, -Double(deltaBits)) + 2 * blaEpsilon * blaLoad.squareRoot()
         let log2Error = safetyLog2 + Math.log2(unit) + log2dc
             + 0.5 * (Math.log2(stretch2) + Double(stretchExponent))
             - (lnAbsZ / 0.6931471805599453 + Math.log2(lnAbsZ * Math.log(Double(power))))
         return log2Error <= log2Tolerance
     }
 }
+
 

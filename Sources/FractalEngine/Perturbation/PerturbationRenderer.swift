@@ -51,7 +51,7 @@ public struct PerturbationSettings: Sendable, Equatable {
     public var bla: Bool = true
     /// BLA's epsilon (DESIGN.md section 6; Documentation/Perturbation.md for the choice).
     public var blaEpsilon: Double = PerturbationSettings.defaultBLAEpsilon
-    public static let defaultBLAEpsilon = 0x1p-24
+    public static let defaultBLAEpsilon = 0x1p-40
 
     public init(glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .center, deltaType: DeltaType? = nil, referenceBudget: Int = 512, extraBits: Int = 0) {
         self.glitchMode = glitchMode
@@ -84,6 +84,8 @@ public struct PerturbationReport: Sendable {
     public var glitchedPixels: Int
     public var uncorrectedPixels: Int
     public var referenceSeconds: Double
+    /// Pixels rendered again with BLA at epsilon 2^-53 because their smooth value was at risk.
+    public var fineBLAPixels: Int = 0
     /// Pixels rendered again with double-double deltas because their smooth value was at risk.
     public var doubleDoublePixels: Int
     /// Pixels iterated again directly in MPFR because it was still at risk.
@@ -194,17 +196,20 @@ enum PerturbationRenderer {
         let criticalOrbit = juliaC != nil ? try orbit(at: BigComplex(precision: precision)) : nil
         let critical = criticalOrbit?.values(as: D.self)
 
-        // BLA for z^2 + c with Double or FloatExp deltas (Documentation/Perturbation.md).
-        let useBLA = settings.bla && formula.power == 2 && (D.self == Double.self || D.self == FloatExp.self) && !rescaled
+        // BLA for z^2 + c (Documentation/Perturbation.md): the setting's epsilon for Double
+        // and FloatExp deltas, 2^-53 times it for double-double deltas.
+        let useBLA = settings.bla && formula.power == 2 && !rescaled
         var blaSeconds = 0.0
         var loopSteps = [UInt32](repeating: 0, count: count)
         var blaSteps = [UInt32](repeating: 0, count: count)
-        func table(_ values: [Complex<D>], grid: DeltaGrid<D>, subset: [Int]?) -> BLATable<D>? {
+        func table<E: PerturbationDelta>(_ values: [Complex<E>], grid: DeltaGrid<E>, subset: [Int]?,
+                                         epsilon baseEpsilon: Double = settings.blaEpsilon) -> BLATable<E>? {
             guard useBLA else { return nil }
             let start = DispatchTime.now().uptimeNanoseconds
             defer { blaSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
-            let dcMax = formula.addsDC ? grid.maxMagnitude(over: subset, height: viewport.height) : D.zero
-            return BLATable(orbit: values, dcMax: dcMax, epsilon: settings.blaEpsilon, addsDC: formula.addsDC, threads: threads)
+            let dcMax = formula.addsDC ? grid.maxMagnitude(over: subset, height: viewport.height) : E.zero
+            let epsilon = baseEpsilon * (E.significandBits > 53 ? 0x1p-53 : 1)
+            return BLATable(orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, threads: threads)
         }
         let criticalTable = critical.map { table($0, grid: DeltaGrid<D>(viewport: viewport, reference: center), subset: []) } ?? nil
 
@@ -280,6 +285,26 @@ enum PerturbationRenderer {
         // any still at risk, directly in MPFR at the viewport's precision (-log2 s + 64 bits,
         // the oracle's).
         var sensitivePixels = (only ?? Array(0..<count)).filter { sensitive[$0] != 0 && (flags.isEmpty || flags[$0] == 0) }
+        var fineBLAPixels = 0
+        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && useBLA && settings.blaEpsilon > Self.fineBLAEpsilon {
+            // BLA's truncation may be what puts them at risk: the same deltas with a table
+            // whose epsilon is at the rounding level (2^-53), built for these pixels only.
+            if control?.isCancelled == true { throw RenderError.cancelled }
+            fineBLAPixels = sensitivePixels.count
+            let values = primary.values(as: D.self)
+            let grid = DeltaGrid<D>(viewport: viewport, reference: referencePoint)
+            let fineTable = table(values, grid: grid, subset: sensitivePixels, epsilon: Self.fineBLAEpsilon)
+            let fineCriticalTable = critical.map { table($0, grid: grid, subset: [], epsilon: Self.fineBLAEpsilon) } ?? nil
+            sensitive.withUnsafeMutableBufferPointer { sens in
+                let kernel = PerturbationKernel<F, D>(
+                    formula: formula, orbit: values, rebaseOrbit: critical ?? values,
+                    bla: fineTable, rebaseBLA: critical == nil ? fineTable : fineCriticalTable, grid: grid,
+                    maxIterations: location.maxIterations, mode: .rebase, tolerance: tolerance, subset: sensitivePixels,
+                    flags: PixelFlags(glitched: nil, ratio: nil, sensitive: sens.baseAddress!))
+                Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 16, threads: threads, control: nil)
+            }
+            sensitivePixels = sensitivePixels.filter { sensitive[$0] != 0 }
+        }
         var doubleDoublePixels = 0
         if !sensitivePixels.isEmpty && settings.exactSensitivePixels && D.self == Double.self && !rescaled {
             if control?.isCancelled == true { throw RenderError.cancelled }
@@ -287,10 +312,14 @@ enum PerturbationRenderer {
             let fine = try orbit(at: referencePoint, lowWords: true)
             let fineCritical = juliaC != nil ? try orbit(at: BigComplex(precision: precision), lowWords: true) : nil
             let values = fine.values(as: DoubleDouble.self)
+            let criticalValues = fineCritical?.values(as: DoubleDouble.self)
+            let grid = DeltaGrid<DoubleDouble>(viewport: viewport, reference: referencePoint)
+            let fineTable = table(values, grid: grid, subset: sensitivePixels)
+            let fineCriticalTable = criticalValues.map { table($0, grid: grid, subset: []) } ?? nil
             sensitive.withUnsafeMutableBufferPointer { sens in
                 let kernel = PerturbationKernel<F, DoubleDouble>(
-                    formula: formula, orbit: values, rebaseOrbit: fineCritical?.values(as: DoubleDouble.self) ?? values,
-                    bla: nil, rebaseBLA: nil, grid: DeltaGrid<DoubleDouble>(viewport: viewport, reference: referencePoint),
+                    formula: formula, orbit: values, rebaseOrbit: criticalValues ?? values,
+                    bla: fineTable, rebaseBLA: criticalValues == nil ? fineTable : fineCriticalTable, grid: grid,
                     maxIterations: location.maxIterations, mode: .rebase, tolerance: tolerance, subset: sensitivePixels,
                     flags: PixelFlags(glitched: nil, ratio: nil, sensitive: sens.baseAddress!))
                 Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 16, threads: threads, control: nil)
@@ -306,10 +335,13 @@ enum PerturbationRenderer {
             deltaType: rescaled ? .rescaled : (D.self == Double.self ? .double : (D.self == FloatExp.self ? .floatExp : .doubleDouble)), glitchMode: settings.glitchMode,
             precisionBits: precision.bits, references: references, referenceLength: primary.count,
             referenceEscaped: primary.escaped, glitchedPixels: firstPassGlitched, uncorrectedPixels: glitched.count,
-            referenceSeconds: referenceSeconds, doubleDoublePixels: doubleDoublePixels,
+            referenceSeconds: referenceSeconds, fineBLAPixels: fineBLAPixels, doubleDoublePixels: doubleDoublePixels,
             reiteratedPixels: settings.exactSensitivePixels ? sensitivePixels.count : 0,
             blaSeconds: blaSeconds, loopSteps: loopSteps.reduce(0) { $0 + Int($1) }, blaSteps: blaSteps.reduce(0) { $0 + Int($1) })
     }
+
+    /// BLA's epsilon for the second look at pixels at risk: Double's rounding level.
+    static let fineBLAEpsilon = 0x1p-53
 
     /// Whether the orbit of 0 under z^2 + c leaves |z| <= 2 within `limit` steps (Double is
     /// enough to choose a delta type).
