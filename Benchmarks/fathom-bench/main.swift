@@ -1,6 +1,6 @@
 // fathom-bench: fixed cases, measured by wall time (never by timed tests).
-// Usage: fathom-bench [direct] [reference] [perturbation] [glitch] [--runs N] [--json]
-//                     [--filter TEXT] [--locations DIR]
+// Usage: fathom-bench [direct] [reference] [perturbation] [glitch] [deltas] [suite] [--runs N]
+//                     [--json] [--filter TEXT] [--locations DIR]
 import Fathom
 import Foundation
 
@@ -24,10 +24,16 @@ func parseOptions() -> Options {
         case "--json": o.json = true
         case "--filter": o.filter = it.next()
         case "--locations": o.locations = it.next() ?? o.locations
-        case "direct", "reference", "perturbation", "glitch", "deltas": o.groups.insert(a)
+        case "direct", "reference", "perturbation", "glitch", "deltas", "suite": o.groups.insert(a)
+        case "suite-case":
+            // Internal: one suite case in this (child) process; prints one JSON line.
+            let name = it.next() ?? "", size = it.next() ?? "", threads = Int(it.next() ?? "") ?? 0
+            let locations = it.next() ?? o.locations
+            SuiteCase.runChild(name: name, size: size, threads: threads, locations: locations)
+            exit(0)
         case "--help", "-h":
-            print("usage: fathom-bench [direct] [reference] [perturbation] [glitch] [--runs N] [--json] [--filter TEXT] [--locations DIR]")
-            print("groups default to direct and reference; perturbation and glitch read DIR (default ../shared/locations)")
+            print("usage: fathom-bench [direct] [reference] [perturbation] [glitch] [deltas] [suite] [--runs N] [--json] [--filter TEXT] [--locations DIR]")
+            print("groups default to direct and reference; perturbation, glitch and suite read DIR (default ../shared/locations)")
             exit(0)
         default:
             FileHandle.standardError.write(Data("fathom-bench: unknown argument '\(a)'\n".utf8))
@@ -189,6 +195,12 @@ if options.groups.contains("deltas") {
         return (["rescaled s": a.report.seconds, "floatexp s": b.report.seconds, "pixels differing": Double(differ.count),
                  "rescaled right": Double(rescaledRight), "floatexp right": Double(floatExpRight)], notes)
     }
+}
+
+// MARK: - suite
+
+if options.groups.contains("suite") {
+    try Suite.run(options: options) { results.append($0) }
 }
 
 if options.json {

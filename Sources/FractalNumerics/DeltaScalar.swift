@@ -6,6 +6,8 @@
 public protocol DeltaScalar: RealScalar {
     /// The nearest value of this type (Double underflows to zero below 1e-308).
     init(_ value: FloatExp)
+    /// The nearest value of this type to a double-double (an orbit value with its low word).
+    init(_ value: DoubleDouble)
     var floatExpValue: FloatExp { get }
     /// Bits of significand: the relative precision of one rounding.
     static var significandBits: Int { get }
@@ -29,6 +31,7 @@ extension Double: DeltaScalar {
         return a * a + b * b < q * q
     }
     @inlinable public init(_ value: FloatExp) { self = value.doubleValue }
+    @inlinable public init(_ value: DoubleDouble) { self = value.doubleValue }
     @inlinable public var floatExpValue: FloatExp { FloatExp(self) }
 }
 
@@ -39,6 +42,7 @@ extension FloatExp: DeltaScalar {
         re * re + im * im < r * r
     }
     @inlinable public init(_ value: FloatExp) { self = value }
+    @inlinable public init(_ value: DoubleDouble) { self = FloatExp(value.hi) + FloatExp(value.lo) }
     @inlinable public var floatExpValue: FloatExp { self }
 }
 
@@ -46,6 +50,7 @@ extension DoubleDouble: DeltaScalar {
     @inlinable public static var significandBits: Int { 106 }
     /// The nearest Double as the high word (a FloatExp has only 53 bits; lo = 0).
     @inlinable public init(_ value: FloatExp) { self.init(value.doubleValue) }
+    @inlinable public init(_ value: DoubleDouble) { self = value }
     @inlinable public var floatExpValue: FloatExp { FloatExp(hi) + FloatExp(lo) }
     @inlinable public static func complexMagnitude(_ re: DoubleDouble, _ im: DoubleDouble) -> DoubleDouble {
         DoubleDouble(Double.complexMagnitude(re.hi, im.hi))

@@ -105,7 +105,7 @@ enum RenderCommand {
             + (p.referenceEscaped ? " (escaped)" : "") + String(format: ", %.2f s in references", p.referenceSeconds)
             + ", glitches \(p.glitchMode.rawValue)"
             + (p.fineBLAPixels > 0 ? ", \(p.fineBLAPixels) sensitive pixels again with BLA at 2^-53" : "")
-            + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) again in double-double" : "")
+            + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) again with 106-bit deltas" : "")
             + (p.reiteratedPixels > 0 ? ", \(p.reiteratedPixels) in MPFR" : "")
             + (p.blaSteps > 0 ? String(format: ", BLA table %.2f s, %d of %d loop steps BLA", p.blaSeconds, p.blaSteps, p.loopSteps) : "")
         if p.glitchMode == .detect {

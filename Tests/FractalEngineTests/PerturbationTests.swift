@@ -107,6 +107,48 @@ struct PerturbationTests {
         #expect(bad.isEmpty, "\(bad.prefix(3))")
         #expect(report.perturbation?.uncorrectedPixels == 0)
     }
+
+    /// BLA must take most of the iterations and change nothing: the Dinkydau flake's centre
+    /// at 1e-50 (its orbit passes near 0 every 28 steps, so steps end and restart often).
+    @Test("BLA skips most iterations and agrees with MPFR; without it the same counts")
+    func bla() throws {
+        let loc = Location(centerRe: Self.flakeRe, centerIm: Self.flakeIm, radius: "5e-51", maxIterations: 100_000)
+        let (bad, report) = try perturbationMismatches(loc, width: 16, height: 12, delta: .double, smoothTolerance: 1e-6)
+        #expect(bad.isEmpty, "\(bad.prefix(3))")
+        let p = try #require(report.perturbation)
+        #expect(p.blaSteps > 0)
+        // Pixels escape after about 2300 iterations: BLA leaves far fewer loop steps.
+        #expect(p.loopSteps * 4 < report.iterations, "\(p.loopSteps) loop steps for \(report.iterations) iterations")
+        var off = RenderSettings(width: 16, height: 12, path: .perturbation)
+        off.perturbation.bla = false
+        let plain = try Renderer.render(location: loc, settings: off)
+        let on = try Renderer.render(location: loc, settings: RenderSettings(width: 16, height: 12, path: .perturbation))
+        #expect(plain.field.n2 == on.field.n2 && plain.field.nBig == on.field.nBig)
+        #expect(plain.report.perturbation?.blaSteps == 0)
+    }
+
+    @Test("a reference cache serves a zoom-out sequence: one orbit, identical images")
+    func cache() throws {
+        let cache = ReferenceCache()
+        var shared = RenderSettings(width: 16, height: 12, path: .perturbation)
+        shared.perturbation.cache = cache
+        let fresh = RenderSettings(width: 16, height: 12, path: .perturbation)
+        for radius in ["1e-45", "1e-40", "1e-35"] {
+            let loc = Location(centerRe: Self.e55Re, centerIm: Self.e55Im, radius: radius, maxIterations: 5000)
+            let a = try Renderer.render(location: loc, settings: shared)
+            let b = try Renderer.render(location: loc, settings: fresh)
+            // The cached orbit is of the center rounded to more bits: the same counts, smooth
+            // values within rounding.
+            #expect(a.field.n2 == b.field.n2 && a.field.nBig == b.field.nBig, "radius \(radius)")
+            let worst = zip(a.field.smooth, b.field.smooth).map { $0.isNaN ? 0 : Swift.abs(Double($0 - $1)) }.max() ?? 0
+            #expect(worst < 1e-6, "radius \(radius): smooth differs by \(worst)")
+        }
+        // The deepest frame's orbit (most precision) served both shallower frames.
+        #expect(cache.orbitHits == 2)
+    }
+
+    static let flakeRe = "-1.99996619445037030418434688506350579675531241540724851511761922944801584242342684381376129778868913812287046406560949864353810575744772166485672496092803920095332"
+    static let flakeIm = "-0.00000000000000000000000000000000030013824367909383240724973039775924987346831190773335270174257280120474975614823581185647299288414075519224186504978181625478529"
 }
 
 @Suite("Reference orbits")

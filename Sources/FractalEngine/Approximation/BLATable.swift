@@ -7,6 +7,7 @@ import FractalNumerics
 // A step of length l from reference index m maps dz(m) to dz(m + l) = A dz(m) + B dc, valid
 // while |dz(m)| < radius. Single step at m (z^2 + c): A = 2 Z(m), B = 1 (0 for Julia), and
 // radius = max(0, eps |A| - |B| |dc|max / |A|): there the neglected dz^2 is below eps |A dz|.
+// z^p + c: A = p Z^(p-1) and eps |A| becomes 2 eps |Z| / (p - 1) (Documentation/Perturbation.md).
 // Merging x then y: A = Ay Ax, B = Ay Bx + By, radius = max(0, min(Rx, (Ry - |Bx| |dc|max) / |Ax|)).
 
 /// One bilinear step, in the delta type D (FloatExp past Double's range: A and the radius
@@ -68,7 +69,7 @@ public struct BLATable<D: DeltaScalar>: Sendable {
     /// `orbit` = Z(0) ... Z(M); `dcMax` bounds |dc| over the pixels that use the table;
     /// `addsDC` is false for Julia (B = 0). A single step that could carry a pixel past
     /// |z| = 2 is never valid, so no step jumps over a pixel's n2 escape.
-    public init(orbit: [Complex<D>], dcMax: D, epsilon: Double, addsDC: Bool = true, threads: Int = 1) {
+    public init(orbit: [Complex<D>], dcMax: D, epsilon: Double, addsDC: Bool = true, power: Int = 2, threads: Int = 1) {
         self.epsilon = epsilon
         self.dcMax = dcMax
         let singles = Swift.max(0, orbit.count - 2)
@@ -91,15 +92,24 @@ public struct BLATable<D: DeltaScalar>: Sendable {
                 BLATable.forEachChunk(singles, threads: threads) { range in
                     for j in range {
                         let zm = zp.pointer[j + 1]
-                        let a = Complex(zm.re.doubled, zm.im.doubled)
+                        // A = p Z^(p-1); the nonlinear terms stay below eps |A dz| while
+                        // |dz| < 2 eps |Z| / (p - 1) (= eps |A| for p = 2; Perturbation.md).
+                        var a = Complex(zm.re.doubled, zm.im.doubled)
+                        var linearRadius = eps * D.complexMagnitude(a.re, a.im)
+                        if power > 2 {
+                            var zp1 = zm
+                            for _ in 2..<power { zp1 = zp1 * zm }
+                            a = zp1 * D(Double(power))
+                            linearRadius = eps * D.complexMagnitude(zm.re, zm.im).scaled(by: 2 / Double(power - 1))
+                        }
                         let am = D.complexMagnitude(a.re, a.im)
-                        // Inside the radius |dz(m+1)| < |A| R + |dc| <= eps |A|^2: the step cannot
+                        // Inside the radius |dz(m+1)| < |A| R + |dc| <= |A| R0: the step cannot
                         // carry a pixel past |z| = 2 unless |Z(m+1)| is within that of 2.
                         let next = zp.pointer[j + 2]
                         let x = next.re.leadingDouble, y = next.im.leadingDouble
-                        let reach = 2 * epsilon * (am * am).leadingDouble
+                        let reach = 2 * (am * linearRadius).leadingDouble
                         let close = (x * x + y * y).squareRoot() + reach >= 2 - 0x1p-40
-                        let radius = close ? D.zero : BLAStep<D>.valid(eps * am - dcMax / am)
+                        let radius = close ? D.zero : BLAStep<D>.valid(linearRadius - dcMax / am)
                         (out.pointer + j).initialize(to: BLAStep(a: a, b: b, radius: radius))
                     }
                 }

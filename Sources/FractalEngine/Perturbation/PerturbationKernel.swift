@@ -69,6 +69,17 @@ extension DoubleDouble: PerturbationDelta {
     public init(rounding value: BigFloat) { self = value.doubleDoubleValue }
 }
 
+extension DoubleDoubleExp: PerturbationDelta {
+    public init(rounding value: BigFloat) {
+        let f = value.floatExpValue
+        if f.isZero {
+            self = .zero
+        } else {
+            self.init(normalizing: value.timesPowerOfTwo(-f.exponent).doubleDoubleValue, f.exponent)
+        }
+    }
+}
+
 /// Pixel deltas from the reference point C: dc = pixel point - C. Without rotation each
 /// column's real part and each row's imaginary part are computed once, exactly in MPFR from
 /// the contract's pixel point (the oracle's rounding order), then rounded to D: the pixel

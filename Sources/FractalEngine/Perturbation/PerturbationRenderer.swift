@@ -46,12 +46,14 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// Iterate pixels whose smooth value the deltas may not hold to 1e-7 again, directly in
     /// MPFR (`PrecisionEstimate`).
     public var exactSensitivePixels: Bool = true
-    /// Bilinear approximation (BLA) for z^2 + c (Mandelbrot, Julia) with Double or FloatExp
-    /// deltas: skip iterations where the dz^2 term stays below `blaEpsilon` relative.
+    /// Bilinear approximation (BLA): skip iterations while the terms nonlinear in dz stay
+    /// below `blaEpsilon` relative (every family but Newton, every delta type).
     public var bla: Bool = true
     /// BLA's epsilon (DESIGN.md section 6; Documentation/Perturbation.md for the choice).
     public var blaEpsilon: Double = PerturbationSettings.defaultBLAEpsilon
     public static let defaultBLAEpsilon = 0x1p-40
+    /// Reference orbits and BLA tables shared by renders of the same center (zoom sequences).
+    public var cache: ReferenceCache?
 
     public init(glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .center, deltaType: DeltaType? = nil, referenceBudget: Int = 512, extraBits: Int = 0) {
         self.glitchMode = glitchMode
@@ -86,7 +88,8 @@ public struct PerturbationReport: Sendable {
     public var referenceSeconds: Double
     /// Pixels rendered again with BLA at epsilon 2^-53 because their smooth value was at risk.
     public var fineBLAPixels: Int = 0
-    /// Pixels rendered again with double-double deltas because their smooth value was at risk.
+    /// Pixels rendered again with 106-bit deltas (double-double, or extended-range
+    /// double-double below 2^-960) because their smooth value was at risk.
     public var doubleDoublePixels: Int
     /// Pixels iterated again directly in MPFR because it was still at risk.
     public var reiteratedPixels: Int
@@ -147,12 +150,20 @@ enum PerturbationRenderer {
         }
         let center = BigComplex(viewport.center.re.rounded(to: precision), viewport.center.im.rounded(to: precision))
         var referenceSeconds = 0.0
-        func orbit(at point: BigComplex, lowWords: Bool = D.self == DoubleDouble.self) throws -> ReferenceOrbit {
+        // Every orbit keeps its low words: pixels at risk are rendered again with 106-bit
+        // deltas from the same orbit, without a second MPFR run.
+        func orbit(at point: BigComplex, lowWords: Bool = true) throws -> ReferenceOrbit {
+            if let cached = settings.cache?.orbit(for: point, power: formula.power, juliaC: juliaC, maxIterations: location.maxIterations,
+                                                  precision: precision, lowWords: lowWords) {
+                return cached
+            }
             let start = DispatchTime.now().uptimeNanoseconds
             defer { referenceSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
-            return try ReferenceOrbit.compute(point: point, power: formula.power, juliaC: juliaC,
-                                              maxIterations: location.maxIterations, precision: precision,
-                                              lowWords: lowWords, control: control)
+            let computed = try ReferenceOrbit.compute(point: point, power: formula.power, juliaC: juliaC,
+                                                      maxIterations: location.maxIterations, precision: precision,
+                                                      lowWords: lowWords, control: control)
+            settings.cache?.store(computed)
+            return computed
         }
 
         // The primary reference.
@@ -196,27 +207,33 @@ enum PerturbationRenderer {
         let criticalOrbit = juliaC != nil ? try orbit(at: BigComplex(precision: precision)) : nil
         let critical = criticalOrbit?.values(as: D.self)
 
-        // BLA for z^2 + c (Documentation/Perturbation.md): the setting's epsilon for Double
+        // BLA (Documentation/Perturbation.md): the setting's epsilon for Double
         // and FloatExp deltas, 2^-53 times it for double-double deltas.
-        let useBLA = settings.bla && formula.power == 2 && !rescaled
+        let useBLA = settings.bla && !rescaled
         var blaSeconds = 0.0
         var loopSteps = [UInt32](repeating: 0, count: count)
         var blaSteps = [UInt32](repeating: 0, count: count)
-        func table<E: PerturbationDelta>(_ values: [Complex<E>], grid: DeltaGrid<E>, subset: [Int]?,
+        func table<E: PerturbationDelta>(_ values: [Complex<E>], of reference: ReferenceOrbit, grid: DeltaGrid<E>, subset: [Int]?,
                                          epsilon baseEpsilon: Double = settings.blaEpsilon) -> BLATable<E>? {
             guard useBLA else { return nil }
             let start = DispatchTime.now().uptimeNanoseconds
             defer { blaSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
             let dcMax = formula.addsDC ? grid.maxMagnitude(over: subset, height: viewport.height) : E.zero
             let epsilon = baseEpsilon * (E.significandBits > 53 ? 0x1p-53 : 1)
-            return BLATable(orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, threads: threads)
+            // The same orbit (its first, last and length), deltas, bound and epsilon: the same table.
+            let key = settings.cache == nil ? "" : "\(E.self) \(reference.point.re.decimalString()) \(reference.point.im.decimalString()) "
+                + "\(reference.precision.bits) \(reference.count) \(dcMax) \(epsilon) \(formula.addsDC)"
+            if let cached = settings.cache?.table(key, E.self) { return cached }
+            let built = BLATable(orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power, threads: threads)
+            settings.cache?.store(built, key: key)
+            return built
         }
-        let criticalTable = critical.map { table($0, grid: DeltaGrid<D>(viewport: viewport, reference: center), subset: []) } ?? nil
+        let criticalTable = critical.map { table($0, of: criticalOrbit!, grid: DeltaGrid<D>(viewport: viewport, reference: center), subset: []) } ?? nil
 
         func pass(_ reference: ReferenceOrbit, at point: BigComplex, subset: [Int]?) {
             let values = reference.values(as: D.self)
             let grid = DeltaGrid<D>(viewport: viewport, reference: point)
-            let bla = table(values, grid: grid, subset: subset)
+            let bla = table(values, of: reference, grid: grid, subset: subset)
             flags.withUnsafeMutableBufferPointer { f in
               ratios.withUnsafeMutableBufferPointer { r in
                 sensitive.withUnsafeMutableBufferPointer { sens in
@@ -293,8 +310,8 @@ enum PerturbationRenderer {
             fineBLAPixels = sensitivePixels.count
             let values = primary.values(as: D.self)
             let grid = DeltaGrid<D>(viewport: viewport, reference: referencePoint)
-            let fineTable = table(values, grid: grid, subset: sensitivePixels, epsilon: Self.fineBLAEpsilon)
-            let fineCriticalTable = critical.map { table($0, grid: grid, subset: [], epsilon: Self.fineBLAEpsilon) } ?? nil
+            let fineTable = table(values, of: primary, grid: grid, subset: sensitivePixels, epsilon: Self.fineBLAEpsilon)
+            let fineCriticalTable = critical.map { table($0, of: criticalOrbit!, grid: grid, subset: [], epsilon: Self.fineBLAEpsilon) } ?? nil
             sensitive.withUnsafeMutableBufferPointer { sens in
                 let kernel = PerturbationKernel<F, D>(
                     formula: formula, orbit: values, rebaseOrbit: critical ?? values,
@@ -305,19 +322,18 @@ enum PerturbationRenderer {
             }
             sensitivePixels = sensitivePixels.filter { sensitive[$0] != 0 }
         }
-        var doubleDoublePixels = 0
-        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && D.self == Double.self && !rescaled {
-            if control?.isCancelled == true { throw RenderError.cancelled }
-            doubleDoublePixels = sensitivePixels.count
-            let fine = try orbit(at: referencePoint, lowWords: true)
-            let fineCritical = juliaC != nil ? try orbit(at: BigComplex(precision: precision), lowWords: true) : nil
-            let values = fine.values(as: DoubleDouble.self)
-            let criticalValues = fineCritical?.values(as: DoubleDouble.self)
-            let grid = DeltaGrid<DoubleDouble>(viewport: viewport, reference: referencePoint)
-            let fineTable = table(values, grid: grid, subset: sensitivePixels)
-            let fineCriticalTable = criticalValues.map { table($0, grid: grid, subset: []) } ?? nil
+        // Then with 106-bit deltas from the same orbit's low words: double-double where the
+        // spacing is above 2^-960, extended-range double-double below.
+        func widePass<E: PerturbationDelta>(_: E.Type) throws {
+            let fine = primary.reLow.isEmpty ? try orbit(at: referencePoint, lowWords: true) : primary
+            let fineCritical = juliaC == nil ? nil : criticalOrbit?.reLow.isEmpty == false ? criticalOrbit : try orbit(at: BigComplex(precision: precision), lowWords: true)
+            let values = fine.values(as: E.self)
+            let criticalValues = fineCritical?.values(as: E.self)
+            let grid = DeltaGrid<E>(viewport: viewport, reference: referencePoint)
+            let fineTable = table(values, of: fine, grid: grid, subset: sensitivePixels)
+            let fineCriticalTable = criticalValues.map { table($0, of: fineCritical!, grid: grid, subset: []) } ?? nil
             sensitive.withUnsafeMutableBufferPointer { sens in
-                let kernel = PerturbationKernel<F, DoubleDouble>(
+                let kernel = PerturbationKernel<F, E>(
                     formula: formula, orbit: values, rebaseOrbit: criticalValues ?? values,
                     bla: fineTable, rebaseBLA: criticalValues == nil ? fineTable : fineCriticalTable, grid: grid,
                     maxIterations: location.maxIterations, mode: .rebase, tolerance: tolerance, subset: sensitivePixels,
@@ -325,6 +341,12 @@ enum PerturbationRenderer {
                 Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 16, threads: threads, control: nil)
             }
             sensitivePixels = sensitivePixels.filter { sensitive[$0] != 0 }
+        }
+        var doubleDoublePixels = 0
+        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && !rescaled && D.significandBits <= 53 {
+            if control?.isCancelled == true { throw RenderError.cancelled }
+            doubleDoublePixels = sensitivePixels.count
+            if D.self == Double.self { try widePass(DoubleDouble.self) } else { try widePass(DoubleDoubleExp.self) }
         }
         if !sensitivePixels.isEmpty && settings.exactSensitivePixels {
             if control?.isCancelled == true { throw RenderError.cancelled }

@@ -122,10 +122,14 @@ public struct ReferenceOrbit: Sendable {
     public func values<D: DeltaScalar>(as _: D.Type) -> [Complex<D>] {
         var out = [Complex<D>]()
         out.reserveCapacity(count)
-        if D.self == DoubleDouble.self && !reLow.isEmpty {
+        if D.significandBits > 53 && !reLow.isEmpty {
+            // With the low words (entries below 2^-1000 keep FloatExp's 53 bits).
             for i in 0..<count {
-                let z = Complex(DoubleDouble(hi: re[i], lo: reLow[i]), DoubleDouble(hi: im[i], lo: imLow[i]))
-                out.append(z as! Complex<D>)
+                if let t = tiny[i] {
+                    out.append(Complex(D(t.re), D(t.im)))
+                } else {
+                    out.append(Complex(D(DoubleDouble(hi: re[i], lo: reLow[i])), D(DoubleDouble(hi: im[i], lo: imLow[i]))))
+                }
             }
             return out
         }

@@ -1,0 +1,140 @@
+// The fixed benchmark suite (issue 4): each case renders in a child process of its own, so its
+// peak RSS is its own; the child prints one JSON line that the parent tabulates.
+import Fathom
+import Foundation
+
+struct SuiteCase {
+    let name: String
+    let location: String
+    let size: String
+    let threads: Int
+    /// Pixels checked against direct MPFR iteration (0: none).
+    let checkedPixels: Int
+
+    static let all: [SuiteCase] = [
+        SuiteCase(name: "shallow", location: "shallow", size: "640x360", threads: 0, checkedPixels: 0),
+        SuiteCase(name: "e50", location: "e50", size: "640x360", threads: 0, checkedPixels: 16),
+        SuiteCase(name: "flake", location: "flake", size: "640x360", threads: 0, checkedPixels: 0),
+        SuiteCase(name: "flake, 1 thread", location: "flake", size: "640x360", threads: 1, checkedPixels: 0),
+        SuiteCase(name: "e318", location: "e318", size: "640x360", threads: 0, checkedPixels: 16),
+        SuiteCase(name: "e1000", location: "e1000", size: "640x360", threads: 0, checkedPixels: 0),
+        SuiteCase(name: "e1086", location: "e1086", size: "640x360", threads: 0, checkedPixels: 0),
+        SuiteCase(name: "e1086 1920x1080", location: "e1086", size: "1920x1080", threads: 0, checkedPixels: 0),
+    ]
+
+    /// The shallow case: Seahorse valley at a radius the Double path carries (640x360).
+    static let shallow = Location(name: "shallow", centerRe: "-0.75", centerIm: "0.1", radius: "0.05", maxIterations: 2000)
+
+    /// One line of JSON with the case's figures.
+    struct Figures: Codable {
+        var wallSeconds: Double
+        var referenceSeconds: Double
+        var blaSeconds: Double
+        var pixelSeconds: Double
+        var effectiveIterationsPerSecond: Double
+        var blaStepsPerPixel: Double
+        var loopStepsPerPixel: Double
+        var peakRSSMiB: Double
+        var path: String
+        var deltas: String
+        var mpfrChecked: Int
+        var mpfrExact: Int
+        var mpfrMaxSmoothError: Double
+    }
+
+    static func runChild(name: String, size: String, threads: Int, locations: String) {
+        do {
+            let loc = name == "shallow" ? shallow : try LocationFile.read(path: locations + "/" + name + ".json").location()
+            let parts = size.split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2 else { throw CocoaError(.formatting) }
+            let checked = SuiteCase.all.first { $0.location == name }?.checkedPixels ?? 0
+            let r = try Renderer.render(location: loc, settings: RenderSettings(width: parts[0], height: parts[1], threads: threads))
+            let p = r.report.perturbation
+            let pixels = Double(r.field.pixelCount)
+            // Pixels on a 4 x 4 grid against direct MPFR iteration at the oracle's precision.
+            var exact = 0, tried = 0, maxSmooth = 0.0
+            if checked > 0 {
+                let viewport = try Viewport(location: loc, width: parts[0], height: parts[1])
+                let mpfr = MPFREscape(precision: viewport.precision)
+                for j in 0..<4 {
+                    for i in 0..<4 {
+                        let x = (parts[0] - 1) * (2 * i + 1) / 8, y = (parts[1] - 1) * (2 * j + 1) / 8
+                        let want = mpfr.iterate(pixelX: x, pixelY: y, viewport: viewport, family: loc.family, maxIterations: loc.maxIterations)
+                        let k = y * parts[0] + x
+                        tried += 1
+                        if want.n2 == r.field.n2[k] && want.nBig == r.field.nBig[k] { exact += 1 }
+                        if want.nBig != 0 { maxSmooth = max(maxSmooth, abs(want.smooth - Double(r.field.smooth[k]))) }
+                    }
+                }
+            }
+            var usage = rusage()
+            #if os(Linux)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            let rssKiB = Double(usage.ru_maxrss)
+            #else
+            getrusage(RUSAGE_SELF, &usage)
+            let rssKiB = Double(usage.ru_maxrss) / 1024  // bytes on macOS
+            #endif
+            let reference = p?.referenceSeconds ?? 0, bla = p?.blaSeconds ?? 0
+            let f = Figures(
+                wallSeconds: r.report.seconds, referenceSeconds: reference, blaSeconds: bla,
+                pixelSeconds: r.report.seconds - reference - bla,
+                effectiveIterationsPerSecond: Double(r.field.iterationsRepresented) / r.report.seconds,
+                blaStepsPerPixel: Double(p?.blaSteps ?? 0) / pixels, loopStepsPerPixel: Double(p?.loopSteps ?? 0) / pixels,
+                peakRSSMiB: rssKiB / 1024, path: r.report.path.rawValue, deltas: p?.deltaType.rawValue ?? "-",
+                mpfrChecked: tried, mpfrExact: exact, mpfrMaxSmoothError: maxSmooth)
+            print(String(decoding: try JSONEncoder().encode(f), as: UTF8.self))
+        } catch {
+            FileHandle.standardError.write(Data("suite-case \(name): \(error)\n".utf8))
+            exit(1)
+        }
+    }
+}
+
+enum Suite {
+    @MainActor
+    static func run(options: Options, record: (Measurement) -> Void) throws {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        if !options.json {
+            print("suite: each case a child process; wall = render (reference + BLA + pixels), RSS = the child's peak")
+            print(String(format: "%-16@ %-10@ %9@ %8@ %8@ %9@ %12@ %9@ %9@ %8@ %@", "case" as NSString, "size" as NSString, "wall s" as NSString,
+                         "ref s" as NSString, "BLA s" as NSString, "pixel s" as NSString, "eff. it/s" as NSString, "BLA/px" as NSString,
+                         "steps/px" as NSString, "RSS MiB" as NSString, "MPFR check" as NSString))
+        }
+        for c in SuiteCase.all where options.filter.map({ c.name.contains($0) }) ?? true {
+            var runs: [SuiteCase.Figures] = []
+            for _ in 0..<options.runs {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: executable)
+                process.arguments = ["suite-case", c.location, c.size, String(c.threads), options.locations]
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                try process.run()
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                guard process.terminationStatus == 0,
+                      let f = try? JSONDecoder().decode(SuiteCase.Figures.self, from: data) else {
+                    print("suite: case \(c.name) failed (status \(process.terminationStatus))")
+                    continue
+                }
+                runs.append(f)
+            }
+            guard !runs.isEmpty else { continue }
+            let sorted = runs.sorted { $0.wallSeconds < $1.wallSeconds }
+            let f = sorted[sorted.count / 2]
+            let check = f.mpfrChecked > 0 ? String(format: "%d/%d exact, smooth err %.1e", f.mpfrExact, f.mpfrChecked, f.mpfrMaxSmoothError) : "-"
+            if !options.json {
+                print(String(format: "%-16@ %-10@ %9.2f %8.2f %8.2f %9.2f %12.3g %9.1f %9.1f %8.0f %@", c.name as NSString, c.size as NSString,
+                             f.wallSeconds, f.referenceSeconds, f.blaSeconds, f.pixelSeconds, f.effectiveIterationsPerSecond,
+                             f.blaStepsPerPixel, f.loopStepsPerPixel, f.peakRSSMiB, check as NSString))
+            }
+            record(Measurement(
+                group: "suite", name: "\(c.name) \(c.size)", runs: runs.count, medianSeconds: f.wallSeconds, bestSeconds: sorted[0].wallSeconds,
+                figures: ["wall s": f.wallSeconds, "reference s": f.referenceSeconds, "BLA s": f.blaSeconds, "pixel s": f.pixelSeconds,
+                          "effective iter/s": f.effectiveIterationsPerSecond, "BLA steps/pixel": f.blaStepsPerPixel,
+                          "loop steps/pixel": f.loopStepsPerPixel, "peak RSS MiB": f.peakRSSMiB,
+                          "MPFR checked": Double(f.mpfrChecked), "MPFR exact": Double(f.mpfrExact), "MPFR max smooth error": f.mpfrMaxSmoothError],
+                notes: ["path \(f.path), deltas \(f.deltas)"]))
+        }
+    }
+}

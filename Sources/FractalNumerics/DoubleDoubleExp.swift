@@ -1,0 +1,114 @@
+// A double-double significand with its own integer exponent: 106 bits at any magnitude.
+//
+// value = (m.hi + m.lo) * 2^exponent, with |m.hi| in [1, 2) (or m = 0). FloatExp's range with
+// DoubleDouble's precision: for the few pixels of a render past Double's range (below 2^-960)
+// whose smooth value 53 bits cannot hold (Documentation/Perturbation.md, Precision), at a
+// fraction of the cost of iterating them in MPFR. Each operation is the DoubleDouble one on
+// the significands (exact power-of-two alignment for sums), then renormalised.
+
+/// Extended-range double-double.
+public struct DoubleDoubleExp: Sendable, Hashable {
+    public var significand: DoubleDouble
+    public var exponent: Int
+
+    /// Creates `m * 2^e`, normalising `m.hi` into [1, 2) by an exact power-of-two scaling.
+    @inlinable @inline(__always)
+    public init(normalizing m: DoubleDouble, _ e: Int) {
+        let bits = m.hi.bitPattern
+        let biased = Int((bits >> 52) & 0x7ff)
+        if biased != 0 && biased != 0x7ff {
+            let k = biased - 1023
+            let scale = FloatExp.powerOfTwo(-k)
+            self.init(raw: DoubleDouble(hi: m.hi * scale, lo: m.lo * scale), exponent: e &+ k)
+        } else if m.hi == 0 {
+            self.init(raw: .zero, exponent: FloatExp.zeroExponent)
+        } else if !m.hi.isFinite {
+            self.init(raw: m, exponent: 0)
+        } else {
+            // Subnormal hi (lo is then 0): scale into the normal range first.
+            self.init(normalizing: DoubleDouble(hi: m.hi * 0x1p64, lo: 0), e - 64)
+        }
+    }
+
+    @inlinable @inline(__always)
+    public init(raw m: DoubleDouble, exponent: Int) {
+        significand = m
+        self.exponent = exponent
+    }
+
+    @inlinable public var isZero: Bool { significand.hi == 0 }
+
+    /// `m * 2^-d` for 0 <= d: exact while the low word stays normal.
+    @inlinable @inline(__always)
+    static func shifted(_ m: DoubleDouble, by d: Int) -> DoubleDouble {
+        let s = FloatExp.powerOfTwo(-d)
+        return DoubleDouble(hi: m.hi * s, lo: m.lo * s)
+    }
+}
+
+extension DoubleDoubleExp: RealScalar {
+    @inlinable public static var zero: DoubleDoubleExp { DoubleDoubleExp(raw: .zero, exponent: FloatExp.zeroExponent) }
+    @inlinable public static var one: DoubleDoubleExp { DoubleDoubleExp(raw: .one, exponent: 0) }
+
+    @inlinable public init(_ value: Double) { self.init(normalizing: DoubleDouble(value), 0) }
+
+    /// The nearest Double (overflows and underflows like FloatExp's).
+    @inlinable public var doubleValue: Double { FloatExp(significand: significand.doubleValue, exponent: exponent).doubleValue }
+    @inlinable public var leadingDouble: Double { FloatExp(rawSignificand: significand.hi, exponent: exponent).doubleValue }
+
+    @inlinable @inline(__always)
+    public static func + (a: DoubleDoubleExp, b: DoubleDoubleExp) -> DoubleDoubleExp {
+        let d = a.exponent &- b.exponent
+        if d >= 0 {
+            if d > 110 { return a }
+            return DoubleDoubleExp(normalizing: a.significand + shifted(b.significand, by: d), a.exponent)
+        } else {
+            if d < -110 { return b }
+            return DoubleDoubleExp(normalizing: b.significand + shifted(a.significand, by: -d), b.exponent)
+        }
+    }
+
+    @inlinable @inline(__always)
+    public static prefix func - (a: DoubleDoubleExp) -> DoubleDoubleExp { DoubleDoubleExp(raw: -a.significand, exponent: a.exponent) }
+
+    @inlinable @inline(__always)
+    public static func - (a: DoubleDoubleExp, b: DoubleDoubleExp) -> DoubleDoubleExp { a + (-b) }
+
+    @inlinable @inline(__always)
+    public static func * (a: DoubleDoubleExp, b: DoubleDoubleExp) -> DoubleDoubleExp {
+        DoubleDoubleExp(normalizing: a.significand * b.significand, a.exponent &+ b.exponent)
+    }
+
+    @inlinable @inline(__always)
+    public static func / (a: DoubleDoubleExp, b: DoubleDoubleExp) -> DoubleDoubleExp {
+        DoubleDoubleExp(normalizing: a.significand / b.significand, a.exponent &- b.exponent)
+    }
+
+    @inlinable public var doubled: DoubleDoubleExp { isZero ? self : DoubleDoubleExp(raw: significand, exponent: exponent + 1) }
+
+    @inlinable public func scaled(by d: Double) -> DoubleDoubleExp { self * DoubleDoubleExp(d) }
+
+    @inlinable
+    public static func < (a: DoubleDoubleExp, b: DoubleDoubleExp) -> Bool {
+        let aNeg = a.significand.hi < 0, bNeg = b.significand.hi < 0
+        if aNeg != bNeg { return aNeg }
+        if a.isZero || b.isZero { return a.significand.hi < b.significand.hi }
+        if a.exponent != b.exponent { return aNeg ? a.exponent > b.exponent : a.exponent < b.exponent }
+        return a.significand < b.significand
+    }
+}
+
+extension DoubleDoubleExp: DeltaScalar {
+    @inlinable public static var significandBits: Int { 106 }
+    @inlinable public init(_ value: FloatExp) {
+        self.init(normalizing: DoubleDouble(value.significand), value.isZero ? FloatExp.zeroExponent : value.exponent)
+    }
+    @inlinable public init(_ value: DoubleDouble) { self.init(normalizing: value, 0) }
+    @inlinable public var floatExpValue: FloatExp { FloatExp(significand: significand.doubleValue, exponent: exponent) }
+    @inlinable public static func complexMagnitude(_ re: DoubleDoubleExp, _ im: DoubleDoubleExp) -> DoubleDoubleExp {
+        DoubleDoubleExp(FloatExp.complexMagnitude(re.floatExpValue, im.floatExpValue))
+    }
+    @inlinable public static func magnitude(_ re: DoubleDoubleExp, _ im: DoubleDoubleExp, isBelow r: DoubleDoubleExp) -> Bool {
+        FloatExp.magnitude(re.floatExpValue, im.floatExpValue, isBelow: r.floatExpValue)
+    }
+}
