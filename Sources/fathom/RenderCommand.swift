@@ -107,6 +107,7 @@ enum RenderCommand {
             + (p.fineBLAPixels > 0 ? ", \(p.fineBLAPixels) sensitive pixels again with BLA at 2^-53" : "")
             + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) again with 106-bit deltas" : "")
             + (p.reiteratedPixels > 0 ? ", \(p.reiteratedPixels) in MPFR" : "")
+            + (p.unsettledPixels > 0 ? ", \(p.unsettledPixels) left unchecked (over the MPFR budget)" : "")
             + (p.blaSteps > 0 ? String(format: ", BLA table %.2f s, %d of %d loop steps BLA", p.blaSeconds, p.blaSteps, p.loopSteps) : "")
         if p.glitchMode == .detect {
             line += ": \(p.glitchedPixels) pixels glitched, \(p.references.count) references, \(p.uncorrectedPixels) left"

@@ -46,6 +46,9 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// Iterate pixels whose smooth value the deltas may not hold to 1e-7 again, directly in
     /// MPFR (`PrecisionEstimate`).
     public var exactSensitivePixels: Bool = true
+    /// The most work (pixels x iteration limit x bits) the MPFR pass may take: 10^12, about
+    /// 5,000 pixels of e318 (a few minutes on two cores).
+    public var mpfrBudget: Double = 1e12
     /// Bilinear approximation (BLA): skip iterations while the terms nonlinear in dz stay
     /// below `blaEpsilon` relative (every family but Newton, every delta type).
     public var bla: Bool = true
@@ -93,6 +96,10 @@ public struct PerturbationReport: Sendable {
     public var doubleDoublePixels: Int
     /// Pixels iterated again directly in MPFR because it was still at risk.
     public var reiteratedPixels: Int
+    /// Pixels still at risk after the 106-bit pass that the MPFR budget did not cover
+    /// (`PerturbationSettings.mpfrBudget`): their counts are very likely right, their smooth
+    /// values not checked to 1e-7.
+    public var unsettledPixels: Int = 0
     /// Seconds spent building BLA tables (all references).
     public var blaSeconds: Double = 0
     /// Loop steps over all pixels and passes (each a BLA step or one perturbation step), and
@@ -348,6 +355,13 @@ enum PerturbationRenderer {
             doubleDoublePixels = sensitivePixels.count
             if D.self == Double.self { try widePass(DoubleDouble.self) } else { try widePass(DoubleDoubleExp.self) }
         }
+        // MPFR last, within a budget: at 1e-8000 one pixel is ~10^6 steps at 26,600 bits.
+        var unsettledPixels = 0
+        let mpfrWork = Double(sensitivePixels.count) * Double(location.maxIterations) * Double(viewport.precision.bits)
+        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && mpfrWork > settings.mpfrBudget {
+            unsettledPixels = sensitivePixels.count
+            sensitivePixels = []
+        }
         if !sensitivePixels.isEmpty && settings.exactSensitivePixels {
             if control?.isCancelled == true { throw RenderError.cancelled }
             let kernel = MPFRPixelKernel(viewport: viewport, family: location.family, maxIterations: location.maxIterations, subset: sensitivePixels)
@@ -358,7 +372,7 @@ enum PerturbationRenderer {
             precisionBits: precision.bits, references: references, referenceLength: primary.count,
             referenceEscaped: primary.escaped, glitchedPixels: firstPassGlitched, uncorrectedPixels: glitched.count,
             referenceSeconds: referenceSeconds, fineBLAPixels: fineBLAPixels, doubleDoublePixels: doubleDoublePixels,
-            reiteratedPixels: settings.exactSensitivePixels ? sensitivePixels.count : 0,
+            reiteratedPixels: settings.exactSensitivePixels ? sensitivePixels.count : 0, unsettledPixels: unsettledPixels,
             blaSeconds: blaSeconds, loopSteps: loopSteps.reduce(0) { $0 + Int($1) }, blaSteps: blaSteps.reduce(0) { $0 + Int($1) })
     }
 
