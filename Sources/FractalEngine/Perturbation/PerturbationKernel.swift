@@ -188,9 +188,6 @@ extension PerturbationPixelKernel {
     }
 }
 
-// The per-pixel loop. Names: n = the pixel's iteration count, m = the reference index, so
-// the pixel's z(n) = Z(m) + dz; dc = c - C (zero for Julia, whose pixel enters as dz(0)).
-
 /// Perturbation of pixels against one reference orbit, generic over formula and delta type,
 /// taking the longest valid BLA step where a table is given.
 @usableFromInline
@@ -214,98 +211,158 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
     @inlinable @inline(__always)
     func iterate(pixel i: Int, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>,
                  bla firstBLA: BLAView<D>, rebaseBLA: BLAView<D>, work: inout PixelWork) -> (PixelResult, Double, Bool) {
+        var run = start(i, orbit: first, table: firstBLA)
+        while !step(&run, rebaseOrbit: rebaseOrbit, rebaseBLA: rebaseBLA) {}
+        work = run.work
+        return (run.result, run.ratio, run.sensitive)
+    }
+
+    /// Pixel i before its first step.
+    @inlinable @inline(__always)
+    func start(_ i: Int, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>) -> PixelRun<D> {
         let dc = grid.delta(i)
-        var orbit = first
-        var table = firstBLA
-        var last = orbit.count - 1
-        var dz: Complex<D> = formula.addsDC ? .zero : dc
-        let dcStep: Complex<D> = formula.addsDC ? dc : .zero
-        var m = 0
-        var n = 0
-        var n2 = 0
-        // |dz(n)/dc|^2 = stretch2 * 2^stretchExponent, for the precision estimate: each step
-        // multiplies it by |f'(z)|^2 at the z it starts from (`nextStretch`; 1 for the first
-        // Mandelbrot step, where dz/dc = 1 after it), a BLA step by |A|^2.
-        var stretch2 = 1.0
-        var stretchExponent = 0
-        var nextStretch = 1.0
-        var blaStretchLog2 = 0.0
-        // Sum over BLA steps of (|dz| / radius)^2: a step's truncation error is about
-        // 2 eps |dz| / radius relative (the precision estimate).
-        var blaLoad = 0.0
+        var r = PixelRun(pixel: i, dc: dc, dcStep: formula.addsDC ? dc : .zero, orbit: orbit, table: table,
+                         dz: formula.addsDC ? .zero : dc, epsilon: table.epsilon)
         if !formula.addsDC {
-            let z0 = orbit[0] + dz
+            let z0 = orbit[0] + r.dz
             let x = z0.re.leadingDouble, y = z0.im.leadingDouble
-            nextStretch = formula.stretchSquared(x * x + y * y)
+            r.nextStretch = formula.stretchSquared(x * x + y * y)
         }
-        while n < maxIterations {
-            // The longest valid BLA step, else one perturbation step.
-            if let (index, length) = table.longestStep(at: m, dz: dz), n + length <= maxIterations {
-                let step = table[index]
-                let load = (dz.lengthSquared / (step.radius * step.radius)).leadingDouble
-                blaLoad += load.isFinite ? load : 1
-                dz = step.apply(dz, dcStep)
-                m += length
-                n += length
-                work.blaSteps += 1
-                // dz/dc is stretched by |A| over the step (within eps).
-                blaStretchLog2 += step.stretchLog2
-            } else {
-                dz = formula.step(orbit[m], dz, dcStep)
-                m += 1
-                n += 1
-                stretch2 *= nextStretch
-            }
-            work.steps += 1
-            let Z = orbit[m]
-            let z = Z + dz
-            let x = z.re.leadingDouble, y = z.im.leadingDouble
-            let r2 = x * x + y * y
-            if r2 > Escape.radiusSquared2 {
-                if n2 == 0 { n2 = n }
-                if r2 > Escape.radiusSquaredBig {
-                    let result = PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: Escape.smooth(nBig: n, lengthSquared: r2, power: formula.power))
-                    let exact = PrecisionEstimate.smoothHolds(n: n, lengthSquared: r2, power: formula.power, dc: dc,
-                                                               stretch2: stretch2, stretchExponent: stretchExponent + Int(blaStretchLog2.rounded()), deltaBits: D.significandBits,
-                                                               blaLoad: blaLoad, blaEpsilon: firstBLA.epsilon)
-                    return (result, .nan, !exact)
-                }
-            }
-            nextStretch = formula.stretchSquared(r2)
-            if stretch2 > 0x1p600 {
-                stretch2 *= 0x1p-600
-                stretchExponent += 600
-            } else if stretch2 < 0x1p-600 {
-                stretch2 *= 0x1p600
-                stretchExponent -= 600
-            }
-            switch mode {
-            case .rebase:
-                if m == last || z.lengthSquared < dz.lengthSquared {
-                    // Continue on the critical orbit, whose Z(0) = 0: dz = z.
-                    dz = z
-                    m = 0
-                    orbit = rebaseOrbit
-                    table = rebaseBLA
-                    last = orbit.count - 1
-                }
-            case .detect:
-                let zx = Z.re.leadingDouble, zy = Z.im.leadingDouble
-                let big = zx * zx + zy * zy
-                if r2 < tolerance * big { return (.bounded, r2 / big, false) }
-                if m == last && n < maxIterations {
-                    // Past |z| = 2 the orbit only grows: finishing from the reference's start
-                    // (dz = z - Z(0)) is exact enough; inside, an ended reference is a glitch.
-                    guard r2 > Escape.radiusSquared2 else { return (.bounded, 0, false) }
-                    dz = z
-                    m = 0
-                    orbit = rebaseOrbit
-                    table = rebaseBLA
-                    last = orbit.count - 1
-                }
+        return r
+    }
+
+    /// One step of `r`: the longest valid BLA step, else one perturbation step, then the
+    /// escape, rebasing and glitch tests. True when the pixel is finished (its result set).
+    @inlinable @inline(__always)
+    func step(_ r: inout PixelRun<D>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>, rebaseBLA: BLAView<D>) -> Bool {
+        guard r.n < maxIterations else {
+            r.result = PixelResult(n2: UInt32(r.n2), nBig: 0, smooth: .nan)
+            return true
+        }
+        if let (index, length) = r.table.longestStep(at: r.m, dz: r.dz), r.n + length <= maxIterations {
+            let step = r.table[index]
+            let load = (r.dz.lengthSquared / (step.radius * step.radius)).leadingDouble
+            r.blaLoad += load.isFinite ? load : 1
+            r.dz = step.apply(r.dz, r.dcStep)
+            r.m += length
+            r.n += length
+            r.work.blaSteps += 1
+            // dz/dc is stretched by |A| over the step (within eps).
+            r.blaStretchLog2 += step.stretchLog2
+        } else {
+            r.dz = formula.step(r.orbit[r.m], r.dz, r.dcStep)
+            r.m += 1
+            r.n += 1
+            r.stretch2 *= r.nextStretch
+        }
+        r.work.steps += 1
+        let Z = r.orbit[r.m]
+        let z = Z + r.dz
+        let x = z.re.leadingDouble, y = z.im.leadingDouble
+        let r2 = x * x + y * y
+        if r2 > Escape.radiusSquared2 {
+            if r.n2 == 0 { r.n2 = r.n }
+            if r2 > Escape.radiusSquaredBig {
+                r.result = PixelResult(n2: UInt32(r.n2), nBig: UInt32(r.n), smooth: Escape.smooth(nBig: r.n, lengthSquared: r2, power: formula.power))
+                let exact = PrecisionEstimate.smoothHolds(
+                    n: r.n, lengthSquared: r2, power: formula.power, dc: r.dc, stretch2: r.stretch2,
+                    stretchExponent: r.stretchExponent + Int(r.blaStretchLog2.rounded()), deltaBits: D.significandBits,
+                    blaLoad: r.blaLoad, blaEpsilon: r.epsilon)
+                r.sensitive = !exact
+                return true
             }
         }
-        return (PixelResult(n2: UInt32(n2), nBig: 0, smooth: .nan), .nan, false)
+        r.nextStretch = formula.stretchSquared(r2)
+        if r.stretch2 > 0x1p600 {
+            r.stretch2 *= 0x1p-600
+            r.stretchExponent += 600
+        } else if r.stretch2 < 0x1p-600 {
+            r.stretch2 *= 0x1p600
+            r.stretchExponent -= 600
+        }
+        switch mode {
+        case .rebase:
+            if r.m == r.last || z.lengthSquared < r.dz.lengthSquared {
+                // Continue on the critical orbit, whose Z(0) = 0: dz = z.
+                r.rebase(to: z, orbit: rebaseOrbit, table: rebaseBLA)
+            }
+        case .detect:
+            let zx = Z.re.leadingDouble, zy = Z.im.leadingDouble
+            let big = zx * zx + zy * zy
+            if r2 < tolerance * big {
+                r.result = .bounded
+                r.ratio = r2 / big
+                return true
+            }
+            if r.m == r.last && r.n < maxIterations {
+                // Past |z| = 2 the orbit only grows: finishing from the reference's start
+                // (dz = z - Z(0)) is exact enough; inside, an ended reference is a glitch.
+                guard r2 > Escape.radiusSquared2 else {
+                    r.result = .bounded
+                    r.ratio = 0
+                    return true
+                }
+                r.rebase(to: z, orbit: rebaseOrbit, table: rebaseBLA)
+            }
+        }
+        return false
+    }
+}
+
+/// One pixel's perturbation state between steps. Names: n = the pixel's iteration count,
+/// m = the reference index, so the pixel's z(n) = Z(m) + dz; dc = c - C (zero for Julia,
+/// whose pixel enters as dz(0)).
+@usableFromInline
+struct PixelRun<D: PerturbationDelta> {
+    @usableFromInline let pixel: Int
+    @usableFromInline let dc: Complex<D>
+    @usableFromInline let dcStep: Complex<D>
+    @usableFromInline var orbit: UnsafeBufferPointer<Complex<D>>
+    @usableFromInline var table: BLAView<D>
+    @usableFromInline var last: Int
+    @usableFromInline var dz: Complex<D>
+    @usableFromInline var m = 0
+    @usableFromInline var n = 0
+    @usableFromInline var n2 = 0
+    // |dz(n)/dc|^2 = stretch2 * 2^(stretchExponent + blaStretchLog2), for the precision
+    // estimate: each step multiplies it by |f'(z)|^2 at the z it starts from (`nextStretch`;
+    // 1 for the first Mandelbrot step, where dz/dc = 1 after it), a BLA step by |A|^2.
+    @usableFromInline var stretch2 = 1.0
+    @usableFromInline var stretchExponent = 0
+    @usableFromInline var nextStretch = 1.0
+    @usableFromInline var blaStretchLog2 = 0.0
+    /// Sum over BLA steps of (|dz| / radius)^2: a step's truncation error is about
+    /// 2 eps |dz| / radius relative (the precision estimate).
+    @usableFromInline var blaLoad = 0.0
+    @usableFromInline let epsilon: Double
+    @usableFromInline var work = PixelWork()
+    /// Set when the pixel is finished: its result, the glitch ratio (NaN: none), whether its
+    /// smooth value may miss 1e-7.
+    @usableFromInline var result = PixelResult.bounded
+    @usableFromInline var ratio = Double.nan
+    @usableFromInline var sensitive = false
+
+    @inlinable @inline(__always)
+    init(pixel: Int, dc: Complex<D>, dcStep: Complex<D>, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>,
+         dz: Complex<D>, epsilon: Double) {
+        self.pixel = pixel
+        self.dc = dc
+        self.dcStep = dcStep
+        self.orbit = orbit
+        self.table = table
+        self.last = orbit.count - 1
+        self.dz = dz
+        self.epsilon = epsilon
+    }
+
+    /// Continues on `orbit` (the critical orbit, Z(0) = 0) from dz = z.
+    @inlinable @inline(__always)
+    mutating func rebase(to z: Complex<D>, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>) {
+        dz = z
+        m = 0
+        self.orbit = orbit
+        self.table = table
+        last = orbit.count - 1
     }
 }
 
