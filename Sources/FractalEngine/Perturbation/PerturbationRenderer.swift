@@ -172,6 +172,29 @@ enum PerturbationRenderer {
             settings.cache?.store(computed)
             return computed
         }
+        // Several orbits at once, one per thread (the probe's candidates; Julia's reference
+        // and critical orbits): each is a single-threaded MPFR loop.
+        func orbits(at points: [BigComplex]) throws -> [ReferenceOrbit] {
+            if points.count == 1 || threads == 1 { return try points.map { try orbit(at: $0) } }
+            let start = DispatchTime.now().uptimeNanoseconds
+            let results = OrbitResults(count: points.count)
+            let (power, maxIterations, cache, juliaParameter) = (formula.power, location.maxIterations, settings.cache, juliaC)
+            DispatchQueue.concurrentPerform(iterations: points.count) { k in
+                results.set(k, Result {
+                    if let cached = cache?.orbit(for: points[k], power: power, juliaC: juliaParameter, maxIterations: maxIterations,
+                                                 precision: precision, lowWords: true) {
+                        return cached
+                    }
+                    let computed = try ReferenceOrbit.compute(point: points[k], power: power, juliaC: juliaParameter, maxIterations: maxIterations,
+                                                              precision: precision, lowWords: true, control: control)
+                    cache?.store(computed)
+                    return computed
+                })
+            }
+            referenceSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            return try results.values()
+        }
+        var criticalOrbit: ReferenceOrbit?
 
         // The primary reference.
         var referencePoint = center
@@ -184,14 +207,27 @@ enum PerturbationRenderer {
             else { throw ReferenceFileError.mismatch(path: path) }
             referencePoint = primary.point
         } else {
-            primary = try orbit(at: center)
+            if juliaC != nil {
+                // Julia rebases onto the orbit of the critical point 0: both at once.
+                let both = try orbits(at: [center, BigComplex(precision: precision)])
+                primary = both[0]
+                criticalOrbit = both[1]
+            } else {
+                primary = try orbit(at: center)
+            }
             if settings.placement == .probe && primary.escaped {
-                // The 5 x 5 probe: the longest orbit wins; one that never escapes ends the search.
-                probe: for j in 0..<5 {
-                    for i in 0..<5 {
-                        let x = (viewport.width - 1) * (2 * i + 1) / 10, y = (viewport.height - 1) * (2 * j + 1) / 10
-                        let point = viewport.exactPoint(x: x, y: y)
-                        let candidate = try orbit(at: BigComplex(point.re.rounded(to: precision), point.im.rounded(to: precision)))
+                // The 5 x 5 probe, in scan order: the longest orbit wins; one that never
+                // escapes ends the search. Candidates are computed `threads` at a time.
+                let points = (0..<25).map { k -> BigComplex in
+                    let i = k % 5, j = k / 5
+                    let point = viewport.exactPoint(x: (viewport.width - 1) * (2 * i + 1) / 10, y: (viewport.height - 1) * (2 * j + 1) / 10)
+                    return BigComplex(point.re.rounded(to: precision), point.im.rounded(to: precision))
+                }
+                var k = 0
+                probe: while k < points.count {
+                    let batch = try orbits(at: Array(points[k..<min(points.count, k + max(1, threads))]))
+                    k += batch.count
+                    for candidate in batch {
                         if candidate.count > primary.count || (!candidate.escaped && primary.escaped) {
                             primary = candidate
                             referencePoint = candidate.point
@@ -210,8 +246,7 @@ enum PerturbationRenderer {
         var sensitive = [UInt8](repeating: 0, count: count)
         var references = [(referencePoint.re.decimalString(), referencePoint.im.decimalString())]
 
-        // Julia rebases onto the orbit of the critical point 0.
-        let criticalOrbit = juliaC != nil ? try orbit(at: BigComplex(precision: precision)) : nil
+        if juliaC != nil && criticalOrbit == nil { criticalOrbit = try orbit(at: BigComplex(precision: precision)) }
         let critical = criticalOrbit?.values(as: D.self)
 
         // BLA (Documentation/Perturbation.md): the setting's epsilon for Double
@@ -414,4 +449,20 @@ enum PerturbationRenderer {
         }
         return best
     }
+}
+
+/// Orbits computed on several threads, in order, with the first error.
+private final class OrbitResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Result<ReferenceOrbit, any Error>?]
+
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    func set(_ k: Int, _ r: Result<ReferenceOrbit, any Error>) {
+        lock.lock()
+        results[k] = r
+        lock.unlock()
+    }
+
+    func values() throws -> [ReferenceOrbit] { try results.map { try $0!.get() } }
 }
