@@ -63,6 +63,9 @@ enum Help {
                              rescaled (experimental); default: by pixel spacing
       --bla on|off           bilinear approximation for z^2 + c (default on)
       --bla-epsilon E        BLA's relative error bound per step (default 2^-40)
+      --precision-passes on|off
+                             render again pixels whose smooth value may miss 1e-7
+                             (default on; off trades that guarantee for speed)
       --save-reference FILE  write the reference orbit (reusable by a later render)
       --load-reference FILE  read the reference orbit instead of computing it
       --verbose, --quiet     more or less output

@@ -6,7 +6,7 @@ enum RenderCommand {
         "family", "center", "re", "im", "radius", "zoom", "size", "iterations", "palette", "density",
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
         "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta", "load-reference", "save-reference",
-        "bla", "bla-epsilon",
+        "bla", "bla-epsilon", "precision-passes",
     ]
 
     static func run(_ args: [String]) throws {
@@ -91,6 +91,10 @@ enum RenderCommand {
         if let b = a["bla"] {
             guard b == "on" || b == "off" else { throw CLIError.usage("--bla: '\(b)' is not on or off") }
             p.bla = b == "on"
+        }
+        if let v = a["precision-passes"] {
+            guard v == "on" || v == "off" else { throw CLIError.usage("--precision-passes: '\(v)' is not on or off") }
+            p.exactSensitivePixels = v == "on"
         }
         if let e = a["bla-epsilon"] {
             guard let eps = Double(e), eps > 0, eps < 1 else { throw CLIError.data("--bla-epsilon: '\(e)' is not a number in (0, 1)") }

@@ -3,7 +3,7 @@ import Foundation
 
 enum VerifyCommand {
     static func run(_ args: [String]) throws {
-        let a = try Arguments(args, valued: ["threads", "guard-bits", "glitches", "reference", "delta", "bla", "bla-epsilon"], flagNames: ["help", "all", "sampled"])
+        let a = try Arguments(args, valued: ["threads", "guard-bits", "glitches", "reference", "delta", "bla", "bla-epsilon", "precision-passes"], flagNames: ["help", "all", "sampled"])
         if a.has("help") { print(Help.verify); return }
         guard !a.positionals.isEmpty else { throw CLIError.usage("verify needs at least one oracle file") }
         let threads = try a.int("threads") ?? 0

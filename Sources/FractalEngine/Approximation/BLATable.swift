@@ -18,12 +18,15 @@ public struct BLAStep<D: DeltaScalar>: Sendable {
     public var radius: D
     /// log2 |A|^2: how much the step stretches |dz/dc|^2 (the precision estimate).
     public var stretchLog2: Double
+    /// 1 / radius^2, for the step's truncation estimate (|dz| / radius)^2 without a division.
+    public var inverseRadiusSquared: D
 
     @inlinable
     public init(a: Complex<D>, b: Complex<D>, radius: D) {
         self.a = a
         self.b = b
         self.radius = radius
+        inverseRadiusSquared = radius > .zero ? D.one / (radius * radius) : .zero
         let ar = a.re.floatExpValue, ai = a.im.floatExpValue
         stretchLog2 = (ar * ar + ai * ai).log2Magnitude
     }
@@ -55,6 +58,9 @@ public struct BLAStep<D: DeltaScalar>: Sendable {
 public struct BLATable<D: DeltaScalar>: Sendable {
     /// Level 0, then level 1, ...
     public let steps: [BLAStep<D>]
+    /// The steps' radii alone, in the same order: the lookup reads one per level, and a
+    /// compact array keeps those reads in cache (8 bytes an entry for Double, not 56).
+    public let radii: [D]
     /// Level k is `steps[levelStarts[k] ..< levelStarts[k + 1]]`.
     public let levelStarts: [Int]
     public let epsilon: Double
@@ -127,6 +133,7 @@ public struct BLATable<D: DeltaScalar>: Sendable {
             }
         }
         self.levelStarts = starts
+        radii = steps.map(\.radius)
     }
 
     /// Runs `body` over 0..<count in chunks, on up to `threads` threads for large counts.
@@ -144,21 +151,18 @@ public struct BLATable<D: DeltaScalar>: Sendable {
     /// The longest step starting at reference index m (m >= 1) whose radius exceeds |dz|,
     /// with its length, if any.
     public func longestStep(at m: Int, dz: Complex<D>) -> (step: BLAStep<D>, length: Int)? {
-        steps.withUnsafeBufferPointer { s in
-            levelStarts.withUnsafeBufferPointer { l in
-                BLAView(steps: s.baseAddress!, levelStarts: l.baseAddress!, levels: levelCount, epsilon: epsilon)
-                    .longestStep(at: m, dz: dz).map { (s[$0.index], $0.length) }
-            }
-        }
+        withView { view in view.longestStep(at: m, dz: dz).map { (view[$0.index], $0.length) } }
     }
 
     /// Calls `body` with a view of the table for a kernel's inner loop (no ARC there).
     @inlinable
     public func withView<R>(_ body: (BLAView<D>) -> R) -> R {
         steps.withUnsafeBufferPointer { s in
-            levelStarts.withUnsafeBufferPointer { l in
-                if s.isEmpty { return body(BLAView(steps: nil, levelStarts: l.baseAddress!, levels: 0, epsilon: epsilon)) }
-                return body(BLAView(steps: s.baseAddress!, levelStarts: l.baseAddress!, levels: levelCount, epsilon: epsilon))
+            radii.withUnsafeBufferPointer { r in
+                levelStarts.withUnsafeBufferPointer { l in
+                    if s.isEmpty { return body(BLAView(steps: nil, radii: nil, levelStarts: l.baseAddress!, levels: 0, epsilon: epsilon)) }
+                    return body(BLAView(steps: s.baseAddress!, radii: r.baseAddress!, levelStarts: l.baseAddress!, levels: levelCount, epsilon: epsilon))
+                }
             }
         }
     }
@@ -167,14 +171,16 @@ public struct BLATable<D: DeltaScalar>: Sendable {
 /// A BLA table as raw pointers, valid inside `BLATable.withView`.
 public struct BLAView<D: DeltaScalar> {
     @usableFromInline let steps: UnsafePointer<BLAStep<D>>?
+    @usableFromInline let radii: UnsafePointer<D>?
     @usableFromInline let levelStarts: UnsafePointer<Int>
     @usableFromInline let levels: Int
     /// The table's epsilon: each step's relative truncation error is below it.
     public let epsilon: Double
 
     @inlinable
-    init(steps: UnsafePointer<BLAStep<D>>?, levelStarts: UnsafePointer<Int>, levels: Int, epsilon: Double) {
+    init(steps: UnsafePointer<BLAStep<D>>?, radii: UnsafePointer<D>?, levelStarts: UnsafePointer<Int>, levels: Int, epsilon: Double) {
         self.steps = steps
+        self.radii = radii
         self.levelStarts = levelStarts
         self.levels = levels
         self.epsilon = epsilon
@@ -182,7 +188,7 @@ public struct BLAView<D: DeltaScalar> {
 
     /// A view with no steps (plain perturbation).
     @inlinable
-    public static func none(_ dummy: UnsafePointer<Int>) -> BLAView { BLAView(steps: nil, levelStarts: dummy, levels: 0, epsilon: 0) }
+    public static func none(_ dummy: UnsafePointer<Int>) -> BLAView { BLAView(steps: nil, radii: nil, levelStarts: dummy, levels: 0, epsilon: 0) }
 
     @inlinable
     public subscript(index: Int) -> BLAStep<D> { steps![index] }
@@ -192,14 +198,14 @@ public struct BLAView<D: DeltaScalar> {
     /// first invalid level ends the search.
     @inlinable @inline(__always)
     public func longestStep(at m: Int, dz: Complex<D>) -> (index: Int, length: Int)? {
-        guard let steps, m >= 1 else { return nil }
+        guard let radii, m >= 1 else { return nil }
         let j = m - 1
-        guard j < levelStarts[1], D.magnitude(dz.re, dz.im, isBelow: steps[j].radius) else { return nil }
+        guard j < levelStarts[1], D.magnitude(dz.re, dz.im, isBelow: radii[j]) else { return nil }
         var best = j
         var k = 1
         while k < levels && j & ((1 &<< k) &- 1) == 0 {
             let i = levelStarts[k] &+ (j &>> k)
-            guard i < levelStarts[k + 1], D.magnitude(dz.re, dz.im, isBelow: steps[i].radius) else { break }
+            guard i < levelStarts[k + 1], D.magnitude(dz.re, dz.im, isBelow: radii[i]) else { break }
             best = i
             k += 1
         }

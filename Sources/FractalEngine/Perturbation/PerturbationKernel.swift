@@ -241,7 +241,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
         }
         if let (index, length) = r.table.longestStep(at: r.m, dz: r.dz), r.n + length <= maxIterations {
             let step = r.table[index]
-            let load = (r.dz.lengthSquared / (step.radius * step.radius)).leadingDouble
+            let load = (r.dz.lengthSquared * step.inverseRadiusSquared).leadingDouble
             r.blaLoad += load.isFinite ? load : 1
             r.dz = step.apply(r.dz, r.dcStep)
             r.m += length
