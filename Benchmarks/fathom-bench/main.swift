@@ -24,7 +24,7 @@ func parseOptions() -> Options {
         case "--json": o.json = true
         case "--filter": o.filter = it.next()
         case "--locations": o.locations = it.next() ?? o.locations
-        case "direct", "reference", "perturbation", "glitch", "deltas", "suite": o.groups.insert(a)
+        case "direct", "reference", "perturbation", "glitch", "deltas", "suite", "sequence": o.groups.insert(a)
         case "suite-case":
             // Internal: one suite case in this (child) process; prints one JSON line.
             let name = it.next() ?? "", size = it.next() ?? "", threads = Int(it.next() ?? "") ?? 0
@@ -32,7 +32,7 @@ func parseOptions() -> Options {
             SuiteCase.runChild(name: name, size: size, threads: threads, locations: locations)
             exit(0)
         case "--help", "-h":
-            print("usage: fathom-bench [direct] [reference] [perturbation] [glitch] [deltas] [suite] [--runs N] [--json] [--filter TEXT] [--locations DIR]")
+            print("usage: fathom-bench [direct] [reference] [perturbation] [glitch] [deltas] [suite] [sequence] [--runs N] [--json] [--filter TEXT] [--locations DIR]")
             print("groups default to direct and reference; perturbation, glitch and suite read DIR (default ../shared/locations)")
             exit(0)
         default:
@@ -194,6 +194,32 @@ if options.groups.contains("deltas") {
         }
         return (["rescaled s": a.report.seconds, "floatexp s": b.report.seconds, "pixels differing": Double(differ.count),
                  "rescaled right": Double(rescaledRight), "floatexp right": Double(floatExpRight)], notes)
+    }
+}
+
+// MARK: - sequence
+
+/// A zoom-out sequence of e1086 (radius x1, x10, x100, x1000 at 320x180): every frame
+/// computing its own reference orbit and BLA table, against one `ReferenceCache` for all.
+if options.groups.contains("sequence") {
+    let base = try location("e1086")
+    let frames = (0..<4).map { k -> Location in
+        var l = base
+        l.radius = "\(2 * Math.pow(10, Double(k)))e-1086"
+        return l
+    }
+    for cached in [false, true] {
+        try measure("sequence", "e1086 zoom-out, 4 frames at 320x180, \(cached ? "one reference cache" : "no cache")", runs: 1) {
+            var settings = RenderSettings(width: 320, height: 180)
+            let cache = ReferenceCache()
+            if cached { settings.perturbation.cache = cache }
+            var referenceSeconds = 0.0
+            for frame in frames {
+                let r = try Renderer.render(location: frame, settings: settings)
+                referenceSeconds += r.report.perturbation?.referenceSeconds ?? 0
+            }
+            return (["reference s": referenceSeconds, "orbits reused": Double(cache.orbitHits)], [])
+        }
     }
 }
 

@@ -112,7 +112,7 @@ enum RenderCommand {
             + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) again with 106-bit deltas" : "")
             + (p.reiteratedPixels > 0 ? ", \(p.reiteratedPixels) in MPFR" : "")
             + (p.unsettledPixels > 0 ? ", \(p.unsettledPixels) left unchecked (over the MPFR budget)" : "")
-            + (p.blaSteps > 0 ? String(format: ", BLA table %.2f s, %d of %d loop steps BLA", p.blaSeconds, p.blaSteps, p.loopSteps) : "")
+            + (p.blaSteps > 0 ? String(format: ", BLA table %.2f s, ", p.blaSeconds) + "\(p.blaSteps) of \(p.loopSteps) loop steps BLA" : "")
         if p.glitchMode == .detect {
             line += ": \(p.glitchedPixels) pixels glitched, \(p.references.count) references, \(p.uncorrectedPixels) left"
         }

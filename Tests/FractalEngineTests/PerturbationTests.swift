@@ -127,6 +127,19 @@ struct PerturbationTests {
         #expect(plain.report.perturbation?.blaSteps == 0)
     }
 
+    /// Near c = -2 the orbit sits at |Z| = 2 (to far below Double's resolution) for hundreds
+    /// of steps: BLA may pass those steps only by the orbit's exact gap 4 - |Z|^2.
+    @Test("BLA along the antenna tip, where |Z| = 2 in Double: counts still exact")
+    func antennaTip() throws {
+        let loc = Location(centerRe: "-1.99999999999999999999999999999999999999999999999999999999999999987",
+                           centerIm: "1e-70", radius: "1e-75", maxIterations: 5000)
+        let (bad, report) = try perturbationMismatches(loc, width: 12, height: 8, delta: .double, smoothTolerance: 1e-6)
+        #expect(bad.isEmpty, "\(bad.prefix(3))")
+        let p = try #require(report.perturbation)
+        #expect(p.blaSteps > 0)
+        #expect(p.loopSteps * 4 < report.iterations, "\(p.loopSteps) loop steps for \(report.iterations) iterations")
+    }
+
     @Test("a reference cache serves a zoom-out sequence: one orbit, identical images")
     func cache() throws {
         let cache = ReferenceCache()
@@ -174,6 +187,21 @@ struct ReferenceOrbitTests {
         let back = try ReferenceOrbit.read(from: path)
         #expect(back.re == orbit.re && back.im == orbit.im && back.reLow == orbit.reLow && back.escaped == orbit.escaped)
         #expect(back.point == orbit.point)
+        // Near c = -2 the orbit sits at |Z| = 2 in Double: the exact gaps 4 - |Z|^2 are kept,
+        // equal to MPFR's, and survive the file.
+        let tip = try BigComplex(parsingRe: "-1.99999999999999999999999999999999999999", im: "0", precision: p)
+        let nearTwo = try ReferenceOrbit.compute(point: tip, power: 2, juliaC: nil, maxIterations: 40, precision: p)
+        #expect(nearTwo.escapeGaps.count > 20)
+        var w = BigComplex(precision: p)
+        for m in 1...40 {
+            w = w.squared + tip
+            if let gap = nearTwo.escapeGaps[m] {
+                let exact = (BigFloat(4, precision: p) - (w.re * w.re + w.im * w.im)).floatExpValue
+                #expect(gap == exact, "m \(m)")
+            }
+        }
+        try nearTwo.write(to: path)
+        #expect(try ReferenceOrbit.read(from: path).escapeGaps == nearTwo.escapeGaps)
         #expect(throws: ReferenceFileError.self) { try ReferenceOrbit.read(from: path + ".missing") }
     }
 }

@@ -75,7 +75,8 @@ public struct BLATable<D: DeltaScalar>: Sendable {
     /// `orbit` = Z(0) ... Z(M); `dcMax` bounds |dc| over the pixels that use the table;
     /// `addsDC` is false for Julia (B = 0). A single step that could carry a pixel past
     /// |z| = 2 is never valid, so no step jumps over a pixel's n2 escape.
-    public init(orbit: [Complex<D>], dcMax: D, epsilon: Double, addsDC: Bool = true, power: Int = 2, threads: Int = 1) {
+    public init(orbit: [Complex<D>], dcMax: D, epsilon: Double, addsDC: Bool = true, power: Int = 2,
+                escapeGaps: [Int: FloatExp] = [:], threads: Int = 1) {
         self.epsilon = epsilon
         self.dcMax = dcMax
         let singles = Swift.max(0, orbit.count - 2)
@@ -109,13 +110,24 @@ public struct BLATable<D: DeltaScalar>: Sendable {
                             linearRadius = eps * D.complexMagnitude(zm.re, zm.im).scaled(by: 2 / Double(power - 1))
                         }
                         let am = D.complexMagnitude(a.re, a.im)
-                        // Inside the radius |dz(m+1)| < |A| R + |dc| <= |A| R0: the step cannot
-                        // carry a pixel past |z| = 2 unless |Z(m+1)| is within that of 2.
+                        // Inside the radius |dz(m+1)| < |A| R + |dc| <= |A| R0 (= reach / 2): the
+                        // step cannot carry a pixel past |z| = 2 unless |Z(m+1)| is within that
+                        // of 2. Where Double cannot tell (|Z| = 2 to 2^-40), the orbit's exact
+                        // gap 4 - |Z|^2 bounds the radius instead: |z|^2 - |Z|^2 <=
+                        // 2 |Z| |dz| + |dz|^2 < 5 |dz(m+1)| stays below the gap while
+                        // |A| R + |dc| <= gap / 5.
                         let next = zp.pointer[j + 2]
                         let x = next.re.leadingDouble, y = next.im.leadingDouble
                         let reach = 2 * (am * linearRadius).leadingDouble
-                        let close = (x * x + y * y).squareRoot() + reach >= 2 - 0x1p-40
-                        let radius = close ? D.zero : BLAStep<D>.valid(linearRadius - dcMax / am)
+                        var radius = BLAStep<D>.valid(linearRadius - dcMax / am)
+                        if (x * x + y * y).squareRoot() + reach >= 2 - 0x1p-40 {
+                            if let gap = escapeGaps[j + 2] {
+                                let bound = BLAStep<D>.valid((D(gap).scaled(by: 0.2) - dcMax) / am)
+                                if bound < radius { radius = bound }
+                            } else {
+                                radius = .zero
+                            }
+                        }
                         (out.pointer + j).initialize(to: BLAStep(a: a, b: b, radius: radius))
                     }
                 }

@@ -10,6 +10,10 @@ public struct Viewport: Sendable {
     public let height: Int
     /// The precision the center was read at: enough for its digits and 64 bits below s.
     public let precision: Precision
+    /// What a reference orbit needs: 64 bits below the spacing (DESIGN.md section 4). Digits
+    /// of the center beyond that move it by less than 2^-64 of a pixel; pixel deltas are
+    /// still taken from the exact pixel points (at `precision`).
+    public let orbitPrecision: Precision
     public let center: BigComplex
     public let radius: BigFloat
     public let spacing: BigFloat
@@ -32,6 +36,7 @@ public struct Viewport: Sendable {
         let digits = max(location.centerRe.utf8.count, location.centerIm.utf8.count, location.radius.utf8.count)
         let bits = max(Precision.forDecimalDigits(digits).bits, spacingBits + 64, 128)
         precision = Precision(bits: bits)
+        orbitPrecision = Precision(bits: max(spacingBits + 64, 128))
         do {
             center = try BigComplex(parsingRe: location.centerRe, im: location.centerIm, precision: precision)
             radius = try BigFloat(parsing: location.radius, precision: precision)

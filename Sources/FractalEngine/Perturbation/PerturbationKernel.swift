@@ -396,3 +396,4 @@ public enum PrecisionEstimate {
 }
 
 
+

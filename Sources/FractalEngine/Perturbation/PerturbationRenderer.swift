@@ -46,9 +46,15 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// Iterate pixels whose smooth value the deltas may not hold to 1e-7 again, directly in
     /// MPFR (`PrecisionEstimate`).
     public var exactSensitivePixels: Bool = true
-    /// The most work (pixels x iteration limit x bits) the MPFR pass may take: 10^12, about
-    /// 5,000 pixels of e318 (a few minutes on two cores).
-    public var mpfrBudget: Double = 1e12
+    /// The most CPU time the MPFR pass may take, estimated as pixels x iteration limit x
+    /// `mpfrStepSeconds` (an upper bound: that many iterations each): 300 s.
+    public var mpfrBudgetSeconds: Double = 300
+
+    /// A generous estimate of one direct MPFR iteration's cost: measured here about 1 us at
+    /// 1,100 bits and 400 us at 77,000 bits (products grow faster than linearly in bits).
+    public static func mpfrStepSeconds(bits: Int, power: Int) -> Double {
+        1.2e-6 * Math.pow(Double(bits) / 1000, 1.6) * Double(power - 1)
+    }
     /// Bilinear approximation (BLA): skip iterations while the terms nonlinear in dz stay
     /// below `blaEpsilon` relative (every family but Newton, every delta type).
     public var bla: Bool = true
@@ -97,7 +103,7 @@ public struct PerturbationReport: Sendable {
     /// Pixels iterated again directly in MPFR because it was still at risk.
     public var reiteratedPixels: Int
     /// Pixels still at risk after the 106-bit pass that the MPFR budget did not cover
-    /// (`PerturbationSettings.mpfrBudget`): their counts are very likely right, their smooth
+    /// (`PerturbationSettings.mpfrBudgetSeconds`): their counts are very likely right, their smooth
     /// values not checked to 1e-7.
     public var unsettledPixels: Int = 0
     /// Seconds spent building BLA tables (all references).
@@ -148,7 +154,7 @@ enum PerturbationRenderer {
         _ renderSettings: RenderSettings, _ formula: F, _: D.Type, _ location: Location, _ viewport: Viewport, _ settings: PerturbationSettings,
         _ threads: Int, _ control: RenderControl?, _ field: inout IterationField, rescaled: Bool = false
     ) throws -> PerturbationReport {
-        let precision = Precision(bits: viewport.precision.bits + settings.extraBits)
+        let precision = Precision(bits: viewport.orbitPrecision.bits + settings.extraBits)
         var juliaC: BigComplex?
         if case .julia(let re, let im) = location.family {
             do { juliaC = try BigComplex(parsingRe: re, im: im, precision: precision) } catch {
@@ -203,7 +209,7 @@ enum PerturbationRenderer {
             primary = try ReferenceOrbit.read(from: path)
             let lengthFits = primary.escaped ? primary.count <= location.maxIterations + 1 : primary.count == location.maxIterations + 1
             guard primary.power == formula.power, (primary.juliaC == nil) == (juliaC == nil),
-                  primary.juliaC.map({ $0 == juliaC! }) ?? true, primary.precision >= viewport.precision, lengthFits
+                  primary.juliaC.map({ $0 == juliaC! }) ?? true, primary.precision >= viewport.orbitPrecision, lengthFits
             else { throw ReferenceFileError.mismatch(path: path) }
             referencePoint = primary.point
         } else {
@@ -266,7 +272,8 @@ enum PerturbationRenderer {
             let key = settings.cache == nil ? "" : "\(E.self) \(reference.point.re.decimalString()) \(reference.point.im.decimalString()) "
                 + "\(reference.precision.bits) \(reference.count) \(dcMax) \(epsilon) \(formula.addsDC)"
             if let cached = settings.cache?.table(key, E.self) { return cached }
-            let built = BLATable(orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power, threads: threads)
+            let built = BLATable(orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
+                                 escapeGaps: reference.escapeGaps, threads: threads)
             settings.cache?.store(built, key: key)
             return built
         }
@@ -390,10 +397,11 @@ enum PerturbationRenderer {
             doubleDoublePixels = sensitivePixels.count
             if D.self == Double.self { try widePass(DoubleDouble.self) } else { try widePass(DoubleDoubleExp.self) }
         }
-        // MPFR last, within a budget: at 1e-8000 one pixel is ~10^6 steps at 26,600 bits.
+        // MPFR last, within a budget: at 1e-22522 one pixel is 10^6 steps of ~400 us each.
         var unsettledPixels = 0
-        let mpfrWork = Double(sensitivePixels.count) * Double(location.maxIterations) * Double(viewport.precision.bits)
-        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && mpfrWork > settings.mpfrBudget {
+        let mpfrSeconds = Double(sensitivePixels.count) * Double(location.maxIterations)
+            * PerturbationSettings.mpfrStepSeconds(bits: viewport.precision.bits, power: formula.power)
+        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && mpfrSeconds > settings.mpfrBudgetSeconds {
             unsettledPixels = sensitivePixels.count
             sensitivePixels = []
         }

@@ -5,11 +5,13 @@ import FractalNumerics
 /// Reference orbit files: a later render, or another machine, can reuse an orbit instead of
 /// recomputing it. Little-endian binary:
 ///
-///     "FATHOMRO" | version u32 = 1 | power i64 | precision bits i64 | count i64 |
+///     "FATHOMRO" | version u32 = 2 | power i64 | precision bits i64 | count i64 |
 ///     escaped u8 | has low words u8 | is Julia u8 |
 ///     point re, point im, [julia re, julia im]: each a u64 length + UTF-8 decimal string |
 ///     re[count], im[count] f64 | [reLow[count], imLow[count] f64] |
 ///     tiny count i64 | per entry: index i64, re significand f64, re exponent i64, im ... |
+///     gap count i64 | per entry: index i64, significand f64, exponent i64   (version 2; a
+///     version 1 file, without escape gaps, still reads)
 extension ReferenceOrbit {
     static let magic = Array("FATHOMRO".utf8)
 
@@ -21,7 +23,7 @@ extension ReferenceOrbit {
         func f64(_ v: Double) { u64(v.bitPattern) }
         func text(_ s: String) { let b = Array(s.utf8); u64(UInt64(b.count)); out.append(contentsOf: b) }
         out.append(contentsOf: ReferenceOrbit.magic)
-        withUnsafeBytes(of: UInt32(1).littleEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(2).littleEndian) { out.append(contentsOf: $0) }
         i64(power)
         i64(precision.bits)
         i64(count)
@@ -45,6 +47,12 @@ extension ReferenceOrbit {
             i64(z.re.exponent)
             f64(z.im.significand)
             i64(z.im.exponent)
+        }
+        i64(escapeGaps.count)
+        for (index, gap) in escapeGaps.sorted(by: { $0.key < $1.key }) {
+            i64(index)
+            f64(gap.significand)
+            i64(gap.exponent)
         }
         let url = URL(fileURLWithPath: path)
         do { try out.write(to: url, options: .atomic) } catch {
@@ -77,7 +85,7 @@ extension ReferenceOrbit {
             return String(decoding: bytes[at..<at + n], as: UTF8.self)
         }
         try need(12)
-        guard Array(bytes[0..<8]) == magic, bytes[8] == 1, bytes[9] == 0, bytes[10] == 0, bytes[11] == 0 else {
+        guard Array(bytes[0..<8]) == magic, bytes[8] == 1 || bytes[8] == 2, bytes[9] == 0, bytes[10] == 0, bytes[11] == 0 else {
             throw ReferenceFileError.malformed(path: path)
         }
         at = 12
@@ -101,9 +109,16 @@ extension ReferenceOrbit {
             let z = Complex(FloatExp(significand: try f64(), exponent: try i64()), FloatExp(significand: try f64(), exponent: try i64()))
             tiny[index] = z
         }
+        var escapeGaps: [Int: FloatExp] = [:]
+        if bytes[8] == 2 {
+            for _ in 0..<(try i64()) {
+                let index = try i64()
+                escapeGaps[index] = FloatExp(significand: try f64(), exponent: try i64())
+            }
+        }
         guard at == bytes.count else { throw ReferenceFileError.malformed(path: path) }
         return ReferenceOrbit(point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im,
-                              reLow: reLow, imLow: imLow, tiny: tiny, escaped: escaped)
+                              reLow: reLow, imLow: imLow, tiny: tiny, escapeGaps: escapeGaps, escaped: escaped)
     }
 }
 

@@ -25,6 +25,11 @@ public struct ReferenceOrbit: Sendable {
     public let imLow: [Double]
     /// Indices and exact values of the entries whose magnitude is below 2^-1000.
     public let tiny: [Int: Complex<FloatExp>]
+    /// 4 - |Z(m)|^2 from MPFR for the entries whose Double |Z|^2 lies within 2^-40 of 4
+    /// (orbits near c = -2 sit at |Z| = 2 for thousands of steps): how far each is from
+    /// escaping, which Double cannot tell, so BLA steps may pass them when their reach is
+    /// smaller.
+    public let escapeGaps: [Int: FloatExp]
     /// Whether |Z(count - 1)| > 2.
     public let escaped: Bool
 
@@ -54,6 +59,7 @@ public struct ReferenceOrbit: Sendable {
         re.reserveCapacity(min(maxIterations + 1, 1 << 24))
         im.reserveCapacity(min(maxIterations + 1, 1 << 24))
         var tiny: [Int: Complex<FloatExp>] = [:]
+        var escapeGaps: [Int: FloatExp] = [:]
         var escaped = false
         var reLow = [Double](), imLow = [Double]()
 
@@ -90,7 +96,12 @@ public struct ReferenceOrbit: Sendable {
                 mpfr_sqr(t1, x, MPFR_RNDN)
                 mpfr_sqr(t2, y, MPFR_RNDN)
                 mpfr_add(r2, t1, t2, MPFR_RNDN)
-                return mpfr_cmp_d(r2, 4) > 0
+                if mpfr_cmp_d(r2, 4) > 0 { return true }
+                mpfr_d_sub(t1, 4, r2, MPFR_RNDN)
+                var e = 0
+                let g = mpfr_get_d_2exp(&e, t1, MPFR_RNDN)
+                escapeGaps[m] = FloatExp(significand: g, exponent: e)
+                return false
             }()) {
                 escaped = true
                 break
@@ -101,11 +112,12 @@ public struct ReferenceOrbit: Sendable {
             }
         }
         return ReferenceOrbit(point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im,
-                              reLow: reLow, imLow: imLow, tiny: tiny, escaped: escaped)
+                              reLow: reLow, imLow: imLow, tiny: tiny, escapeGaps: escapeGaps, escaped: escaped)
     }
 
     init(point: BigComplex, power: Int, juliaC: BigComplex?, precision: Precision, re: [Double], im: [Double],
-         reLow: [Double], imLow: [Double], tiny: [Int: Complex<FloatExp>], escaped: Bool) {
+         reLow: [Double], imLow: [Double], tiny: [Int: Complex<FloatExp>], escapeGaps: [Int: FloatExp] = [:], escaped: Bool) {
+        self.escapeGaps = escapeGaps
         self.reLow = reLow
         self.imLow = imLow
         self.point = point
