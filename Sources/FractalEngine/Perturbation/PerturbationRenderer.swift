@@ -154,7 +154,12 @@ enum PerturbationRenderer {
         _ renderSettings: RenderSettings, _ formula: F, _: D.Type, _ location: Location, _ viewport: Viewport, _ settings: PerturbationSettings,
         _ threads: Int, _ control: RenderControl?, _ field: inout IterationField, rescaled: Bool = false
     ) throws -> PerturbationReport {
-        let precision = Precision(bits: viewport.orbitPrecision.bits + settings.extraBits)
+        // Orbits at 64 bits below the spacing (`Viewport.orbitPrecision`); Julia at the
+        // viewport's full precision (with fewer bits, 4 glitched pixels of the Julia oracle
+        // file stayed uncorrected in detect mode).
+        var isJulia = false
+        if case .julia = location.family { isJulia = true }
+        let precision = Precision(bits: (isJulia ? viewport.precision : viewport.orbitPrecision).bits + settings.extraBits)
         var juliaC: BigComplex?
         if case .julia(let re, let im) = location.family {
             do { juliaC = try BigComplex(parsingRe: re, im: im, precision: precision) } catch {
