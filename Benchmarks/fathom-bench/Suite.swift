@@ -23,7 +23,7 @@ struct SuiteCase {
     ]
 
     /// The shallow case: Seahorse valley at a radius the Double path carries (640x360).
-    static let shallow = Location(name: "shallow", centerRe: "-0.75", centerIm: "0.1", radius: "0.05", maxIterations: 2000)
+    static let shallow = Location(name: "shallow", centerRe: "-0.7453", centerIm: "0.1127", radius: "0.05", maxIterations: 2000)
 
     /// One line of JSON with the case's figures.
     struct Figures: Codable {
@@ -91,15 +91,20 @@ struct SuiteCase {
     }
 }
 
+/// `text` padded with spaces to `width` (on the left when `right`).
+func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+    let fill = String(repeating: " ", count: max(0, width - text.count))
+    return right ? fill + text : text + fill
+}
+
 enum Suite {
     @MainActor
     static func run(options: Options, record: (Measurement) -> Void) throws {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         if !options.json {
             print("suite: each case a child process; wall = render (reference + BLA + pixels), RSS = the child's peak")
-            print(String(format: "%-16@ %-10@ %9@ %8@ %8@ %9@ %12@ %9@ %9@ %8@ %@", "case" as NSString, "size" as NSString, "wall s" as NSString,
-                         "ref s" as NSString, "BLA s" as NSString, "pixel s" as NSString, "eff. it/s" as NSString, "BLA/px" as NSString,
-                         "steps/px" as NSString, "RSS MiB" as NSString, "MPFR check" as NSString))
+            print(pad("case", 16) + pad("size", 10) + ["wall s", "ref s", "BLA s", "pixel s", "eff. it/s", "BLA/px", "steps/px", "RSS MiB"]
+                .map { pad($0, 10, right: true) }.joined() + "  MPFR check")
         }
         for c in SuiteCase.all where options.filter.map({ c.name.contains($0) }) ?? true {
             var runs: [SuiteCase.Figures] = []
@@ -124,9 +129,10 @@ enum Suite {
             let f = sorted[sorted.count / 2]
             let check = f.mpfrChecked > 0 ? String(format: "%d/%d exact, smooth err %.1e", f.mpfrExact, f.mpfrChecked, f.mpfrMaxSmoothError) : "-"
             if !options.json {
-                print(String(format: "%-16@ %-10@ %9.2f %8.2f %8.2f %9.2f %12.3g %9.1f %9.1f %8.0f %@", c.name as NSString, c.size as NSString,
-                             f.wallSeconds, f.referenceSeconds, f.blaSeconds, f.pixelSeconds, f.effectiveIterationsPerSecond,
-                             f.blaStepsPerPixel, f.loopStepsPerPixel, f.peakRSSMiB, check as NSString))
+                let cells = [String(format: "%.2f", f.wallSeconds), String(format: "%.2f", f.referenceSeconds), String(format: "%.2f", f.blaSeconds),
+                             String(format: "%.2f", f.pixelSeconds), String(format: "%.3g", f.effectiveIterationsPerSecond),
+                             String(format: "%.1f", f.blaStepsPerPixel), String(format: "%.1f", f.loopStepsPerPixel), String(format: "%.0f", f.peakRSSMiB)]
+                print(pad(c.name, 16) + pad(c.size, 10) + cells.map { pad($0, 10, right: true) }.joined() + "  " + check)
             }
             record(Measurement(
                 group: "suite", name: "\(c.name) \(c.size)", runs: runs.count, medianSeconds: f.wallSeconds, bestSeconds: sorted[0].wallSeconds,
