@@ -15,8 +15,8 @@ public enum DeltaType: String, Sendable, CaseIterable {
 
     /// Double while the spacing is above 2^-960 (about 1e-289): room for |dz|^2 terms and
     /// for deltas that shrink before they grow. FloatExp below (`rescaled` is experimental:
-    /// 3.5x faster, but its escape counts still differ from FloatExp's and MPFR's on some
-    /// pixels of e1000; see Documentation/Perturbation.md).
+    /// no BLA, and its escape counts still differ from FloatExp's and MPFR's on some pixels
+    /// of e1000; see Documentation/Perturbation.md).
     public static func forSpacing(log2: Double) -> DeltaType { log2 > -960 ? .double : .floatExp }
 }
 
