@@ -356,36 +356,14 @@ enum PerturbationRenderer {
         // any still at risk, directly in MPFR at the viewport's precision (-log2 s + 64 bits,
         // the oracle's).
         var sensitivePixels = (only ?? Array(0..<count)).filter { sensitive[$0] != 0 && (flags.isEmpty || flags[$0] == 0) }
-        var fineBLAPixels = 0
-        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && useBLA && settings.blaEpsilon > Self.fineBLAEpsilon {
-            // BLA's truncation may be what puts them at risk: the same deltas with a table
-            // whose epsilon is at the rounding level (2^-53), built for these pixels only.
-            if control?.isCancelled == true { throw RenderError.cancelled }
-            fineBLAPixels = sensitivePixels.count
-            let values = primary.values(as: D.self)
-            let grid = DeltaGrid<D>(viewport: viewport, reference: referencePoint)
-            let fineTable = table(values, of: primary, grid: grid, subset: sensitivePixels, epsilon: Self.fineBLAEpsilon)
-            let fineCriticalTable = critical.map { table($0, of: criticalOrbit!, grid: grid, subset: [], epsilon: Self.fineBLAEpsilon) } ?? nil
-            sensitive.withUnsafeMutableBufferPointer { sens in
-                let kernel = PerturbationKernel<F, D>(
-                    formula: formula, orbit: values, rebaseOrbit: critical ?? values,
-                    bla: fineTable, rebaseBLA: critical == nil ? fineTable : fineCriticalTable, grid: grid,
-                    maxIterations: location.maxIterations, mode: .rebase, tolerance: tolerance, subset: sensitivePixels,
-                    flags: PixelFlags(glitched: nil, ratio: nil, sensitive: sens.baseAddress!))
-                Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 16, threads: threads, control: nil)
-            }
-            sensitivePixels = sensitivePixels.filter { sensitive[$0] != 0 }
-        }
-        // Then with 106-bit deltas from the same orbit's low words: double-double where the
-        // spacing is above 2^-960, extended-range double-double below.
-        func widePass<E: PerturbationDelta>(_: E.Type) throws {
-            let fine = primary.reLow.isEmpty ? try orbit(at: referencePoint, lowWords: true) : primary
-            let fineCritical = juliaC == nil ? nil : criticalOrbit?.reLow.isEmpty == false ? criticalOrbit : try orbit(at: BigComplex(precision: precision), lowWords: true)
+        // One pass over the pixels still at risk, in rebase mode against the primary reference
+        // (`fine`, with `fineCritical` for Julia), with deltas E and BLA at `epsilon`.
+        func riskPass<E: PerturbationDelta>(_: E.Type, orbit fine: ReferenceOrbit, critical fineCritical: ReferenceOrbit?, epsilon: Double) {
             let values = fine.values(as: E.self)
             let criticalValues = fineCritical?.values(as: E.self)
             let grid = DeltaGrid<E>(viewport: viewport, reference: referencePoint)
-            let fineTable = table(values, of: fine, grid: grid, subset: sensitivePixels)
-            let fineCriticalTable = criticalValues.map { table($0, of: fineCritical!, grid: grid, subset: []) } ?? nil
+            let fineTable = table(values, of: fine, grid: grid, subset: sensitivePixels, epsilon: epsilon)
+            let fineCriticalTable = criticalValues.map { table($0, of: fineCritical!, grid: grid, subset: [], epsilon: epsilon) } ?? nil
             sensitive.withUnsafeMutableBufferPointer { sens in
                 let kernel = PerturbationKernel<F, E>(
                     formula: formula, orbit: values, rebaseOrbit: criticalValues ?? values,
@@ -395,6 +373,21 @@ enum PerturbationRenderer {
                 Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 16, threads: threads, control: nil)
             }
             sensitivePixels = sensitivePixels.filter { sensitive[$0] != 0 }
+        }
+        var fineBLAPixels = 0
+        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && useBLA && settings.blaEpsilon > Self.fineBLAEpsilon {
+            // BLA's truncation may be what puts them at risk: the same deltas with a table
+            // whose epsilon is at the rounding level (2^-53), built for these pixels only.
+            if control?.isCancelled == true { throw RenderError.cancelled }
+            fineBLAPixels = sensitivePixels.count
+            riskPass(D.self, orbit: primary, critical: criticalOrbit, epsilon: Self.fineBLAEpsilon)
+        }
+        // Then with 106-bit deltas from the same orbit's low words: double-double where the
+        // spacing is above 2^-960, extended-range double-double below.
+        func widePass<E: PerturbationDelta>(_ type: E.Type) throws {
+            let fine = primary.reLow.isEmpty ? try orbit(at: referencePoint, lowWords: true) : primary
+            let fineCritical = juliaC == nil ? nil : criticalOrbit?.reLow.isEmpty == false ? criticalOrbit : try orbit(at: BigComplex(precision: precision), lowWords: true)
+            riskPass(type, orbit: fine, critical: fineCritical, epsilon: settings.blaEpsilon)
         }
         var doubleDoublePixels = 0
         if !sensitivePixels.isEmpty && settings.exactSensitivePixels && !rescaled && D.significandBits <= 53 {
