@@ -170,18 +170,22 @@ enum PerturbationRenderer {
         var referenceSeconds = 0.0
         // Every orbit keeps its low words: pixels at risk are rendered again with 106-bit
         // deltas from the same orbit, without a second MPFR run.
-        func orbit(at point: BigComplex, lowWords: Bool = true) throws -> ReferenceOrbit {
-            if let cached = settings.cache?.orbit(for: point, power: formula.power, juliaC: juliaC, maxIterations: location.maxIterations,
-                                                  precision: precision, lowWords: lowWords) {
+        // From the cache, else computed (and cached); safe to call from several threads.
+        let (power, maxIterations, cache, juliaParameter) = (formula.power, location.maxIterations, settings.cache, juliaC)
+        let fetch: @Sendable (BigComplex, Bool) throws -> ReferenceOrbit = { point, lowWords in
+            if let cached = cache?.orbit(for: point, power: power, juliaC: juliaParameter, maxIterations: maxIterations,
+                                         precision: precision, lowWords: lowWords) {
                 return cached
             }
+            let computed = try ReferenceOrbit.compute(point: point, power: power, juliaC: juliaParameter, maxIterations: maxIterations,
+                                                      precision: precision, lowWords: lowWords, control: control)
+            cache?.store(computed)
+            return computed
+        }
+        func orbit(at point: BigComplex, lowWords: Bool = true) throws -> ReferenceOrbit {
             let start = DispatchTime.now().uptimeNanoseconds
             defer { referenceSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
-            let computed = try ReferenceOrbit.compute(point: point, power: formula.power, juliaC: juliaC,
-                                                      maxIterations: location.maxIterations, precision: precision,
-                                                      lowWords: lowWords, control: control)
-            settings.cache?.store(computed)
-            return computed
+            return try fetch(point, lowWords)
         }
         // Several orbits at once, one per thread (the probe's candidates; Julia's reference
         // and critical orbits): each is a single-threaded MPFR loop.
@@ -189,18 +193,8 @@ enum PerturbationRenderer {
             if points.count == 1 || threads == 1 { return try points.map { try orbit(at: $0) } }
             let start = DispatchTime.now().uptimeNanoseconds
             let results = OrbitResults(count: points.count)
-            let (power, maxIterations, cache, juliaParameter) = (formula.power, location.maxIterations, settings.cache, juliaC)
             DispatchQueue.concurrentPerform(iterations: points.count) { k in
-                results.set(k, Result {
-                    if let cached = cache?.orbit(for: points[k], power: power, juliaC: juliaParameter, maxIterations: maxIterations,
-                                                 precision: precision, lowWords: true) {
-                        return cached
-                    }
-                    let computed = try ReferenceOrbit.compute(point: points[k], power: power, juliaC: juliaParameter, maxIterations: maxIterations,
-                                                              precision: precision, lowWords: true, control: control)
-                    cache?.store(computed)
-                    return computed
-                })
+                results.set(k, Result { try fetch(points[k], true) })
             }
             referenceSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             return try results.values()
