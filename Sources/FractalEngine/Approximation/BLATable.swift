@@ -16,8 +16,10 @@ public struct BLAStep<D: DeltaScalar>: Sendable {
     public var a: Complex<D>
     public var b: Complex<D>
     public var radius: D
-    /// log2 |A|^2: how much the step stretches |dz/dc|^2 (the precision estimate).
-    public var stretchLog2: Double
+    /// |A|^2 = stretchSignificand * 2^stretchExponent: how much the step stretches
+    /// |dz/dc|^2 (the precision estimate), exact in range at any depth.
+    public var stretchSignificand: Double
+    public var stretchExponent: Int
     /// 1 / radius^2, for the step's truncation estimate (|dz| / radius)^2 without a division.
     public var inverseRadiusSquared: D
 
@@ -28,7 +30,9 @@ public struct BLAStep<D: DeltaScalar>: Sendable {
         self.radius = radius
         inverseRadiusSquared = radius > .zero ? D.one / (radius * radius) : .zero
         let ar = a.re.floatExpValue, ai = a.im.floatExpValue
-        stretchLog2 = (ar * ar + ai * ai).log2Magnitude
+        let stretch = ar * ar + ai * ai
+        stretchSignificand = stretch.significand
+        stretchExponent = stretch.isZero ? 0 : stretch.exponent
     }
 
     /// dz after the step.

@@ -242,13 +242,15 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
         if let (index, length) = r.table.longestStep(at: r.m, dz: r.dz), r.n + length <= maxIterations {
             let step = r.table[index]
             let load = (r.dz.lengthSquared * step.inverseRadiusSquared).leadingDouble
-            r.blaLoad += load.isFinite ? load : 1
+            // Far inside the radius the scale's cap bounds the term without computing it.
+            r.blaLoad += load < 0x1p-24 ? load * PixelRun<D>.localScaleCap : (load.isFinite ? load : 1) * r.localScale()
             r.dz = step.apply(r.dz, r.dcStep)
             r.m += length
             r.n += length
             r.work.blaSteps += 1
             // dz/dc is stretched by |A| over the step (within eps).
-            r.blaStretchLog2 += step.stretchLog2
+            r.stretch2 *= step.stretchSignificand
+            r.stretchExponent += step.stretchExponent
         } else {
             r.dz = formula.step(r.orbit[r.m], r.dz, r.dcStep)
             r.m += 1
@@ -266,7 +268,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
                 r.result = PixelResult(n2: UInt32(r.n2), nBig: UInt32(r.n), smooth: Escape.smooth(nBig: r.n, lengthSquared: r2, power: formula.power))
                 let exact = PrecisionEstimate.smoothHolds(
                     n: r.n, lengthSquared: r2, power: formula.power, dc: r.dc, stretch2: r.stretch2,
-                    stretchExponent: r.stretchExponent + Int(r.blaStretchLog2.rounded()), deltaBits: D.significandBits,
+                    stretchExponent: r.stretchExponent, deltaBits: D.significandBits,
                     blaLoad: r.blaLoad, blaEpsilon: r.epsilon)
                 r.sensitive = !exact
                 return true
@@ -324,15 +326,18 @@ struct PixelRun<D: PerturbationDelta> {
     @usableFromInline var m = 0
     @usableFromInline var n = 0
     @usableFromInline var n2 = 0
-    // |dz(n)/dc|^2 = stretch2 * 2^(stretchExponent + blaStretchLog2), for the precision
-    // estimate: each step multiplies it by |f'(z)|^2 at the z it starts from (`nextStretch`;
-    // 1 for the first Mandelbrot step, where dz/dc = 1 after it), a BLA step by |A|^2.
+    // |dz(n)/dc|^2 = stretch2 * 2^stretchExponent, for the precision estimate: each step
+    // multiplies it by |f'(z)|^2 at the z it starts from (`nextStretch`; 1 for the first
+    // Mandelbrot step, where dz/dc = 1 after it), a BLA step by |A|^2.
     @usableFromInline var stretch2 = 1.0
     @usableFromInline var stretchExponent = 0
     @usableFromInline var nextStretch = 1.0
-    @usableFromInline var blaStretchLog2 = 0.0
-    /// Sum over BLA steps of (|dz| / radius)^2: a step's truncation error is about
-    /// 2 eps |dz| / radius relative (the precision estimate).
+    /// 1 / |dc|^2 = inverseDCSignificand * 2^inverseDCExponent (0 when dc = 0).
+    @usableFromInline let inverseDCSignificand: Double
+    @usableFromInline let inverseDCExponent: Int
+    /// Sum over BLA steps of ((|dz| / radius) (|dz| / (|dc| |dz/dc|)))^2: a step's truncation
+    /// error is about 2 eps |dz| / radius relative to dz, and the second factor turns an
+    /// error relative to dz at that step into one relative to dc (the precision estimate).
     @usableFromInline var blaLoad = 0.0
     @usableFromInline let epsilon: Double
     @usableFromInline var work = PixelWork()
@@ -353,6 +358,32 @@ struct PixelRun<D: PerturbationDelta> {
         self.last = orbit.count - 1
         self.dz = dz
         self.epsilon = epsilon
+        let dcx = dc.re.floatExpValue, dcy = dc.im.floatExpValue
+        let dc2 = dcx * dcx + dcy * dcy
+        if dc2.isZero {
+            inverseDCSignificand = 0
+            inverseDCExponent = 0
+        } else {
+            inverseDCSignificand = 1 / dc2.significand
+            inverseDCExponent = -dc2.exponent
+        }
+    }
+
+    /// The most `localScale` returns: |dz/dc| tracked as a product of |f'(z)| collapses where
+    /// z passes near 0 (it drops the + 1 of dz'/dc = f'(z) dz/dc + 1), and there the ratio
+    /// would flag pixels that are fine (2,307 of the tlaloc view, beyond MPFR's budget).
+    @usableFromInline static var localScaleCap: Double { 0x1p8 }
+
+    /// (|dz| / (|dc| |dz/dc|))^2 now: an error relative to dz here, as a share of dc. Where
+    /// dz grows linearly with dc it is about 1; after a rebase or where the map bends across
+    /// the image it is not, and taking it as 1 let BLA errors of up to 4.5e-7 in the smooth
+    /// value pass unflagged (flake 1e-50 at 2^-40; Documentation/Perturbation.md).
+    @inlinable @inline(__always)
+    func localScale() -> Double {
+        let m = D.complexMagnitude(dz.re, dz.im).floatExpValue
+        let k = 2 &* m.exponent &+ inverseDCExponent &- stretchExponent
+        let scale = k > 1000 ? 0x1p1000 : k < -1000 ? 0 : Double(bitPattern: UInt64(truncatingIfNeeded: k &+ 1023) &<< 52)
+        return Swift.min(m.significand * m.significand * inverseDCSignificand / stretch2 * scale, PixelRun.localScaleCap)
     }
 
     /// Continues on `orbit` (the critical orbit, Z(0) = 0) from dz = z.
@@ -378,6 +409,8 @@ public enum PrecisionEstimate {
     public static let log2Tolerance = -23.253496664211536
     /// log2 of the safety factor on the estimate.
     public static let safetyLog2 = 1.0
+    /// An extra factor on the BLA truncation term.
+    public static let blaSafety = 2.0
 
     @inlinable
     public static func smoothHolds<D: DeltaScalar>(n: Int, lengthSquared r2: Double, power: Int, dc: Complex<D>,
@@ -385,9 +418,11 @@ public enum PrecisionEstimate {
                                                    blaLoad: Double = 0, blaEpsilon: Double = 0) -> Bool {
         let log2dc = (dc.re.floatExpValue * dc.re.floatExpValue + dc.im.floatExpValue * dc.im.floatExpValue).log2Magnitude / 2
         let lnAbsZ = 0.5 * Math.log(r2)
-        // Rounding (sqrt(n) u) plus BLA truncation (2 eps |dz| / radius per BLA step, added
-        // like the rounding errors: 2 eps sqrt(sum of (|dz| / radius)^2)).
-        let unit = Double(n).squareRoot() * Math.pow(2, -Double(deltaBits)) + 2 * blaEpsilon * blaLoad.squareRoot()
+        // Rounding (sqrt(n) u) plus BLA truncation (2 eps |dz| / radius per BLA step, as a
+        // share of dc (`PixelRun.blaLoad`), added like the rounding errors), the BLA term
+        // doubled: measured against BLA at 2^-53, the flake views need it to flag every pixel
+        // off by more than 1e-7 (Documentation/Perturbation.md).
+        let unit = Double(n).squareRoot() * Math.pow(2, -Double(deltaBits)) + blaSafety * 2 * blaEpsilon * blaLoad.squareRoot()
         let log2Error = safetyLog2 + Math.log2(unit) + log2dc
             + 0.5 * (Math.log2(stretch2) + Double(stretchExponent))
             - (lnAbsZ / 0.6931471805599453 + Math.log2(lnAbsZ * Math.log(Double(power))))
