@@ -1,4 +1,5 @@
 import ArbitraryPrecision
+import Foundation
 import FractalEngine
 import FractalNumerics
 import Testing
@@ -139,6 +140,45 @@ struct PerturbationTests {
         #expect(p.blaSteps > 0)
         // Without the gaps every step at |Z| = 2 is a plain one: as many loop steps as iterations.
         #expect(p.loopSteps * 2 < report.iterations, "\(p.loopSteps) loop steps for \(report.iterations) iterations")
+    }
+
+    /// The precision estimate must flag every pixel that BLA's truncation moves by more than
+    /// 1e-7 in smooth. Pixel (237, 221) of fractalshades' 800 x 800 flake view (case b) came
+    /// out 4.5e-7 off, unflagged, while BLA errors were taken relative to dc instead of dz at
+    /// each step. Its 5 x 5 neighbourhood is rendered against the view's own reference (an
+    /// orbit of the view's center at the same pixel spacing, loaded from a file).
+    @Test("BLA's truncation is caught by the precision estimate: flake 1e-50, pixels within 1e-7 of MPFR")
+    func blaTruncationFlagged() throws {
+        let full = Location(centerRe: Self.flakeRe, centerIm: Self.flakeIm, radius: "5e-51", maxIterations: 1_000_000)
+        let spacingRadius = { (pixels: Double) in "\(pixels * 1.25)e-53" }
+        // The view's reference orbit: its center, at the 800 x 800 view's spacing.
+        let orbitFile = NSTemporaryDirectoryPath() + "/fathom-flake-\(getpid()).orbit"
+        defer { removeFile(orbitFile) }
+        var save = RenderSettings(width: 8, height: 8, path: .perturbation)
+        save.perturbation.saveReference = orbitFile
+        _ = try Renderer.render(location: Location(centerRe: Self.flakeRe, centerIm: Self.flakeIm, radius: spacingRadius(4),
+                                                  maxIterations: 1_000_000), settings: save)
+        let viewport = try Viewport(location: full, width: 800, height: 800)
+        let point = viewport.exactPoint(x: 237, y: 221)
+        let window = Location(centerRe: point.re.decimalString(), centerIm: point.im.decimalString(),
+                              radius: spacingRadius(2.5), maxIterations: full.maxIterations)
+        var settings = RenderSettings(width: 5, height: 5, path: .perturbation)
+        settings.perturbation.loadReference = orbitFile
+        let result = try Renderer.render(location: window, settings: settings)
+        let windowViewport = try Viewport(location: window, width: 5, height: 5)
+        let bits = Int(-windowViewport.log2Spacing.rounded(.down)) + 64
+        let mpfr = MPFREscape(precision: Precision(bits: bits))
+        var worst = 0.0
+        for y in 0..<5 {
+            for x in 0..<5 {
+                let want = mpfr.iterate(pixelX: x, pixelY: y, viewport: windowViewport, family: window.family, maxIterations: window.maxIterations)
+                let got = result.field[x, y]
+                #expect(want.n2 == got.n2 && want.nBig == got.nBig, "pixel \(x), \(y)")
+                worst = Swift.max(worst, Swift.abs(want.smooth - got.smooth))
+            }
+        }
+        #expect(worst <= 1e-7, "smooth off by \(worst)")
+        #expect(result.report.perturbation?.blaSteps ?? 0 > 0)
     }
 
     @Test("a reference cache serves a zoom-out sequence: one orbit, identical images")
