@@ -19,7 +19,8 @@ public struct Preset: Sendable {
     /// The arithmetic the renderer picks for this preset at its own size.
     public var path: ArithmeticPath {
         guard let viewport = try? Viewport(location: location, width: width, height: height) else { return .perturbation }
-        return Renderer.cheapestPath(forBits: Renderer.requiredBits(viewport: viewport, guardBits: RenderSettings.defaultGuardBits))
+        return Renderer.automaticPath(bits: Renderer.requiredBits(viewport: viewport, guardBits: RenderSettings.defaultGuardBits),
+                                      guardBits: RenderSettings.defaultGuardBits, family: location.family)
     }
 }
 

@@ -83,6 +83,107 @@ struct DoubleDoubleLanes<V: SIMD & DoubleWordComponent>: QuadraticLaneVector whe
     }
 }
 
+/// Bookkeeping that runs beside the lanes: none (`NoLaneCheck`), or the derivative estimate
+/// that tells which Double results may be off (`StretchCheck`).
+@usableFromInline
+protocol LaneCheck {
+    associatedtype Lanes: QuadraticLaneVector
+    /// Before each step, from the lanes' z.
+    mutating func track(_ zr: Lanes, _ zi: Lanes)
+    /// After each block: keeps the state in range.
+    mutating func renormalize()
+    /// `lane` starts a new pixel, from z0 with constant c.
+    mutating func reset(lane: Int, z0: Complex<Lanes.Scalar>, c: Complex<Lanes.Scalar>)
+    /// Pixel `pixel` is finished: `result` after the lane's last block, replayed from z at
+    /// n = `blockStart`, where this check's state was `before`.
+    func finish(pixel: Int, result: PixelResult, lane: Int, before: Self, z: Complex<Lanes.Scalar>, c: Complex<Lanes.Scalar>,
+                blockStart: Int, maxIterations: Int)
+}
+
+/// No bookkeeping (double-double lanes, unchecked Double lanes).
+@usableFromInline
+struct NoLaneCheck<L: QuadraticLaneVector>: LaneCheck {
+    @inlinable init() {}
+    @inlinable @inline(__always) func track(_ zr: L, _ zi: L) {}
+    @inlinable @inline(__always) func renormalize() {}
+    @inlinable @inline(__always) func reset(lane: Int, z0: Complex<L.Scalar>, c: Complex<L.Scalar>) {}
+    @inlinable @inline(__always)
+    func finish(pixel: Int, result: PixelResult, lane: Int, before: NoLaneCheck, z: Complex<L.Scalar>, c: Complex<L.Scalar>,
+                blockStart: Int, maxIterations: Int) {}
+}
+
+/// The rounding check of Double lanes: each lane tracks the variance of its accumulated
+/// rounding error in units of u^2 = 2^-106, e2 <- 4 |z|^2 e2 + (|z|^2 + |c|)^2 (step k
+/// rounds by at most about u (|z(k)|^2 + |c|), and the map stretches earlier errors by
+/// |2 z|), scaled by 2^exponent, from |z0|^2 (the pixel's own rounding). A pixel whose
+/// smooth value may move by more than 1e-7 (`PrecisionEstimate`, with u sqrt(e2) as the
+/// error of z), or that stays bounded with that error large at |z| = 2, is marked in
+/// `sensitive`, for double-double.
+@usableFromInline
+struct StretchCheck<V: SIMD>: LaneCheck where V.Scalar == Double {
+    @usableFromInline var e2 = V()
+    /// 2^-exponent per lane: the unit of the terms added.
+    @usableFromInline var unit = V()
+    /// Per lane, the scale of e2 (exact integers).
+    @usableFromInline var exponent = V()
+    /// Per lane, |c|.
+    @usableFromInline var cAbs = V()
+    @usableFromInline let sensitive: UnsafeMutablePointer<UInt8>
+
+    @inlinable init(sensitive: UnsafeMutablePointer<UInt8>) {
+        self.sensitive = sensitive
+    }
+
+    @inlinable @inline(__always)
+    mutating func track(_ zr: DoubleLanes<V>, _ zi: DoubleLanes<V>) {
+        let x = zr.v, y = zi.v
+        let r2 = x * x + y * y
+        let added = r2 + cAbs
+        e2 = e2 * (4 * r2) + added * added * unit
+    }
+
+    @inlinable @inline(__always)
+    mutating func renormalize() {
+        for lane in 0..<V.scalarCount where e2[lane] > 0x1p400 {
+            e2[lane] *= 0x1p-400
+            unit[lane] *= 0x1p-400
+            exponent[lane] += 400
+        }
+    }
+
+    @inlinable @inline(__always)
+    mutating func reset(lane: Int, z0: Complex<Double>, c: Complex<Double>) {
+        e2[lane] = z0.lengthSquared
+        unit[lane] = 1
+        exponent[lane] = 0
+        cAbs[lane] = c.lengthSquared.squareRoot()
+    }
+
+    @inlinable
+    func finish(pixel: Int, result: PixelResult, lane: Int, before: StretchCheck, z start: Complex<Double>, c: Complex<Double>,
+                blockStart: Int, maxIterations: Int) {
+        var e = before.e2[lane], unit = before.unit[lane], exponent = Int(before.exponent[lane])
+        var z = start
+        let cAbs = before.cAbs[lane]
+        if result.nBig > 0 {
+            // Replay the block's steps up to the escape with the same arithmetic.
+            for _ in blockStart..<Int(result.nBig) {
+                let r2 = z.lengthSquared
+                e = e * (4 * r2) + (r2 + cAbs) * (r2 + cAbs) * unit
+                z = z.squared + c
+                if e > 0x1p400 { e *= 0x1p-400; unit *= 0x1p-400; exponent += 400 }
+            }
+        } else {
+            e = e2[lane]
+            exponent = Int(self.exponent[lane])
+        }
+        let r2 = result.nBig > 0 ? z.lengthSquared : Escape.radiusSquared2
+        let holds = PrecisionEstimate.smoothHolds(n: 1, lengthSquared: r2, power: 2, dc: Complex(1.0, 0), stretch2: e,
+                                                  stretchExponent: exponent, deltaBits: 53)
+        sensitive[pixel] = holds ? 0 : 1
+    }
+}
+
 /// The lane batch for one tile: pixels `range` of a row-major grid, given by `source`.
 @usableFromInline
 enum QuadraticLanes<L: QuadraticLaneVector> {
@@ -98,6 +199,19 @@ enum QuadraticLanes<L: QuadraticLaneVector> {
         range: Range<Int>, maxIterations: Int, writer: FieldWriter, skipKnownInterior: Bool = false,
         source: (Int) -> (z0: Complex<L.Scalar>, c: Complex<L.Scalar>)
     ) {
+        var none = NoLaneCheck<L>()
+        run(range: range, maxIterations: maxIterations, writer: writer, skipKnownInterior: skipKnownInterior,
+            check: &none, pixelIndex: { $0 }, source: source)
+    }
+
+    /// As above, with `check` beside the lanes; item j of `range` is pixel `pixelIndex(j)`,
+    /// and `source` is called with the pixel index.
+    @inlinable
+    static func run<C: LaneCheck>(
+        range: Range<Int>, maxIterations: Int, writer: FieldWriter, skipKnownInterior: Bool = false,
+        check: inout C, pixelIndex: (Int) -> Int,
+        source: (Int) -> (z0: Complex<L.Scalar>, c: Complex<L.Scalar>)
+    ) where C.Lanes == L {
         let lanes = L.laneCount
         var zr = L(), zi = L(), cr = L(), ci = L()
         var start = [Int](repeating: 0, count: lanes)
@@ -111,12 +225,16 @@ enum QuadraticLanes<L: QuadraticLaneVector> {
         // z = c = 0, which never escapes).
         func refill(_ lane: Int) {
             while next < range.upperBound {
-                let i = next
+                let i = pixelIndex(next)
                 next += 1
                 let (z0, c) = source(i)
                 let cre = c.re.leadingDouble, cim = c.im.leadingDouble
                 if !(cre * cre + cim * cim <= 4) {
-                    writer.write(i, iterateEscape(formula, from: EscapeState(z: z0), c: c, maxIterations: maxIterations))
+                    let result = iterateEscape(formula, from: EscapeState(z: z0), c: c, maxIterations: maxIterations)
+                    writer.write(i, result)
+                    var fresh = check
+                    fresh.reset(lane: 0, z0: z0, c: c)
+                    check.finish(pixel: i, result: result, lane: 0, before: fresh, z: z0, c: c, blockStart: 0, maxIterations: maxIterations)
                     continue
                 }
                 if skipKnownInterior && KnownInterior.contains(cre, cim) {
@@ -130,6 +248,7 @@ enum QuadraticLanes<L: QuadraticLaneVector> {
                 zi[lane] = z0.im
                 cr[lane] = c.re
                 ci[lane] = c.im
+                check.reset(lane: lane, z0: z0, c: c)
                 return
             }
             if pixel[lane] >= 0 { active -= 1 }
@@ -151,9 +270,13 @@ enum QuadraticLanes<L: QuadraticLaneVector> {
         var limit = deadline()
         while active > 0 {
             let steps = min(blockLength, limit - clock)
-            let startR = zr, startI = zi
-            for _ in 0..<steps { L.step(&zr, &zi, cr, ci) }
+            let startR = zr, startI = zi, startCheck = check
+            for _ in 0..<steps {
+                check.track(zr, zi)
+                L.step(&zr, &zi, cr, ci)
+            }
             clock += steps
+            check.renormalize()
             // Scalar lane tests: a horizontal SIMDMask reduction measured slower here.
             var allInside = true
             for lane in 0..<lanes { allInside = allInside && L.surelyInside(zr, zi, lane: lane) }
@@ -163,10 +286,15 @@ enum QuadraticLanes<L: QuadraticLaneVector> {
                     // May have crossed |z| = 2 in this block: replay it exactly.
                     let state = EscapeState(z: Complex(startR[lane], startI[lane]), n: clock - steps - start[lane])
                     let c = Complex(cr[lane], ci[lane])
-                    writer.write(pixel[lane], iterateEscape(formula, from: state, c: c, maxIterations: maxIterations))
+                    let result = iterateEscape(formula, from: state, c: c, maxIterations: maxIterations)
+                    writer.write(pixel[lane], result)
+                    check.finish(pixel: pixel[lane], result: result, lane: lane, before: startCheck, z: state.z, c: c,
+                                 blockStart: state.n, maxIterations: maxIterations)
                     refill(lane)
                 } else if clock - start[lane] == maxIterations {
                     writer.write(pixel[lane], .bounded)
+                    check.finish(pixel: pixel[lane], result: .bounded, lane: lane, before: startCheck, z: .zero, c: .zero,
+                                 blockStart: maxIterations, maxIterations: maxIterations)
                     refill(lane)
                 }
             }

@@ -39,6 +39,9 @@ public struct RenderSettings: Sendable, Equatable {
     /// Render only these pixels (row-major indices); the others stay "did not escape". For
     /// checking a deep location on its sampled pixels through the normal render path.
     public var onlyPixels: [Int]?
+    /// Double lanes of z^2 + c: send the pixels whose result Double may not carry (smooth
+    /// off by more than 1e-7, by the rounding check) to double-double. False: Double alone.
+    public var checkRounding = true
 
     public init(width: Int, height: Int, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits, tilePixels: Int = 2048,
                 path: ArithmeticPath? = nil, perturbation: PerturbationSettings = PerturbationSettings()) {
@@ -60,6 +63,8 @@ public struct RenderReport: Sendable {
     public var threads: Int
     public var seconds: Double
     public var iterations: Int
+    /// Double path: pixels the rounding check sent to double-double.
+    public var doubleDoublePixels: Int = 0
     /// Set when the path is perturbation.
     public var perturbation: PerturbationReport?
 }
@@ -85,6 +90,24 @@ public enum Renderer {
         return .perturbation
     }
 
+    /// The spacing (in bits below the coordinates' scale) down to which z^2 + c takes checked
+    /// Double lanes before double-double: the rounding check sends the pixels Double cannot
+    /// carry to double-double, and past this few would be left to Double.
+    public static let checkedDoubleSpacingBits = 33
+
+    /// The path a render takes by itself: the cheapest that carries `bits`, except that
+    /// Mandelbrot and Julia views double-double would take go to checked Double lanes while
+    /// their spacing needs at most `checkedDoubleSpacingBits`.
+    public static func automaticPath(bits: Int, guardBits: Int, family: Family) -> ArithmeticPath {
+        let path = cheapestPath(forBits: bits)
+        switch family {
+        case .mandelbrot, .julia:
+            return path == .doubleDouble && bits - guardBits <= checkedDoubleSpacingBits ? .double : path
+        default:
+            return path
+        }
+    }
+
     /// Renders `location` at `settings`.
     ///
     /// Throws `LocationError` for bad input, `RenderError.needsPerturbation` for views deeper
@@ -93,7 +116,7 @@ public enum Renderer {
         let start = DispatchTime.now().uptimeNanoseconds
         let viewport = try Viewport(location: location, width: settings.width, height: settings.height)
         let bits = requiredBits(viewport: viewport, guardBits: settings.guardBits)
-        let path = settings.path ?? cheapestPath(forBits: bits)
+        let path = settings.path ?? automaticPath(bits: bits, guardBits: settings.guardBits, family: location.family)
         let threads = settings.threads > 0 ? settings.threads : TileScheduler.availableThreads
         let grid = PixelGrid(viewport: viewport)
         let limit = location.maxIterations
@@ -117,6 +140,30 @@ public enum Renderer {
             }
         }
 
+        // Double lanes with the rounding check, then the pixels it marks in double-double
+        // lanes; returns how many it marked.
+        func checkedDouble(juliaC: Complex<Double>?, ddJuliaC: Complex<DoubleDouble>?) -> Int {
+            guard settings.checkRounding else {
+                run(QuadraticLaneKernel<DoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: juliaC, maxIterations: limit))
+                return 0
+            }
+            var sensitive = [UInt8](repeating: 0, count: field.pixelCount)
+            sensitive.withUnsafeMutableBufferPointer { flags in
+                let lanes = QuadraticLaneKernel<DoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: juliaC, maxIterations: limit)
+                run(CheckedDoubleLaneKernel(lanes: lanes, sensitive: SendablePointer(flags.baseAddress!)))
+            }
+            var marked = sensitive.indices.filter { sensitive[$0] != 0 }
+            if let only = settings.onlyPixels {
+                let wanted = Set(only)
+                marked = marked.filter { wanted.contains($0) }
+            }
+            guard !marked.isEmpty, control?.isCancelled != true else { return 0 }
+            let wide = QuadraticLaneKernel<DoubleDoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: ddJuliaC, maxIterations: limit, subset: marked)
+            fill(&field, kernel: wide, count: marked.count, tilePixels: 256, threads: threads, control: nil)
+            return marked.count
+        }
+
+        var recheckedPixels = 0
         var perturbationReport: PerturbationReport?
         switch (path, location.family) {
         case (.perturbation, .newton):
@@ -126,12 +173,12 @@ public enum Renderer {
                 location: location, viewport: viewport, settings: settings, perturbation: settings.perturbation,
                 threads: threads, control: control, field: &field)
         case (.double, .mandelbrot):
-            run(QuadraticLaneKernel<DoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: nil, maxIterations: limit))
+            recheckedPixels = checkedDouble(juliaC: nil, ddJuliaC: nil)
         case (.double, .julia(let re, let im)):
             let c = try juliaC(re, im)
             let cd = Complex(c.re.doubleValue, c.im.doubleValue)
             if cd.re * cd.re + cd.im * cd.im <= 4 {
-                run(QuadraticLaneKernel<DoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: cd, maxIterations: limit))
+                recheckedPixels = checkedDouble(juliaC: cd, ddJuliaC: c)
             } else {
                 run(ScalarEscapeKernel<QuadraticFormula, Double>(formula: QuadraticFormula(), grid: grid, juliaC: cd, maxIterations: limit))
             }
@@ -156,7 +203,8 @@ public enum Renderer {
         if control?.isCancelled == true { throw RenderError.cancelled }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let report = RenderReport(path: path, requiredBits: bits, threads: threads, seconds: seconds,
-                                  iterations: field.iterationsRepresented, perturbation: perturbationReport)
+                                  iterations: field.iterationsRepresented, doubleDoublePixels: recheckedPixels,
+                                  perturbation: perturbationReport)
         return RenderResult(field: field, report: report)
     }
 

@@ -77,18 +77,50 @@ struct QuadraticLaneKernel<L: QuadraticLaneVector>: TileKernel {
     @usableFromInline let grid: PixelGrid
     @usableFromInline let juliaC: Complex<L.Scalar>?
     @usableFromInline let maxIterations: Int
+    /// When set, tile ranges index this list of pixels.
+    @usableFromInline var subset: [Int]?
+
+    @inlinable
+    init(grid: PixelGrid, juliaC: Complex<L.Scalar>?, maxIterations: Int, subset: [Int]? = nil) {
+        self.grid = grid
+        self.juliaC = juliaC
+        self.maxIterations = maxIterations
+        self.subset = subset
+    }
 
     @inlinable
     func run(_ range: Range<Int>, _ writer: FieldWriter) {
+        var none = NoLaneCheck<L>()
+        run(range, writer, check: &none)
+    }
+
+    @inlinable
+    func run<C: LaneCheck>(_ range: Range<Int>, _ writer: FieldWriter, check: inout C) where C.Lanes == L {
+        let pixelIndex: (Int) -> Int = { [subset] j in subset?[j] ?? j }
         if let juliaC {
-            QuadraticLanes<L>.run(range: range, maxIterations: maxIterations, writer: writer) {
+            QuadraticLanes<L>.run(range: range, maxIterations: maxIterations, writer: writer, check: &check, pixelIndex: pixelIndex) {
                 (Complex<L.Scalar>(rounding: grid.point($0)), juliaC)
             }
         } else {
-            QuadraticLanes<L>.run(range: range, maxIterations: maxIterations, writer: writer, skipKnownInterior: true) {
+            QuadraticLanes<L>.run(range: range, maxIterations: maxIterations, writer: writer, skipKnownInterior: true,
+                                  check: &check, pixelIndex: pixelIndex) {
                 (.zero, Complex<L.Scalar>(rounding: grid.point($0)))
             }
         }
+    }
+}
+
+/// Double lanes with the rounding check (`StretchCheck`): pixels whose result Double may not
+/// carry are marked in `sensitive` (one byte per pixel) for a double-double pass.
+@usableFromInline
+struct CheckedDoubleLaneKernel<V: SIMD>: TileKernel where V.Scalar == Double {
+    @usableFromInline let lanes: QuadraticLaneKernel<DoubleLanes<V>>
+    @usableFromInline let sensitive: SendablePointer<UInt8>
+
+    @inlinable
+    func run(_ range: Range<Int>, _ writer: FieldWriter) {
+        var check = StretchCheck<V>(sensitive: sensitive.pointer)
+        lanes.run(range, writer, check: &check)
     }
 }
 
