@@ -6,6 +6,8 @@
 #   Fathom:        the whole `fathom render` process (wall time from /usr/bin/time)
 # Usage: Scripts/peer-bench.sh FS_DIR [RUNS] [CASES...]
 #   FS_DIR: a copy of ../shared/peers/fractalshades with its .venv installed (see its README)
+#   FS_ARGS (environment): extra arguments for render.py, e.g. "--bla-eps 9.094947017729282e-13"
+#   (BLA at Fathom's 2^-40) for a comparison at the same BLA epsilon
 set -euo pipefail
 FS=$(cd "$1" && pwd); RUNS=${2:-3}; shift || true; shift || true
 CASES=("$@"); [ ${#CASES[@]} -eq 0 ] && CASES=(a b c c2)
@@ -25,7 +27,7 @@ for case in "${CASES[@]}"; do
   fs_times=(); fathom_times=()
   for run in $(seq 1 "$RUNS"); do
     rm -rf "$OUT/fs"
-    t=$(cd "$FS" && .venv/bin/python render.py "${ARGS[@]}" --nx 800 --repeat 2 --out "$OUT/fs" --name "$case" 2>&1 \
+    t=$(cd "$FS" && .venv/bin/python render.py "${ARGS[@]}" ${FS_ARGS:-} --nx 800 --repeat 2 --out "$OUT/fs" --name "$case" 2>&1 \
         | sed -n 's/^\[rep 2\] .*total: \([0-9.]*\) s.*/\1/p')
     fs_times+=("$t")
     f=$( { /usr/bin/time -f "%e %M" "$FATHOM" render --location "$ROOT/Benchmarks/Locations/$LOC.json" --quiet \

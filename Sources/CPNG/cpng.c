@@ -50,6 +50,11 @@ int fathom_png_write(const char *path, const uint8_t *pixels, uint32_t width, ui
         return FATHOM_PNG_LIBPNG_ERROR;
     }
     png_init_io(png, file);
+    /* zlib level 3 with the Paeth filter on every row: 2.5x faster than libpng's default
+       (level 6, adaptive filters) on fractal images for about 5% more bytes
+       (Documentation/Benchmarks.md). */
+    png_set_compression_level(png, 3);
+    png_set_filter(png, 0, PNG_FILTER_PAETH);
     png_set_IHDR(png, info, width, height, bit_depth, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (text_count > 0) {

@@ -1,3 +1,4 @@
+import Dispatch
 import FractalEngine
 import FractalNumerics
 
@@ -41,14 +42,28 @@ public enum Colorizer {
 
     /// The whole image.
     public static func image(_ field: IterationField, rootCount: Int = 0, settings: ColorSettings) -> RGBImage {
-        var pixels = [UInt8](repeating: 0, count: field.pixelCount * 3)
-        for i in 0..<field.pixelCount {
-            let p = PixelResult(n2: field.n2[i], nBig: field.nBig[i], smooth: field.smooth[i], root: field.hasRoots ? field.root[i] : 0)
-            let (r, g, b) = color(p, rootCount: rootCount, settings: settings).bytes
-            pixels[3 * i] = r
-            pixels[3 * i + 1] = g
-            pixels[3 * i + 2] = b
+        let count = field.pixelCount
+        let pixels = [UInt8](unsafeUninitializedCapacity: count * 3) { buffer, initialized in
+            // Rows in chunks on all cores: each pixel's colour depends on its own data only.
+            let out = SendableBytes(buffer.baseAddress!)
+            let chunks = Swift.max(1, Swift.min(64, count / 16_384))
+            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                for i in count * chunk / chunks..<count * (chunk + 1) / chunks {
+                    let p = PixelResult(n2: field.n2[i], nBig: field.nBig[i], smooth: field.smooth[i], root: field.hasRoots ? field.root[i] : 0)
+                    let (r, g, b) = color(p, rootCount: rootCount, settings: settings).bytes
+                    out.pointer[3 * i] = r
+                    out.pointer[3 * i + 1] = g
+                    out.pointer[3 * i + 2] = b
+                }
+            }
+            initialized = count * 3
         }
         return RGBImage(width: field.width, height: field.height, pixels: pixels)
     }
+}
+
+/// The image buffer handed to concurrent chunks that write disjoint pixels.
+private struct SendableBytes: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<UInt8>
+    init(_ pointer: UnsafeMutablePointer<UInt8>) { self.pointer = pointer }
 }
