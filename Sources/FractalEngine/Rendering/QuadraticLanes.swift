@@ -83,8 +83,8 @@ struct DoubleDoubleLanes<V: SIMD & DoubleWordComponent>: QuadraticLaneVector whe
     }
 }
 
-/// Bookkeeping that runs beside the lanes: none (`NoLaneCheck`), or the derivative estimate
-/// that tells which Double results may be off (`StretchCheck`).
+/// Bookkeeping that runs beside the lanes: none (`NoLaneCheck`), or the rounding error
+/// estimate that tells which Double results may be off (`RoundingCheck`).
 @usableFromInline
 protocol LaneCheck {
     associatedtype Lanes: QuadraticLaneVector
@@ -95,7 +95,8 @@ protocol LaneCheck {
     /// `lane` starts a new pixel, from z0 with constant c.
     mutating func reset(lane: Int, z0: Complex<Lanes.Scalar>, c: Complex<Lanes.Scalar>)
     /// Pixel `pixel` is finished: `result` after the lane's last block, replayed from z at
-    /// n = `blockStart`, where this check's state was `before`.
+    /// n = `blockStart`, where this check's state was `before` (a pixel that stayed bounded
+    /// is judged by the current state).
     func finish(pixel: Int, result: PixelResult, lane: Int, before: Self, z: Complex<Lanes.Scalar>, c: Complex<Lanes.Scalar>,
                 blockStart: Int, maxIterations: Int)
 }
@@ -120,7 +121,7 @@ struct NoLaneCheck<L: QuadraticLaneVector>: LaneCheck {
 /// error of z), or that stays bounded with that error large at |z| = 2, is marked in
 /// `sensitive`, for double-double.
 @usableFromInline
-struct StretchCheck<V: SIMD>: LaneCheck where V.Scalar == Double {
+struct RoundingCheck<V: SIMD>: LaneCheck where V.Scalar == Double {
     @usableFromInline var e2 = V()
     /// 2^-exponent per lane: the unit of the terms added.
     @usableFromInline var unit = V()
@@ -160,7 +161,7 @@ struct StretchCheck<V: SIMD>: LaneCheck where V.Scalar == Double {
     }
 
     @inlinable
-    func finish(pixel: Int, result: PixelResult, lane: Int, before: StretchCheck, z start: Complex<Double>, c: Complex<Double>,
+    func finish(pixel: Int, result: PixelResult, lane: Int, before: RoundingCheck, z start: Complex<Double>, c: Complex<Double>,
                 blockStart: Int, maxIterations: Int) {
         var e = before.e2[lane], unit = before.unit[lane], exponent = Int(before.exponent[lane])
         var z = start
@@ -232,9 +233,10 @@ enum QuadraticLanes<L: QuadraticLaneVector> {
                 if !(cre * cre + cim * cim <= 4) {
                     let result = iterateEscape(formula, from: EscapeState(z: z0), c: c, maxIterations: maxIterations)
                     writer.write(i, result)
+                    // The check from a fresh state in lane 0, replayed over the whole orbit.
                     var fresh = check
                     fresh.reset(lane: 0, z0: z0, c: c)
-                    check.finish(pixel: i, result: result, lane: 0, before: fresh, z: z0, c: c, blockStart: 0, maxIterations: maxIterations)
+                    fresh.finish(pixel: i, result: result, lane: 0, before: fresh, z: z0, c: c, blockStart: 0, maxIterations: maxIterations)
                     continue
                 }
                 if skipKnownInterior && KnownInterior.contains(cre, cim) {

@@ -110,7 +110,7 @@ struct QuadraticLaneKernel<L: QuadraticLaneVector>: TileKernel {
     }
 }
 
-/// Double lanes with the rounding check (`StretchCheck`): pixels whose result Double may not
+/// Double lanes with the rounding check (`RoundingCheck`): pixels whose result Double may not
 /// carry are marked in `sensitive` (one byte per pixel) for a double-double pass.
 @usableFromInline
 struct CheckedDoubleLaneKernel<V: SIMD>: TileKernel where V.Scalar == Double {
@@ -119,7 +119,7 @@ struct CheckedDoubleLaneKernel<V: SIMD>: TileKernel where V.Scalar == Double {
 
     @inlinable
     func run(_ range: Range<Int>, _ writer: FieldWriter) {
-        var check = StretchCheck<V>(sensitive: sensitive.pointer)
+        var check = RoundingCheck<V>(sensitive: sensitive.pointer)
         lanes.run(range, writer, check: &check)
     }
 }
