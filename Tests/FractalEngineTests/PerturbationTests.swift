@@ -207,6 +207,27 @@ struct PerturbationTests {
 
 @Suite("Reference orbits")
 struct ReferenceOrbitTests {
+    /// Deep orbits multiply x y on a second thread (MultiplyPartner): the same operations
+    /// and roundings, so the same orbit, low words, gaps and escape as one thread computes.
+    @Test("an orbit computed with a partner thread equals the single-threaded one, bit for bit")
+    func partnerThread() throws {
+        let p = Precision(bits: ReferenceOrbit.partnerThreadMinimumBits)
+        for (re, im, steps) in [(PerturbationTests.e55Re, PerturbationTests.e55Im, 3000),
+                                ("-1.99999999999999999999999999999999999999", "1e-45", 200), ("0.3", "0.5", 1000)] {
+            let c = try BigComplex(parsingRe: re, im: im, precision: p)
+            let one = try ReferenceOrbit.compute(point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true)
+            let two = try ReferenceOrbit.compute(point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true,
+                                                 partnerThread: true)
+            #expect(one.re == two.re && one.im == two.im && one.reLow == two.reLow && one.imLow == two.imLow, "\(re)")
+            #expect(one.escaped == two.escaped && one.escapeGaps == two.escapeGaps, "\(re)")
+            if re.hasPrefix("-1.99") { #expect(two.escapeGaps.count > 20) }  // the partner's x^2, y^2 too
+            // And both are MPFR's orbit: z(n) at step 100.
+            var z = BigComplex(precision: p)
+            for _ in 0..<Swift.min(100, one.count - 1) { z = z.squared + c }
+            #expect(two.re[Swift.min(100, one.count - 1)] == z.re.doubleValue)
+        }
+    }
+
     @Test("the stored orbit equals direct MPFR iteration rounded to Double, and survives a file round trip")
     func orbitAndFile() throws {
         let p = Precision(bits: 300)

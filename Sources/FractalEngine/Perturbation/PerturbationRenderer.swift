@@ -172,20 +172,22 @@ enum PerturbationRenderer {
         // deltas from the same orbit, without a second MPFR run.
         // From the cache, else computed (and cached); safe to call from several threads.
         let (power, maxIterations, cache, juliaParameter) = (formula.power, location.maxIterations, settings.cache, juliaC)
-        let fetch: @Sendable (BigComplex, Bool) throws -> ReferenceOrbit = { point, lowWords in
+        // `partner`: a second thread for the orbit's products (when nothing else runs then).
+        let fetch: @Sendable (BigComplex, Bool, Bool) throws -> ReferenceOrbit = { point, lowWords, partner in
             if let cached = cache?.orbit(for: point, power: power, juliaC: juliaParameter, maxIterations: maxIterations,
                                          precision: precision, lowWords: lowWords) {
                 return cached
             }
             let computed = try ReferenceOrbit.compute(point: point, power: power, juliaC: juliaParameter, maxIterations: maxIterations,
-                                                      precision: precision, lowWords: lowWords, control: control)
+                                                      precision: precision, lowWords: lowWords, control: control,
+                                                      partnerThread: partner)
             cache?.store(computed)
             return computed
         }
         func orbit(at point: BigComplex, lowWords: Bool = true) throws -> ReferenceOrbit {
             let start = DispatchTime.now().uptimeNanoseconds
             defer { referenceSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
-            return try fetch(point, lowWords)
+            return try fetch(point, lowWords, threads > 1)
         }
         // Several orbits at once, one per thread (the probe's candidates; Julia's reference
         // and critical orbits): each is a single-threaded MPFR loop.
@@ -194,7 +196,7 @@ enum PerturbationRenderer {
             let start = DispatchTime.now().uptimeNanoseconds
             let results = OrbitResults(count: points.count)
             DispatchQueue.concurrentPerform(iterations: points.count) { k in
-                results.set(k, Result { try fetch(points[k], true) })
+                results.set(k, Result { try fetch(points[k], true, false) })
             }
             referenceSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             return try results.values()

@@ -40,11 +40,19 @@ public struct ReferenceOrbit: Sendable {
     ///
     /// `progress` is called with the fraction done every 4096 steps; `isCancelled` is polled
     /// as often and stops the computation with `RenderError.cancelled`.
+    /// The precision from which `compute(partnerThread: true)` uses its second thread.
+    public static var partnerThreadMinimumBits: Int { MultiplyPartner.minimumBits }
+
+    /// `partnerThread`: z^2 + c at `partnerThreadMinimumBits` or more takes a second thread
+    /// for one of its two products (the same orbit, in about half the time).
     public static func compute(
         point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
-        lowWords: Bool = false, control: RenderControl? = nil
+        lowWords: Bool = false, control: RenderControl? = nil, partnerThread: Bool = false
     ) throws -> ReferenceOrbit {
         let ws = MPFRWorkspace(count: MPFRStep.firstFree + 1, precision: precision)
+        let partner = partnerThread && power == 2 && precision.bits >= MultiplyPartner.minimumBits
+            ? MultiplyPartner() : nil
+        defer { partner?.stop() }
         let x = ws[0], y = ws[1], t1 = ws[4], t2 = ws[5], r2 = ws[MPFRStep.firstFree]
         if let juliaC {
             ws.set(0, point.re)
@@ -86,15 +94,25 @@ public struct ReferenceOrbit: Sendable {
         store()
         var m = 0
         while m < maxIterations {
-            MPFRStep.zPowerPlusC(ws, power: power)
+            if let partner {
+                MPFRStep.zSquaredPlusC(ws, partner: partner)
+            } else {
+                MPFRStep.zPowerPlusC(ws, power: power)
+            }
             m += 1
             store()
             // |Z|^2 > 4, decided in Double unless close (then in MPFR).
             let a = re[m], b = im[m]
             let approx = a * a + b * b
             if approx > Escape.outer2 || (approx >= Escape.inner2 && {
-                mpfr_sqr(t1, x, MPFR_RNDN)
-                mpfr_sqr(t2, y, MPFR_RNDN)
+                if let partner {
+                    partner.start(t2, y, y)  // y y rounds as mpfr_sqr(y) does
+                    mpfr_sqr(t1, x, MPFR_RNDN)
+                    partner.wait()
+                } else {
+                    mpfr_sqr(t1, x, MPFR_RNDN)
+                    mpfr_sqr(t2, y, MPFR_RNDN)
+                }
                 mpfr_add(r2, t1, t2, MPFR_RNDN)
                 if mpfr_cmp_d(r2, 4) > 0 { return true }
                 mpfr_d_sub(t1, 4, r2, MPFR_RNDN)
