@@ -380,6 +380,9 @@ struct PixelRun<D: PerturbationDelta> {
     /// value pass unflagged (flake 1e-50 at 2^-40; Documentation/Perturbation.md).
     @inlinable @inline(__always)
     func localScale() -> Double {
+        // A stretch of 0 (|z|^2 underflowed in Double near a deep minibrot) zeroes every
+        // term at the end, as it zeroes the rounding term: nothing to add (and no 0 / 0).
+        guard stretch2 > 0 else { return 0 }
         let m = D.complexMagnitude(dz.re, dz.im).floatExpValue
         let k = 2 &* m.exponent &+ inverseDCExponent &- stretchExponent
         let scale = k > 1000 ? 0x1p1000 : k < -1000 ? 0 : Double(bitPattern: UInt64(truncatingIfNeeded: k &+ 1023) &<< 52)
