@@ -43,7 +43,7 @@ public struct FloatExp: Sendable, Hashable {
 
     /// `2^k` as a Double, for `-1022 <= k <= 1023`.
     @inlinable @inline(__always)
-    static func powerOfTwo(_ k: Int) -> Double {
+    public static func powerOfTwo(_ k: Int) -> Double {
         Double(bitPattern: UInt64(truncatingIfNeeded: k + 1023) << 52)
     }
 

@@ -385,7 +385,7 @@ struct PixelRun<D: PerturbationDelta> {
         guard stretch2 > 0 else { return 0 }
         let m = D.complexMagnitude(dz.re, dz.im).floatExpValue
         let k = 2 &* m.exponent &+ inverseDCExponent &- stretchExponent
-        let scale = k > 1000 ? 0x1p1000 : k < -1000 ? 0 : Double(bitPattern: UInt64(truncatingIfNeeded: k &+ 1023) &<< 52)
+        let scale = k > 1000 ? 0x1p1000 : k < -1000 ? 0 : FloatExp.powerOfTwo(k)
         return Swift.min(m.significand * m.significand * inverseDCSignificand / stretch2 * scale, PixelRun.localScaleCap)
     }
 
@@ -432,6 +432,3 @@ public enum PrecisionEstimate {
         return log2Error <= log2Tolerance
     }
 }
-
-
-

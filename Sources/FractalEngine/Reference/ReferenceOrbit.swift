@@ -36,15 +36,15 @@ public struct ReferenceOrbit: Sendable {
     /// The number of stored values, Z(0) ... Z(count - 1).
     public var count: Int { re.count }
 
-    /// Computes the orbit of `point` in MPFR, in place, up to `maxIterations` steps.
-    ///
-    /// `progress` is called with the fraction done every 4096 steps; `isCancelled` is polled
-    /// as often and stops the computation with `RenderError.cancelled`.
     /// The precision from which `compute(partnerThread: true)` uses its second thread.
     public static var partnerThreadMinimumBits: Int { MultiplyPartner.minimumBits }
 
-    /// `partnerThread`: z^2 + c at `partnerThreadMinimumBits` or more takes a second thread
-    /// for one of its two products (the same orbit, in about half the time).
+    /// Computes the orbit of `point` in MPFR, in place, up to `maxIterations` steps.
+    ///
+    /// `progress` is called with the fraction done every 4096 steps; `isCancelled` is polled
+    /// as often and stops the computation with `RenderError.cancelled`. `partnerThread`:
+    /// z^2 + c at `partnerThreadMinimumBits` or more takes a second thread for one of its
+    /// two products (the same orbit, in about half the time).
     public static func compute(
         point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
         lowWords: Bool = false, control: RenderControl? = nil, partnerThread: Bool = false
