@@ -87,8 +87,8 @@ int fathom_png_write(const char *path, const uint8_t *pixels, uint32_t width, ui
     return FATHOM_PNG_OK;
 }
 
-int fathom_png_read_rgb8(const char *path, uint8_t **pixels, uint32_t *width, uint32_t *height,
-                         char *message, int message_size) {
+int fathom_png_read_rgb(const char *path, void **pixels, uint32_t *width, uint32_t *height, int *bit_depth,
+                        char *message, int message_size) {
     png_image image;
     memset(&image, 0, sizeof image);
     image.version = PNG_IMAGE_VERSION;
@@ -97,8 +97,10 @@ int fathom_png_read_rgb8(const char *path, uint8_t **pixels, uint32_t *width, ui
         if (message && message_size > 0) snprintf(message, (size_t)message_size, "%s", image.message);
         return FATHOM_PNG_CANNOT_OPEN;
     }
-    image.format = PNG_FORMAT_RGB;
-    uint8_t *buffer = malloc(PNG_IMAGE_SIZE(image));
+    // A 16-bit file (no gAMA chunk: libpng takes it as linear) is read without conversion.
+    int sixteen = (image.format & PNG_FORMAT_FLAG_LINEAR) != 0;
+    image.format = sixteen ? PNG_FORMAT_LINEAR_RGB : PNG_FORMAT_RGB;
+    void *buffer = malloc(PNG_IMAGE_SIZE(image));
     if (!buffer) {
         png_image_free(&image);
         return FATHOM_PNG_LIBPNG_ERROR;
@@ -111,6 +113,7 @@ int fathom_png_read_rgb8(const char *path, uint8_t **pixels, uint32_t *width, ui
     *pixels = buffer;
     *width = image.width;
     *height = image.height;
+    *bit_depth = sixteen ? 16 : 8;
     return FATHOM_PNG_OK;
 }
 

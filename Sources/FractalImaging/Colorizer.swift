@@ -2,21 +2,37 @@ import Dispatch
 import FractalEngine
 import FractalNumerics
 
-/// An 8-bit RGB image, rows top to bottom.
+/// An RGB image, rows top to bottom, in PNG's sample order: 8 bits a sample (3 bytes a
+/// pixel) or 16 bits a sample (6 bytes a pixel, each sample big-endian).
 public struct RGBImage: Sendable, Equatable {
     public let width: Int
     public let height: Int
-    /// 3 bytes a pixel.
+    /// 8 or 16.
+    public let bitDepth: Int
     public var pixels: [UInt8]
 
-    public init(width: Int, height: Int, pixels: [UInt8]) {
-        precondition(pixels.count == width * height * 3)
+    public init(width: Int, height: Int, bitDepth: Int = 8, pixels: [UInt8]) {
+        precondition(bitDepth == 8 || bitDepth == 16)
+        precondition(pixels.count == width * height * 3 * bitDepth / 8)
         self.width = width
         self.height = height
+        self.bitDepth = bitDepth
         self.pixels = pixels
     }
 
+    /// The pixel at (x, y) with each sample scaled to 0...65535 (an 8-bit sample v reads v * 257).
+    public func sample(x: Int, y: Int) -> (UInt16, UInt16, UInt16) {
+        let i = y * width + x
+        if bitDepth == 8 {
+            return (UInt16(pixels[3 * i]) * 257, UInt16(pixels[3 * i + 1]) * 257, UInt16(pixels[3 * i + 2]) * 257)
+        }
+        func word(_ k: Int) -> UInt16 { UInt16(pixels[6 * i + 2 * k]) << 8 | UInt16(pixels[6 * i + 2 * k + 1]) }
+        return (word(0), word(1), word(2))
+    }
+
+    /// The 8-bit pixel at (x, y) (an 8-bit image).
     public subscript(x: Int, y: Int) -> (UInt8, UInt8, UInt8) {
+        precondition(bitDepth == 8)
         let i = 3 * (y * width + x)
         return (pixels[i], pixels[i + 1], pixels[i + 2])
     }
@@ -40,25 +56,32 @@ public enum Colorizer {
         return settings.palette.color(at: v * settings.density / 32 + settings.offset)
     }
 
-    /// The whole image.
-    public static func image(_ field: IterationField, rootCount: Int = 0, settings: ColorSettings) -> RGBImage {
+    /// The whole image, at 8 or 16 bits a sample.
+    public static func image(_ field: IterationField, rootCount: Int = 0, settings: ColorSettings, bitDepth: Int = 8) -> RGBImage {
+        precondition(bitDepth == 8 || bitDepth == 16)
         let count = field.pixelCount
-        let pixels = [UInt8](unsafeUninitializedCapacity: count * 3) { buffer, initialized in
+        let bytesPerPixel = 3 * bitDepth / 8
+        let pixels = [UInt8](unsafeUninitializedCapacity: count * bytesPerPixel) { buffer, initialized in
             // Rows in chunks on all cores: each pixel's colour depends on its own data only.
             let out = SendableBytes(buffer.baseAddress!)
             let chunks = Swift.max(1, Swift.min(64, count / 16_384))
             DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
                 for i in count * chunk / chunks..<count * (chunk + 1) / chunks {
                     let p = PixelResult(n2: field.n2[i], nBig: field.nBig[i], smooth: field.smooth[i], root: field.hasRoots ? field.root[i] : 0)
-                    let (r, g, b) = color(p, rootCount: rootCount, settings: settings).bytes
-                    out.pointer[3 * i] = r
-                    out.pointer[3 * i + 1] = g
-                    out.pointer[3 * i + 2] = b
+                    let c = color(p, rootCount: rootCount, settings: settings)
+                    let o = out.pointer + bytesPerPixel * i
+                    if bitDepth == 8 {
+                        (o[0], o[1], o[2]) = c.bytes
+                    } else {
+                        let (r, g, b) = c.words
+                        (o[0], o[1], o[2], o[3], o[4], o[5]) =
+                            (UInt8(r >> 8), UInt8(r & 0xff), UInt8(g >> 8), UInt8(g & 0xff), UInt8(b >> 8), UInt8(b & 0xff))
+                    }
                 }
             }
-            initialized = count * 3
+            initialized = count * bytesPerPixel
         }
-        return RGBImage(width: field.width, height: field.height, pixels: pixels)
+        return RGBImage(width: field.width, height: field.height, bitDepth: bitDepth, pixels: pixels)
     }
 }
 

@@ -3,18 +3,25 @@ import Foundation
 
 /// Reads PNG files: pixels through libpng, text chunks by walking the chunk list.
 public enum PNGReader {
-    /// The image as 8-bit RGB.
+    /// The image as RGB at its bit depth (8, or 16 for a 16-bit file).
     public static func read(path: String) throws(ImageReadError) -> RGBImage {
-        var pixels: UnsafeMutablePointer<UInt8>?
+        var pixels: UnsafeMutableRawPointer?
         var width: UInt32 = 0, height: UInt32 = 0
+        var depth: Int32 = 8
         var message = [CChar](repeating: 0, count: 256)
-        let status = fathom_png_read_rgb8(path, &pixels, &width, &height, &message, Int32(message.count))
+        let status = fathom_png_read_rgb(path, &pixels, &width, &height, &depth, &message, Int32(message.count))
         guard status == 0, let pixels else {
             throw .unreadable(path: path, reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         defer { fathom_png_free(pixels) }
-        let count = Int(width) * Int(height) * 3
-        return RGBImage(width: Int(width), height: Int(height), pixels: Array(UnsafeBufferPointer(start: pixels, count: count)))
+        let samples = Int(width) * Int(height) * 3
+        if depth == 16 {
+            let words = UnsafeBufferPointer(start: pixels.assumingMemoryBound(to: UInt16.self), count: samples)
+            let bytes = words.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] }
+            return RGBImage(width: Int(width), height: Int(height), bitDepth: 16, pixels: bytes)
+        }
+        let bytes = Array(UnsafeBufferPointer(start: pixels.assumingMemoryBound(to: UInt8.self), count: samples))
+        return RGBImage(width: Int(width), height: Int(height), pixels: bytes)
     }
 
     /// The tEXt chunks, keyword -> text, in file order.

@@ -18,13 +18,7 @@ public enum ImageWriteError: Error, Equatable, CustomStringConvertible {
 public enum PNGWriter {
     /// Writes `image` with `text` as tEXt chunks (keyword -> Latin-1 text without NUL).
     public static func write(_ image: RGBImage, to path: String, text: [(String, String)] = []) throws(ImageWriteError) {
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent().path
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw .cannotCreate(path: path, reason: "folder '\(folder)' does not exist")
-        }
-        let temporary = folder + "/." + url.lastPathComponent + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let temporary = try AtomicFile.temporaryPath(for: path)
         var message = [CChar](repeating: 0, count: 256)
         let keys = text.map { strdup($0.0) }
         let values = text.map { strdup($0.1) }
@@ -36,7 +30,7 @@ public enum PNGWriter {
             keys.map { UnsafePointer($0) }.withUnsafeBufferPointer { k in
                 values.map { UnsafePointer($0) }.withUnsafeBufferPointer { v in
                     fathom_png_write(
-                        temporary, pixels.baseAddress, UInt32(image.width), UInt32(image.height), 8,
+                        temporary, pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(image.bitDepth),
                         k.baseAddress, v.baseAddress, Int32(text.count), &message, Int32(message.count))
                 }
             }
@@ -46,10 +40,6 @@ public enum PNGWriter {
             let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw .cannotCreate(path: path, reason: reason.isEmpty ? "write failed" : reason)
         }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .cannotCreate(path: path, reason: reason)
-        }
+        try AtomicFile.commit(temporary, to: path)
     }
 }

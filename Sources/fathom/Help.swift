@@ -53,6 +53,9 @@ enum Help {
 
     engine and output:
       --output PATH          PNG file (default fathom.png); written atomically
+      --bit-depth 8|16       PNG samples of 8 (default) or 16 bits
+      --npy PATH             also write the per-pixel data as a NumPy .npy file: a (height,
+                             width) structured array of n2, nBig (uint32), smooth (float64)
       --threads N            worker threads, 0 = all cores (default 0)
       --guard-bits N         bits kept below the pixel spacing when choosing Double or
                              double-double (default 40)

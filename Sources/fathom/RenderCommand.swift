@@ -6,7 +6,7 @@ enum RenderCommand {
         "family", "center", "re", "im", "radius", "zoom", "size", "iterations", "palette", "density",
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
         "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta", "load-reference", "save-reference",
-        "bla", "bla-epsilon", "precision-passes",
+        "bla", "bla-epsilon", "precision-passes", "bit-depth", "npy",
     ]
 
     static func run(_ args: [String]) throws {
@@ -37,6 +37,10 @@ enum RenderCommand {
         settings.perturbation = try perturbationSettings(a)
         let output = a["output"] ?? "fathom.png"
         try checkWritable(output)
+        let npy = a["npy"]
+        if let npy { try checkWritable(npy) }
+        let bitDepth = try a.int("bit-depth") ?? 8
+        guard bitDepth == 8 || bitDepth == 16 else { throw CLIError.usage("--bit-depth: \(bitDepth) is not 8 or 16") }
 
         let showProgress = !a.has("quiet") && isatty(2) != 0
         let control = showProgress ? RenderControl(progress: printProgress) : RenderControl()
@@ -46,7 +50,7 @@ enum RenderCommand {
         let color = file.color ?? ColorSettings()
         let rootCount: Int
         if case .newton(let poly) = location.family { rootCount = poly.degree } else { rootCount = 0 }
-        let image = Colorizer.image(result.field, rootCount: rootCount, settings: color)
+        let image = Colorizer.image(result.field, rootCount: rootCount, settings: color, bitDepth: bitDepth)
         var stored = file
         stored.width = width
         stored.height = height
@@ -56,6 +60,7 @@ enum RenderCommand {
                               precisionBits: result.report.perturbation?.precisionBits,
                               references: result.report.perturbation?.references.map { [$0.re, $0.im] })
         try PNGWriter.write(image, to: output, text: [(FathomInfo.locationKey, stored.jsonString())])
+        if let npy { try NPYWriter.write(result.field, to: npy) }
 
         if !a.has("quiet") {
             let r = result.report

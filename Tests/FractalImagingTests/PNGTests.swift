@@ -1,4 +1,5 @@
 import Foundation
+import FractalEngine
 import FractalImaging
 import Testing
 
@@ -46,5 +47,34 @@ struct PNGTests {
         try PNGWriter.write(RGBImage(width: 2, height: 1, pixels: [4, 5, 6, 7, 8, 9]), to: path)
         #expect(try PNGReader.read(path: path).pixels == [4, 5, 6, 7, 8, 9])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["a.png"])
+    }
+
+    @Test("16-bit samples survive a write and a read; the colouring's 16-bit words are the palette's")
+    func sixteenBit() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var pixels = [UInt8](repeating: 0, count: 3 * 2 * 6)
+        for i in pixels.indices { pixels[i] = UInt8((i * 101 + 7) % 256) }
+        let image = RGBImage(width: 3, height: 2, bitDepth: 16, pixels: pixels)
+        let path = folder + "/a.png"
+        try PNGWriter.write(image, to: path)
+        let back = try PNGReader.read(path: path)
+        #expect(back.bitDepth == 16)
+        #expect(back == image)
+
+        var field = IterationField(width: 2, height: 1, maxIterations: 100, hasRoots: false)
+        field.n2[0] = 10
+        field.nBig[0] = 12
+        field.smooth[0] = 10.3
+        let settings = ColorSettings()
+        let deep = Colorizer.image(field, settings: settings, bitDepth: 16)
+        let expected = Colorizer.color(field[0, 0], rootCount: 0, settings: settings).words
+        #expect(deep.sample(x: 0, y: 0) == expected)
+        #expect(deep.sample(x: 1, y: 0) == settings.interior.words)
+        // The 8-bit image is the 16-bit one rounded.
+        let shallow = Colorizer.image(field, settings: settings)
+        let (r, g, b) = shallow[0, 0]
+        #expect(abs(Int(r) * 257 - Int(expected.0)) <= 129 && abs(Int(g) * 257 - Int(expected.1)) <= 129
+                && abs(Int(b) * 257 - Int(expected.2)) <= 129)
     }
 }

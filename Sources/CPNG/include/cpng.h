@@ -23,9 +23,10 @@ int fathom_png_write(const char *path, const uint8_t *pixels, uint32_t width, ui
 
 #ifndef FATHOM_CPNG_READ_H
 #define FATHOM_CPNG_READ_H
-/// Reads a PNG as 8-bit RGB through libpng's simplified API (no setjmp needed). On success
-/// returns 0 and sets *pixels (malloc'ed, free with free()), *width and *height.
-int fathom_png_read_rgb8(const char *path, uint8_t **pixels, uint32_t *width, uint32_t *height,
-                         char *message, int message_size);
+/// Reads a PNG as RGB through libpng's simplified API (no setjmp needed): 8 bits a sample, or
+/// for a 16-bit file 16 bits a sample (native-endian uint16). On success returns 0 and sets
+/// *pixels (malloc'ed, free with fathom_png_free), *width, *height and *bit_depth.
+int fathom_png_read_rgb(const char *path, void **pixels, uint32_t *width, uint32_t *height, int *bit_depth,
+                        char *message, int message_size);
 void fathom_png_free(void *p);
 #endif

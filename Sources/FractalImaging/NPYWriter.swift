@@ -1,0 +1,41 @@
+import FractalEngine
+import Foundation
+
+/// Writes an `IterationField` as a NumPy .npy file (format version 1.0, numpy.org's
+/// "NEP 1: a simple file format for NumPy arrays"): one structured array of shape
+/// (height, width), rows top to bottom, with the fields n2 and nBig (little-endian uint32),
+/// smooth (little-endian float64; NaN where the pixel did not escape) and, for Newton
+/// fields, root (uint8). `numpy.load(path)["smooth"]` gives the smooth counts.
+public enum NPYWriter {
+    /// The header: magic, version 1.0, header length, then the dict padded with spaces and a
+    /// newline so that the data start at a multiple of 64 bytes.
+    public static func header(width: Int, height: Int, hasRoots: Bool) -> [UInt8] {
+        let fields = "('n2', '<u4'), ('nBig', '<u4'), ('smooth', '<f8')" + (hasRoots ? ", ('root', '|u1')" : "")
+        var dict = "{'descr': [\(fields)], 'fortran_order': False, 'shape': (\(height), \(width)), }"
+        let fixed = 10  // magic (6) + version (2) + header length (2)
+        let total = (fixed + dict.utf8.count + 1 + 63) / 64 * 64
+        dict += String(repeating: " ", count: total - fixed - dict.utf8.count - 1) + "\n"
+        let length = UInt16(dict.utf8.count)
+        return [0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(length & 0xff), UInt8(length >> 8)] + Array(dict.utf8)
+    }
+
+    /// The whole file's bytes.
+    public static func data(_ field: IterationField) -> Data {
+        let itemSize = 16 + (field.hasRoots ? 1 : 0)
+        var bytes = header(width: field.width, height: field.height, hasRoots: field.hasRoots)
+        bytes.reserveCapacity(bytes.count + itemSize * field.pixelCount)
+        func append<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+        for i in 0..<field.pixelCount {
+            append(field.n2[i])
+            append(field.nBig[i])
+            append(field.smooth[i].bitPattern)
+            if field.hasRoots { bytes.append(field.root[i]) }
+        }
+        return Data(bytes)
+    }
+
+    /// Writes `field` to `path` atomically.
+    public static func write(_ field: IterationField, to path: String) throws(ImageWriteError) {
+        try AtomicFile.write(data(field), to: path)
+    }
+}
