@@ -13,6 +13,8 @@ enum CLI {
         case "render": try RenderCommand.run(rest)
         case "verify": try VerifyCommand.run(rest)
         case "presets": try PresetsCommand.run(rest)
+        case "families": try CatalogueCommand.run(rest, topic: "families")
+        case "palettes": try CatalogueCommand.run(rest, topic: "palettes")
         case "help", "--help", "-h":
             if let topic = rest.first {
                 guard let text = Help.text(for: topic) else { throw CLIError.usage("no help for '\(topic)'") }
@@ -38,6 +40,20 @@ enum PresetsCommand {
             let radius = p.location.radius.count > 11 ? String(p.location.radius.prefix(11)) : p.location.radius
             print(pad(p.name, 24) + pad(p.location.family.name, 12) + pad(radius, 12) + pad("\(p.location.maxIterations)", 12)
                   + pad(p.path.rawValue, 16) + p.summary)
+        }
+    }
+}
+
+/// `fathom families` and `fathom palettes`: the library's catalogue.
+enum CatalogueCommand {
+    static func run(_ args: [String], topic: String) throws {
+        let parsed = try Arguments(args, valued: [], flagNames: ["help"])
+        if parsed.has("help") { print(Help.text(for: topic)!); return }
+        guard parsed.positionals.isEmpty else { throw CLIError.usage("\(topic) takes no arguments") }
+        if topic == "families" {
+            print(Catalogue.listing(Catalogue.families, common: Catalogue.viewParameters, commonTitle: "every family:"))
+        } else {
+            print(Catalogue.listing(Catalogue.palettes, common: Catalogue.colorParameters, commonTitle: "colouring, with any palette:"))
         }
     }
 }

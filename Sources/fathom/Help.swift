@@ -1,3 +1,5 @@
+import Fathom
+
 /// The help texts (Documentation/CLI.md has the same content).
 enum Help {
     static func text(for topic: String) -> String? {
@@ -5,6 +7,8 @@ enum Help {
         case "render": render
         case "verify": verify
         case "presets": presets
+        case "families": families
+        case "palettes": palettes
         case "help": overview
         default: nil
         }
@@ -19,6 +23,8 @@ enum Help {
       render     render a view to a PNG file
       verify     check the renderer against oracle files (exact MPFR escape data)
       presets    list the built-in views
+      families   list the fractal families with their parameters, ranges and defaults
+      palettes   list the palettes and the colouring options
       help       this text, or 'fathom help <command>'
       version    print the version
 
@@ -26,25 +32,25 @@ enum Help {
     66 cannot open input, 73 cannot create output, 1 other (mismatch, view too deep).
     """
 
-    static let render = """
+    static let render: String = """
     usage: fathom render [options]
 
     what to render (later options override earlier sources: --location or --preset, then the rest):
       --location FILE        a location JSON file (Fathom's, an oracle file or shared/locations)
       --preset NAME          a built-in view (see 'fathom presets'); default: the family's view
-      --family NAME          mandelbrot | multibrot | julia | newton
+      --family NAME          \(Catalogue.familyNames.joined(separator: " | ")) (see 'fathom families')
       --center RE,IM         center as decimal strings of any length (or --re RE --im IM)
       --radius R             half the shorter image side, decimal, > 0 (e.g. 4e-14)
       --zoom Z               instead of --radius: radius = 2 / Z
       --rotation DEG         rotate the view counter-clockwise about its center
       --iterations N         iteration limit, 1...2000000000
-      --power P              Multibrot power, 2...16
+      --power P              Multibrot power, \(Family.powerRange.lowerBound)...\(Family.powerRange.upperBound)
       --julia RE,IM          Julia parameter c (implies --family julia)
       --newton POLY          Newton polynomial, e.g. z^3-1, z^4-1, z^5-1, z^3-2z+2
 
     image and colour:
       --size WxH             pixels, each side 1...32768, at most 100 million in all (default 1280x720)
-      --palette NAME         hot | cold | gray | chromatic | cosine (default cosine)
+      --palette NAME         \(Catalogue.paletteNames.joined(separator: " | ")) (default \(ColorSettings().palette.rawValue); see 'fathom palettes')
       --density X            palette cycles per 32 iterations (default 1)
       --offset X             palette phase offset in cycles (default 0)
       --smooth on|off        smooth iteration count (default on)
@@ -91,5 +97,19 @@ enum Help {
 
     Lists the built-in views: each family's default view, Seahorse and Elephant Valley, and the
     published deep locations (shared/locations). Render one with 'fathom render --preset NAME'.
+    """
+
+    static let families = """
+    usage: fathom families
+
+    Lists the fractal families, each with its parameters: the command-line option, the values
+    it takes, its default and its key in a location file.
+    """
+
+    static let palettes = """
+    usage: fathom palettes
+
+    Lists the palettes and the colouring options that apply to all of them, with their values,
+    defaults and keys in a location file.
     """
 }

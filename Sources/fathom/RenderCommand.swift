@@ -138,13 +138,13 @@ enum RenderCommand {
             return LocationFile(location: preset.location, width: preset.width, height: preset.height)
         }
         if a["preset"] != nil { throw CLIError.usage("unknown preset '\(name)' (see 'fathom presets')") }
-        throw CLIError.usage("unknown family '\(name)' (known: \(Family.names.joined(separator: ", ")))")
+        throw CLIError.usage("unknown family '\(name)' (known: \(Catalogue.familyNames.joined(separator: ", ")))")
     }
 
     static func applyOverrides(_ a: Arguments, to file: inout LocationFile) throws {
         if let family = a["family"] {
-            guard Family.names.contains(family.lowercased()) else {
-                throw CLIError.usage("unknown family '\(family)' (known: \(Family.names.joined(separator: ", ")))")
+            guard Catalogue.family(named: family) != nil else {
+                throw CLIError.usage("unknown family '\(family)' (known: \(Catalogue.familyNames.joined(separator: ", ")))")
             }
             file.family = family.lowercased()
             if family.lowercased() == "multibrot" && file.power == 2 { file.power = 3 }
@@ -173,8 +173,8 @@ enum RenderCommand {
         }
         var color = file.color ?? ColorSettings()
         if let name = a["palette"] {
-            guard let p = Palette(rawValue: name.lowercased()) else {
-                throw CLIError.usage("unknown palette '\(name)' (known: \(Palette.allCases.map(\.rawValue).joined(separator: ", ")))")
+            guard let p = Catalogue.palette(named: name) else {
+                throw CLIError.usage("unknown palette '\(name)' (known: \(Catalogue.paletteNames.joined(separator: ", ")))")
             }
             color.palette = p
         }

@@ -171,7 +171,8 @@ struct CLITests {
     func help() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for args in [["help"], ["--help"], ["render", "--help"], ["verify", "--help"], ["presets", "--help"], ["help", "render"]] {
+        for args in [["help"], ["--help"], ["render", "--help"], ["verify", "--help"], ["presets", "--help"], ["help", "render"],
+                     ["families", "--help"], ["palettes", "--help"]] {
             let r = try FathomProcess.run(args, in: folder)
             #expect(r.code == 0 && r.stdout.contains("usage: fathom"), "\(args)")
         }
@@ -179,6 +180,28 @@ struct CLITests {
         for name in ["mandelbrot", "julia", "newton", "multibrot", "seahorse", "elephant", "e1086", "e52465", "glitch_test_1"] {
             #expect(presets.stdout.contains(name + " "), "\(name)")
         }
+    }
+
+    @Test("families and palettes list the library's catalogue, which the parser and help use too")
+    func catalogue() throws {
+        #expect(Catalogue.familyNames == Family.names)
+        #expect(Catalogue.paletteNames == Palette.allCases.map(\.rawValue))
+        #expect(Catalogue.families.first { $0.name == "multibrot" }?.parameters.first?.values == "2...16")
+        #expect(Catalogue.families.first { $0.name == "julia" }?.parameters.first?.defaultValue == "-0.8,0.156")
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let families = try FathomProcess.run(["families"], in: folder)
+        #expect(families.code == 0)
+        for name in Family.names { #expect(families.stdout.contains("\n\(name): ") || families.stdout.hasPrefix("\(name): "), "\(name)") }
+        #expect(families.stdout.contains("--power P: the power p; 2...16; default 3"))
+        let palettes = try FathomProcess.run(["palettes"], in: folder)
+        #expect(palettes.code == 0)
+        for p in Palette.allCases { #expect(palettes.stdout.contains("\(p.rawValue): \(p.summary)")) }
+        #expect(palettes.stdout.contains("--density X"))
+        let help = try FathomProcess.run(["render", "--help"], in: folder)
+        #expect(help.stdout.contains(Catalogue.paletteNames.joined(separator: " | ")))
+        let bad = try FathomProcess.run(["render", "--quiet", "--palette", "nope"], in: folder)
+        #expect(bad.code == 64 && bad.stderr.contains(Catalogue.paletteNames.joined(separator: ", ")))
     }
 
     @Test("every family renders from the command line", arguments: ["mandelbrot", "multibrot", "julia", "newton", "seahorse", "elephant"])

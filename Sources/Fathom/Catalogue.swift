@@ -1,0 +1,98 @@
+/// What Fathom offers, declared once: `fathom families` and `fathom palettes` print it, the
+/// CLI checks names against it, and the help text lists it.
+public enum Catalogue {
+    /// A parameter of a family or of the colouring: its command-line option, its key in a
+    /// location file, the values it takes and its default.
+    public struct Parameter: Sendable {
+        public let option: String
+        public let key: String
+        public let values: String
+        public let defaultValue: String
+        public let meaning: String
+    }
+
+    /// A family or a palette with what it is and its parameters.
+    public struct Entry: Sendable {
+        public let name: String
+        public let summary: String
+        public let parameters: [Parameter]
+    }
+
+    /// Parameters every family has.
+    public static let viewParameters: [Parameter] = [
+        Parameter(option: "--center RE,IM", key: "center", values: "decimal strings of any length", defaultValue: "the family's preset",
+                  meaning: "the view's center"),
+        Parameter(option: "--radius R", key: "radius", values: "decimal > 0 (or --zoom Z: R = 2 / Z)", defaultValue: "the family's preset",
+                  meaning: "half the shorter image side"),
+        Parameter(option: "--rotation DEG", key: "rotation", values: "any real", defaultValue: "0",
+                  meaning: "counter-clockwise rotation about the center"),
+        Parameter(option: "--iterations N", key: "maxIterations", values: "1...\(Location.maximumIterations)", defaultValue: "the family's preset",
+                  meaning: "iteration limit"),
+    ]
+
+    public static let families: [Entry] = [
+        Entry(name: "mandelbrot", summary: "z0 = 0, z <- z^2 + c, c = the pixel; perturbation, BLA and glitch correction at any depth",
+              parameters: []),
+        Entry(name: "multibrot", summary: "z0 = 0, z <- z^p + c, integer p; perturbation and BLA at any depth",
+              parameters: [Parameter(option: "--power P", key: "power",
+                                     values: "\(Family.powerRange.lowerBound)...\(Family.powerRange.upperBound)",
+                                     defaultValue: "3", meaning: "the power p")]),
+        Entry(name: "julia", summary: "z0 = the pixel, z <- z^2 + c for a fixed c; perturbation at any depth",
+              parameters: [Parameter(option: "--julia RE,IM", key: "juliaC", values: "decimal strings of any length",
+                                     defaultValue: juliaDefault, meaning: "the parameter c")]),
+        Entry(name: "newton", summary: "z <- z - p(z) / p'(z); coloured by the root reached and the iterations taken; to double-double depth",
+              parameters: [Parameter(option: "--newton POLY", key: "newton",
+                                     values: "a polynomial in z of degree 2...\(NewtonPolynomial.maximumDegree) with real coefficients, e.g. "
+                                        + NewtonPolynomial.builtIn.joined(separator: ", "),
+                                     defaultValue: "z^3-1", meaning: "the polynomial p")]),
+    ]
+
+    /// Julia's c in its preset, the default.
+    static var juliaDefault: String {
+        guard case .julia(let re, let im)? = Presets.named("julia")?.location.family else { return "" }
+        return "\(re),\(im)"
+    }
+
+    public static let palettes: [Entry] = Palette.allCases.map { Entry(name: $0.rawValue, summary: $0.summary, parameters: []) }
+
+    /// Parameters of the colouring, for every palette.
+    public static let colorParameters: [Parameter] = [
+        Parameter(option: "--palette NAME", key: "color.palette", values: palettes.map(\.name).joined(separator: ", "),
+                  defaultValue: ColorSettings().palette.rawValue, meaning: "the palette"),
+        Parameter(option: "--density X", key: "color.density", values: "any real", defaultValue: "1",
+                  meaning: "palette cycles per 32 iterations"),
+        Parameter(option: "--offset X", key: "color.offset", values: "any real", defaultValue: "0",
+                  meaning: "phase offset, in cycles"),
+        Parameter(option: "--smooth on|off", key: "color.smooth", values: "on, off", defaultValue: "on",
+                  meaning: "colour by the smooth count nu = n + 1 - log2(log2 |z|), or by n"),
+        Parameter(option: "--color-scale S", key: "color.scale", values: ColorSettings.Scale.allCases.map(\.rawValue).joined(separator: ", "),
+                  defaultValue: ColorSettings().scale.rawValue, meaning: "log: colour by 32 ln(1 + nu), bands stay visible at huge counts"),
+        Parameter(option: "--interior RRGGBB", key: "color.interior", values: "hexadecimal colour", defaultValue: "000000",
+                  meaning: "colour of points that do not escape"),
+    ]
+
+    public static var familyNames: [String] { families.map(\.name) }
+    public static var paletteNames: [String] { palettes.map(\.name) }
+
+    /// The palette called `name` (any case).
+    public static func palette(named name: String) -> Palette? { Palette(rawValue: name.lowercased()) }
+
+    /// The catalogue entry of the family called `name` (any case).
+    public static func family(named name: String) -> Entry? { families.first { $0.name == name.lowercased() } }
+
+    /// `entries` as text: each name and summary, then its parameters indented.
+    public static func listing(_ entries: [Entry], common: [Parameter], commonTitle: String) -> String {
+        var lines: [String] = []
+        func describe(_ p: Parameter) -> String {
+            "    \(p.option): \(p.meaning); \(p.values); default \(p.defaultValue) (location file: \(p.key))"
+        }
+        for e in entries {
+            lines.append("\(e.name): \(e.summary)")
+            lines += e.parameters.map(describe)
+        }
+        lines.append("")
+        lines.append(commonTitle)
+        lines += common.map(describe)
+        return lines.joined(separator: "\n")
+    }
+}
