@@ -18,8 +18,39 @@ public struct LocationFile: Sendable, Equatable, Codable {
     public var height: Int?
     public var color: ColorSettings?
     public var guardBits: Int?
+    /// How to render: arithmetic and perturbation settings (nil fields: the defaults).
+    public var engine: EngineSettings?
+    /// Kalles Fraktaler keys Fathom does not use, in file order ([key, value] pairs), kept
+    /// from an imported .kfr and written back when the location is exported as .kfr.
+    public var kfrExtra: [[String]]?
     /// Set by Fathom when it renders: how it rendered (path, bits, threads).
     public var render: RenderInfo?
+
+    /// Engine settings a location file can carry; the command line overrides each.
+    public struct EngineSettings: Sendable, Equatable, Codable {
+        /// double, double-double or perturbation (nil: chosen by the view's depth).
+        public var path: String?
+        /// rebase or detect.
+        public var glitches: String?
+        /// center or probe.
+        public var reference: String?
+        /// double, double-double, floatexp or rescaled (nil: by the pixel spacing).
+        public var delta: String?
+        public var bla: Bool?
+        public var blaEpsilon: Double?
+        public var precisionPasses: Bool?
+
+        public init(path: String? = nil, glitches: String? = nil, reference: String? = nil, delta: String? = nil,
+                    bla: Bool? = nil, blaEpsilon: Double? = nil, precisionPasses: Bool? = nil) {
+            self.path = path
+            self.glitches = glitches
+            self.reference = reference
+            self.delta = delta
+            self.bla = bla
+            self.blaEpsilon = blaEpsilon
+            self.precisionPasses = precisionPasses
+        }
+    }
 
     /// What the renderer did, stored with the image.
     public struct RenderInfo: Sendable, Equatable, Codable {
@@ -93,14 +124,41 @@ public struct LocationFile: Sendable, Equatable, Codable {
         return loc
     }
 
-    /// Reads a location file.
+    /// Reads a location: Fathom JSON (also the oracle's and shared/locations'), a Kalles
+    /// Fraktaler .kfr file, or the location stored in a PNG that Fathom wrote.
     public static func read(path: String) throws(FileError) -> LocationFile {
         let data = try FileError.readData(path)
+        let bytes = [UInt8](data.prefix(8))
+        if bytes == [137, 80, 78, 71, 13, 10, 26, 10] {
+            let chunks: [(String, String)]
+            do { chunks = try PNGReader.textChunks(path: path) } catch {
+                throw .malformed(path: path, reason: "unreadable PNG chunks")
+            }
+            guard let json = chunks.first(where: { $0.0 == FathomInfo.locationKey })?.1 else {
+                throw .malformed(path: path, reason: "a PNG without Fathom's location chunk '\(FathomInfo.locationKey)'")
+            }
+            return try decodeJSON(Data(json.utf8), path: path)
+        }
+        if path.lowercased().hasSuffix(".kfr") || KFR.looksLikeKFR(data) {
+            return try KFR.parse(String(decoding: data, as: UTF8.self), path: path)
+        }
+        return try decodeJSON(data, path: path)
+    }
+
+    static func decodeJSON(_ data: Data, path: String) throws(FileError) -> LocationFile {
         do {
             return try JSONDecoder().decode(LocationFile.self, from: data)
         } catch {
             throw .malformed(path: path, reason: FileError.describe(error))
         }
+    }
+
+    /// Pretty JSON with sorted keys, for a location file a person reads.
+    public func prettyJSONString() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        let data = (try? encoder.encode(self)) ?? Data()
+        return String(decoding: data, as: UTF8.self) + "\n"
     }
 
     /// Compact JSON with sorted keys (what goes into a PNG's tEXt chunk).

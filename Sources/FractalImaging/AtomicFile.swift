@@ -3,7 +3,7 @@ import Foundation
 /// Files written whole or not at all: the bytes go to a temporary file in the same folder,
 /// renamed over the destination only when complete, so a failed or interrupted write leaves
 /// no file (and never a partial one) at the destination.
-enum AtomicFile {
+public enum AtomicFile {
     /// A temporary path next to `path`, after checking that its folder exists.
     static func temporaryPath(for path: String) throws(ImageWriteError) -> String {
         let url = URL(fileURLWithPath: path)
@@ -25,7 +25,7 @@ enum AtomicFile {
     }
 
     /// Writes `data` to `path` atomically.
-    static func write(_ data: Data, to path: String) throws(ImageWriteError) {
+    public static func write(_ data: Data, to path: String) throws(ImageWriteError) {
         let temporary = try temporaryPath(for: path)
         guard FileManager.default.createFile(atPath: temporary, contents: data) else {
             unlink(temporary)

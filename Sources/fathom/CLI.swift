@@ -13,6 +13,8 @@ enum CLI {
         case "render": try RenderCommand.run(rest)
         case "verify": try VerifyCommand.run(rest)
         case "presets": try PresetsCommand.run(rest)
+        case "info": try InfoCommand.run(rest)
+        case "convert": try ConvertCommand.run(rest)
         case "families": try CatalogueCommand.run(rest, topic: "families")
         case "palettes": try CatalogueCommand.run(rest, topic: "palettes")
         case "help", "--help", "-h":

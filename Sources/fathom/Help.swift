@@ -8,6 +8,8 @@ enum Help {
         case "verify": verify
         case "presets": presets
         case "families": families
+        case "info": info
+        case "convert": convert
         case "palettes": palettes
         case "help": overview
         default: nil
@@ -23,6 +25,8 @@ enum Help {
       render     render a view to a PNG file
       verify     check the renderer against oracle files (exact MPFR escape data)
       presets    list the built-in views
+      info       print the location in a .json, .kfr or Fathom PNG file
+      convert    convert a location between Fathom JSON and Kalles Fraktaler .kfr
       families   list the fractal families with their parameters, ranges and defaults
       palettes   list the palettes and the colouring options
       help       this text, or 'fathom help <command>'
@@ -36,7 +40,8 @@ enum Help {
     usage: fathom render [options]
 
     what to render (later options override earlier sources: --location or --preset, then the rest):
-      --location FILE        a location JSON file (Fathom's, an oracle file or shared/locations)
+      --location FILE        a location file: Fathom JSON (also oracle files and shared/locations),
+                             Kalles Fraktaler .kfr, or a PNG Fathom wrote
       --preset NAME          a built-in view (see 'fathom presets'); default: the family's view
       --family NAME          \(Catalogue.familyNames.joined(separator: " | ")) (see 'fathom families')
       --center RE,IM         center as decimal strings of any length (or --re RE --im IM)
@@ -111,5 +116,22 @@ enum Help {
 
     Lists the palettes and the colouring options that apply to all of them, with their values,
     defaults and keys in a location file.
+    """
+
+    static let info = """
+    usage: fathom info [--json] FILE
+
+    Prints the location in FILE: a Fathom location JSON, a Kalles Fraktaler .kfr file, or a
+    PNG written by Fathom (its fathom-location chunk): family, center, radius and zoom,
+    iterations, size, colouring, engine settings, how it was rendered, and the .kfr keys kept
+    but not used. --json prints the whole location file as JSON instead.
+    """
+
+    static let convert = """
+    usage: fathom convert IN OUT
+
+    Converts a location: IN is a Fathom JSON, .kfr or Fathom PNG; OUT ends in .json (Fathom's
+    location file) or .kfr (Re, Im, Zoom, Iterations, then the keys kept from an imported
+    .kfr). Julia, Newton and rotated views have no .kfr form. OUT is written atomically.
     """
 }

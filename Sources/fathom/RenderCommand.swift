@@ -28,13 +28,9 @@ enum RenderCommand {
             guard g >= 0 && g <= 64 else { throw CLIError.data("--guard-bits: \(g) is outside 0...64") }
             settings.guardBits = g
         }
-        if let p = a["path"] {
-            guard let path = ArithmeticPath(rawValue: p) else {
-                throw CLIError.usage("--path: '\(p)' is not one of double, double-double, perturbation")
-            }
-            settings.path = path
-        }
-        settings.perturbation = try perturbationSettings(a)
+        let engine = try engineSettings(a, file.engine)
+        settings.path = try path(engine)
+        settings.perturbation = try perturbationSettings(engine, a)
         let output = a["output"] ?? "fathom.png"
         try checkWritable(output)
         let npy = a["npy"]
@@ -55,6 +51,7 @@ enum RenderCommand {
         stored.width = width
         stored.height = height
         stored.color = color
+        stored.engine = engine == LocationFile.EngineSettings() ? nil : engine
         stored.render = .init(path: result.report.path.rawValue, requiredBits: result.report.requiredBits, fathomVersion: FathomInfo.version,
                               deltaType: result.report.perturbation?.deltaType.rawValue, glitchMode: result.report.perturbation?.glitchMode.rawValue,
                               precisionBits: result.report.perturbation?.precisionBits,
@@ -77,35 +74,61 @@ enum RenderCommand {
         }
     }
 
-    /// --glitches, --reference, --delta, --bla, --bla-epsilon.
-    static func perturbationSettings(_ a: Arguments) throws -> PerturbationSettings {
-        var p = PerturbationSettings()
-        if let g = a["glitches"] {
-            guard let mode = GlitchMode(rawValue: g) else { throw CLIError.usage("--glitches: '\(g)' is not rebase or detect") }
-            p.glitchMode = mode
-        }
-        if let r = a["reference"] {
-            guard let placement = ReferencePlacement(rawValue: r) else { throw CLIError.usage("--reference: '\(r)' is not center or probe") }
-            p.placement = placement
-        }
-        p.loadReference = a["load-reference"]
-        p.saveReference = a["save-reference"]
-        if let d = a["delta"] {
-            guard let type = DeltaType(rawValue: d) else { throw CLIError.usage("--delta: '\(d)' is not double, double-double, rescaled or floatexp") }
-            p.deltaType = type
-        }
-        if let b = a["bla"] {
-            guard b == "on" || b == "off" else { throw CLIError.usage("--bla: '\(b)' is not on or off") }
-            p.bla = b == "on"
+    /// The file's engine settings with --path, --glitches, --reference, --delta, --bla,
+    /// --bla-epsilon and --precision-passes laid over them.
+    static func engineSettings(_ a: Arguments, _ base: LocationFile.EngineSettings?) throws -> LocationFile.EngineSettings {
+        var e = base ?? LocationFile.EngineSettings()
+        if let v = a["path"] { e.path = v }
+        if let v = a["glitches"] { e.glitches = v }
+        if let v = a["reference"] { e.reference = v }
+        if let v = a["delta"] { e.delta = v }
+        if let v = a["bla"] {
+            guard v == "on" || v == "off" else { throw CLIError.usage("--bla: '\(v)' is not on or off") }
+            e.bla = v == "on"
         }
         if let v = a["precision-passes"] {
             guard v == "on" || v == "off" else { throw CLIError.usage("--precision-passes: '\(v)' is not on or off") }
-            p.exactSensitivePixels = v == "on"
+            e.precisionPasses = v == "on"
         }
-        if let e = a["bla-epsilon"] {
-            guard let eps = Double(e), eps > 0, eps < 1 else { throw CLIError.data("--bla-epsilon: '\(e)' is not a number in (0, 1)") }
+        if let v = a["bla-epsilon"] {
+            guard let eps = Double(v) else { throw CLIError.data("--bla-epsilon: '\(v)' is not a number in (0, 1)") }
+            e.blaEpsilon = eps
+        }
+        return e
+    }
+
+    /// The arithmetic path forced by `e` (nil: by depth).
+    static func path(_ e: LocationFile.EngineSettings) throws -> ArithmeticPath? {
+        guard let p = e.path else { return nil }
+        guard let path = ArithmeticPath(rawValue: p) else {
+            throw CLIError.usage("path: '\(p)' is not one of double, double-double, perturbation")
+        }
+        return path
+    }
+
+    /// Perturbation settings from `e`, each value checked.
+    static func perturbationSettings(_ e: LocationFile.EngineSettings, _ a: Arguments) throws -> PerturbationSettings {
+        var p = PerturbationSettings()
+        if let g = e.glitches {
+            guard let mode = GlitchMode(rawValue: g) else { throw CLIError.usage("glitches: '\(g)' is not rebase or detect") }
+            p.glitchMode = mode
+        }
+        if let r = e.reference {
+            guard let placement = ReferencePlacement(rawValue: r) else { throw CLIError.usage("reference: '\(r)' is not center or probe") }
+            p.placement = placement
+        }
+        if let d = e.delta {
+            guard let type = DeltaType(rawValue: d) else { throw CLIError.usage("delta: '\(d)' is not double, double-double, rescaled or floatexp") }
+            p.deltaType = type
+        }
+        if let b = e.bla { p.bla = b }
+        if let v = e.precisionPasses { p.exactSensitivePixels = v }
+        if let eps = e.blaEpsilon {
+            guard eps > 0, eps < 1 else { throw CLIError.data("bla-epsilon: \(eps) is not a number in (0, 1)") }
             p.blaEpsilon = eps
         }
+        p.loadReference = a["load-reference"]
+        p.saveReference = a["save-reference"]
         return p
     }
 
@@ -154,7 +177,7 @@ enum RenderCommand {
         if let im = a["im"] { file.center[1] = im }
         if a["radius"] != nil && a["zoom"] != nil { throw CLIError.usage("give --radius or --zoom, not both") }
         if let r = a["radius"] { file.radius = r }
-        if let z = a["zoom"] { file.radius = try radius(fromZoom: z) }
+        if let z = a["zoom"] { file.radius = try LocationFile.radius(fromZoom: z) }
         if let n = try a.int("iterations") { file.maxIterations = n }
         if let (re, im) = try a.pair("julia") {
             file.juliaC = [re, im]
@@ -193,17 +216,6 @@ enum RenderCommand {
             color.interior = RGB(Double(v >> 16) / 255, Double((v >> 8) & 255) / 255, Double(v & 255) / 255)
         }
         file.color = color
-    }
-
-    /// radius = 2 / zoom, to the digits the zoom was given with.
-    static func radius(fromZoom text: String) throws -> String {
-        let precision = Precision.forDecimalDigits(max(20, text.count))
-        let zoom: BigFloat
-        do { zoom = try BigFloat(parsing: text, precision: precision) } catch {
-            throw CLIError.data("--zoom: '\(text)' is not a decimal number")
-        }
-        guard zoom.signum > 0 else { throw CLIError.data("--zoom: '\(text)' must be greater than zero") }
-        return (BigFloat(2, precision: precision) / zoom).decimalString(significantDigits: max(17, text.count))
     }
 
     /// Fails early (before a long render) when the output cannot be created.

@@ -10,7 +10,7 @@ enum VerifyCommand {
         let guardBits = try a.int("guard-bits") ?? RenderSettings.defaultGuardBits
         guard threads >= 0 && threads <= 1024 else { throw CLIError.data("--threads: \(threads) is outside 0...1024") }
         guard guardBits >= 0 && guardBits <= 64 else { throw CLIError.data("--guard-bits: \(guardBits) is outside 0...64") }
-        let perturbation = try RenderCommand.perturbationSettings(a)
+        let perturbation = try RenderCommand.perturbationSettings(RenderCommand.engineSettings(a, nil), a)
         let oracles = try a.positionals.map { try OracleFile.read(path: $0) }
         var failed = 0, unsupported = 0
         for oracle in oracles {

@@ -65,6 +65,10 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
     case unknownFamily(String)
     case badSize(width: Int, height: Int)
     case missingField(String)
+    /// A number that must be greater than zero (a zoom factor).
+    case notPositive(field: String, text: String)
+    /// A view Kalles Fraktaler's .kfr format cannot hold (Julia, Newton, rotation).
+    case notInKFR(String)
 
     public var description: String {
         switch self {
@@ -84,6 +88,10 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
             "size: \(w)x\(h) is outside 1...\(ImageSize.maximumSide) per side or over \(ImageSize.maximumPixels) pixels"
         case .missingField(let name):
             "location: missing field '\(name)'"
+        case .notPositive(let field, let text):
+            "\(field): '\(text)' must be greater than zero"
+        case .notInKFR(let what):
+            "a .kfr file cannot hold \(what) (Kalles Fraktaler's format has the Mandelbrot and Multibrot families only, unrotated)"
         }
     }
 }

@@ -1,0 +1,102 @@
+import Foundation
+
+/// Kalles Fraktaler location files (.kfr): text lines `Key: Value`. Fathom reads Re, Im
+/// (the center, decimal strings of any length), Zoom (zoom 1 shows -2..2 on the short side, so
+/// radius = 2 / Zoom: DESIGN.md section 2) and Iterations; FractalType 0 with Power p is
+/// z^p + c. Every other key is kept in `LocationFile.kfrExtra`, in file order, and written
+/// back on export, never dropped (Documentation/Conventions.md).
+public enum KFR {
+    /// The keys Fathom reads.
+    public static let knownKeys: Set<String> = ["Re", "Im", "Zoom", "Iterations", "FractalType", "Power"]
+
+    /// Whether `data` starts like a KFR file (a `Re: ` line first, after blank lines).
+    static func looksLikeKFR(_ data: Data) -> Bool {
+        let head = String(decoding: data.prefix(64), as: UTF8.self).drop { $0.isWhitespace }
+        return head.hasPrefix("Re:")
+    }
+
+    /// The location in a KFR file's text.
+    public static func parse(_ text: String, path: String) throws(FileError) -> LocationFile {
+        var values: [String: String] = [:]
+        var extra: [[String]] = []
+        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw[...]
+            if line.allSatisfy(\.isWhitespace) { continue }
+            guard let colon = line.firstIndex(of: ":") else {
+                throw .malformed(path: path, reason: "line '\(line.prefix(40))' is not 'Key: Value'")
+            }
+            let key = line[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            guard !key.isEmpty else { throw .malformed(path: path, reason: "a line without a key") }
+            guard values[key] == nil && !extra.contains(where: { $0[0] == key }) else {
+                throw .malformed(path: path, reason: "key '\(key)' appears twice")
+            }
+            if knownKeys.contains(key) { values[key] = value } else { extra.append([key, value]) }
+        }
+        for key in ["Re", "Im", "Zoom", "Iterations"] where values[key] == nil {
+            throw .malformed(path: path, reason: "missing key '\(key)'")
+        }
+        guard let iterations = Int(values["Iterations"]!) else {
+            throw .malformed(path: path, reason: "Iterations '\(values["Iterations"]!)' is not a whole number")
+        }
+        if let type = values["FractalType"], type != "0" {
+            throw .malformed(path: path, reason: "FractalType \(type) is not the Mandelbrot family (type 0), the only one Fathom shares with Kalles Fraktaler")
+        }
+        var power = 2
+        if let p = values["Power"] {
+            guard let v = Int(p) else { throw .malformed(path: path, reason: "Power '\(p)' is not a whole number") }
+            power = v
+        }
+        let radius: String
+        do { radius = try LocationFile.radius(fromZoom: values["Zoom"]!) } catch {
+            throw .malformed(path: path, reason: "\(error)")
+        }
+        var file = LocationFile(location: Location(family: power == 2 ? .mandelbrot : .multibrot(power: power),
+                                                   centerRe: values["Re"]!, centerIm: values["Im"]!, radius: radius,
+                                                   maxIterations: iterations))
+        file.kfrExtra = extra.isEmpty ? nil : extra
+        return file
+    }
+
+    /// `file` as KFR text: Re, Im, Zoom, Iterations, then FractalType and Power for a
+    /// Multibrot, then the kept keys. Throws for families Kalles Fraktaler does not share.
+    public static func text(of file: LocationFile) throws(LocationError) -> String {
+        let location = try file.location()
+        var lines = ["Re: \(location.centerRe)", "Im: \(location.centerIm)",
+                     "Zoom: \(try LocationFile.zoom(fromRadius: location.radius))", "Iterations: \(location.maxIterations)"]
+        switch location.family {
+        case .mandelbrot: break
+        case .multibrot(let p): lines += ["FractalType: 0", "Power: \(p)"]
+        case .julia, .newton: throw .notInKFR(location.family.name)
+        }
+        if location.rotation != 0 { throw .notInKFR("a rotated view") }
+        for pair in file.kfrExtra ?? [] where pair.count == 2 && !knownKeys.contains(pair[0]) {
+            lines.append("\(pair[0]): \(pair[1])")
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+}
+
+extension LocationFile {
+    /// radius = 2 / zoom, to a few digits fewer than the zoom was given with (at least 17):
+    /// what `zoom(fromRadius:)` writes reads back to the radius it came from.
+    public static func radius(fromZoom text: String) throws(LocationError) -> String {
+        let digits = text.filter(\.isNumber).count
+        let precision = Precision.forDecimalDigits(max(40, digits + 20))
+        let zoom: BigFloat
+        do { zoom = try BigFloat(parsing: text, precision: precision) } catch { throw .badNumber(field: "zoom", text: text) }
+        guard zoom.signum > 0 && zoom.isFinite else { throw .notPositive(field: "zoom", text: text) }
+        return (BigFloat(2, precision: precision) / zoom).decimalString(significantDigits: max(17, digits - 5))
+    }
+
+    /// zoom = 2 / radius, to 10 digits more than the radius has (at least 20).
+    public static func zoom(fromRadius text: String) throws(LocationError) -> String {
+        let digits = text.filter(\.isNumber).count
+        let precision = Precision.forDecimalDigits(max(40, digits + 20))
+        let radius: BigFloat
+        do { radius = try BigFloat(parsing: text, precision: precision) } catch { throw .badNumber(field: "radius", text: text) }
+        guard radius.signum > 0 && radius.isFinite else { throw .notPositive(field: "radius", text: text) }
+        return (BigFloat(2, precision: precision) / radius).decimalString(significantDigits: max(20, digits + 10))
+            .replacingOccurrences(of: "e", with: "E")
+    }
+}

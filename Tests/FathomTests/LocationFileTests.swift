@@ -1,0 +1,89 @@
+import Fathom
+import Foundation
+import Testing
+
+@Suite("Location files: JSON, Kalles Fraktaler .kfr, Fathom PNGs")
+struct LocationFileTests {
+    @Test("a KFR round trip of e1086 keeps every digit, and the KFR lines are Kalles Fraktaler's")
+    func kfrRoundTrip() throws {
+        let original = try LocationFile.read(path: try fixture("locations/e1086"))
+        let kfr = try KFR.text(of: original)
+        let lines = kfr.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(lines.count == 4)
+        #expect(lines[0] == "Re: " + original.center[0])
+        #expect(lines[1] == "Im: " + original.center[1])
+        #expect(lines[2] == "Zoom: 1E1086")
+        #expect(lines[3] == "Iterations: 600100")
+        var back = try KFR.parse(kfr, path: "e1086.kfr")
+        #expect(back.name == nil)
+        back.name = original.name
+        #expect(back.center == original.center)
+        #expect(original.center[0].count > 1000)
+        #expect(back.radius == original.radius)
+        #expect(back.maxIterations == original.maxIterations)
+        #expect(try back.location() == original.location())
+    }
+
+    @Test("zoom and radius convert both ways without losing the radius's digits", arguments: [
+        "2e-1086", "3.725e-3", "1.6130239999999999e-213", "5e-51", "1.5", "7.77777777777777777777777777777e-4000",
+    ])
+    func zoomRadius(_ radius: String) throws {
+        let zoom = try LocationFile.zoom(fromRadius: radius)
+        let back = try LocationFile.radius(fromZoom: zoom)
+        let a = try BigFloat(parsing: radius, precision: Precision(bits: 256))
+        let b = try BigFloat(parsing: back, precision: Precision(bits: 256))
+        #expect(a == b, "\(radius) -> zoom \(zoom) -> \(back)")
+    }
+
+    @Test("keys Fathom does not use are kept in order and written back; a non-Mandelbrot type is refused")
+    func kfrExtraKeys() throws {
+        let text = "Re: -0.75\r\nIm: 0.1\r\nZoom: 40\r\nIterations: 2000\r\nIterDiv: 0.010000\r\nColorMethod: 7\r\n"
+            + "Colors: 255,0,0,0,255,0,\r\nPower: 3\r\nFractalType: 0\r\n"
+        let file = try KFR.parse(text, path: "a.kfr")
+        #expect(file.kfrExtra == [["IterDiv", "0.010000"], ["ColorMethod", "7"], ["Colors", "255,0,0,0,255,0,"]])
+        #expect(try file.location().family == .multibrot(power: 3))
+        #expect(file.radius == "5e-2")
+        let out = try KFR.text(of: file)
+        #expect(out.hasSuffix("FractalType: 0\r\nPower: 3\r\nIterDiv: 0.010000\r\nColorMethod: 7\r\nColors: 255,0,0,0,255,0,\r\n"))
+        // Through JSON the kept keys survive too.
+        let json = try JSONDecoder().decode(LocationFile.self, from: Data(file.jsonString().utf8))
+        #expect(json.kfrExtra == file.kfrExtra)
+
+        #expect(throws: FileError.self) { try KFR.parse("Re: 0\nIm: 0\nZoom: 1\nIterations: 100\nFractalType: 1\n", path: "b.kfr") }
+        #expect(throws: FileError.self) { try KFR.parse("Re: 0\nIm: 0\nIterations: 100\n", path: "c.kfr") }
+        #expect(throws: FileError.self) { try KFR.parse("Re: 0\nIm: 0\nZoom: 0\nIterations: 100\n", path: "d.kfr") }
+        #expect(throws: FileError.self) { try KFR.parse("Re: 0\nIm: 0\nZoom: 1\nIterations: many\n", path: "e.kfr") }
+        var julia = file
+        julia.family = "julia"
+        julia.juliaC = ["-0.8", "0.156"]
+        #expect(throws: LocationError.self) { try KFR.text(of: julia) }
+    }
+
+    @Test("the engine settings, colour and view travel in the JSON and in the PNG Fathom writes")
+    func engineInPNG() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let r = try FathomProcess.run(["render", "--quiet", "--preset", "seahorse", "--size", "24x16", "--iterations", "300",
+                                       "--glitches", "detect", "--bla-epsilon", "1e-9", "--palette", "hot", "--output", "s.png"], in: folder)
+        #expect(r.code == 0, "\(r.stderr)")
+        let file = try LocationFile.read(path: folder + "/s.png")
+        #expect(file.engine == LocationFile.EngineSettings(glitches: "detect", blaEpsilon: 1e-9))
+        #expect(file.color?.palette == .hot)
+        #expect(file.width == 24 && file.height == 16 && file.maxIterations == 300)
+        #expect(try file.location().centerRe == Presets.named("seahorse")!.location.centerRe)
+
+        // info reads all three formats; convert writes .kfr and .json; a .kfr renders.
+        let info = try FathomProcess.run(["info", "s.png"], in: folder)
+        #expect(info.code == 0 && info.stdout.contains("engine: glitches detect, bla-epsilon 1e-09"), "\(info.stdout)")
+        #expect(try FathomProcess.run(["convert", "s.png", "s.kfr"], in: folder).code == 0)
+        #expect(try FathomProcess.run(["convert", "s.kfr", "t.json"], in: folder).code == 0)
+        let kfrInfo = try FathomProcess.run(["info", "s.kfr"], in: folder)
+        #expect(kfrInfo.code == 0 && kfrInfo.stdout.contains("radius: 3.725e-3"), "\(kfrInfo.stdout)")
+        let again = try LocationFile.read(path: folder + "/t.json")
+        #expect(try again.location().centerIm == file.location().centerIm)
+        let fromKFR = try FathomProcess.run(["render", "--quiet", "--location", "s.kfr", "--size", "8x8", "--output", "k.png"], in: folder)
+        #expect(fromKFR.code == 0, "\(fromKFR.stderr)")
+        let bad = try FathomProcess.run(["convert", "s.png", "s.txt"], in: folder)
+        #expect(bad.code == 64 && !FileManager.default.fileExists(atPath: folder + "/s.txt"))
+    }
+}
