@@ -38,10 +38,14 @@ enum RenderCommand {
         let bitDepth = try a.int("bit-depth") ?? 8
         guard bitDepth == 8 || bitDepth == 16 else { throw CLIError.usage("--bit-depth: \(bitDepth) is not 8 or 16") }
 
+        // A progress line with an ETA on stderr when it is a terminal (--quiet: none).
         let showProgress = !a.has("quiet") && isatty(2) != 0
-        let control = showProgress ? RenderControl(progress: printProgress) : RenderControl()
+        let meter = ProgressMeter()
+        let control = showProgress ? RenderControl { fraction in
+            if let line = meter.update(fraction) { FileHandle.standardError.write(Data(("\r" + line + "   ").utf8)) }
+        } : RenderControl()
         let result = try Renderer.render(location: location, settings: settings, control: control)
-        if showProgress { FileHandle.standardError.write(Data("\r    \r".utf8)) }
+        if showProgress { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8)) }
 
         let color = file.color ?? ColorSettings()
         let rootCount: Int
@@ -146,10 +150,6 @@ enum RenderCommand {
             line += ": \(p.glitchedPixels) pixels glitched, \(p.references.count) references, \(p.uncorrectedPixels) left"
         }
         return line
-    }
-
-    @Sendable static func printProgress(_ fraction: Double) {
-        FileHandle.standardError.write(Data("\r\(Int(fraction * 100))%".utf8))
     }
 
     /// --location FILE, --preset NAME, or the family's default view.

@@ -87,3 +87,19 @@ struct LocationFileTests {
         #expect(bad.code == 64 && !FileManager.default.fileExists(atPath: folder + "/s.txt"))
     }
 }
+
+@Suite("Progress line")
+struct ProgressTests {
+    @Test("percent, elapsed time and an ETA at the average speed so far")
+    func line() {
+        #expect(ProgressMeter.line(fraction: 0.25, elapsed: 10) == " 25%  0:10 elapsed, ETA 0:30")
+        #expect(ProgressMeter.line(fraction: 0.005, elapsed: 3) == "  0%  0:03 elapsed")
+        #expect(ProgressMeter.line(fraction: 1, elapsed: 4000) == "100%  1:06:40 elapsed")
+        #expect(ProgressMeter.duration(59.6) == "1:00")
+        let start = Date(timeIntervalSince1970: 0)
+        let meter = ProgressMeter(start: start, interval: 1)
+        #expect(meter.update(0.1, now: start.addingTimeInterval(2)) == " 10%  0:02 elapsed, ETA 0:18")
+        #expect(meter.update(0.2, now: start.addingTimeInterval(2.5)) == nil)  // within the interval
+        #expect(meter.update(1, now: start.addingTimeInterval(2.6)) == "100%  0:03 elapsed")  // the end always shows
+    }
+}
