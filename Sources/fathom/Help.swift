@@ -9,6 +9,7 @@ enum Help {
         case "presets": presets
         case "families": families
         case "info": info
+        case "sequence": sequence
         case "convert": convert
         case "palettes": palettes
         case "help": overview
@@ -23,6 +24,7 @@ enum Help {
 
     commands:
       render     render a view to a PNG file
+      sequence   render a zoom-out or the frames between keyframes to numbered PNGs
       verify     check the renderer against oracle files (exact MPFR escape data)
       presets    list the built-in views
       info       print the location in a .json, .kfr or Fathom PNG file
@@ -133,5 +135,26 @@ enum Help {
     Converts a location: IN is a Fathom JSON, .kfr or Fathom PNG; OUT ends in .json (Fathom's
     location file) or .kfr (Re, Im, Zoom, Iterations, then the keys kept from an imported
     .kfr). Julia, Newton and rotated views have no .kfr form. OUT is written atomically.
+    """
+
+    static let sequence = """
+    usage: fathom sequence --zoom-out N [--factor F] (--location FILE | --preset NAME) [options]
+           fathom sequence [--per-segment N] KEYFRAME KEYFRAME... [options]
+
+    Renders frames to numbered PNGs (frame-00000.png, ...) in --output-dir (default frames,
+    created if its parent exists). A zoom-out: N frames, frame k at the location's center
+    with radius r * F^k (F default 2), so frame 0 is the deepest. Keyframes (location files:
+    JSON, .kfr or Fathom PNGs): --per-segment frames (default 30) from each keyframe to the
+    next, then the last keyframe; the radius moves logarithmically, the center in proportion
+    to the radius, iterations linearly; family, colour and engine settings snap to the pair's
+    first keyframe. Frames that share a center share one reference orbit.
+
+    options:
+      --frames A..B          render frames A to B only (a slice: byte-identical to the same
+                             frames of a full run, so a long sequence can be shared out)
+      --size WxH             frame size (default: the location's, else 1280x720)
+      --threads N, --bit-depth 8|16, --quiet
+      --path, --glitches, --reference, --delta, --bla, --bla-epsilon, --precision-passes
+                             as for render
     """
 }

@@ -44,23 +44,12 @@ enum RenderCommand {
         let control = showProgress ? RenderControl { fraction in
             if let line = meter.update(fraction) { FileHandle.standardError.write(Data(("\r" + line + "   ").utf8)) }
         } : RenderControl()
-        let result = try Renderer.render(location: location, settings: settings, control: control)
+        var toRender = file
+        toRender.width = width
+        toRender.height = height
+        toRender.engine = engine
+        let result = try ImageRender.render(toRender, settings: settings, to: output, bitDepth: bitDepth, control: control)
         if showProgress { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8)) }
-
-        let color = file.color ?? ColorSettings()
-        let rootCount: Int
-        if case .newton(let poly) = location.family { rootCount = poly.degree } else { rootCount = 0 }
-        let image = Colorizer.image(result.field, rootCount: rootCount, settings: color, bitDepth: bitDepth)
-        var stored = file
-        stored.width = width
-        stored.height = height
-        stored.color = color
-        stored.engine = engine == LocationFile.EngineSettings() ? nil : engine
-        stored.render = .init(path: result.report.path.rawValue, requiredBits: result.report.requiredBits, fathomVersion: FathomInfo.version,
-                              deltaType: result.report.perturbation?.deltaType.rawValue, glitchMode: result.report.perturbation?.glitchMode.rawValue,
-                              precisionBits: result.report.perturbation?.precisionBits,
-                              references: result.report.perturbation?.references.map { [$0.re, $0.im] })
-        try PNGWriter.write(image, to: output, text: [(FathomInfo.locationKey, stored.jsonString())])
         if let npy { try NPYWriter.write(result.field, to: npy) }
 
         if !a.has("quiet") {

@@ -69,6 +69,10 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
     case notPositive(field: String, text: String)
     /// A view Kalles Fraktaler's .kfr format cannot hold (Julia, Newton, rotation).
     case notInKFR(String)
+    /// A sequence's frame count (or keyframe count) out of range.
+    case badFrameCount(Int)
+    /// A slice of frames outside the sequence.
+    case badFrameRange(Int, Int, Int)
 
     public var description: String {
         switch self {
@@ -90,6 +94,10 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
             "location: missing field '\(name)'"
         case .notPositive(let field, let text):
             "\(field): '\(text)' must be greater than zero"
+        case .badFrameCount(let n):
+            "frames: \(n) is out of range (a zoom-out takes 1...1000000 frames, keyframes at least two)"
+        case .badFrameRange(let a, let b, let count):
+            "frames: \(a)..\(b) is not within the sequence's frames 0..\(count - 1)"
         case .notInKFR(let what):
             "a .kfr file cannot hold \(what) (Kalles Fraktaler's format has the Mandelbrot and Multibrot families only, unrotated)"
         }

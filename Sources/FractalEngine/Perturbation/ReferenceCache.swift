@@ -14,6 +14,12 @@ public final class ReferenceCache: @unchecked Sendable {
     /// How many orbits and tables were reused (for tests and benchmarks).
     public private(set) var orbitHits = 0
     public private(set) var tableHits = 0
+    /// Orbits stored: each computed once.
+    public var computedOrbits: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return orbits.count
+    }
 
     public init() {}
 

@@ -1,0 +1,154 @@
+import Foundation
+
+/// A sequence of frames for a zoom movie: every frame a complete location file, rendered to
+/// numbered PNGs (`frame-00042.png`). Two kinds (Documentation/Sequences.md):
+/// - a zoom-out from one deep location (Kalles Fraktaler style): frame k has the deep
+///   location's center and radius r0 * factor^k, so frame 0 is the deepest;
+/// - frames between keyframes: within each pair the radius is interpolated logarithmically
+///   and the center in proportion to the radius (so the deeper keyframe's center stays put on
+///   the screen), iterations linearly; family, colour, size and engine settings snap to the
+///   pair's first keyframe, and the last frame is the last keyframe.
+/// Frames with the same center share one reference orbit (and BLA table where their views
+/// bound |dc| alike) through a `ReferenceCache`. Before a slice renders, each such group gets
+/// its deepest frame's orbit, so a slice's frames are byte-identical to the same frames of a
+/// full run, whichever machine renders them.
+public struct FrameSequence: Sendable {
+    public let frames: [LocationFile]
+
+    public init(frames: [LocationFile]) { self.frames = frames }
+
+    /// `count` frames zooming out of `deep` by `factor` (> 1) a frame.
+    public static func zoomOut(from deep: LocationFile, count: Int, factor: Double) throws(LocationError) -> FrameSequence {
+        guard count >= 1 && count <= 1_000_000 else { throw .badFrameCount(count) }
+        guard factor > 1 && factor.isFinite else { throw .notPositive(field: "zoom factor - 1", text: "\(factor)") }
+        let location = try deep.location()
+        let precision = Precision(bits: 128)
+        let r0: BigFloat
+        do { r0 = try BigFloat(parsing: location.radius, precision: precision) } catch { throw .badNumber(field: "radius", text: location.radius) }
+        let f = BigFloat(factor, precision: precision)
+        var radius = r0
+        var frames: [LocationFile] = []
+        for k in 0..<count {
+            var frame = deep
+            frame.name = (deep.name ?? "frame") + "-\(k)"
+            frame.radius = k == 0 ? location.radius : radius.decimalString(significantDigits: 20)
+            frame.render = nil
+            frames.append(frame)
+            radius = radius * f
+        }
+        return FrameSequence(frames: frames)
+    }
+
+    /// Frames between `keyframes` (at least two), `perSegment` frames from each keyframe to
+    /// the next, then the last keyframe.
+    public static func between(_ keyframes: [LocationFile], perSegment: Int) throws(LocationError) -> FrameSequence {
+        guard keyframes.count >= 2 else { throw .badFrameCount(keyframes.count) }
+        guard perSegment >= 1 && perSegment * (keyframes.count - 1) <= 1_000_000 else { throw .badFrameCount(perSegment) }
+        var frames: [LocationFile] = []
+        for (a, b) in zip(keyframes, keyframes.dropFirst()) {
+            let la = try a.location(), lb = try b.location()
+            for j in 0..<perSegment {
+                frames.append(try interpolate(a, la, lb, t: Double(j) / Double(perSegment), frame: frames.count))
+            }
+        }
+        var last = keyframes.last!
+        last.render = nil
+        frames.append(last)
+        return FrameSequence(frames: frames)
+    }
+
+    /// The frame at `t` in [0, 1) from `a` (location `la`) towards `lb`.
+    static func interpolate(_ a: LocationFile, _ la: Location, _ lb: Location, t: Double, frame: Int) throws(LocationError) -> LocationFile {
+        var out = a
+        out.render = nil
+        out.name = (a.name ?? "frame") + "-\(frame)"
+        out.maxIterations = Int((Double(la.maxIterations) + (Double(lb.maxIterations) - Double(la.maxIterations)) * t).rounded())
+        guard t > 0 else { return out }
+        // Enough bits for both centers' digits and 80 below the smaller radius.
+        let r64a = try parse(la.radius, "radius", Precision(bits: 64)), r64b = try parse(lb.radius, "radius", Precision(bits: 64))
+        let deepest = min(r64a.exponent, r64b.exponent)
+        let digits = max(la.centerRe.count, la.centerIm.count, lb.centerRe.count, lb.centerIm.count)
+        let precision = Precision(bits: max(Precision.forDecimalDigits(digits).bits, -deepest + 80, 128))
+        let ra = r64a.floatExpValue, rb = r64b.floatExpValue
+        // log2 r = (1 - t) log2 ra + t log2 rb.
+        let log2r = (1 - t) * ra.log2Magnitude + t * rb.log2Magnitude
+        let e = Int(log2r.rounded(.down))
+        let r = FloatExp(significand: Math.pow(2, log2r - Double(e)), exponent: e)
+        out.radius = BigFloat(r, precision: Precision(bits: 64)).decimalString(significantDigits: 17)
+        // The center moves in proportion to the radius: c = c_deep + (c_other - c_deep) w,
+        // w = (r - r_deep) / (r_other - r_deep), computed from the deeper end so that it is
+        // exact relative to the distance that remains there.
+        let aDeeper = ra < rb
+        let (cDeep, cOther) = aDeeper ? ((la.centerRe, la.centerIm), (lb.centerRe, lb.centerIm)) : ((lb.centerRe, lb.centerIm), (la.centerRe, la.centerIm))
+        let (rDeep, rOther) = aDeeper ? (ra, rb) : (rb, ra)
+        let w: FloatExp = rOther == rDeep ? FloatExp(aDeeper ? t : 1 - t) : (r - rDeep) / (rOther - rDeep)
+        let wBig = BigFloat(w, precision: precision)
+        let deepRe = try parse(cDeep.0, "center", precision), deepIm = try parse(cDeep.1, "center", precision)
+        let re = deepRe + (try parse(cOther.0, "center", precision) - deepRe) * wBig
+        let im = deepIm + (try parse(cOther.1, "center", precision) - deepIm) * wBig
+        // Digits: the center's magnitude over the radius, and 25 more.
+        let scale = max(1, max(Swift.abs(re.exponent), Swift.abs(im.exponent)))
+        let keep = Int(Double(-r.exponent + scale) * 0.30103) + 25
+        out.center = [re.decimalString(significantDigits: keep), im.decimalString(significantDigits: keep)]
+        return out
+    }
+
+    static func parse(_ text: String, _ field: String, _ precision: Precision) throws(LocationError) -> BigFloat {
+        do { return try BigFloat(parsing: text, precision: precision) } catch { throw .badNumber(field: field, text: text) }
+    }
+
+    /// The file name of frame k.
+    public static func fileName(frame k: Int) -> String { String(format: "frame-%05d.png", k) }
+
+    /// What rendering a slice did.
+    public struct Report: Sendable {
+        public var framesRendered = 0
+        /// Reference orbits computed (including those that primed a group) and reused.
+        public var orbitsComputed = 0
+        public var orbitsReused = 0
+        public var seconds = 0.0
+    }
+
+    /// Renders `range` of the frames into `folder` at `settings` (each frame's size comes from
+    /// `settings`); `frameDone` is called after each frame. A cache shared with the caller may
+    /// be passed to keep orbits across calls.
+    public func render(_ range: ClosedRange<Int>, into folder: String, settings: RenderSettings, bitDepth: Int = 8,
+                       cache: ReferenceCache = ReferenceCache(), control: RenderControl? = nil,
+                       frameDone: (Int, RenderResult) -> Void = { _, _ in }) throws -> Report {
+        guard range.lowerBound >= 0 && range.upperBound < frames.count else {
+            throw LocationError.badFrameRange(range.lowerBound, range.upperBound, frames.count)
+        }
+        let start = Date()
+        var settings = settings
+        settings.perturbation.cache = cache
+        // Prime each group of frames that share a center with its deepest frame's orbit: a
+        // zero-pixel render computes the references the full render would.
+        var primed = Set<[String]>()
+        for k in range where !primed.contains(frames[k].center) {
+            let group = frames.indices.filter { frames[$0].center == frames[k].center }
+            let deepest = try group.min { try radiusValue($0) < radiusValue($1) }!
+            var prime = settings
+            prime.onlyPixels = []
+            _ = try Renderer.render(location: frames[deepest].location(), settings: prime, control: nil)
+            primed.insert(frames[k].center)
+        }
+        var report = Report()
+        for k in range {
+            var frame = frames[k]
+            frame.width = settings.width
+            frame.height = settings.height
+            let result = try ImageRender.render(frame, settings: settings, to: folder + "/" + FrameSequence.fileName(frame: k),
+                                                bitDepth: bitDepth, control: control)
+            report.framesRendered += 1
+            frameDone(k, result)
+        }
+        report.orbitsComputed = cache.computedOrbits
+        report.orbitsReused = cache.orbitHits
+        report.seconds = Date().timeIntervalSince(start)
+        return report
+    }
+
+    func radiusValue(_ k: Int) throws -> BigFloat {
+        try FrameSequence.parse(frames[k].radius, "radius", Precision(bits: 64))
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// One call from a location file to a PNG: render, colour, store the location (with how it
+/// was rendered) in the PNG's `fathom-location` chunk, write atomically.
+public enum ImageRender {
+    /// Renders `file` (its size, colour and engine settings already in it or in `settings`)
+    /// and writes the PNG to `path`; returns the render's result.
+    @discardableResult
+    public static func render(_ file: LocationFile, settings: RenderSettings, to path: String, bitDepth: Int = 8,
+                              control: RenderControl? = nil) throws -> RenderResult {
+        let location = try file.location()
+        let result = try Renderer.render(location: location, settings: settings, control: control)
+        let color = file.color ?? ColorSettings()
+        let rootCount: Int
+        if case .newton(let poly) = location.family { rootCount = poly.degree } else { rootCount = 0 }
+        let image = Colorizer.image(result.field, rootCount: rootCount, settings: color, bitDepth: bitDepth)
+        try PNGWriter.write(image, to: path, text: [(FathomInfo.locationKey, stored(file, color: color, settings: settings, result: result).jsonString())])
+        return result
+    }
+
+    /// The location file stored with an image: the view, size, colour, engine settings and
+    /// what the renderer did.
+    public static func stored(_ file: LocationFile, color: ColorSettings, settings: RenderSettings, result: RenderResult) -> LocationFile {
+        var stored = file
+        stored.width = settings.width
+        stored.height = settings.height
+        stored.color = color
+        if stored.engine == LocationFile.EngineSettings() { stored.engine = nil }
+        let r = result.report
+        stored.render = .init(path: r.path.rawValue, requiredBits: r.requiredBits, fathomVersion: FathomInfo.version,
+                              deltaType: r.perturbation?.deltaType.rawValue, glitchMode: r.perturbation?.glitchMode.rawValue,
+                              precisionBits: r.perturbation?.precisionBits,
+                              references: r.perturbation?.references.map { [$0.re, $0.im] })
+        return stored
+    }
+}

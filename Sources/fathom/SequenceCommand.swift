@@ -1,0 +1,99 @@
+import Fathom
+import Foundation
+
+/// `fathom sequence`: a zoom-out from one location, or frames between keyframes, rendered to
+/// numbered PNGs; `--frames A..B` renders a slice.
+enum SequenceCommand {
+    static func run(_ args: [String]) throws {
+        let valued: Set<String> = ["location", "preset", "zoom-out", "factor", "per-segment", "size", "frames", "output-dir",
+                                   "threads", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon", "precision-passes", "path"]
+        let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"])
+        if a.has("help") { print(Help.sequence); return }
+
+        let sequence: FrameSequence
+        var first: LocationFile
+        if !a.positionals.isEmpty {
+            // Keyframes: location files (JSON, .kfr or Fathom PNGs), in order.
+            guard a["zoom-out"] == nil && a["location"] == nil && a["preset"] == nil else {
+                throw CLIError.usage("give keyframe files, or --zoom-out with --location or --preset, not both")
+            }
+            let keys = try a.positionals.map { try LocationFile.read(path: $0) }
+            guard keys.count >= 2 else { throw CLIError.usage("a keyframe sequence needs at least two location files") }
+            let perSegment = try a.int("per-segment") ?? 30
+            sequence = try FrameSequence.between(keys, perSegment: perSegment)
+            first = keys[0]
+        } else {
+            guard let countText = a["zoom-out"] else {
+                throw CLIError.usage("give --zoom-out N with --location or --preset, or two or more keyframe files")
+            }
+            guard let count = Int(countText) else { throw CLIError.data("--zoom-out: '\(countText)' is not a whole number") }
+            first = try RenderCommand.baseLocation(a)
+            let factor = try a.double("factor") ?? 2
+            sequence = try FrameSequence.zoomOut(from: first, count: count, factor: factor)
+        }
+
+        if let size = a["size"] {
+            let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
+                throw CLIError.data("--size: '\(size)' is not WIDTHxHEIGHT, e.g. 1280x720")
+            }
+            first.width = w
+            first.height = h
+        }
+        let width = first.width ?? 1280, height = first.height ?? 720
+        try ImageSize.validate(width: width, height: height)
+        var settings = RenderSettings(width: width, height: height)
+        if let t = try a.int("threads") {
+            guard t >= 0 && t <= 1024 else { throw CLIError.data("--threads: \(t) is outside 0...1024 (0 = all cores)") }
+            settings.threads = t
+        }
+        let engine = try RenderCommand.engineSettings(a, first.engine)
+        settings.path = try RenderCommand.path(engine)
+        settings.perturbation = try RenderCommand.perturbationSettings(engine, a)
+        let bitDepth = try a.int("bit-depth") ?? 8
+        guard bitDepth == 8 || bitDepth == 16 else { throw CLIError.usage("--bit-depth: \(bitDepth) is not 8 or 16") }
+
+        var range = 0...(sequence.frames.count - 1)
+        if let text = a["frames"] {
+            let parts = text.components(separatedBy: "..")
+            guard parts.count == 2, let lo = Int(parts[0]), let hi = Int(parts[1]), lo <= hi else {
+                throw CLIError.data("--frames: '\(text)' is not A..B (first and last frame, e.g. 40..49)")
+            }
+            guard lo >= 0 && hi < sequence.frames.count else {
+                throw CLIError.data("--frames: \(text) is outside the sequence's frames 0..\(sequence.frames.count - 1)")
+            }
+            range = lo...hi
+        }
+        let folder = a["output-dir"] ?? "frames"
+        try prepareFolder(folder)
+
+        let quiet = a.has("quiet")
+        let report = try sequence.render(range, into: folder, settings: settings, bitDepth: bitDepth) { k, result in
+            guard !quiet else { return }
+            let r = result.report
+            print(String(format: "frame %d: radius %@, path %@, %.2f s", k, sequence.frames[k].radius, r.path.rawValue, r.seconds))
+        }
+        if !quiet {
+            print(String(format: "sequence: %d of %d frames (%d..%d) in %@, %.1f s; reference orbits: %d computed, %d reused",
+                         report.framesRendered, sequence.frames.count, range.lowerBound, range.upperBound, folder, report.seconds,
+                         report.orbitsComputed, report.orbitsReused))
+        }
+    }
+
+    /// The output folder, created if its parent exists.
+    static func prepareFolder(_ folder: String) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
+            guard isFolder.boolValue else { throw CLIError.cannotCreate("cannot write frames into '\(folder)': it is a file") }
+        } else {
+            let parent = URL(fileURLWithPath: folder).deletingLastPathComponent().path
+            guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
+                throw CLIError.cannotCreate("cannot create '\(folder)': folder '\(parent)' does not exist")
+            }
+            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) } catch {
+                throw CLIError.cannotCreate("cannot create '\(folder)': \(error.localizedDescription)")
+            }
+        }
+        guard access(folder, W_OK) == 0 else { throw CLIError.cannotCreate("cannot write frames into '\(folder)': not writable") }
+    }
+}
