@@ -59,6 +59,8 @@ public enum Catalogue {
     public static let colorParameters: [Parameter] = [
         Parameter(option: "--palette NAME", key: "color.palette", values: palettes.map(\.name).joined(separator: ", "),
                   defaultValue: ColorSettings().palette.rawValue, meaning: "the palette"),
+        Parameter(option: "--gradient FILE", key: "color.gradient", values: "a gradient file: one stop a line, RRGGBB or POSITION RRGGBB",
+                  defaultValue: "none", meaning: "a user palette instead of --palette (stored whole in the location)"),
         Parameter(option: "--density X", key: "color.density", values: "any real", defaultValue: "1",
                   meaning: "palette cycles per 32 iterations"),
         Parameter(option: "--offset X", key: "color.offset", values: "any real", defaultValue: "0",

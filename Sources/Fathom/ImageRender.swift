@@ -9,11 +9,19 @@ public enum ImageRender {
     public static func render(_ file: LocationFile, settings: RenderSettings, to path: String, bitDepth: Int = 8,
                               control: RenderControl? = nil) throws -> RenderResult {
         let location = try file.location()
-        let result = try Renderer.render(location: location, settings: settings, control: control)
+        let k = file.supersample ?? 1
+        guard (1...4).contains(k) else { throw LocationError.badSupersample(k) }
+        // k x k samples a pixel: the field of a k times larger image with the same radius,
+        // whose pixel centers are the samples' (the radius spans the shorter side).
+        var sampled = settings
+        sampled.width *= k
+        sampled.height *= k
+        try ImageSize.validate(width: sampled.width, height: sampled.height)
+        let result = try Renderer.render(location: location, settings: sampled, control: control)
         let color = file.color ?? ColorSettings()
         let rootCount: Int
         if case .newton(let poly) = location.family { rootCount = poly.degree } else { rootCount = 0 }
-        let image = Colorizer.image(result.field, rootCount: rootCount, settings: color, bitDepth: bitDepth)
+        let image = Colorizer.image(result.field, rootCount: rootCount, settings: color, bitDepth: bitDepth, supersample: k)
         try PNGWriter.write(image, to: path, text: [(FathomInfo.locationKey, stored(file, color: color, settings: settings, result: result).jsonString())])
         return result
     }

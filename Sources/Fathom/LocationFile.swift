@@ -17,6 +17,8 @@ public struct LocationFile: Sendable, Equatable, Codable {
     public var width: Int?
     public var height: Int?
     public var color: ColorSettings?
+    /// k x k samples a pixel (1...4; nil: 1), averaged in colour.
+    public var supersample: Int?
     public var guardBits: Int?
     /// How to render: arithmetic and perturbation settings (nil fields: the defaults).
     public var engine: EngineSettings?

@@ -11,6 +11,8 @@ public struct ColorSettings: Sendable, Equatable, Codable {
     public var scale: Scale
     /// The colour of pixels that did not escape (or, for Newton, did not converge).
     public var interior: RGB
+    /// A user gradient (from a gradient file), used instead of `palette` when set.
+    public var gradient: Gradient?
 
     public enum Scale: String, Sendable, Codable, CaseIterable {
         case linear

@@ -53,22 +53,40 @@ public enum Colorizer {
         guard p.escaped || (!settings.smooth && p.n2 != 0) else { return settings.interior }
         var v = settings.smooth ? p.smooth : Double(p.n2)
         if settings.scale == .log { v = 32 * Math.log(1 + max(0, v)) }
-        return settings.palette.color(at: v * settings.density / 32 + settings.offset)
+        let phase = v * settings.density / 32 + settings.offset
+        return settings.gradient?.color(at: phase) ?? settings.palette.color(at: phase)
     }
 
-    /// The whole image, at 8 or 16 bits a sample.
-    public static func image(_ field: IterationField, rootCount: Int = 0, settings: ColorSettings, bitDepth: Int = 8) -> RGBImage {
+    /// The whole image, at 8 or 16 bits a sample. With `supersample` k > 1 the field holds
+    /// k x k samples a pixel (a field k times the image's width and height) and each pixel
+    /// is the mean of its samples' colours (a box filter, before rounding).
+    public static func image(_ field: IterationField, rootCount: Int = 0, settings: ColorSettings, bitDepth: Int = 8,
+                             supersample k: Int = 1) -> RGBImage {
         precondition(bitDepth == 8 || bitDepth == 16)
-        let count = field.pixelCount
+        precondition(k >= 1 && field.width % k == 0 && field.height % k == 0)
+        let width = field.width / k, height = field.height / k
+        let count = width * height
         let bytesPerPixel = 3 * bitDepth / 8
         let pixels = [UInt8](unsafeUninitializedCapacity: count * bytesPerPixel) { buffer, initialized in
             // Rows in chunks on all cores: each pixel's colour depends on its own data only.
             let out = SendableBytes(buffer.baseAddress!)
-            let chunks = Swift.max(1, Swift.min(64, count / 16_384))
+            let chunks = Swift.max(1, Swift.min(64, count * k * k / 16_384))
             DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
                 for i in count * chunk / chunks..<count * (chunk + 1) / chunks {
-                    let p = PixelResult(n2: field.n2[i], nBig: field.nBig[i], smooth: field.smooth[i], root: field.hasRoots ? field.root[i] : 0)
-                    let c = color(p, rootCount: rootCount, settings: settings)
+                    var c = RGB.black
+                    if k == 1 {
+                        c = color(field[i % width, i / width], rootCount: rootCount, settings: settings)
+                    } else {
+                        let x0 = (i % width) * k, y0 = (i / width) * k
+                        for y in y0..<y0 + k {
+                            for x in x0..<x0 + k {
+                                let s = color(field[x, y], rootCount: rootCount, settings: settings)
+                                c = RGB(c.r + s.r, c.g + s.g, c.b + s.b)
+                            }
+                        }
+                        let n = Double(k * k)
+                        c = RGB(c.r / n, c.g / n, c.b / n)
+                    }
                     let o = out.pointer + bytesPerPixel * i
                     if bitDepth == 8 {
                         (o[0], o[1], o[2]) = c.bytes
@@ -81,7 +99,7 @@ public enum Colorizer {
             }
             initialized = count * bytesPerPixel
         }
-        return RGBImage(width: field.width, height: field.height, bitDepth: bitDepth, pixels: pixels)
+        return RGBImage(width: width, height: height, bitDepth: bitDepth, pixels: pixels)
     }
 }
 

@@ -57,7 +57,10 @@ enum Help {
 
     image and colour:
       --size WxH             pixels, each side 1...32768, at most 100 million in all (default 1280x720)
+      --supersample K        K x K samples a pixel (1...4), their colours averaged
       --palette NAME         \(Catalogue.paletteNames.joined(separator: " | ")) (default \(ColorSettings().palette.rawValue); see 'fathom palettes')
+      --gradient FILE        a user palette: one colour stop a line, RRGGBB or POSITION RRGGBB
+                             (positions in [0, 1), cyclic, linear in RGB)
       --density X            palette cycles per 32 iterations (default 1)
       --offset X             palette phase offset in cycles (default 0)
       --smooth on|off        smooth iteration count (default on)

@@ -6,7 +6,7 @@ enum RenderCommand {
         "family", "center", "re", "im", "radius", "zoom", "size", "iterations", "palette", "density",
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
         "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta", "load-reference", "save-reference",
-        "bla", "bla-epsilon", "precision-passes", "bit-depth", "npy",
+        "bla", "bla-epsilon", "precision-passes", "bit-depth", "npy", "gradient", "supersample",
     ]
 
     static func run(_ args: [String]) throws {
@@ -203,6 +203,13 @@ enum RenderCommand {
         if let hex = a["interior"] {
             guard hex.count == 6, let v = UInt32(hex, radix: 16) else { throw CLIError.data("--interior: '\(hex)' is not a colour RRGGBB") }
             color.interior = RGB(Double(v >> 16) / 255, Double((v >> 8) & 255) / 255, Double(v & 255) / 255)
+        }
+        if let k = try a.int("supersample") { file.supersample = k == 1 ? nil : k }
+        if let path = a["gradient"] {
+            guard let data = FileManager.default.contents(atPath: path) else { throw CLIError.noInput("cannot read gradient file '\(path)'") }
+            do { color.gradient = try Gradient.parse(String(decoding: data, as: UTF8.self)) } catch {
+                throw CLIError.data("'\(path)': \(error)")
+            }
         }
         file.color = color
     }

@@ -73,6 +73,8 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
     case badFrameCount(Int)
     /// A slice of frames outside the sequence.
     case badFrameRange(Int, Int, Int)
+    /// Supersampling other than 1...4 samples a side.
+    case badSupersample(Int)
 
     public var description: String {
         switch self {
@@ -98,6 +100,8 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
             "frames: \(n) is out of range (a zoom-out takes 1...1000000 frames, keyframes at least two)"
         case .badFrameRange(let a, let b, let count):
             "frames: \(a)..\(b) is not within the sequence's frames 0..\(count - 1)"
+        case .badSupersample(let k):
+            "supersample: \(k) is outside 1...4 (samples a pixel side: 2 is 2x2)"
         case .notInKFR(let what):
             "a .kfr file cannot hold \(what) (Kalles Fraktaler's format has the Mandelbrot and Multibrot families only, unrotated)"
         }
