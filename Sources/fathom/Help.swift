@@ -10,6 +10,7 @@ enum Help {
         case "families": families
         case "info": info
         case "sequence": sequence
+        case "find": find
         case "convert": convert
         case "palettes": palettes
         case "help": overview
@@ -24,6 +25,7 @@ enum Help {
 
     commands:
       render     render a view to a PNG file
+      find       find the minibrot that dominates a view, or descend to a chosen depth
       sequence   render a zoom-out or the frames between keyframes to numbered PNGs
       verify     check the renderer against oracle files (exact MPFR escape data)
       presets    list the built-in views
@@ -159,5 +161,18 @@ enum Help {
       --threads N, --bit-depth 8|16, --quiet
       --path, --glitches, --reference, --delta, --bla, --bla-epsilon, --precision-passes
                              as for render
+    """
+
+    static let find = """
+    usage: fathom find [view options as for render] [--depth R [--fraction F]] [--save FILE]
+                       [--render PNG [--size WxH]] [--quiet]
+
+    Finds the minibrot that dominates the view (Mandelbrot): its period (the first n whose
+    disc around the center, mapped to first order, contains 0), its nucleus by Newton's method
+    in MPFR, and its size estimate, and prints the location that shows it (its nucleus at the
+    center, radius 4 x size, at least 100 periods of iterations). With --depth R it descends:
+    zoom F of the way (in log radius, default 0.5) towards the minibrot, find the next,
+    deeper one around it, and repeat until the minibrot's radius is below R.
+    --save FILE writes the location (.json or .kfr); --render PNG renders it (default 640x360).
     """
 }

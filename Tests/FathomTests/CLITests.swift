@@ -101,6 +101,9 @@ let badInputs: [BadInput] = [
     BadInput(label: "supersampling out of range", args: ["render", "--supersample", "9"], code: 65),
     BadInput(label: "missing gradient file", args: ["render", "--gradient", "nowhere.txt"], code: 66),
     BadInput(label: "malformed gradient file", args: ["render", "--gradient", "g.txt"], code: 65, files: ["g.txt": "red\nblue\n"]),
+    BadInput(label: "find on a Julia view", args: ["find", "--quiet", "--preset", "julia"], code: 65),
+    BadInput(label: "find with a zero depth", args: ["find", "--quiet", "--preset", "seahorse", "--depth", "0"], code: 65),
+    BadInput(label: "find saving to an unknown format", args: ["find", "--quiet", "--preset", "seahorse", "--save", "m.txt"], code: 64),
     BadInput(label: "oracle file that is not JSON", args: ["verify", "bad.json"], code: 65, files: ["bad.json": "[1, 2"]),
     BadInput(label: "output folder missing", args: ["render", "--size", "8x8", "--output", "missing/out.png"], code: 73),
     BadInput(label: "output is a folder", args: ["render", "--size", "8x8", "--output", "."], code: 73),
@@ -224,6 +227,19 @@ struct CLITests {
         #expect(help.stdout.contains(Catalogue.paletteNames.joined(separator: " | ")))
         let bad = try FathomProcess.run(["render", "--quiet", "--palette", "nope"], in: folder)
         #expect(bad.code == 64 && bad.stderr.contains(Catalogue.paletteNames.joined(separator: ", ")))
+    }
+
+    @Test("find descends from Seahorse Valley past 1e-100 and saves the minibrot's location")
+    func find() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let r = try FathomProcess.run(["find", "--preset", "seahorse", "--depth", "1e-100", "--save", "m.kfr"], in: folder)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("level: ") && r.stdout.contains("period: "))
+        let file = try LocationFile.read(path: folder + "/m.kfr")
+        let radius = try BigFloat(parsing: file.radius, precision: Precision(bits: 64))
+        #expect(radius.doubleValue < 1e-100 && radius.doubleValue > 0)
+        #expect(file.center[0].count > 100)
     }
 
     @Test("every family renders from the command line", arguments: ["mandelbrot", "multibrot", "julia", "newton", "seahorse", "elephant"])

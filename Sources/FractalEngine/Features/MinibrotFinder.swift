@@ -1,0 +1,251 @@
+import ArbitraryPrecision
+import CMPFR
+import FractalNumerics
+
+/// Finding minibrots (DESIGN.md section 7; Documentation/Finding.md): the period of the
+/// dominant feature near a point, its nucleus by Newton's method in MPFR, and its size;
+/// and a descent that repeats this to reach a chosen depth (auto-zoom). Mandelbrot only
+/// (z^2 + c).
+public enum MinibrotFinder {
+    /// A minibrot: its nucleus (z_p(c) = 0), period p and size estimate.
+    public struct Minibrot: Sendable {
+        public let nucleus: BigComplex
+        public let period: Int
+        /// |size|: the minibrot is about the whole set scaled by it (Hunt and Ott 1997,
+        /// Heiland-Allen's estimate: 1 / (b l^2)); a view of radius 4 |size| shows it whole.
+        public let size: FloatExp
+        /// Newton steps taken.
+        public let newtonSteps: Int
+        /// |z_p(nucleus)| at the nucleus's precision.
+        public let residual: FloatExp
+        /// |z_p / z_p'| there: how far Newton would still move it (below the precision's ulp
+        /// for a converged nucleus).
+        public let newtonStep: FloatExp
+    }
+
+    /// The period of the dominant feature within `radius` of `point`: the first n for which
+    /// the disc's first-order image, z_n(point) + dz_n/dc (c - point), contains 0, i.e.
+    /// |z_n| < |dz_n/dc| radius (Newton's step for z_n from `point` lands in the disc). The
+    /// conservative ball method of DESIGN.md (r(n+1) = (|z| + r)^2 - |z|^2 + r0) answers
+    /// too early: from the Seahorse preset its periods' nuclei lay 5 to 80 radii away.
+    /// nil when the orbit escapes first or no period up to `maxPeriod` qualifies.
+    public static func period(near point: BigComplex, radius: FloatExp, maxPeriod: Int, precision: Precision) -> Int? {
+        let ws = MPFRWorkspace(count: 10, precision: precision)
+        let (zr, zi, dr, di, cr, ci, t1, t2, t3) = (ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8])
+        ws.set(4, point.re)
+        ws.set(5, point.im)
+        let rho2 = radius * radius
+        for n in 1...Swift.max(1, maxPeriod) {
+            step(zr, zi, dr, di, cr, ci, t1, t2, t3)
+            let z2 = magnitudeSquared(zr, zi), d2 = magnitudeSquared(dr, di)
+            if z2 < d2 * rho2 { return n }
+            if FloatExp(1e8) < z2 { return nil }
+        }
+        return nil
+    }
+
+    /// The nucleus of period `period` nearest `start` by Newton's method, c <- c - z_p / z_p',
+    /// until the step is below 2^-(precision - 16) (relative to max(1, |c|)), or nil when it
+    /// does not settle within `maxSteps`.
+    public static func nucleus(from start: BigComplex, period: Int, precision: Precision, maxSteps: Int = 64) -> (BigComplex, Int)? {
+        let ws = MPFRWorkspace(count: 12, precision: precision)
+        let (zr, zi, dr, di, cr, ci, t1, t2, t3, qr, qi) = (ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8], ws[9], ws[10])
+        ws.set(4, start.re)
+        ws.set(5, start.im)
+        let tolerance = FloatExp(significand: 1, exponent: -(precision.bits - 16))
+        for k in 1...maxSteps {
+            for r in [zr, zi, dr, di] { mpfr_set_zero(r, 1) }
+            for _ in 0..<period { step(zr, zi, dr, di, cr, ci, t1, t2, t3) }
+            // q = z / dz.
+            let d2 = magnitudeSquared(dr, di)
+            guard !d2.isZero && d2.isFinite else { return nil }
+            mpfr_sqr(t1, dr, MPFR_RNDN)
+            mpfr_fma(t1, di, di, t1, MPFR_RNDN)  // |dz|^2
+            mpfr_mul(t2, zr, dr, MPFR_RNDN)
+            mpfr_fma(t2, zi, di, t2, MPFR_RNDN)  // re(z conj dz)
+            mpfr_mul(t3, zi, dr, MPFR_RNDN)
+            mpfr_fms(t3, zr, di, t3, MPFR_RNDN)  // zr di - zi dr = -im(z conj dz)
+            mpfr_div(qr, t2, t1, MPFR_RNDN)
+            mpfr_div(qi, t3, t1, MPFR_RNDN)
+            mpfr_sub(cr, cr, qr, MPFR_RNDN)
+            mpfr_add(ci, ci, qi, MPFR_RNDN)  // c - q, with im(q) = -t3 / |dz|^2
+            let stepSize = magnitudeSquared(qr, qi)
+            let scale = Swift.max(FloatExp(1), magnitudeSquared(cr, ci))
+            guard stepSize.isFinite else { return nil }
+            if stepSize < tolerance * tolerance * scale {
+                return (BigComplex(ws.value(4), ws.value(5)), k)
+            }
+        }
+        return nil
+    }
+
+    /// |z_p(c)| and |z_p(c) / z_p'(c)|: how close `c` is to a nucleus of period `period`.
+    public static func residual(_ c: BigComplex, period: Int) -> (FloatExp, FloatExp) {
+        let ws = MPFRWorkspace(count: 10, precision: c.precision)
+        let (zr, zi, dr, di, cr, ci, t1, t2, t3) = (ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8])
+        ws.set(4, c.re)
+        ws.set(5, c.im)
+        for _ in 0..<period { step(zr, zi, dr, di, cr, ci, t1, t2, t3) }
+        let z = FloatExp.complexMagnitude(floatExp(zr), floatExp(zi)), d = FloatExp.complexMagnitude(floatExp(dr), floatExp(di))
+        return (z, d.isZero ? FloatExp(Double.infinity) : z / d)
+    }
+
+    /// The size estimate of the minibrot with nucleus `c` and period `period`: with z_j its
+    /// orbit, l = prod_{j=1}^{p-1} 2 z_j and b = 1 + sum_j 1 / (prod_{k<=j} 2 z_k), size =
+    /// 1 / (b l^2) (complex; its argument is the minibrot's orientation).
+    public static func size(nucleus c: BigComplex, period: Int) -> Complex<FloatExp> {
+        var z = BigComplex(precision: c.precision)
+        let low = Precision(bits: 64)
+        var l = BigComplex(BigFloat(1, precision: low), BigFloat(0, precision: low))
+        var b = l
+        for _ in 1..<Swift.max(1, period) {
+            z = z.squared + c
+            let zl = BigComplex(z.re.rounded(to: low), z.im.rounded(to: low))
+            l = BigComplex(l.re.timesPowerOfTwo(1), l.im.timesPowerOfTwo(1)) * zl
+            b = b + BigComplex(BigFloat(1, precision: low), BigFloat(0, precision: low)) / l
+        }
+        let s = BigComplex(BigFloat(1, precision: low), BigFloat(0, precision: low)) / (b * l * l)
+        return Complex(s.re.floatExpValue, s.im.floatExpValue)
+    }
+
+    /// A minibrot near `point`: the period within `radius`, Newton from `point`; when the
+    /// nucleus lands outside the disc, the radius is halved (a smaller disc, a feature that
+    /// dominates closer to the point), up to `attempts` times.
+    public static func find(near point: BigComplex, radius: FloatExp, maxPeriod: Int = 1_000_000, attempts: Int = 30) -> Minibrot? {
+        var rho = radius
+        let bits = Swift.max(point.precision.bits, -radius.exponent + 96, 128)
+        let precision = Precision(bits: bits)
+        let start = BigComplex(point.re.rounded(to: precision), point.im.rounded(to: precision))
+        for _ in 0..<attempts {
+            guard let p = period(near: start, radius: rho, maxPeriod: maxPeriod, precision: precision) else { return nil }
+            if var (c, steps) = nucleus(from: start, period: p, precision: precision) {
+                let dr = (c.re - start.re).floatExpValue, di = (c.im - start.im).floatExpValue
+                if !(rho * rho < dr * dr + di * di) {
+                    var s = size(nucleus: c, period: p)
+                    var magnitude = FloatExp.complexMagnitude(s.re, s.im)
+                    // The nucleus to 96 bits below the minibrot's size: polish it at that
+                    // precision (Newton converges quadratically from here).
+                    let needed = -magnitude.exponent + 96
+                    if needed > precision.bits {
+                        let fine = Precision(bits: needed)
+                        guard let (polished, more) = nucleus(from: BigComplex(c.re.rounded(to: fine), c.im.rounded(to: fine)),
+                                                             period: p, precision: fine) else { return nil }
+                        c = polished
+                        steps += more
+                        s = size(nucleus: c, period: p)
+                        magnitude = FloatExp.complexMagnitude(s.re, s.im)
+                    }
+                    let (r, d) = residual(c, period: p)
+                    return Minibrot(nucleus: c, period: p, size: magnitude, newtonSteps: steps, residual: r, newtonStep: d)
+                }
+            }
+            rho = rho * FloatExp(0.5)
+        }
+        return nil
+    }
+
+    /// One level of a descent: the minibrot found and the view the descent moved to.
+    public struct Level: Sendable {
+        public let minibrot: Minibrot
+        /// The radius of the view in which it was looked for.
+        public let viewRadius: FloatExp
+    }
+
+    /// An automatic deep zoom: a minibrot near `center` within `radius`, then, level by level,
+    /// the view zoomed `fraction` of the way (in log radius) from the current radius to the
+    /// minibrot's 4 |size|, and in it the next minibrot: around the current one at that
+    /// distance (and at 1/2 and 1/4 of it), in 8 directions turned with the minibrot's
+    /// orientation, the first with a higher period and under 1/100 of its size. Stops when a
+    /// minibrot's 4 |size| is below `target` (its location: `view(of:)`). nil when no
+    /// minibrot is found at the start; a shorter list when a level finds none (the last one
+    /// is then the deepest found).
+    public static func descend(from center: BigComplex, radius: FloatExp, to target: FloatExp, fraction: Double = 0.5,
+                               maxLevels: Int = 64, levelDone: (Level) -> Void = { _ in }) -> [Level]? {
+        guard var current = find(near: center, radius: radius) else { return nil }
+        var viewRadius = radius
+        var levels = [Level(minibrot: current, viewRadius: viewRadius)]
+        levelDone(levels[0])
+        for _ in 0..<maxLevels {
+            let four = current.size * FloatExp(4)
+            if four < target { break }
+            let log2r = (1 - fraction) * viewRadius.log2Magnitude + fraction * four.log2Magnitude
+            let whole = log2r.rounded(.down)
+            let next = FloatExp(significand: Math.pow(2, log2r - whole), exponent: Int(whole))
+            let s = size(nucleus: current.nucleus, period: current.period)
+            let orientation = Math.atan2((s.im / current.size).doubleValue, (s.re / current.size).doubleValue)
+            var found: Minibrot?
+            search: for ring in 0..<3 {
+                let distance = next * FloatExp(Math.pow(0.5, Double(ring)))
+                for k in 0..<8 {
+                    let angle = orientation + 2 * Double.pi * Double(k) / 8
+                    let precision = Precision(bits: Swift.max(current.nucleus.precision.bits, -distance.exponent + 96, 128))
+                    let dx = BigFloat(distance * FloatExp(Math.cos(angle)), precision: precision)
+                    let dy = BigFloat(distance * FloatExp(Math.sin(angle)), precision: precision)
+                    let probe = BigComplex(current.nucleus.re.rounded(to: precision) + dx, current.nucleus.im.rounded(to: precision) + dy)
+                    if let m = find(near: probe, radius: distance * FloatExp(0.5)),
+                       m.period > current.period, m.size < current.size * FloatExp(0.01) {
+                        found = m
+                        break search
+                    }
+                }
+            }
+            guard let m = found else { break }
+            current = m
+            viewRadius = next
+            levels.append(Level(minibrot: m, viewRadius: next))
+            levelDone(levels.last!)
+        }
+        return levels
+    }
+
+    /// A view of `m`: its nucleus at the center, radius 4 |size| (the whole minibrot).
+    public static func viewRadius(of m: Minibrot) -> FloatExp { m.size * FloatExp(4) }
+
+    /// The location of a view of `m`: its nucleus (to 20 digits below the radius), radius
+    /// 4 |size|, and `iterations` (at least 100 periods: the minibrot's surroundings escape
+    /// after multiples of its period).
+    public static func location(of m: Minibrot, iterations: Int, name: String? = nil) -> Location {
+        let radius = viewRadius(of: m)
+        let digits = Int(Double(-radius.exponent) * 0.30103) + 20
+        let r = BigFloat(radius, precision: Precision(bits: 64)).decimalString(significantDigits: 6)
+        return Location(name: name, family: .mandelbrot, centerRe: m.nucleus.re.decimalString(significantDigits: digits),
+                        centerIm: m.nucleus.im.decimalString(significantDigits: digits), radius: r,
+                        maxIterations: Swift.min(Location.maximumIterations, Swift.max(iterations, 100 * m.period)))
+    }
+
+    /// z <- z^2 + c and dz <- 2 z dz + 1 (dz first: it needs the old z).
+    @inline(__always)
+    static func step(_ zr: UnsafeMutablePointer<__mpfr_struct>, _ zi: UnsafeMutablePointer<__mpfr_struct>,
+                     _ dr: UnsafeMutablePointer<__mpfr_struct>, _ di: UnsafeMutablePointer<__mpfr_struct>,
+                     _ cr: UnsafeMutablePointer<__mpfr_struct>, _ ci: UnsafeMutablePointer<__mpfr_struct>,
+                     _ t1: UnsafeMutablePointer<__mpfr_struct>, _ t2: UnsafeMutablePointer<__mpfr_struct>,
+                     _ t3: UnsafeMutablePointer<__mpfr_struct>) {
+        // dz' = 2 (z dz) + 1.
+        mpfr_mul(t1, zr, dr, MPFR_RNDN)
+        mpfr_fms(t1, zi, di, t1, MPFR_RNDN)  // zi di - zr dr
+        mpfr_mul(t2, zr, di, MPFR_RNDN)
+        mpfr_fma(t2, zi, dr, t2, MPFR_RNDN)  // zr di + zi dr
+        mpfr_mul_si(t1, t1, -2, MPFR_RNDN)
+        mpfr_add_si(dr, t1, 1, MPFR_RNDN)
+        mpfr_mul_2si(di, t2, 1, MPFR_RNDN)
+        // z' = (zr + zi)(zr - zi) + cr, 2 zr zi + ci.
+        mpfr_add(t1, zr, zi, MPFR_RNDN)
+        mpfr_sub(t2, zr, zi, MPFR_RNDN)
+        mpfr_mul(t3, zr, zi, MPFR_RNDN)
+        mpfr_mul(t1, t1, t2, MPFR_RNDN)
+        mpfr_add(zr, t1, cr, MPFR_RNDN)
+        mpfr_mul_2si(t3, t3, 1, MPFR_RNDN)
+        mpfr_add(zi, t3, ci, MPFR_RNDN)
+    }
+
+    static func floatExp(_ a: UnsafeMutablePointer<__mpfr_struct>) -> FloatExp {
+        var e = 0
+        let d = mpfr_get_d_2exp(&e, a, MPFR_RNDN)
+        return FloatExp(significand: d, exponent: e)
+    }
+
+    static func magnitudeSquared(_ a: UnsafeMutablePointer<__mpfr_struct>, _ b: UnsafeMutablePointer<__mpfr_struct>) -> FloatExp {
+        let x = floatExp(a), y = floatExp(b)
+        return x * x + y * y
+    }
+}

@@ -1,0 +1,85 @@
+import Fathom
+import Foundation
+
+/// `fathom find`: the minibrot that dominates a view (period, nucleus, size), or with
+/// `--depth R` an automatic descent to a minibrot smaller than R.
+enum FindCommand {
+    static func run(_ args: [String]) throws {
+        let valued: Set<String> = ["location", "preset", "center", "re", "im", "radius", "zoom", "iterations", "depth", "fraction",
+                                   "save", "render", "size", "threads"]
+        let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"])
+        if a.has("help") { print(Help.find); return }
+        guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
+        var file = try RenderCommand.baseLocation(a)
+        try RenderCommand.applyOverrides(a, to: &file)
+        let location = try file.location()
+        guard case .mandelbrot = location.family else { throw CLIError.data("find: only the Mandelbrot family has minibrots to find (this view is \(location.family.name))") }
+        let viewport = try Viewport(location: location, width: 1, height: 1)
+        let radius = viewport.radius.floatExpValue
+        var target: FloatExp?
+        if let d = a["depth"] {
+            let value: BigFloat
+            do { value = try BigFloat(parsing: d, precision: Precision(bits: 64)) } catch { throw CLIError.data("--depth: '\(d)' is not a decimal number") }
+            guard value.signum > 0 else { throw CLIError.data("--depth: '\(d)' must be greater than zero") }
+            target = value.floatExpValue
+        }
+        let fraction = try a.double("fraction") ?? 0.5
+        guard fraction > 0 && fraction <= 1 else { throw CLIError.data("--fraction: \(fraction) is outside (0, 1]") }
+        if let save = a["save"] {
+            guard save.lowercased().hasSuffix(".json") || save.lowercased().hasSuffix(".kfr") else {
+                throw CLIError.usage("--save: '\(save)' must end in .json or .kfr")
+            }
+            try RenderCommand.checkWritable(save)
+        }
+        if let png = a["render"] { try RenderCommand.checkWritable(png) }
+        let quiet = a.has("quiet")
+
+        let start = Date()
+        let center = viewport.center
+        func describe(_ m: MinibrotFinder.Minibrot) -> String {
+            "period \(m.period), size \(BigFloat(m.size, precision: Precision(bits: 64)).decimalString(significantDigits: 4)), "
+                + "Newton \(m.newtonSteps) steps, |z_p / z_p'| \(BigFloat(m.newtonStep, precision: Precision(bits: 64)).decimalString(significantDigits: 2))"
+        }
+        let found: MinibrotFinder.Minibrot
+        if let target {
+            guard let levels = MinibrotFinder.descend(from: center, radius: radius, to: target, fraction: fraction, levelDone: { level in
+                guard !quiet else { return }
+                print("level: view radius \(BigFloat(level.viewRadius, precision: Precision(bits: 64)).decimalString(significantDigits: 4)), "
+                      + describe(level.minibrot))
+            }) else { throw CLIError.other("find: no minibrot found in this view") }
+            found = levels.last!.minibrot
+            guard found.size * FloatExp(4) < target else {
+                throw CLIError.other("find: the descent stopped at a minibrot of size \(BigFloat(found.size, precision: Precision(bits: 64)).decimalString(significantDigits: 4)) (no deeper one found around it)")
+            }
+        } else {
+            guard let m = MinibrotFinder.find(near: center, radius: radius) else { throw CLIError.other("find: no minibrot found in this view") }
+            found = m
+            if !quiet { print("minibrot: " + describe(m)) }
+        }
+        var result = LocationFile(location: MinibrotFinder.location(of: found, iterations: location.maxIterations, name: "minibrot-p\(found.period)"))
+        result.color = file.color
+        if !quiet {
+            print(String(format: "found in %.1f s:", Date().timeIntervalSince(start)))
+            print("center: \(result.center[0]), \(result.center[1])")
+            print("radius: \(result.radius)")
+            print("period: \(found.period), iterations: \(result.maxIterations)")
+        }
+        if let save = a["save"] {
+            let text = save.lowercased().hasSuffix(".kfr") ? try KFR.text(of: result) : result.prettyJSONString()
+            try AtomicFile.write(Data(text.utf8), to: save)
+        }
+        if let png = a["render"] {
+            var size = (640, 360)
+            if let s = a["size"] {
+                let parts = s.lowercased().split(separator: "x")
+                guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else { throw CLIError.data("--size: '\(s)' is not WIDTHxHEIGHT") }
+                size = (w, h)
+            }
+            try ImageSize.validate(width: size.0, height: size.1)
+            var settings = RenderSettings(width: size.0, height: size.1)
+            settings.threads = try a.int("threads") ?? 0
+            let r = try ImageRender.render(result, settings: settings, to: png)
+            if !quiet { print(String(format: "wrote %@: %dx%d, path %@, %.2f s", png, size.0, size.1, r.report.path.rawValue, r.report.seconds)) }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import ArbitraryPrecision
+import FractalEngine
+import FractalNumerics
+import Testing
+
+@Suite("Finding minibrots")
+struct MinibrotFinderTests {
+    static let seahorse = (re: "-0.746223962861", im: "-0.0959468433527", radius: 3.725e-3)
+
+    /// z_n(c) for n = 1 ... count, in MPFR at c's precision.
+    static func orbit(_ c: BigComplex, _ count: Int) -> [BigComplex] {
+        var z = BigComplex(precision: c.precision)
+        var out: [BigComplex] = []
+        for _ in 0..<count {
+            z = z.squared + c
+            out.append(z)
+        }
+        return out
+    }
+
+    @Test("the period-3 minibrot: its nucleus solves c^3 + 2c^2 + c + 1 = 0 to the working precision")
+    func periodThree() throws {
+        let p = Precision(bits: 128)
+        let near = try BigComplex(parsingRe: "-1.76", im: "0.004", precision: p)
+        let m = try #require(MinibrotFinder.find(near: near, radius: FloatExp(0.02)))
+        #expect(m.period == 3)
+        let c = m.nucleus.re
+        #expect(m.nucleus.im.floatExpValue.log2Magnitude < -100)
+        // z_3(c) = c (c^3 + 2c^2 + c + 1): the cubic vanishes at the nucleus.
+        let one = BigFloat(1, precision: c.precision)
+        let value = ((c + BigFloat(2, precision: c.precision)) * c + one) * c + one
+        #expect(value.floatExpValue.log2Magnitude < -100, "\(value)")
+        #expect(Swift.abs(c.doubleValue - -1.7548776662466927) < 1e-15)
+        // Its size: the whole set scaled by about 1/53 (the period-3 minibrot spans about
+        // 0.04 on the real axis, from -1.7864 to -1.7500).
+        #expect(m.size.doubleValue > 0.015 && m.size.doubleValue < 0.025, "\(m.size.doubleValue)")
+    }
+
+    @Test("--depth 1e-100 from the Seahorse Valley preset ends on a minibrot smaller than that, its nucleus exact and its period minimal")
+    func descent() throws {
+        let center = try BigComplex(parsingRe: Self.seahorse.re, im: Self.seahorse.im, precision: Precision(bits: 128))
+        let levels = try #require(MinibrotFinder.descend(from: center, radius: FloatExp(Self.seahorse.radius), to: FloatExp(1e-100)))
+        let m = levels.last!.minibrot
+        #expect((m.size * FloatExp(4)).doubleValue < 1e-100)
+        #expect(levels.count >= 2)
+        // Periods rise and sizes fall level by level.
+        for (a, b) in zip(levels, levels.dropFirst()) {
+            #expect(b.minibrot.period > a.minibrot.period && b.minibrot.size < a.minibrot.size)
+        }
+        // The nucleus: z_p = 0 to the working precision (Newton's next step is far below the
+        // minibrot's size), and no proper divisor d of p has z_d near 0 (p is its period).
+        #expect(m.newtonStep < m.size * FloatExp(significand: 1, exponent: -80))
+        let z = Self.orbit(m.nucleus, m.period)
+        let zp = z[m.period - 1]
+        let zpMagnitude = FloatExp.complexMagnitude(zp.re.floatExpValue, zp.im.floatExpValue)
+        #expect(zpMagnitude < FloatExp(significand: 1, exponent: -60))
+        for d in 1..<m.period where m.period % d == 0 {
+            let v = FloatExp.complexMagnitude(z[d - 1].re.floatExpValue, z[d - 1].im.floatExpValue)
+            #expect(FloatExp(1e-6) < v, "z_\(d) = \(v.doubleValue)")
+        }
+        // Its view (nucleus at the center, radius 4 |size|) shows it: the center pixel stays
+        // bounded, the edges escape.
+        let location = MinibrotFinder.location(of: m, iterations: 1000)
+        var settings = RenderSettings(width: 9, height: 9)
+        settings.onlyPixels = [40, 0, 8, 72, 80]
+        let result = try Renderer.render(location: location, settings: settings)
+        #expect(result.field.nBig[40] == 0)
+        #expect([0, 8, 72, 80].allSatisfy { result.field.nBig[$0] > 0 })
+    }
+}
