@@ -79,7 +79,8 @@ enum Help {
                              double-double (default 40)
       --path P               force double, double-double or perturbation
       --glitches M           perturbation glitch handling: rebase (default) | detect
-      --reference R          first reference: center (default) | probe (longest of a 5x5 probe)
+      --reference R          first reference: center (default) | probe (longest of a 5x5 probe) |
+                             nucleus (the dominant minibrot's nucleus if in view: never escapes)
       --delta T              perturbation deltas: double | double-double | floatexp |
                              rescaled (experimental); default: by pixel spacing
       --bla on|off           bilinear approximation for z^2 + c (default on)

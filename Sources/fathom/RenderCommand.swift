@@ -107,7 +107,7 @@ enum RenderCommand {
             p.glitchMode = mode
         }
         if let r = e.reference {
-            guard let placement = ReferencePlacement(rawValue: r) else { throw CLIError.usage("reference: '\(r)' is not center or probe") }
+            guard let placement = ReferencePlacement(rawValue: r) else { throw CLIError.usage("reference: '\(r)' is not center, probe or nucleus") }
             p.placement = placement
         }
         if let d = e.delta {

@@ -201,6 +201,30 @@ struct PerturbationTests {
         #expect(cache.orbitHits == 2)
     }
 
+    @Test("the reference orbit's rounding counts in the precision estimate: a pixel near a deep minibrot matches MPFR")
+    func referenceRounding() throws {
+        // The minibrot `fathom find --preset seahorse --depth 1e-100` ends on (period 2,496).
+        // With the orbit at 64 bits below the spacing, pixel (41, 12) of a 64 x 36 view came
+        // out 0.065 off in smooth (n2 right) whatever the deltas and BLA; the estimate did not
+        // count the orbit's own rounding, so the 106-bit delta pass passed it.
+        let loc = Location(centerRe: Self.deepMiniRe, centerIm: Self.deepMiniIm, radius: "7.6012e-103", maxIterations: 249600)
+        let viewport = try Viewport(location: loc, width: 64, height: 36)
+        var settings = RenderSettings(width: 64, height: 36)
+        let pixels = [(41, 12), (0, 0), (20, 30)]
+        settings.onlyPixels = pixels.map { $0.1 * 64 + $0.0 }
+        let result = try Renderer.render(location: loc, settings: settings)
+        let exact = MPFREscape(precision: viewport.precision)
+        for (x, y) in pixels {
+            let want = exact.iterate(pixelX: x, pixelY: y, viewport: viewport, family: .mandelbrot, maxIterations: loc.maxIterations)
+            let got = result.field[x, y]
+            #expect(got.n2 == want.n2 && got.nBig == want.nBig, "(\(x), \(y))")
+            #expect(Swift.abs(got.smooth - want.smooth) < 1e-7, "(\(x), \(y)): \(got.smooth) vs MPFR \(want.smooth)")
+        }
+    }
+
+    static let deepMiniRe = "-7.4823081825241153371437061552363128262704844324392861938695801918074533230695297621278336427913393856544306554880760598005e-1"
+    static let deepMiniIm = "-9.477031321056103275834814419488636578848061849536075205411517361767721153494565139180955924359255124332998322226300330416e-2"
+
     static let flakeRe = "-1.99996619445037030418434688506350579675531241540724851511761922944801584242342684381376129778868913812287046406560949864353810575744772166485672496092803920095332"
     static let flakeIm = "-0.00000000000000000000000000000000030013824367909383240724973039775924987346831190773335270174257280120474975614823581185647299288414075519224186504978181625478529"
 }

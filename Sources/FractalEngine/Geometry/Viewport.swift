@@ -84,4 +84,13 @@ public struct Viewport: Sendable {
         let im = center.im + (spacing * BigFloat(2 * rv, precision: precision)).timesPowerOfTwo(-1)
         return BigComplex(re, im)
     }
+
+    /// Whether `point` lies within the image (its offset from the center, turned back by
+    /// the rotation, within half the width and height in pixel spacings).
+    public func contains(_ point: BigComplex) -> Bool {
+        let s = spacing.floatExpValue
+        let dx = ((point.re - center.re).floatExpValue / s).doubleValue, dy = ((point.im - center.im).floatExpValue / s).doubleValue
+        let u = dx * rotation.cos + dy * rotation.sin, v = -dx * rotation.sin + dy * rotation.cos
+        return Swift.abs(u) <= Double(width) / 2 && Swift.abs(v) <= Double(height) / 2
+    }
 }

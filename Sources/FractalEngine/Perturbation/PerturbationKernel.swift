@@ -207,6 +207,8 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
     @usableFromInline let tolerance: Double
     @usableFromInline let subset: [Int]?
     @usableFromInline let flags: PixelFlags
+    /// The reference orbit's MPFR precision: its rounding is part of the precision estimate.
+    @usableFromInline let referenceBits: Int
 
     @inlinable @inline(__always)
     func iterate(pixel i: Int, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>,
@@ -268,7 +270,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
                 r.result = PixelResult(n2: UInt32(r.n2), nBig: UInt32(r.n), smooth: Escape.smooth(nBig: r.n, lengthSquared: r2, power: formula.power))
                 let exact = PrecisionEstimate.smoothHolds(
                     n: r.n, lengthSquared: r2, power: formula.power, dc: r.dc, stretch2: r.stretch2,
-                    stretchExponent: r.stretchExponent, deltaBits: D.significandBits,
+                    stretchExponent: r.stretchExponent, deltaBits: D.significandBits, referenceBits: referenceBits,
                     blaLoad: r.blaLoad, blaEpsilon: r.epsilon)
                 r.sensitive = !exact
                 return true
@@ -417,15 +419,21 @@ public enum PrecisionEstimate {
 
     @inlinable
     public static func smoothHolds<D: DeltaScalar>(n: Int, lengthSquared r2: Double, power: Int, dc: Complex<D>,
-                                                   stretch2: Double, stretchExponent: Int, deltaBits: Int,
+                                                   stretch2: Double, stretchExponent: Int, deltaBits: Int, referenceBits: Int = .max,
                                                    blaLoad: Double = 0, blaEpsilon: Double = 0) -> Bool {
         let log2dc = (dc.re.floatExpValue * dc.re.floatExpValue + dc.im.floatExpValue * dc.im.floatExpValue).log2Magnitude / 2
         let lnAbsZ = 0.5 * Math.log(r2)
         // Rounding (sqrt(n) u) plus BLA truncation (2 eps |dz| / radius per BLA step, as a
         // share of dc (`PixelRun.blaLoad`), added like the rounding errors), the BLA term
         // doubled: measured against BLA at 2^-53, the flake views need it to flag every pixel
-        // off by more than 1e-7 (Documentation/Perturbation.md).
-        let unit = Double(n).squareRoot() * Math.pow(2, -Double(deltaBits)) + blaSafety * 2 * blaEpsilon * blaLoad.squareRoot()
+        // off by more than 1e-7 (Documentation/Perturbation.md). The reference orbit's own
+        // rounding, 2^-bits of |Z| <= 2 a step, moves every pixel alike by about 2^(1 - bits):
+        // as a share of dc it is 2^(1 - bits) / |dc|, which past 106-bit deltas can be the
+        // larger (a pixel near a deep minibrot of find's, 1e-103: smooth off by 0.065 with the
+        // orbit at 64 bits below the spacing; Documentation/Perturbation.md).
+        let referenceShare = referenceBits == .max ? 0 : Math.pow(2, Double(1 - referenceBits) - log2dc)
+        let unit = Double(n).squareRoot() * (Math.pow(2, -Double(deltaBits)) + referenceShare)
+            + blaSafety * 2 * blaEpsilon * blaLoad.squareRoot()
         let log2Error = safetyLog2 + Math.log2(unit) + log2dc
             + 0.5 * (Math.log2(stretch2) + Double(stretchExponent))
             - (lnAbsZ / 0.6931471805599453 + Math.log2(lnAbsZ * Math.log(Double(power))))

@@ -26,6 +26,9 @@ public enum ReferencePlacement: String, Sendable, CaseIterable {
     case center
     /// The point of a 5 x 5 probe of the view whose orbit is longest (the xFractal app's rule).
     case probe
+    /// The nucleus of the minibrot that dominates the view (`MinibrotFinder`), when it lies
+    /// inside the view: a reference that never escapes. Mandelbrot only; else the center.
+    case nucleus
 }
 
 /// Perturbation settings.
@@ -219,6 +222,11 @@ enum PerturbationRenderer {
                 let both = try orbits(at: [center, BigComplex(precision: precision)])
                 primary = both[0]
                 criticalOrbit = both[1]
+            } else if settings.placement == .nucleus && formula.power == 2,
+                      let m = MinibrotFinder.find(near: center, radius: viewport.radius.floatExpValue, maxPeriod: location.maxIterations),
+                      viewport.contains(m.nucleus) {
+                referencePoint = BigComplex(m.nucleus.re.rounded(to: precision), m.nucleus.im.rounded(to: precision))
+                primary = try orbit(at: referencePoint)
             } else {
                 primary = try orbit(at: center)
             }
@@ -306,7 +314,7 @@ enum PerturbationRenderer {
                         formula: formula, orbit: values, rebaseOrbit: critical ?? values,
                         bla: bla, rebaseBLA: critical == nil ? bla : criticalTable,
                         grid: grid, maxIterations: location.maxIterations, mode: settings.glitchMode, tolerance: tolerance,
-                        subset: subset, flags: pixelFlags)
+                        subset: subset, flags: pixelFlags, referenceBits: reference.precision.bits)
                     Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
                                   threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
                    }
@@ -365,7 +373,7 @@ enum PerturbationRenderer {
                     formula: formula, orbit: values, rebaseOrbit: criticalValues ?? values,
                     bla: fineTable, rebaseBLA: criticalValues == nil ? fineTable : fineCriticalTable, grid: grid,
                     maxIterations: location.maxIterations, mode: .rebase, tolerance: tolerance, subset: sensitivePixels,
-                    flags: PixelFlags(glitched: nil, ratio: nil, sensitive: sens.baseAddress!))
+                    flags: PixelFlags(glitched: nil, ratio: nil, sensitive: sens.baseAddress!), referenceBits: fine.precision.bits)
                 Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 16, threads: threads, control: nil)
             }
             sensitivePixels = sensitivePixels.filter { sensitive[$0] != 0 }
