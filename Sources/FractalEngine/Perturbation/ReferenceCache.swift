@@ -33,11 +33,23 @@ public final class ReferenceCache: @unchecked Sendable {
         for o in orbits where o.power == power && o.precision >= precision && (o.escaped || o.count >= maxIterations + 1)
             && (!lowWords || !o.reLow.isEmpty)
             && (o.juliaC == nil) == (juliaC == nil) && o.juliaC.map({ $0 == juliaC! }) ?? true
-            && o.point.re.rounded(to: precision) == point.re && o.point.im.rounded(to: precision) == point.im {
+            && ReferenceCache.within(o.point, point, precision) {
             orbitHits += 1
             return o
         }
         return nil
+    }
+
+    /// Whether `cached` (at more precision) lies within one unit in the last place of
+    /// `point` at `precision`, relative to |point|'s larger part. Comparing `cached` rounded
+    /// to `precision` with `point` is not enough: `point` was rounded from the decimal
+    /// center once, `cached` rounded twice, and at a tie the two differ by an ulp (2 of a
+    /// 100-frame e50 zoom-out computed their own orbit so).
+    static func within(_ cached: BigComplex, _ point: BigComplex, _ precision: Precision) -> Bool {
+        let scale = Swift.max(point.re.isZero ? Int.min / 2 : point.re.exponent, point.im.isZero ? Int.min / 2 : point.im.exponent)
+        guard scale > Int.min / 2 else { return cached.re.isZero && cached.im.isZero }
+        let ulp = BigFloat(1, precision: Precision(bits: 64)).timesPowerOfTwo(scale - precision.bits)
+        return !(ulp < (cached.re - point.re).magnitude) && !(ulp < (cached.im - point.im).magnitude)
     }
 
     func store(_ orbit: ReferenceOrbit) {
