@@ -69,6 +69,12 @@ public enum Catalogue {
                   meaning: "colour by the smooth count nu = n + 1 - log2(log2 |z|), or by n"),
         Parameter(option: "--color-scale S", key: "color.scale", values: ColorSettings.Scale.allCases.map(\.rawValue).joined(separator: ", "),
                   defaultValue: ColorSettings().scale.rawValue, meaning: "log: colour by 32 ln(1 + nu), bands stay visible at huge counts"),
+        Parameter(option: "--boundary W", key: "color.boundaryWidth", values: "pixels > 0, or off", defaultValue: "off",
+                  meaning: "boundary shading: darken within W pixels of the set by the distance estimate"),
+        Parameter(option: "--slope A[,H[,S]]", key: "color.slope", values: "angle in degrees, height > 0, strength 0...1, or off",
+                  defaultValue: "off (45,1.5,0.75 when given)", meaning: "slope lighting from the derivative's direction"),
+        Parameter(option: "--trap point:RE,IM | cross:RE,IM", key: "color.trap", values: "a point or cross in the z plane, or off",
+                  defaultValue: "off", meaning: "colour by the orbit's closest approach (BLA off while tracing it)"),
         Parameter(option: "--interior RRGGBB", key: "color.interior", values: "hexadecimal colour", defaultValue: "000000",
                   meaning: "colour of points that do not escape"),
     ]

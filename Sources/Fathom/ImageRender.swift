@@ -16,9 +16,10 @@ public enum ImageRender {
         var sampled = settings
         sampled.width *= k
         sampled.height *= k
+        let color = file.color ?? ColorSettings()
+        sampled.extras = color.extrasRequest
         try ImageSize.validate(width: sampled.width, height: sampled.height)
         let result = try Renderer.render(location: location, settings: sampled, control: control)
-        let color = file.color ?? ColorSettings()
         let rootCount: Int
         if case .newton(let poly) = location.family { rootCount = poly.degree } else { rootCount = 0 }
         let image = Colorizer.image(result.field, rootCount: rootCount, settings: color, bitDepth: bitDepth, supersample: k)

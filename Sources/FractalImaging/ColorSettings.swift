@@ -1,3 +1,4 @@
+import FractalEngine
 /// How iteration data become colours (Documentation/Coloring.md).
 public struct ColorSettings: Sendable, Equatable, Codable {
     public var palette: Palette
@@ -13,6 +14,31 @@ public struct ColorSettings: Sendable, Equatable, Codable {
     public var interior: RGB
     /// A user gradient (from a gradient file), used instead of `palette` when set.
     public var gradient: Gradient?
+    /// Boundary shading by the distance estimate: pixels within this many pixel spacings of
+    /// the set are darkened, by sqrt(distance / width) (nil: off).
+    public var boundaryWidth: Double?
+    /// Slope lighting from the derivative's direction (nil: off).
+    public var slope: SlopeLight?
+    /// Colour by the orbit's closest approach to this trap instead of the escape count.
+    public var trap: OrbitTrap?
+
+    /// Light from `angle` degrees (counter-clockwise from east) at `height` above the plane;
+    /// `strength` in [0, 1] is how much of the colour the light controls.
+    public struct SlopeLight: Sendable, Equatable, Codable {
+        public var angle: Double
+        public var height: Double
+        public var strength: Double
+        public init(angle: Double = 45, height: Double = 1.5, strength: Double = 0.75) {
+            self.angle = angle
+            self.height = height
+            self.strength = strength
+        }
+    }
+
+    /// The per-pixel extras these settings need from the renderer.
+    public var extrasRequest: ExtrasRequest {
+        ExtrasRequest(derivative: boundaryWidth != nil || slope != nil, trap: trap)
+    }
 
     public enum Scale: String, Sendable, Codable, CaseIterable {
         case linear

@@ -42,6 +42,11 @@ public struct RGBImage: Sendable, Equatable {
 public enum Colorizer {
     /// The colour of one pixel result.
     public static func color(_ p: PixelResult, rootCount: Int, settings: ColorSettings) -> RGB {
+        color(p, extras: nil, rootCount: rootCount, settings: settings)
+    }
+
+    /// The colour of one pixel result with its extras (distance estimate, slope, trap).
+    public static func color(_ p: PixelResult, extras e: PixelExtraValues?, rootCount: Int, settings: ColorSettings) -> RGB {
         if rootCount > 0 {
             // Newton: hue by root, brightness by speed.
             guard p.root > 0 else { return settings.interior }
@@ -50,11 +55,49 @@ public enum Colorizer {
             let value = 0.2 + 0.8 * Math.exp(-speed * settings.density / 16)
             return .hsv(hue: hue, saturation: 0.85, value: value)
         }
-        guard p.escaped || (!settings.smooth && p.n2 != 0) else { return settings.interior }
-        var v = settings.smooth ? p.smooth : Double(p.n2)
-        if settings.scale == .log { v = 32 * Math.log(1 + max(0, v)) }
+        var v: Double
+        if settings.trap != nil, let e, e.trap.isFinite {
+            // Orbit trap: the closest approach, one cycle per factor e of it at density 1.
+            v = -32 * Math.log(Swift.max(Double(e.trap), 1e-300))
+        } else {
+            guard p.escaped || (!settings.smooth && p.n2 != 0) else { return settings.interior }
+            v = settings.smooth ? p.smooth : Double(p.n2)
+            if settings.scale == .log { v = 32 * Math.log(1 + max(0, v)) }
+        }
         let phase = v * settings.density / 32 + settings.offset
-        return settings.gradient?.color(at: phase) ?? settings.palette.color(at: phase)
+        var c = settings.gradient?.color(at: phase) ?? settings.palette.color(at: phase)
+        guard let e, p.escaped else { return c }
+        var k = 1.0
+        if let width = settings.boundaryWidth, e.distance.isFinite, width > 0 {
+            k *= Swift.min(1, Swift.max(0, Double(e.distance) / width)).squareRoot()
+        }
+        if let light = settings.slope, e.slopeRe.isFinite {
+            let a = light.angle * Double.pi / 180
+            let t = Swift.max(0, (Double(e.slopeRe) * Math.cos(a) + Double(e.slopeIm) * Math.sin(a) + light.height) / (1 + light.height))
+            k *= 1 - light.strength + light.strength * t
+        }
+        if k != 1 { c = RGB(c.r * k, c.g * k, c.b * k) }
+        return c
+    }
+
+    /// One pixel's extras as the colouring reads them.
+    public struct PixelExtraValues: Sendable {
+        public var distance: Float
+        public var slopeRe: Float
+        public var slopeIm: Float
+        public var trap: Float
+        public init(distance: Float = .nan, slopeRe: Float = .nan, slopeIm: Float = .nan, trap: Float = .infinity) {
+            self.distance = distance
+            self.slopeRe = slopeRe
+            self.slopeIm = slopeIm
+            self.trap = trap
+        }
+    }
+
+    static func extras(_ field: IterationField, _ i: Int) -> PixelExtraValues? {
+        guard let x = field.extras else { return nil }
+        return PixelExtraValues(distance: x.distance.isEmpty ? .nan : x.distance[i], slopeRe: x.slopeRe.isEmpty ? .nan : x.slopeRe[i],
+                                slopeIm: x.slopeIm.isEmpty ? .nan : x.slopeIm[i], trap: x.trap.isEmpty ? .infinity : x.trap[i])
     }
 
     /// The whole image, at 8 or 16 bits a sample. With `supersample` k > 1 the field holds
@@ -75,12 +118,12 @@ public enum Colorizer {
                 for i in count * chunk / chunks..<count * (chunk + 1) / chunks {
                     var c = RGB.black
                     if k == 1 {
-                        c = color(field[i % width, i / width], rootCount: rootCount, settings: settings)
+                        c = color(field[i % width, i / width], extras: extras(field, i), rootCount: rootCount, settings: settings)
                     } else {
                         let x0 = (i % width) * k, y0 = (i / width) * k
                         for y in y0..<y0 + k {
                             for x in x0..<x0 + k {
-                                let s = color(field[x, y], rootCount: rootCount, settings: settings)
+                                let s = color(field[x, y], extras: extras(field, y * field.width + x), rootCount: rootCount, settings: settings)
                                 c = RGB(c.r + s.r, c.g + s.g, c.b + s.b)
                             }
                         }

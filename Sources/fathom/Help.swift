@@ -68,6 +68,10 @@ enum Help {
       --smooth on|off        smooth iteration count (default on)
       --color-scale S        linear | log (log keeps bands visible at huge counts)
       --interior RRGGBB      colour of points that do not escape (default 000000)
+      --boundary W           boundary shading: darken within W pixels of the set (distance estimate)
+      --slope A[,H[,S]]      slope lighting from angle A degrees, height H (1.5), strength S (0.75)
+      --trap point:RE,IM | cross:RE,IM
+                             colour by the orbit's closest approach to a point or cross
 
     engine and output:
       --output PATH          PNG file (default fathom.png); written atomically

@@ -6,7 +6,7 @@ enum RenderCommand {
         "family", "center", "re", "im", "radius", "zoom", "size", "iterations", "palette", "density",
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
         "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta", "load-reference", "save-reference",
-        "bla", "bla-epsilon", "precision-passes", "bit-depth", "npy", "gradient", "supersample",
+        "bla", "bla-epsilon", "precision-passes", "bit-depth", "npy", "gradient", "supersample", "boundary", "slope", "trap",
     ]
 
     static func run(_ args: [String]) throws {
@@ -205,6 +205,37 @@ enum RenderCommand {
             color.interior = RGB(Double(v >> 16) / 255, Double((v >> 8) & 255) / 255, Double(v & 255) / 255)
         }
         if let k = try a.int("supersample") { file.supersample = k == 1 ? nil : k }
+        if let w = a["boundary"] {
+            if w == "off" { color.boundaryWidth = nil } else {
+                guard let v = Double(w), v > 0, v.isFinite else { throw CLIError.data("--boundary: '\(w)' is not a width in pixels > 0 (or off)") }
+                color.boundaryWidth = v
+            }
+        }
+        if let text = a["slope"] {
+            if text == "off" { color.slope = nil } else {
+                let parts = text.split(separator: ",").map { Double($0) }
+                guard (1...3).contains(parts.count), parts.allSatisfy({ $0?.isFinite == true }) else {
+                    throw CLIError.data("--slope: '\(text)' is not ANGLE[,HEIGHT[,STRENGTH]] (degrees, > 0, 0...1) or off")
+                }
+                var light = ColorSettings.SlopeLight(angle: parts[0]!)
+                if parts.count > 1 { light.height = parts[1]! }
+                if parts.count > 2 { light.strength = parts[2]! }
+                guard light.height > 0, (0...1).contains(light.strength) else {
+                    throw CLIError.data("--slope: height must be > 0 and strength within 0...1")
+                }
+                color.slope = light
+            }
+        }
+        if let text = a["trap"] {
+            if text == "off" { color.trap = nil } else {
+                let kind = text.prefix { $0 != ":" }
+                let rest = text.dropFirst(kind.count + 1).split(separator: ",").map { Double($0) }
+                guard rest.count == 2, let re = rest[0], let im = rest[1], re.isFinite, im.isFinite, kind == "point" || kind == "cross" else {
+                    throw CLIError.data("--trap: '\(text)' is not point:RE,IM or cross:RE,IM (or off)")
+                }
+                color.trap = kind == "point" ? .point(re: re, im: im) : .cross(re: re, im: im)
+            }
+        }
         if let path = a["gradient"] {
             guard let data = FileManager.default.contents(atPath: path) else { throw CLIError.noInput("cannot read gradient file '\(path)'") }
             do { color.gradient = try Gradient.parse(String(decoding: data, as: UTF8.self)) } catch {

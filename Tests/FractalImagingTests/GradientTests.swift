@@ -1,4 +1,5 @@
 import FractalEngine
+import FractalNumerics
 import FractalImaging
 import Testing
 
@@ -42,5 +43,31 @@ struct GradientTests {
             }
             #expect(image.sample(x: px, y: 0) == RGB(sum.0 / 4, sum.1 / 4, sum.2 / 4).words)
         }
+    }
+}
+
+@Suite("Shading by the distance estimate and slope")
+struct ShadingTests {
+    @Test("boundary shading darkens by sqrt(distance / width); slope light by the normal's angle to the light")
+    func shading() {
+        let p = PixelResult(n2: 10, nBig: 12, smooth: 12.5)
+        var settings = ColorSettings(palette: .gray)
+        let base = Colorizer.color(p, rootCount: 0, settings: settings)
+        settings.boundaryWidth = 4
+        let near = Colorizer.color(p, extras: .init(distance: 1, slopeRe: 1, slopeIm: 0), rootCount: 0, settings: settings)
+        #expect(Swift.abs(near.r - base.r * 0.5) < 1e-12)
+        let far = Colorizer.color(p, extras: .init(distance: 9, slopeRe: 1, slopeIm: 0), rootCount: 0, settings: settings)
+        #expect(far == base)
+        settings.boundaryWidth = nil
+        settings.slope = .init(angle: 0, height: 1, strength: 1)
+        let lit = Colorizer.color(p, extras: .init(distance: 9, slopeRe: 1, slopeIm: 0), rootCount: 0, settings: settings)
+        let dark = Colorizer.color(p, extras: .init(distance: 9, slopeRe: -1, slopeIm: 0), rootCount: 0, settings: settings)
+        #expect(lit == base && dark == RGB(0, 0, 0))
+        // A trap colours by -32 ln(distance), inside the set too.
+        settings.slope = nil
+        settings.trap = .point(re: 0, im: 0)
+        let inside = Colorizer.color(.bounded, extras: .init(trap: Float(Math.exp(-0.5))), rootCount: 0, settings: settings)
+        #expect(Swift.abs(inside.r - Palette.gray.color(at: 0.5).r) < 1e-6)  // Float's rounding of the distance
+        #expect(Colorizer.color(.bounded, extras: .init(trap: Float(Math.exp(-0.25))), rootCount: 0, settings: settings).r < 0.6)
     }
 }

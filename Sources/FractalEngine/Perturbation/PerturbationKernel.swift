@@ -23,14 +23,18 @@ struct PixelFlags: @unchecked Sendable {
     /// Per pixel: loop steps taken (BLA and plain), and of those, BLA steps.
     @usableFromInline let steps: UnsafeMutablePointer<UInt32>?
     @usableFromInline let blaSteps: UnsafeMutablePointer<UInt32>?
+    /// Where a tracking kernel writes the pixel's extras.
+    @usableFromInline let extras: ExtrasWriter?
 
     @usableFromInline init(glitched: UnsafeMutablePointer<UInt8>?, ratio: UnsafeMutablePointer<Double>?, sensitive: UnsafeMutablePointer<UInt8>?,
-                           steps: UnsafeMutablePointer<UInt32>? = nil, blaSteps: UnsafeMutablePointer<UInt32>? = nil) {
+                           steps: UnsafeMutablePointer<UInt32>? = nil, blaSteps: UnsafeMutablePointer<UInt32>? = nil,
+                           extras: ExtrasWriter? = nil) {
         self.glitched = glitched
         self.ratio = ratio
         self.sensitive = sensitive
         self.steps = steps
         self.blaSteps = blaSteps
+        self.extras = extras
     }
 
     /// Pixel i: glitched at `ratio` (NaN: it did not), and whether it is sensitive.
@@ -188,10 +192,11 @@ extension PerturbationPixelKernel {
     }
 }
 
-/// Perturbation of pixels against one reference orbit, generic over formula and delta type,
+/// Perturbation of pixels against one reference orbit, generic over formula, delta type and
+/// what it tracks besides z (`NoTracking`, or the derivative and trap of `ExtrasTracking`),
 /// taking the longest valid BLA step where a table is given.
 @usableFromInline
-struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: PerturbationPixelKernel {
+struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: PixelTracker>: PerturbationPixelKernel {
     @usableFromInline let formula: F
     @usableFromInline let orbit: [Complex<D>]
     /// The orbit a pixel continues on after rebasing: the orbit of the critical point 0
@@ -209,6 +214,9 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
     @usableFromInline let flags: PixelFlags
     /// The reference orbit's MPFR precision: its rounding is part of the precision estimate.
     @usableFromInline let referenceBits: Int
+    /// For the tracker: the trap, and log2 of the pixel spacing (distance estimates in pixels).
+    @usableFromInline var trap: OrbitTrap? = nil
+    @usableFromInline var log2Spacing: Double = 0
 
     @inlinable @inline(__always)
     func iterate(pixel i: Int, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>,
@@ -216,15 +224,18 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
         var run = start(i, orbit: first, table: firstBLA)
         while !step(&run, rebaseOrbit: rebaseOrbit, rebaseBLA: rebaseBLA) {}
         work = run.work
+        if T.isActive {
+            flags.extras?.write(i, run.tracker.finish(escaped: run.result.escaped, x: run.finalX, y: run.finalY, log2Spacing: log2Spacing))
+        }
         return (run.result, run.ratio, run.sensitive)
     }
 
     /// Pixel i before its first step.
     @inlinable @inline(__always)
-    func start(_ i: Int, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>) -> PixelRun<D> {
+    func start(_ i: Int, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>) -> PixelRun<D, T> {
         let dc = grid.delta(i)
-        var r = PixelRun(pixel: i, dc: dc, dcStep: formula.addsDC ? dc : .zero, orbit: orbit, table: table,
-                         dz: formula.addsDC ? .zero : dc, epsilon: table.epsilon)
+        var r = PixelRun<D, T>(pixel: i, dc: dc, dcStep: formula.addsDC ? dc : .zero, orbit: orbit, table: table,
+                               dz: formula.addsDC ? .zero : dc, epsilon: table.epsilon, tracker: T(julia: !formula.addsDC, trap: trap))
         if !formula.addsDC {
             let z0 = orbit[0] + r.dz
             let x = z0.re.leadingDouble, y = z0.im.leadingDouble
@@ -236,16 +247,20 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
     /// One step of `r`: the longest valid BLA step, else one perturbation step, then the
     /// escape, rebasing and glitch tests. True when the pixel is finished (its result set).
     @inlinable @inline(__always)
-    func step(_ r: inout PixelRun<D>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>, rebaseBLA: BLAView<D>) -> Bool {
+    func step(_ r: inout PixelRun<D, T>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>, rebaseBLA: BLAView<D>) -> Bool {
         guard r.n < maxIterations else {
             r.result = PixelResult(n2: UInt32(r.n2), nBig: 0, smooth: .nan)
             return true
         }
-        if let (index, length) = r.table.longestStep(at: r.m, dz: r.dz), r.n + length <= maxIterations {
+        let blaAllowed = !T.isActive || T.tracksBLA
+        if blaAllowed, let (index, length) = r.table.longestStep(at: r.m, dz: r.dz), r.n + length <= maxIterations {
             let step = r.table[index]
+            if T.isActive {
+                r.tracker.bla(a: Complex(step.a.re.floatExpValue, step.a.im.floatExpValue), b: Complex(step.b.re.floatExpValue, step.b.im.floatExpValue))
+            }
             let load = (r.dz.lengthSquared * step.inverseRadiusSquared).leadingDouble
             // Far inside the radius the scale's cap bounds the term without computing it.
-            r.blaLoad += load < 0x1p-24 ? load * PixelRun<D>.localScaleCap : (load.isFinite ? load : 1) * r.localScale()
+            r.blaLoad += load < 0x1p-24 ? load * PixelRun<D, T>.localScaleCap : (load.isFinite ? load : 1) * r.localScale()
             r.dz = step.apply(r.dz, r.dcStep)
             r.m += length
             r.n += length
@@ -254,6 +269,10 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
             r.stretch2 *= step.stretchSignificand
             r.stretchExponent += step.stretchExponent
         } else {
+            if T.isActive {
+                let z = r.orbit[r.m] + r.dz
+                r.tracker.plain(x: z.re.leadingDouble, y: z.im.leadingDouble, power: formula.power)
+            }
             r.dz = formula.step(r.orbit[r.m], r.dz, r.dcStep)
             r.m += 1
             r.n += 1
@@ -264,9 +283,14 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
         let z = Z + r.dz
         let x = z.re.leadingDouble, y = z.im.leadingDouble
         let r2 = x * x + y * y
+        if T.isActive { r.tracker.observe(x: x, y: y) }
         if r2 > Escape.radiusSquared2 {
             if r.n2 == 0 { r.n2 = r.n }
             if r2 > Escape.radiusSquaredBig {
+                if T.isActive {
+                    r.finalX = x
+                    r.finalY = y
+                }
                 r.result = PixelResult(n2: UInt32(r.n2), nBig: UInt32(r.n), smooth: Escape.smooth(nBig: r.n, lengthSquared: r2, power: formula.power))
                 let exact = PrecisionEstimate.smoothHolds(
                     n: r.n, lengthSquared: r2, power: formula.power, dc: r.dc, stretch2: r.stretch2,
@@ -317,7 +341,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta>: Perturb
 /// m = the reference index, so the pixel's z(n) = Z(m) + dz; dc = c - C (zero for Julia,
 /// whose pixel enters as dz(0)).
 @usableFromInline
-struct PixelRun<D: PerturbationDelta> {
+struct PixelRun<D: PerturbationDelta, T: PixelTracker> {
     @usableFromInline let pixel: Int
     @usableFromInline let dc: Complex<D>
     @usableFromInline let dcStep: Complex<D>
@@ -348,10 +372,15 @@ struct PixelRun<D: PerturbationDelta> {
     @usableFromInline var result = PixelResult.bounded
     @usableFromInline var ratio = Double.nan
     @usableFromInline var sensitive = false
+    /// What the kernel tracks besides z, and the z it escaped at.
+    @usableFromInline var tracker: T
+    @usableFromInline var finalX = 0.0
+    @usableFromInline var finalY = 0.0
 
     @inlinable @inline(__always)
     init(pixel: Int, dc: Complex<D>, dcStep: Complex<D>, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>,
-         dz: Complex<D>, epsilon: Double) {
+         dz: Complex<D>, epsilon: Double, tracker: T) {
+        self.tracker = tracker
         self.pixel = pixel
         self.dc = dc
         self.dcStep = dcStep

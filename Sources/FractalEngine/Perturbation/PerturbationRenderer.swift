@@ -266,7 +266,8 @@ enum PerturbationRenderer {
 
         // BLA (Documentation/Perturbation.md): the setting's epsilon for Double
         // and FloatExp deltas, 2^-53 times it for double-double deltas.
-        let useBLA = settings.bla && !rescaled
+        // A trap must see every iteration, which BLA steps skip.
+        let useBLA = settings.bla && !rescaled && renderSettings.extras.trap == nil
         var blaSeconds = 0.0
         var loopSteps = [UInt32](repeating: 0, count: count)
         var blaSteps = [UInt32](repeating: 0, count: count)
@@ -288,6 +289,10 @@ enum PerturbationRenderer {
         }
         let criticalTable = critical.map { table($0, of: criticalOrbit!, grid: DeltaGrid<D>(viewport: viewport, reference: center), subset: []) } ?? nil
 
+        // Extras (distance estimate, slope, trap) come from these passes, not from the passes
+        // for pixels at risk after them (Documentation/Coloring.md).
+        var extrasField = ExtrasField(count: renderSettings.extras.isEmpty ? 0 : count, request: renderSettings.extras)
+        let log2Spacing = viewport.log2Spacing
         func pass(_ reference: ReferenceOrbit, at point: BigComplex, subset: [Int]?) {
             let values = reference.values(as: D.self)
             let grid = DeltaGrid<D>(viewport: viewport, reference: point)
@@ -310,13 +315,25 @@ enum PerturbationRenderer {
                                       threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
                         return
                     }
-                    let kernel = PerturbationKernel<F, D>(
-                        formula: formula, orbit: values, rebaseOrbit: critical ?? values,
-                        bla: bla, rebaseBLA: critical == nil ? bla : criticalTable,
-                        grid: grid, maxIterations: location.maxIterations, mode: settings.glitchMode, tolerance: tolerance,
-                        subset: subset, flags: pixelFlags, referenceBits: reference.precision.bits)
-                    Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
-                                  threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
+                    func fill<T: PixelTracker>(_: T.Type, extras: ExtrasWriter?) {
+                        var kernel = PerturbationKernel<F, D, T>(
+                            formula: formula, orbit: values, rebaseOrbit: critical ?? values,
+                            bla: bla, rebaseBLA: critical == nil ? bla : criticalTable,
+                            grid: grid, maxIterations: location.maxIterations, mode: settings.glitchMode, tolerance: tolerance,
+                            subset: subset,
+                            flags: PixelFlags(glitched: pixelFlags.glitched, ratio: pixelFlags.ratio, sensitive: pixelFlags.sensitive,
+                                              steps: pixelFlags.steps, blaSteps: pixelFlags.blaSteps, extras: extras),
+                            referenceBits: reference.precision.bits)
+                        kernel.trap = renderSettings.extras.trap
+                        kernel.log2Spacing = log2Spacing
+                        Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
+                                      threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
+                    }
+                    if renderSettings.extras.isEmpty {
+                        fill(NoTracking.self, extras: nil)
+                    } else {
+                        extrasField.withWriter { fill(ExtrasTracking.self, extras: $0) }
+                    }
                    }
                   }
                 }
@@ -369,7 +386,7 @@ enum PerturbationRenderer {
             let fineTable = table(values, of: fine, grid: grid, subset: sensitivePixels, epsilon: epsilon)
             let fineCriticalTable = criticalValues.map { table($0, of: fineCritical!, grid: grid, subset: [], epsilon: epsilon) } ?? nil
             sensitive.withUnsafeMutableBufferPointer { sens in
-                let kernel = PerturbationKernel<F, E>(
+                let kernel = PerturbationKernel<F, E, NoTracking>(
                     formula: formula, orbit: values, rebaseOrbit: criticalValues ?? values,
                     bla: fineTable, rebaseBLA: criticalValues == nil ? fineTable : fineCriticalTable, grid: grid,
                     maxIterations: location.maxIterations, mode: .rebase, tolerance: tolerance, subset: sensitivePixels,
@@ -412,6 +429,7 @@ enum PerturbationRenderer {
             let kernel = MPFRPixelKernel(viewport: viewport, family: location.family, maxIterations: location.maxIterations, subset: sensitivePixels)
             Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 4, threads: threads, control: nil)
         }
+        if !renderSettings.extras.isEmpty { field.extras = extrasField }
         return PerturbationReport(
             deltaType: rescaled ? .rescaled : (D.self == Double.self ? .double : (D.self == FloatExp.self ? .floatExp : .doubleDouble)), glitchMode: settings.glitchMode,
             precisionBits: precision.bits, references: references, referenceLength: primary.count,

@@ -14,6 +14,9 @@ public struct IterationField: Sendable, Equatable {
     public var smooth: [Double]
     /// Newton only (empty otherwise): 0 = no root, k + 1 = root k.
     public var root: [UInt8]
+    /// Distance estimate, slope and trap data when the render asked for them
+    /// (`RenderSettings.extras`).
+    public var extras: ExtrasField?
 
     public init(width: Int, height: Int, maxIterations: Int, hasRoots: Bool) {
         self.width = width
@@ -45,7 +48,12 @@ public struct IterationField: Sendable, Equatable {
     /// Two fields are equal when every value is, NaN smooth values included.
     public static func == (a: IterationField, b: IterationField) -> Bool {
         guard a.width == b.width, a.height == b.height, a.maxIterations == b.maxIterations,
-              a.n2 == b.n2, a.nBig == b.nBig, a.root == b.root else { return false }
+              a.n2 == b.n2, a.nBig == b.nBig, a.root == b.root, (a.extras == nil) == (b.extras == nil) else { return false }
+        if let x = a.extras, let y = b.extras {
+            for (u, v) in [(x.distance, y.distance), (x.slopeRe, y.slopeRe), (x.slopeIm, y.slopeIm), (x.trap, y.trap)] {
+                guard u.count == v.count, zip(u, v).allSatisfy({ $0.bitPattern == $1.bitPattern }) else { return false }
+            }
+        }
         return zip(a.smooth, b.smooth).allSatisfy { $0.bitPattern == $1.bitPattern }
     }
 }

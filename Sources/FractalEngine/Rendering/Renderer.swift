@@ -42,6 +42,9 @@ public struct RenderSettings: Sendable, Equatable {
     /// Double lanes of z^2 + c: send the pixels whose result Double may not carry (smooth
     /// off by more than 1e-7, by the rounding check) to double-double. False: Double alone.
     public var checkRounding = true
+    /// Extra per-pixel data to compute (`IterationField.extras`): the derivative's distance
+    /// estimate and slope, and an orbit trap. Not for Newton.
+    public var extras = ExtrasRequest()
 
     public init(width: Int, height: Int, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits, tilePixels: Int = 2048,
                 path: ArithmeticPath? = nil, perturbation: PerturbationSettings = PerturbationSettings()) {
@@ -201,6 +204,34 @@ public enum Renderer {
             run(NewtonKernel<DoubleDouble>(newton: NewtonIteration(poly), grid: grid, maxIterations: limit))
         }
         if control?.isCancelled == true { throw RenderError.cancelled }
+        if !settings.extras.isEmpty && path != .perturbation {
+            // Direct paths: each pixel iterated once more with the tracker, in the path's type.
+            var extras = ExtrasField(count: field.pixelCount, request: settings.extras)
+            let log2Spacing = viewport.log2Spacing
+            func extrasPass<F: EscapeTimeFormula, T: DirectScalar>(_ formula: F, _: T.Type, juliaC: Complex<T>?) {
+                extras.withWriter { writer in
+                    let kernel = ScalarExtrasKernel<F, T>(formula: formula, grid: grid, juliaC: juliaC, maxIterations: limit,
+                                                          trap: settings.extras.trap, log2Spacing: log2Spacing, writer: writer)
+                    if let only = settings.onlyPixels {
+                        fill(&field, kernel: SubsetKernel(inner: kernel, subset: only), count: only.count, tilePixels: 16, threads: threads, control: nil)
+                    } else {
+                        fill(&field, kernel: kernel, tilePixels: settings.tilePixels, threads: threads, control: nil)
+                    }
+                }
+            }
+            switch (path, location.family) {
+            case (.double, .mandelbrot): extrasPass(QuadraticFormula(), Double.self, juliaC: nil)
+            case (.double, .multibrot(let p)): extrasPass(MultibrotFormula(power: p), Double.self, juliaC: nil)
+            case (.double, .julia(let re, let im)):
+                let c = try juliaC(re, im)
+                extrasPass(QuadraticFormula(), Double.self, juliaC: Complex(c.re.doubleValue, c.im.doubleValue))
+            case (.doubleDouble, .mandelbrot): extrasPass(QuadraticFormula(), DoubleDouble.self, juliaC: nil)
+            case (.doubleDouble, .multibrot(let p)): extrasPass(MultibrotFormula(power: p), DoubleDouble.self, juliaC: nil)
+            case (.doubleDouble, .julia(let re, let im)): extrasPass(QuadraticFormula(), DoubleDouble.self, juliaC: try juliaC(re, im))
+            default: break
+            }
+            if case .newton = location.family {} else { field.extras = extras }
+        }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let report = RenderReport(path: path, requiredBits: bits, threads: threads, seconds: seconds,
                                   iterations: field.iterationsRepresented, doubleDoublePixels: recheckedPixels,
