@@ -99,7 +99,7 @@ enum Help {
 
     static let verify = """
     usage: fathom verify [--threads N] [--guard-bits N] [--glitches rebase|detect]
-                         [--reference center|probe] [--delta double|double-double|floatexp]
+                         [--reference center|probe|nucleus] [--delta double|double-double|floatexp]
                          [--bla on|off] [--bla-epsilon E] [--sampled] [--all] FILE...
 
     Renders each oracle file's location at its width x height through the normal render path
