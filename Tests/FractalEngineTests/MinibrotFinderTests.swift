@@ -67,4 +67,29 @@ struct MinibrotFinderTests {
         #expect(result.field.nBig[40] == 0)
         #expect([0, 8, 72, 80].allSatisfy { result.field.nBig[$0] > 0 })
     }
+
+    @Test("--reference nucleus: a found nucleus in view serves as a reference that never escapes, with the same counts")
+    func nucleusReference() throws {
+        let center = try BigComplex(parsingRe: Self.seahorse.re, im: Self.seahorse.im, precision: Precision(bits: 128))
+        let levels = try #require(MinibrotFinder.descend(from: center, radius: FloatExp(Self.seahorse.radius), to: FloatExp(1e-25)))
+        let m = levels.last!.minibrot
+        // The view around the minibrot, its center moved off the nucleus by a quarter of the radius.
+        var location = MinibrotFinder.location(of: m, iterations: 1000)
+        let radius = try BigFloat(parsing: location.radius, precision: Precision(bits: 64))
+        let shifted = try BigFloat(parsing: location.centerRe, precision: m.nucleus.precision) + radius.timesPowerOfTwo(-2)
+        location = Location(centerRe: shifted.decimalString(), centerIm: location.centerIm, radius: location.radius,
+                            maxIterations: location.maxIterations)
+        var settings = RenderSettings(width: 24, height: 16, path: .perturbation)
+        let atCenter = try Renderer.render(location: location, settings: settings)
+        settings.perturbation.placement = .nucleus
+        let atNucleus = try Renderer.render(location: location, settings: settings)
+        let report = try #require(atNucleus.report.perturbation)
+        #expect(!report.referenceEscaped && report.referenceLength == location.maxIterations + 1)
+        let used = try BigFloat(parsing: report.references[0].re, precision: m.nucleus.precision)
+        #expect((used - m.nucleus.re).magnitude.floatExpValue < m.size * FloatExp(1e-6))
+        #expect(atCenter.report.perturbation!.references[0].re != report.references[0].re)
+        #expect(atCenter.field.n2 == atNucleus.field.n2 && atCenter.field.nBig == atNucleus.field.nBig)
+        let worst = zip(atCenter.field.smooth, atNucleus.field.smooth).map { $0.isNaN ? 0 : Swift.abs($0 - $1) }.max() ?? 0
+        #expect(worst < 1e-6)
+    }
 }
