@@ -81,22 +81,21 @@ extension LocationFile {
     /// radius = 2 / zoom, to a few digits fewer than the zoom was given with (at least 17):
     /// what `zoom(fromRadius:)` writes reads back to the radius it came from.
     public static func radius(fromZoom text: String) throws(LocationError) -> String {
-        let digits = text.filter(\.isNumber).count
-        let precision = Precision.forDecimalDigits(max(40, digits + 20))
-        let zoom: BigFloat
-        do { zoom = try BigFloat(parsing: text, precision: precision) } catch { throw .badNumber(field: "zoom", text: text) }
-        guard zoom.signum > 0 && zoom.isFinite else { throw .notPositive(field: "zoom", text: text) }
-        return (BigFloat(2, precision: precision) / zoom).decimalString(significantDigits: max(17, digits - 5))
+        try twoOver(text, field: "zoom") { max(17, $0 - 5) }
     }
 
     /// zoom = 2 / radius, to 10 digits more than the radius has (at least 20).
     public static func zoom(fromRadius text: String) throws(LocationError) -> String {
-        let digits = text.filter(\.isNumber).count
-        let precision = Precision.forDecimalDigits(max(40, digits + 20))
-        let radius: BigFloat
-        do { radius = try BigFloat(parsing: text, precision: precision) } catch { throw .badNumber(field: "radius", text: text) }
-        guard radius.signum > 0 && radius.isFinite else { throw .notPositive(field: "radius", text: text) }
-        return (BigFloat(2, precision: precision) / radius).decimalString(significantDigits: max(20, digits + 10))
-            .replacingOccurrences(of: "e", with: "E")
+        try twoOver(text, field: "radius") { max(20, $0 + 10) }.replacingOccurrences(of: "e", with: "E")
+    }
+
+    /// 2 / `text` in decimal, to `digits(digits of text)` significant digits.
+    static func twoOver(_ text: String, field: String, digits: (Int) -> Int) throws(LocationError) -> String {
+        let given = text.filter(\.isNumber).count
+        let precision = Precision.forDecimalDigits(max(40, given + 20))
+        let value: BigFloat
+        do { value = try BigFloat(parsing: text, precision: precision) } catch { throw .badNumber(field: field, text: text) }
+        guard value.signum > 0 && value.isFinite else { throw .notPositive(field: field, text: text) }
+        return (BigFloat(2, precision: precision) / value).decimalString(significantDigits: digits(given))
     }
 }

@@ -55,6 +55,16 @@ struct Arguments {
         return v
     }
 
+    /// "WxH" as two integers (range checks are ImageSize's).
+    func size(_ name: String = "size") throws(CLIError) -> (width: Int, height: Int)? {
+        guard let text = options[name] else { return nil }
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
+            throw .data("--\(name): '\(text)' is not WIDTHxHEIGHT, e.g. 1280x720")
+        }
+        return (w, h)
+    }
+
     /// "A,B" as two strings.
     func pair(_ name: String) throws(CLIError) -> (String, String)? {
         guard let text = options[name] else { return nil }

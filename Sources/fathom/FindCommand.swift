@@ -69,12 +69,7 @@ enum FindCommand {
             try AtomicFile.write(Data(text.utf8), to: save)
         }
         if let png = a["render"] {
-            var size = (640, 360)
-            if let s = a["size"] {
-                let parts = s.lowercased().split(separator: "x")
-                guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else { throw CLIError.data("--size: '\(s)' is not WIDTHxHEIGHT") }
-                size = (w, h)
-            }
+            let size = try a.size() ?? (640, 360)
             try ImageSize.validate(width: size.0, height: size.1)
             var settings = RenderSettings(width: size.0, height: size.1)
             settings.threads = try a.int("threads") ?? 0

@@ -175,11 +175,7 @@ enum RenderCommand {
         if let p = try a.int("power") { file.power = p }
         if let poly = a["newton"] { file.newton = poly }
         if let rot = try a.double("rotation") { file.rotation = rot }
-        if let size = a["size"] {
-            let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
-                throw CLIError.data("--size: '\(size)' is not WIDTHxHEIGHT, e.g. 1280x720")
-            }
+        if let (w, h) = try a.size() {
             file.width = w
             file.height = h
         }

@@ -32,11 +32,7 @@ enum SequenceCommand {
             sequence = try FrameSequence.zoomOut(from: first, count: count, factor: factor)
         }
 
-        if let size = a["size"] {
-            let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
-                throw CLIError.data("--size: '\(size)' is not WIDTHxHEIGHT, e.g. 1280x720")
-            }
+        if let (w, h) = try a.size() {
             first.width = w
             first.height = h
         }
