@@ -103,6 +103,9 @@ public struct PerturbationReport: Sendable {
     /// Pixels rendered again with 106-bit deltas (double-double, or extended-range
     /// double-double below 2^-960) because their smooth value was at risk.
     public var doubleDoublePixels: Int
+    /// Pixels rendered again with 106-bit deltas against an orbit at 64 more bits (the
+    /// orbit's own rounding kept them at risk).
+    public var finerOrbitPixels: Int = 0
     /// Pixels iterated again directly in MPFR because it was still at risk.
     public var reiteratedPixels: Int
     /// Pixels still at risk after the 106-bit pass that the MPFR budget did not cover
@@ -416,10 +419,32 @@ enum PerturbationRenderer {
             doubleDoublePixels = sensitivePixels.count
             if D.self == Double.self { try widePass(DoubleDouble.self) } else { try widePass(DoubleDoubleExp.self) }
         }
+        // The orbit's own rounding (64 bits below the spacing) may be what keeps them at risk
+        // (the estimate's reference term): when iterating them in MPFR would cost more than
+        // the orbit did, the 106-bit pass again against the same point's orbit at 64 more
+        // bits (e50 640x360: 210 pixels left for MPFR, 6 s; Documentation/Perturbation.md).
+        var finerOrbitPixels = 0
+        let stepSeconds = PerturbationSettings.mpfrStepSeconds(bits: viewport.precision.bits, power: formula.power)
+        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && !rescaled && D.significandBits <= 53 && juliaC == nil
+            && Double(sensitivePixels.count) * Double(location.maxIterations) * stepSeconds > 2 * referenceSeconds {
+            if control?.isCancelled == true { throw RenderError.cancelled }
+            finerOrbitPixels = sensitivePixels.count
+            let finerPrecision = Precision(bits: precision.bits + 64)
+            let start = DispatchTime.now().uptimeNanoseconds
+            let finer = try ReferenceOrbit.compute(
+                point: BigComplex(referencePoint.re.rounded(to: finerPrecision), referencePoint.im.rounded(to: finerPrecision)),
+                power: formula.power, juliaC: nil, maxIterations: location.maxIterations, precision: finerPrecision,
+                lowWords: true, control: control, partnerThread: threads > 1)
+            referenceSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            if D.self == Double.self {
+                riskPass(DoubleDouble.self, orbit: finer, critical: nil, epsilon: settings.blaEpsilon)
+            } else {
+                riskPass(DoubleDoubleExp.self, orbit: finer, critical: nil, epsilon: settings.blaEpsilon)
+            }
+        }
         // MPFR last, within a budget: at 1e-22522 one pixel is 10^6 steps of ~400 us each.
         var unsettledPixels = 0
-        let mpfrSeconds = Double(sensitivePixels.count) * Double(location.maxIterations)
-            * PerturbationSettings.mpfrStepSeconds(bits: viewport.precision.bits, power: formula.power)
+        let mpfrSeconds = Double(sensitivePixels.count) * Double(location.maxIterations) * stepSeconds
         if !sensitivePixels.isEmpty && settings.exactSensitivePixels && mpfrSeconds > settings.mpfrBudgetSeconds {
             unsettledPixels = sensitivePixels.count
             sensitivePixels = []
@@ -435,7 +460,7 @@ enum PerturbationRenderer {
             precisionBits: precision.bits, references: references, referenceLength: primary.count,
             referenceEscaped: primary.escaped, glitchedPixels: firstPassGlitched, uncorrectedPixels: glitched.count,
             referenceSeconds: referenceSeconds, fineBLAPixels: fineBLAPixels, doubleDoublePixels: doubleDoublePixels,
-            reiteratedPixels: settings.exactSensitivePixels ? sensitivePixels.count : 0, unsettledPixels: unsettledPixels,
+            finerOrbitPixels: finerOrbitPixels, reiteratedPixels: settings.exactSensitivePixels ? sensitivePixels.count : 0, unsettledPixels: unsettledPixels,
             blaSeconds: blaSeconds, loopSteps: loopSteps.reduce(0) { $0 + Int($1) }, blaSteps: blaSteps.reduce(0) { $0 + Int($1) })
     }
 
