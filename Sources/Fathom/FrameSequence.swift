@@ -106,6 +106,10 @@ public struct FrameSequence: Sendable {
         /// Reference orbits computed (including those that primed a group) and reused.
         public var orbitsComputed = 0
         public var orbitsReused = 0
+        /// Frames that also computed their reference's orbit at 64 more bits for pixels the
+        /// orbit's own rounding kept at risk (not cached: a frame's bytes must not depend on
+        /// which frames rendered before it).
+        public var finerOrbits = 0
         public var seconds = 0.0
     }
 
@@ -140,6 +144,7 @@ public struct FrameSequence: Sendable {
             let result = try ImageRender.render(frame, settings: settings, to: folder + "/" + FrameSequence.fileName(frame: k),
                                                 bitDepth: bitDepth, control: control)
             report.framesRendered += 1
+            if (result.report.perturbation?.finerOrbitPixels ?? 0) > 0 { report.finerOrbits += 1 }
             frameDone(k, result)
         }
         report.orbitsComputed = cache.computedOrbits

@@ -72,7 +72,8 @@ enum SequenceCommand {
         if !quiet {
             print(String(format: "sequence: %d of %d frames (%d..%d) in %@, %.1f s; reference orbits: %d computed, %d reused",
                          report.framesRendered, sequence.frames.count, range.lowerBound, range.upperBound, folder, report.seconds,
-                         report.orbitsComputed, report.orbitsReused))
+                         report.orbitsComputed, report.orbitsReused)
+                  + (report.finerOrbits > 0 ? "; \(report.finerOrbits) frames also took the reference at 64 more bits for pixels at risk" : ""))
         }
     }
 
