@@ -36,20 +36,22 @@ enum FindCommand {
 
         let start = Date()
         let center = viewport.center
+        func decimal(_ x: FloatExp, _ digits: Int = 4) -> String {
+            BigFloat(x, precision: Precision(bits: 64)).decimalString(significantDigits: digits)
+        }
         func describe(_ m: MinibrotFinder.Minibrot) -> String {
-            "period \(m.period), size \(BigFloat(m.size, precision: Precision(bits: 64)).decimalString(significantDigits: 4)), "
-                + "Newton \(m.newtonSteps) steps, |z_p / z_p'| \(BigFloat(m.newtonStep, precision: Precision(bits: 64)).decimalString(significantDigits: 2))"
+            "period \(m.period), size \(decimal(m.size)), "
+                + "Newton \(m.newtonSteps) steps, |z_p / z_p'| \(decimal(m.newtonStep, 2))"
         }
         let found: MinibrotFinder.Minibrot
         if let target {
             guard let levels = MinibrotFinder.descend(from: center, radius: radius, to: target, fraction: fraction, levelDone: { level in
                 guard !quiet else { return }
-                print("level: view radius \(BigFloat(level.viewRadius, precision: Precision(bits: 64)).decimalString(significantDigits: 4)), "
-                      + describe(level.minibrot))
+                print("level: view radius \(decimal(level.viewRadius)), " + describe(level.minibrot))
             }) else { throw CLIError.other("find: no minibrot found in this view") }
             found = levels.last!.minibrot
             guard found.size * FloatExp(4) < target else {
-                throw CLIError.other("find: the descent stopped at a minibrot of size \(BigFloat(found.size, precision: Precision(bits: 64)).decimalString(significantDigits: 4)) (no deeper one found around it)")
+                throw CLIError.other("find: the descent stopped at a minibrot of size \(decimal(found.size)) (no deeper one found around it)")
             }
         } else {
             guard let m = MinibrotFinder.find(near: center, radius: radius) else { throw CLIError.other("find: no minibrot found in this view") }
