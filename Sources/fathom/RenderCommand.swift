@@ -17,20 +17,8 @@ enum RenderCommand {
         try applyOverrides(a, to: &file)
 
         let location = try file.location()
-        let width = file.width ?? 1280, height = file.height ?? 720
-        try ImageSize.validate(width: width, height: height)
-        var settings = RenderSettings(width: width, height: height)
-        if let t = try a.int("threads") {
-            guard t >= 0 && t <= 1024 else { throw CLIError.data("--threads: \(t) is outside 0...1024 (0 = all cores)") }
-            settings.threads = t
-        }
-        if let g = try a.int("guard-bits") ?? file.guardBits {
-            guard g >= 0 && g <= 64 else { throw CLIError.data("--guard-bits: \(g) is outside 0...64") }
-            settings.guardBits = g
-        }
-        let engine = try engineSettings(a, file.engine)
-        settings.path = try path(engine)
-        settings.perturbation = try perturbationSettings(engine, a)
+        let (settings, engine) = try renderSettings(a, file)
+        let width = settings.width, height = settings.height
         let output = a["output"] ?? "fathom.png"
         try checkWritable(output)
         let npy = a["npy"]
@@ -65,6 +53,26 @@ enum RenderCommand {
                 }
             }
         }
+    }
+
+    /// The render settings from `file` (size, guard bits, engine) and --threads, --guard-bits
+    /// and the engine options; also the engine settings themselves (stored with the image).
+    static func renderSettings(_ a: Arguments, _ file: LocationFile) throws -> (RenderSettings, LocationFile.EngineSettings) {
+        let width = file.width ?? 1280, height = file.height ?? 720
+        try ImageSize.validate(width: width, height: height)
+        var settings = RenderSettings(width: width, height: height)
+        if let t = try a.int("threads") {
+            guard t >= 0 && t <= 1024 else { throw CLIError.data("--threads: \(t) is outside 0...1024 (0 = all cores)") }
+            settings.threads = t
+        }
+        if let g = try a.int("guard-bits") ?? file.guardBits {
+            guard g >= 0 && g <= 64 else { throw CLIError.data("--guard-bits: \(g) is outside 0...64") }
+            settings.guardBits = g
+        }
+        let engine = try engineSettings(a, file.engine)
+        settings.path = try path(engine)
+        settings.perturbation = try perturbationSettings(engine, a)
+        return (settings, engine)
     }
 
     /// The file's engine settings with --path, --glitches, --reference, --delta, --bla,

@@ -36,16 +36,7 @@ enum SequenceCommand {
             first.width = w
             first.height = h
         }
-        let width = first.width ?? 1280, height = first.height ?? 720
-        try ImageSize.validate(width: width, height: height)
-        var settings = RenderSettings(width: width, height: height)
-        if let t = try a.int("threads") {
-            guard t >= 0 && t <= 1024 else { throw CLIError.data("--threads: \(t) is outside 0...1024 (0 = all cores)") }
-            settings.threads = t
-        }
-        let engine = try RenderCommand.engineSettings(a, first.engine)
-        settings.path = try RenderCommand.path(engine)
-        settings.perturbation = try RenderCommand.perturbationSettings(engine, a)
+        let (settings, _) = try RenderCommand.renderSettings(a, first)
         let bitDepth = try a.int("bit-depth") ?? 8
         guard bitDepth == 8 || bitDepth == 16 else { throw CLIError.usage("--bit-depth: \(bitDepth) is not 8 or 16") }
 
