@@ -14,6 +14,8 @@ public enum MinibrotFinder {
         /// |size|: the minibrot is about the whole set scaled by it (Hunt and Ott 1997,
         /// Heiland-Allen's estimate: 1 / (b l^2)); a view of radius 4 |size| shows it whole.
         public let size: FloatExp
+        /// The argument of the complex size estimate: how the minibrot is turned.
+        public let orientation: Double
         /// Newton steps taken.
         public let newtonSteps: Int
         /// |z_p(nucleus)| at the nucleus's precision.
@@ -30,14 +32,11 @@ public enum MinibrotFinder {
     /// too early: from the Seahorse preset its periods' nuclei lay 5 to 80 radii away.
     /// nil when the orbit escapes first or no period up to `maxPeriod` qualifies.
     public static func period(near point: BigComplex, radius: FloatExp, maxPeriod: Int, precision: Precision) -> Int? {
-        let ws = MPFRWorkspace(count: 10, precision: precision)
-        let (zr, zi, dr, di, cr, ci, t1, t2, t3) = (ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8])
-        ws.set(4, point.re)
-        ws.set(5, point.im)
+        let orbit = DerivativeOrbit(c: point, precision: precision)
         let rho2 = radius * radius
         for n in 1...Swift.max(1, maxPeriod) {
-            step(zr, zi, dr, di, cr, ci, t1, t2, t3)
-            let z2 = magnitudeSquared(zr, zi), d2 = magnitudeSquared(dr, di)
+            orbit.step()
+            let z2 = orbit.zSquared, d2 = orbit.derivativeSquared
             if z2 < d2 * rho2 { return n }
             if FloatExp(1e8) < z2 { return nil }
         }
@@ -48,16 +47,16 @@ public enum MinibrotFinder {
     /// until the step is below 2^-(precision - 16) (relative to max(1, |c|)), or nil when it
     /// does not settle within `maxSteps`.
     public static func nucleus(from start: BigComplex, period: Int, precision: Precision, maxSteps: Int = 64) -> (BigComplex, Int)? {
-        let ws = MPFRWorkspace(count: 12, precision: precision)
-        let (zr, zi, dr, di, cr, ci, t1, t2, t3, qr, qi) = (ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8], ws[9], ws[10])
-        ws.set(4, start.re)
-        ws.set(5, start.im)
+        let orbit = DerivativeOrbit(c: start, precision: precision)
+        let ws = orbit.ws
+        let (zr, zi, cr, ci, t1, t2, t3) = (ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6])
+        let (dr, di, qr, qi) = (orbit.dr, orbit.di, ws[DerivativeOrbit.q], ws[DerivativeOrbit.q + 1])
         let tolerance = FloatExp(significand: 1, exponent: -(precision.bits - 16))
         for k in 1...maxSteps {
-            for r in [zr, zi, dr, di] { mpfr_set_zero(r, 1) }
-            for _ in 0..<period { step(zr, zi, dr, di, cr, ci, t1, t2, t3) }
+            orbit.restart()
+            for _ in 0..<period { orbit.step() }
             // q = z / dz.
-            let d2 = magnitudeSquared(dr, di)
+            let d2 = orbit.derivativeSquared
             guard !d2.isZero && d2.isFinite else { return nil }
             mpfr_sqr(t1, dr, MPFR_RNDN)
             mpfr_fma(t1, di, di, t1, MPFR_RNDN)  // |dz|^2
@@ -69,11 +68,11 @@ public enum MinibrotFinder {
             mpfr_div(qi, t3, t1, MPFR_RNDN)
             mpfr_sub(cr, cr, qr, MPFR_RNDN)
             mpfr_add(ci, ci, qi, MPFR_RNDN)  // c - q, with im(q) = -t3 / |dz|^2
-            let stepSize = magnitudeSquared(qr, qi)
-            let scale = Swift.max(FloatExp(1), magnitudeSquared(cr, ci))
+            let stepSize = DerivativeOrbit.magnitudeSquared(qr, qi)
+            let scale = Swift.max(FloatExp(1), DerivativeOrbit.magnitudeSquared(cr, ci))
             guard stepSize.isFinite else { return nil }
             if stepSize < tolerance * tolerance * scale {
-                return (BigComplex(ws.value(4), ws.value(5)), k)
+                return (BigComplex(ws.value(2), ws.value(3)), k)
             }
         }
         return nil
@@ -81,12 +80,10 @@ public enum MinibrotFinder {
 
     /// |z_p(c)| and |z_p(c) / z_p'(c)|: how close `c` is to a nucleus of period `period`.
     public static func residual(_ c: BigComplex, period: Int) -> (FloatExp, FloatExp) {
-        let ws = MPFRWorkspace(count: 10, precision: c.precision)
-        let (zr, zi, dr, di, cr, ci, t1, t2, t3) = (ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8])
-        ws.set(4, c.re)
-        ws.set(5, c.im)
-        for _ in 0..<period { step(zr, zi, dr, di, cr, ci, t1, t2, t3) }
-        let z = FloatExp.complexMagnitude(floatExp(zr), floatExp(zi)), d = FloatExp.complexMagnitude(floatExp(dr), floatExp(di))
+        let orbit = DerivativeOrbit(c: c, precision: c.precision)
+        for _ in 0..<period { orbit.step() }
+        let z = FloatExp.complexMagnitude(DerivativeOrbit.floatExp(orbit.ws[0]), DerivativeOrbit.floatExp(orbit.ws[1]))
+        let d = FloatExp.complexMagnitude(DerivativeOrbit.floatExp(orbit.dr), DerivativeOrbit.floatExp(orbit.di))
         return (z, d.isZero ? FloatExp(Double.infinity) : z / d)
     }
 
@@ -136,7 +133,9 @@ public enum MinibrotFinder {
                         magnitude = FloatExp.complexMagnitude(s.re, s.im)
                     }
                     let (r, d) = residual(c, period: p)
-                    return Minibrot(nucleus: c, period: p, size: magnitude, newtonSteps: steps, residual: r, newtonStep: d)
+                    let orientation = Math.atan2((s.im / magnitude).doubleValue, (s.re / magnitude).doubleValue)
+                    return Minibrot(nucleus: c, period: p, size: magnitude, orientation: orientation, newtonSteps: steps,
+                                    residual: r, newtonStep: d)
                 }
             }
             rho = rho * FloatExp(0.5)
@@ -171,13 +170,11 @@ public enum MinibrotFinder {
             let log2r = (1 - fraction) * viewRadius.log2Magnitude + fraction * four.log2Magnitude
             let whole = log2r.rounded(.down)
             let next = FloatExp(significand: Math.pow(2, log2r - whole), exponent: Int(whole))
-            let s = size(nucleus: current.nucleus, period: current.period)
-            let orientation = Math.atan2((s.im / current.size).doubleValue, (s.re / current.size).doubleValue)
             var found: Minibrot?
             search: for ring in 0..<3 {
                 let distance = next * FloatExp(Math.pow(0.5, Double(ring)))
                 for k in 0..<8 {
-                    let angle = orientation + 2 * Double.pi * Double(k) / 8
+                    let angle = current.orientation + 2 * Double.pi * Double(k) / 8
                     let precision = Precision(bits: Swift.max(current.nucleus.precision.bits, -distance.exponent + 96, 128))
                     let dx = BigFloat(distance * FloatExp(Math.cos(angle)), precision: precision)
                     let dy = BigFloat(distance * FloatExp(Math.sin(angle)), precision: precision)
@@ -212,31 +209,46 @@ public enum MinibrotFinder {
                         centerIm: m.nucleus.im.decimalString(significantDigits: digits), radius: r,
                         maxIterations: Swift.min(Location.maximumIterations, Swift.max(iterations, 100 * m.period)))
     }
+}
 
-    /// z <- z^2 + c and dz <- 2 z dz + 1 (dz first: it needs the old z).
+/// z, c and dz/dc of one orbit of z^2 + c in MPFR registers: `MPFRStep`'s layout (z at 0
+/// and 1, c at 2 and 3, scratch 4 to 6), then dz/dc at `MPFRStep.firstFree` and the next, then
+/// two registers for Newton's step (`q`). z and dz/dc start at 0.
+final class DerivativeOrbit {
+    let ws: MPFRWorkspace
+    let dr: UnsafeMutablePointer<__mpfr_struct>
+    let di: UnsafeMutablePointer<__mpfr_struct>
+    static let q = MPFRStep.firstFree + 2
+
+    init(c: BigComplex, precision: Precision) {
+        ws = MPFRWorkspace(count: DerivativeOrbit.q + 2, precision: precision)
+        ws.set(2, c.re)
+        ws.set(3, c.im)
+        dr = ws[MPFRStep.firstFree]
+        di = ws[MPFRStep.firstFree + 1]
+    }
+
+    /// z = dz/dc = 0 again (c as it is now).
+    func restart() {
+        for r in [ws[0], ws[1], dr, di] { mpfr_set_zero(r, 1) }
+    }
+
+    /// dz/dc <- 2 z dz/dc + 1 (from the old z), then z <- z^2 + c by `MPFRStep`.
     @inline(__always)
-    static func step(_ zr: UnsafeMutablePointer<__mpfr_struct>, _ zi: UnsafeMutablePointer<__mpfr_struct>,
-                     _ dr: UnsafeMutablePointer<__mpfr_struct>, _ di: UnsafeMutablePointer<__mpfr_struct>,
-                     _ cr: UnsafeMutablePointer<__mpfr_struct>, _ ci: UnsafeMutablePointer<__mpfr_struct>,
-                     _ t1: UnsafeMutablePointer<__mpfr_struct>, _ t2: UnsafeMutablePointer<__mpfr_struct>,
-                     _ t3: UnsafeMutablePointer<__mpfr_struct>) {
-        // dz' = 2 (z dz) + 1.
-        mpfr_mul(t1, zr, dr, MPFR_RNDN)
-        mpfr_fms(t1, zi, di, t1, MPFR_RNDN)  // zi di - zr dr
-        mpfr_mul(t2, zr, di, MPFR_RNDN)
-        mpfr_fma(t2, zi, dr, t2, MPFR_RNDN)  // zr di + zi dr
+    func step() {
+        let x = ws[0], y = ws[1], t1 = ws[4], t2 = ws[5]
+        mpfr_mul(t1, x, dr, MPFR_RNDN)
+        mpfr_fms(t1, y, di, t1, MPFR_RNDN)  // y di - x dr
+        mpfr_mul(t2, x, di, MPFR_RNDN)
+        mpfr_fma(t2, y, dr, t2, MPFR_RNDN)  // x di + y dr
         mpfr_mul_si(t1, t1, -2, MPFR_RNDN)
         mpfr_add_si(dr, t1, 1, MPFR_RNDN)
         mpfr_mul_2si(di, t2, 1, MPFR_RNDN)
-        // z' = (zr + zi)(zr - zi) + cr, 2 zr zi + ci.
-        mpfr_add(t1, zr, zi, MPFR_RNDN)
-        mpfr_sub(t2, zr, zi, MPFR_RNDN)
-        mpfr_mul(t3, zr, zi, MPFR_RNDN)
-        mpfr_mul(t1, t1, t2, MPFR_RNDN)
-        mpfr_add(zr, t1, cr, MPFR_RNDN)
-        mpfr_mul_2si(t3, t3, 1, MPFR_RNDN)
-        mpfr_add(zi, t3, ci, MPFR_RNDN)
+        MPFRStep.zPowerPlusC(ws, power: 2)
     }
+
+    var zSquared: FloatExp { DerivativeOrbit.magnitudeSquared(ws[0], ws[1]) }
+    var derivativeSquared: FloatExp { DerivativeOrbit.magnitudeSquared(dr, di) }
 
     static func floatExp(_ a: UnsafeMutablePointer<__mpfr_struct>) -> FloatExp {
         var e = 0

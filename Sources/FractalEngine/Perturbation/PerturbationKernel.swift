@@ -225,7 +225,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         while !step(&run, rebaseOrbit: rebaseOrbit, rebaseBLA: rebaseBLA) {}
         work = run.work
         if T.isActive {
-            flags.extras?.write(i, run.tracker.finish(escaped: run.result.escaped, x: run.finalX, y: run.finalY, log2Spacing: log2Spacing))
+            flags.extras?.write(i, run.tracker.finish(escaped: run.result.escaped, log2Spacing: log2Spacing))
         }
         return (run.result, run.ratio, run.sensitive)
     }
@@ -234,13 +234,12 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
     @inlinable @inline(__always)
     func start(_ i: Int, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>) -> PixelRun<D, T> {
         let dc = grid.delta(i)
+        let dz = formula.addsDC ? Complex<D>.zero : dc
+        let z0 = orbit[0] + dz
+        let x = z0.re.leadingDouble, y = z0.im.leadingDouble
         var r = PixelRun<D, T>(pixel: i, dc: dc, dcStep: formula.addsDC ? dc : .zero, orbit: orbit, table: table,
-                               dz: formula.addsDC ? .zero : dc, epsilon: table.epsilon, tracker: T(julia: !formula.addsDC, trap: trap))
-        if !formula.addsDC {
-            let z0 = orbit[0] + r.dz
-            let x = z0.re.leadingDouble, y = z0.im.leadingDouble
-            r.nextStretch = formula.stretchSquared(x * x + y * y)
-        }
+                               dz: dz, epsilon: table.epsilon, tracker: T(julia: !formula.addsDC, trap: trap, x: x, y: y))
+        if !formula.addsDC { r.nextStretch = formula.stretchSquared(x * x + y * y) }
         return r
     }
 
@@ -269,10 +268,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             r.stretch2 *= step.stretchSignificand
             r.stretchExponent += step.stretchExponent
         } else {
-            if T.isActive {
-                let z = r.orbit[r.m] + r.dz
-                r.tracker.plain(x: z.re.leadingDouble, y: z.im.leadingDouble, power: formula.power)
-            }
+            if T.isActive { r.tracker.plain(power: formula.power) }
             r.dz = formula.step(r.orbit[r.m], r.dz, r.dcStep)
             r.m += 1
             r.n += 1
@@ -287,10 +283,6 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         if r2 > Escape.radiusSquared2 {
             if r.n2 == 0 { r.n2 = r.n }
             if r2 > Escape.radiusSquaredBig {
-                if T.isActive {
-                    r.finalX = x
-                    r.finalY = y
-                }
                 r.result = PixelResult(n2: UInt32(r.n2), nBig: UInt32(r.n), smooth: Escape.smooth(nBig: r.n, lengthSquared: r2, power: formula.power))
                 let exact = PrecisionEstimate.smoothHolds(
                     n: r.n, lengthSquared: r2, power: formula.power, dc: r.dc, stretch2: r.stretch2,
@@ -372,10 +364,8 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker> {
     @usableFromInline var result = PixelResult.bounded
     @usableFromInline var ratio = Double.nan
     @usableFromInline var sensitive = false
-    /// What the kernel tracks besides z, and the z it escaped at.
+    /// What the kernel tracks besides z.
     @usableFromInline var tracker: T
-    @usableFromInline var finalX = 0.0
-    @usableFromInline var finalY = 0.0
 
     @inlinable @inline(__always)
     init(pixel: Int, dc: Complex<D>, dcStep: Complex<D>, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>,

@@ -306,14 +306,16 @@ enum PerturbationRenderer {
                   loopSteps.withUnsafeMutableBufferPointer { steps in
                    blaSteps.withUnsafeMutableBufferPointer { blaStepsBuffer in
                     let detect = settings.glitchMode == .detect
-                    let pixelFlags = PixelFlags(glitched: detect ? f.baseAddress! : nil, ratio: detect ? r.baseAddress! : nil,
-                                                sensitive: sens.baseAddress!, steps: steps.baseAddress!, blaSteps: blaStepsBuffer.baseAddress!)
+                    func pixelFlags(extras: ExtrasWriter? = nil) -> PixelFlags {
+                        PixelFlags(glitched: detect ? f.baseAddress! : nil, ratio: detect ? r.baseAddress! : nil, sensitive: sens.baseAddress!,
+                                   steps: steps.baseAddress!, blaSteps: blaStepsBuffer.baseAddress!, extras: extras)
+                    }
                     if rescaled, let values = values as? [Complex<Double>] {
                         let kernel = RescaledPerturbationKernel<F>(
                             formula: formula, orbit: values, rebaseOrbit: (critical as? [Complex<Double>]) ?? values,
                             orbitTiny: reference.tiny, rebaseTiny: criticalOrbit?.tiny ?? reference.tiny,
                             grid: ScaledDeltaGrid(viewport: viewport, reference: point), maxIterations: location.maxIterations,
-                            mode: settings.glitchMode, tolerance: tolerance, subset: subset, flags: pixelFlags)
+                            mode: settings.glitchMode, tolerance: tolerance, subset: subset, flags: pixelFlags())
                         Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
                                       threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
                         return
@@ -323,10 +325,7 @@ enum PerturbationRenderer {
                             formula: formula, orbit: values, rebaseOrbit: critical ?? values,
                             bla: bla, rebaseBLA: critical == nil ? bla : criticalTable,
                             grid: grid, maxIterations: location.maxIterations, mode: settings.glitchMode, tolerance: tolerance,
-                            subset: subset,
-                            flags: PixelFlags(glitched: pixelFlags.glitched, ratio: pixelFlags.ratio, sensitive: pixelFlags.sensitive,
-                                              steps: pixelFlags.steps, blaSteps: pixelFlags.blaSteps, extras: extras),
-                            referenceBits: reference.precision.bits)
+                            subset: subset, flags: pixelFlags(extras: extras), referenceBits: reference.precision.bits)
                         kernel.trap = renderSettings.extras.trap
                         kernel.log2Spacing = log2Spacing
                         Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
@@ -430,6 +429,8 @@ enum PerturbationRenderer {
             if control?.isCancelled == true { throw RenderError.cancelled }
             finerOrbitPixels = sensitivePixels.count
             let finerPrecision = Precision(bits: precision.bits + 64)
+            // Not through the cache: a cached finer orbit would make this render depend on
+            // the renders before it (a sequence's slices must equal the full run).
             let start = DispatchTime.now().uptimeNanoseconds
             let finer = try ReferenceOrbit.compute(
                 point: BigComplex(referencePoint.re.rounded(to: finerPrecision), referencePoint.im.rounded(to: finerPrecision)),

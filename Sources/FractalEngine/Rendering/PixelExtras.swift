@@ -188,29 +188,31 @@ struct ScaledDerivative {
 }
 
 /// What a perturbation kernel tracks along each pixel's orbit besides z: nothing
-/// (`NoTracking`, compiled away) or the extras (`ExtrasTracking`).
+/// (`NoTracking`, compiled away) or the extras (`ExtrasTracking`). A tracker sees z(0) at
+/// its start and every z after a step (`observe`), and keeps the current one for the next
+/// step's derivative and for the end.
 @usableFromInline
 protocol PixelTracker {
-    init(julia: Bool, trap: OrbitTrap?)
-    /// A plain step from z = (x, y) (the pixel's full z before the step).
-    mutating func plain(x: Double, y: Double, power: Int)
+    init(julia: Bool, trap: OrbitTrap?, x: Double, y: Double)
+    /// A plain step from the current z.
+    mutating func plain(power: Int)
     /// A BLA step with coefficients A and B.
     mutating func bla(a: Complex<FloatExp>, b: Complex<FloatExp>)
     /// The pixel's z after a step.
     mutating func observe(x: Double, y: Double)
-    /// The extras when the pixel ends, escaped at z = (x, y) or not.
-    func finish(escaped: Bool, x: Double, y: Double, log2Spacing: Double) -> PixelExtras
+    /// The extras when the pixel ends (at the last observed z), escaped or not.
+    func finish(escaped: Bool, log2Spacing: Double) -> PixelExtras
     static var tracksBLA: Bool { get }
     static var isActive: Bool { get }
 }
 
 @usableFromInline
 struct NoTracking: PixelTracker {
-    @inlinable init(julia: Bool, trap: OrbitTrap?) {}
-    @inlinable @inline(__always) mutating func plain(x: Double, y: Double, power: Int) {}
+    @inlinable init(julia: Bool, trap: OrbitTrap?, x: Double, y: Double) {}
+    @inlinable @inline(__always) mutating func plain(power: Int) {}
     @inlinable @inline(__always) mutating func bla(a: Complex<FloatExp>, b: Complex<FloatExp>) {}
     @inlinable @inline(__always) mutating func observe(x: Double, y: Double) {}
-    @inlinable @inline(__always) func finish(escaped: Bool, x: Double, y: Double, log2Spacing: Double) -> PixelExtras { PixelExtras() }
+    @inlinable @inline(__always) func finish(escaped: Bool, log2Spacing: Double) -> PixelExtras { PixelExtras() }
     @inlinable static var tracksBLA: Bool { false }
     @inlinable static var isActive: Bool { false }
 }
@@ -222,26 +224,33 @@ struct ExtrasTracking: PixelTracker {
     @usableFromInline let addsOne: Bool
     @usableFromInline let trap: OrbitTrap?
     @usableFromInline var nearest = Double.infinity
+    /// The current z.
+    @usableFromInline var x: Double
+    @usableFromInline var y: Double
 
-    @inlinable init(julia: Bool, trap: OrbitTrap?) {
+    @inlinable init(julia: Bool, trap: OrbitTrap?, x: Double, y: Double) {
         derivative = ScaledDerivative(re: julia ? 1 : 0, im: 0)
         addsOne = !julia
         self.trap = trap
+        self.x = x
+        self.y = y
     }
 
     @inlinable @inline(__always)
-    mutating func plain(x: Double, y: Double, power: Int) { derivative.step(x: x, y: y, power: power, addsOne: addsOne) }
+    mutating func plain(power: Int) { derivative.step(x: x, y: y, power: power, addsOne: addsOne) }
 
     @inlinable @inline(__always)
     mutating func bla(a: Complex<FloatExp>, b: Complex<FloatExp>) { derivative.apply(a: a, b: b) }
 
     @inlinable @inline(__always)
     mutating func observe(x: Double, y: Double) {
+        self.x = x
+        self.y = y
         if let trap { nearest = Swift.min(nearest, trap.distance(x, y)) }
     }
 
     @inlinable
-    func finish(escaped: Bool, x: Double, y: Double, log2Spacing: Double) -> PixelExtras {
+    func finish(escaped: Bool, log2Spacing: Double) -> PixelExtras {
         var e = escaped ? derivative.estimate(x: x, y: y, log2Spacing: log2Spacing) : PixelExtras()
         e.trap = Float(nearest)
         return e
@@ -270,23 +279,18 @@ struct ScalarExtrasKernel<F: EscapeTimeFormula, T: DirectScalar>: TileKernel {
             let p = Complex<T>(rounding: grid.point(i))
             var z = juliaC == nil ? Complex<T>.zero : p
             let c = juliaC ?? p
-            var tracker = ExtrasTracking(julia: juliaC != nil, trap: trap)
+            var tracker = ExtrasTracking(julia: juliaC != nil, trap: trap, x: z.re.leadingDouble, y: z.im.leadingDouble)
             var n = 0
             var escaped = false
-            var x = z.re.leadingDouble, y = z.im.leadingDouble
-            while n < maxIterations {
-                tracker.plain(x: x, y: y, power: formula.power)
+            while n < maxIterations && !escaped {
+                tracker.plain(power: formula.power)
                 z = formula.step(z, c)
                 n += 1
-                x = z.re.leadingDouble
-                y = z.im.leadingDouble
+                let x = z.re.leadingDouble, y = z.im.leadingDouble
                 tracker.observe(x: x, y: y)
-                if x * x + y * y > Escape.radiusSquaredBig {
-                    escaped = true
-                    break
-                }
+                escaped = x * x + y * y > Escape.radiusSquaredBig
             }
-            writer.write(i, tracker.finish(escaped: escaped, x: x, y: y, log2Spacing: log2Spacing))
+            writer.write(i, tracker.finish(escaped: escaped, log2Spacing: log2Spacing))
         }
     }
 }

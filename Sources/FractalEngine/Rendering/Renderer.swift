@@ -135,7 +135,7 @@ public enum Renderer {
             }
         }
 
-        func run<K: TileKernel>(_ kernel: K) {
+        func run<K: TileKernel>(_ kernel: K, control: RenderControl? = control) {
             if let only = settings.onlyPixels {
                 fill(&field, kernel: SubsetKernel(inner: kernel, subset: only), count: only.count, tilePixels: 16, threads: threads, control: control)
             } else {
@@ -210,13 +210,8 @@ public enum Renderer {
             let log2Spacing = viewport.log2Spacing
             func extrasPass<F: EscapeTimeFormula, T: DirectScalar>(_ formula: F, _: T.Type, juliaC: Complex<T>?) {
                 extras.withWriter { writer in
-                    let kernel = ScalarExtrasKernel<F, T>(formula: formula, grid: grid, juliaC: juliaC, maxIterations: limit,
-                                                          trap: settings.extras.trap, log2Spacing: log2Spacing, writer: writer)
-                    if let only = settings.onlyPixels {
-                        fill(&field, kernel: SubsetKernel(inner: kernel, subset: only), count: only.count, tilePixels: 16, threads: threads, control: nil)
-                    } else {
-                        fill(&field, kernel: kernel, tilePixels: settings.tilePixels, threads: threads, control: nil)
-                    }
+                    run(ScalarExtrasKernel<F, T>(formula: formula, grid: grid, juliaC: juliaC, maxIterations: limit,
+                                                 trap: settings.extras.trap, log2Spacing: log2Spacing, writer: writer), control: nil)
                 }
             }
             switch (path, location.family) {
