@@ -28,6 +28,14 @@ let package = Package(
             pkgConfig: "mpfr",
             providers: [.apt(["libmpfr-dev", "libgmp-dev"]), .brew(["mpfr"])]
         ),
+        // The CUDA driver API and NVRTC, opened at run time (no CUDA at build time), and the
+        // GPU kernels' source compiled for the CPU (the tests' emulation).
+        .target(
+            name: "CFathomGPU",
+            exclude: ["FathomKernels.h"],
+            cxxSettings: [.unsafeFlags(["-ffp-contract=off", "-fno-fast-math"])],
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         .target(
             name: "CPNG",
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
@@ -38,7 +46,7 @@ let package = Package(
         .target(name: "ArbitraryPrecision", dependencies: ["CMPFR", "FractalNumerics"]),
         .target(
             name: "FractalEngine",
-            dependencies: ["CMPFR", "FractalNumerics", "ArbitraryPrecision"],
+            dependencies: ["CMPFR", "FractalNumerics", "ArbitraryPrecision", "CFathomGPU"],
             swiftSettings: numericSettings
         ),
         .target(name: "FractalImaging", dependencies: ["FractalEngine", "CPNG"]),
@@ -62,5 +70,6 @@ let package = Package(
         .testTarget(name: "FractalEngineTests", dependencies: ["FractalEngine"]),
         .testTarget(name: "FractalImagingTests", dependencies: ["FractalImaging"]),
         .testTarget(name: "FathomTests", dependencies: ["Fathom"], resources: [.copy("Fixtures")]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )

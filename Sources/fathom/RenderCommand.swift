@@ -7,6 +7,7 @@ enum RenderCommand {
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
         "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta", "load-reference", "save-reference",
         "bla", "bla-epsilon", "precision-passes", "bit-depth", "npy", "gradient", "supersample", "boundary", "slope", "trap",
+        "backend", "gpu-exact",
     ]
 
     static func run(_ args: [String]) throws {
@@ -38,6 +39,7 @@ enum RenderCommand {
         toRender.engine = engine
         let result = try ImageRender.render(toRender, settings: settings, to: output, bitDepth: bitDepth, control: control)
         if showProgress { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8)) }
+        for warning in result.report.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         if let npy { try NPYWriter.write(result.field, to: npy) }
 
         if !a.has("quiet") {
@@ -45,6 +47,7 @@ enum RenderCommand {
             let timing = String(format: "%.2f s, %.0f M iterations", r.seconds, Double(r.iterations) / 1e6)
             print("wrote \(output): \(width)x\(height), \(location.family.name), path \(r.path.rawValue) (view needs \(r.requiredBits) bits), \(timing)")
             if let p = r.perturbation { print(describe(p)) }
+            if r.backend != "cpu" { print("backend: \(r.backend), " + String(format: "%.3f s in GPU passes", r.gpuSeconds)) }
             if r.doubleDoublePixels > 0 { print("double: \(r.doubleDoublePixels) pixels again in double-double (rounding check)") }
             if a.has("verbose") {
                 print("threads \(r.threads), guard bits \(settings.guardBits), radius \(location.radius), iterations \(location.maxIterations)")
@@ -69,10 +72,23 @@ enum RenderCommand {
             guard g >= 0 && g <= 64 else { throw CLIError.data("--guard-bits: \(g) is outside 0...64") }
             settings.guardBits = g
         }
+        (settings.backend, settings.gpuExact) = try backend(a)
         let engine = try engineSettings(a, file.engine)
         settings.path = try path(engine)
         settings.perturbation = try perturbationSettings(engine, a)
         return (settings, engine)
+    }
+
+    /// --backend (default auto) and --gpu-exact (default off): where the kernels run, a
+    /// property of the machine, so not stored in location files.
+    static func backend(_ a: Arguments) throws -> (ComputeBackend, Bool) {
+        let name = a["backend"] ?? "auto"
+        guard let backend = ComputeBackend(rawValue: name), backend != .emulated || a["backend"] == "emulated" else {
+            throw CLIError.usage("--backend: '\(name)' is not one of auto, cpu, cuda")
+        }
+        let exact = a["gpu-exact"] ?? "off"
+        guard exact == "on" || exact == "off" else { throw CLIError.usage("--gpu-exact: '\(exact)' is not on or off") }
+        return (backend, exact == "on")
     }
 
     /// The file's engine settings with --path, --glitches, --reference, --delta, --bla,

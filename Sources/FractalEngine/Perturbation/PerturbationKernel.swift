@@ -230,6 +230,19 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         return (run.result, run.ratio, run.sensitive)
     }
 
+    /// An escaped pixel's result and whether its smooth value may miss 1e-7: shared with
+    /// the GPU backends, which hand back these inputs (the logarithms stay on the CPU).
+    @inlinable @inline(__always)
+    func escaped(n2: Int, n: Int, r2: Double, dc: Complex<D>, stretch2: Double, stretchExponent: Int,
+                 blaLoad: Double, epsilon: Double) -> (PixelResult, Bool) {
+        let result = PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: Escape.smooth(nBig: n, lengthSquared: r2, power: formula.power))
+        let exact = PrecisionEstimate.smoothHolds(
+            n: n, lengthSquared: r2, power: formula.power, dc: dc, stretch2: stretch2,
+            stretchExponent: stretchExponent, deltaBits: D.significandBits, referenceBits: referenceBits,
+            blaLoad: blaLoad, blaEpsilon: epsilon)
+        return (result, !exact)
+    }
+
     /// Pixel i before its first step.
     @inlinable @inline(__always)
     func start(_ i: Int, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>) -> PixelRun<D, T> {
@@ -283,12 +296,8 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         if r2 > Escape.radiusSquared2 {
             if r.n2 == 0 { r.n2 = r.n }
             if r2 > Escape.radiusSquaredBig {
-                r.result = PixelResult(n2: UInt32(r.n2), nBig: UInt32(r.n), smooth: Escape.smooth(nBig: r.n, lengthSquared: r2, power: formula.power))
-                let exact = PrecisionEstimate.smoothHolds(
-                    n: r.n, lengthSquared: r2, power: formula.power, dc: r.dc, stretch2: r.stretch2,
-                    stretchExponent: r.stretchExponent, deltaBits: D.significandBits, referenceBits: referenceBits,
-                    blaLoad: r.blaLoad, blaEpsilon: r.epsilon)
-                r.sensitive = !exact
+                (r.result, r.sensitive) = escaped(n2: r.n2, n: r.n, r2: r2, dc: r.dc, stretch2: r.stretch2,
+                                                  stretchExponent: r.stretchExponent, blaLoad: r.blaLoad, epsilon: r.epsilon)
                 return true
             }
         }

@@ -124,7 +124,7 @@ enum PerturbationRenderer {
     /// Renders `field` by perturbation (see Documentation/Perturbation.md).
     static func render(
         location: Location, viewport: Viewport, settings: RenderSettings, perturbation: PerturbationSettings,
-        threads: Int, control: RenderControl?, field: inout IterationField
+        threads: Int, control: RenderControl?, gpu: GPUExecutor? = nil, field: inout IterationField
     ) throws -> PerturbationReport {
         let log2s = viewport.log2Spacing
         var delta = perturbation.deltaType ?? DeltaType.forSpacing(log2: log2s)
@@ -139,13 +139,13 @@ enum PerturbationRenderer {
         func withDelta<F: PerturbationFormula>(_ formula: F) throws -> PerturbationReport {
             switch delta {
             case .double:
-                try run(settings, formula, Double.self, location, viewport, perturbation, threads, control, &field)
+                try run(settings, formula, Double.self, location, viewport, perturbation, threads, control, gpu, &field)
             case .floatExp:
-                try run(settings, formula, FloatExp.self, location, viewport, perturbation, threads, control, &field)
+                try run(settings, formula, FloatExp.self, location, viewport, perturbation, threads, control, gpu, &field)
             case .doubleDouble:
-                try run(settings, formula, DoubleDouble.self, location, viewport, perturbation, threads, control, &field)
+                try run(settings, formula, DoubleDouble.self, location, viewport, perturbation, threads, control, gpu, &field)
             case .rescaled:
-                try run(settings, formula, Double.self, location, viewport, perturbation, threads, control, &field, rescaled: true)
+                try run(settings, formula, Double.self, location, viewport, perturbation, threads, control, gpu, &field, rescaled: true)
             }
         }
         switch location.family {
@@ -158,7 +158,7 @@ enum PerturbationRenderer {
 
     private static func run<F: PerturbationFormula, D: PerturbationDelta>(
         _ renderSettings: RenderSettings, _ formula: F, _: D.Type, _ location: Location, _ viewport: Viewport, _ settings: PerturbationSettings,
-        _ threads: Int, _ control: RenderControl?, _ field: inout IterationField, rescaled: Bool = false
+        _ threads: Int, _ control: RenderControl?, _ gpu: GPUExecutor?, _ field: inout IterationField, rescaled: Bool = false
     ) throws -> PerturbationReport {
         // Orbits at 64 bits below the spacing (`Viewport.orbitPrecision`); Julia at the
         // viewport's full precision (with fewer bits, 4 glitched pixels of the Julia oracle
@@ -296,15 +296,15 @@ enum PerturbationRenderer {
         // for pixels at risk after them (Documentation/Coloring.md).
         var extrasField = ExtrasField(count: renderSettings.extras.isEmpty ? 0 : count, request: renderSettings.extras)
         let log2Spacing = viewport.log2Spacing
-        func pass(_ reference: ReferenceOrbit, at point: BigComplex, subset: [Int]?) {
+        func pass(_ reference: ReferenceOrbit, at point: BigComplex, subset: [Int]?) throws {
             let values = reference.values(as: D.self)
             let grid = DeltaGrid<D>(viewport: viewport, reference: point)
             let bla = table(values, of: reference, grid: grid, subset: subset)
-            flags.withUnsafeMutableBufferPointer { f in
-              ratios.withUnsafeMutableBufferPointer { r in
-                sensitive.withUnsafeMutableBufferPointer { sens in
-                  loopSteps.withUnsafeMutableBufferPointer { steps in
-                   blaSteps.withUnsafeMutableBufferPointer { blaStepsBuffer in
+            try flags.withUnsafeMutableBufferPointer { f in
+              try ratios.withUnsafeMutableBufferPointer { r in
+                try sensitive.withUnsafeMutableBufferPointer { sens in
+                  try loopSteps.withUnsafeMutableBufferPointer { steps in
+                   try blaSteps.withUnsafeMutableBufferPointer { blaStepsBuffer in
                     let detect = settings.glitchMode == .detect
                     func pixelFlags(extras: ExtrasWriter? = nil) -> PixelFlags {
                         PixelFlags(glitched: detect ? f.baseAddress! : nil, ratio: detect ? r.baseAddress! : nil, sensitive: sens.baseAddress!,
@@ -320,7 +320,7 @@ enum PerturbationRenderer {
                                       threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
                         return
                     }
-                    func fill<T: PixelTracker>(_: T.Type, extras: ExtrasWriter?) {
+                    func fill<T: PixelTracker>(_: T.Type, extras: ExtrasWriter?) throws {
                         var kernel = PerturbationKernel<F, D, T>(
                             formula: formula, orbit: values, rebaseOrbit: critical ?? values,
                             bla: bla, rebaseBLA: critical == nil ? bla : criticalTable,
@@ -328,13 +328,14 @@ enum PerturbationRenderer {
                             subset: subset, flags: pixelFlags(extras: extras), referenceBits: reference.precision.bits)
                         kernel.trap = renderSettings.extras.trap
                         kernel.log2Spacing = log2Spacing
+                        if let gpu, try gpu.perturb(kernel, count: subset?.count ?? count, field: &field, control: control) { return }
                         Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
                                       threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
                     }
                     if renderSettings.extras.isEmpty {
-                        fill(NoTracking.self, extras: nil)
+                        try fill(NoTracking.self, extras: nil)
                     } else {
-                        extrasField.withWriter { fill(ExtrasTracking.self, extras: $0) }
+                        try extrasField.withWriter { try fill(ExtrasTracking.self, extras: $0) }
                     }
                    }
                   }
@@ -344,7 +345,7 @@ enum PerturbationRenderer {
         }
 
         let only = renderSettings.onlyPixels
-        pass(primary, at: referencePoint, subset: only)
+        try pass(primary, at: referencePoint, subset: only)
         var glitched = settings.glitchMode == .detect ? (only ?? Array(0..<count)).filter { flags[$0] != 0 } : []
         let firstPassGlitched = glitched.count
         var budget = settings.referenceBudget
@@ -369,7 +370,7 @@ enum PerturbationRenderer {
             let point = viewport.exactPoint(x: pick % viewport.width, y: pick / viewport.width)
             let reference = try orbit(at: BigComplex(point.re.rounded(to: precision), point.im.rounded(to: precision)))
             references.append((reference.point.re.decimalString(), reference.point.im.decimalString()))
-            pass(reference, at: reference.point, subset: glitched)
+            try pass(reference, at: reference.point, subset: glitched)
             let before = glitched.count
             glitched = glitched.filter { flags[$0] != 0 }
             if glitched.count == before && flags[pick] != 0 { break }  // no progress, even at the reference itself
@@ -381,18 +382,19 @@ enum PerturbationRenderer {
         var sensitivePixels = (only ?? Array(0..<count)).filter { sensitive[$0] != 0 && (flags.isEmpty || flags[$0] == 0) }
         // One pass over the pixels still at risk, in rebase mode against the primary reference
         // (`fine`, with `fineCritical` for Julia), with deltas E and BLA at `epsilon`.
-        func riskPass<E: PerturbationDelta>(_: E.Type, orbit fine: ReferenceOrbit, critical fineCritical: ReferenceOrbit?, epsilon: Double) {
+        func riskPass<E: PerturbationDelta>(_: E.Type, orbit fine: ReferenceOrbit, critical fineCritical: ReferenceOrbit?, epsilon: Double) throws {
             let values = fine.values(as: E.self)
             let criticalValues = fineCritical?.values(as: E.self)
             let grid = DeltaGrid<E>(viewport: viewport, reference: referencePoint)
             let fineTable = table(values, of: fine, grid: grid, subset: sensitivePixels, epsilon: epsilon)
             let fineCriticalTable = criticalValues.map { table($0, of: fineCritical!, grid: grid, subset: [], epsilon: epsilon) } ?? nil
-            sensitive.withUnsafeMutableBufferPointer { sens in
+            try sensitive.withUnsafeMutableBufferPointer { sens in
                 let kernel = PerturbationKernel<F, E, NoTracking>(
                     formula: formula, orbit: values, rebaseOrbit: criticalValues ?? values,
                     bla: fineTable, rebaseBLA: criticalValues == nil ? fineTable : fineCriticalTable, grid: grid,
                     maxIterations: location.maxIterations, mode: .rebase, tolerance: tolerance, subset: sensitivePixels,
                     flags: PixelFlags(glitched: nil, ratio: nil, sensitive: sens.baseAddress!), referenceBits: fine.precision.bits)
+                if let gpu, try gpu.perturb(kernel, count: sensitivePixels.count, field: &field, control: nil) { return }
                 Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 16, threads: threads, control: nil)
             }
             sensitivePixels = sensitivePixels.filter { sensitive[$0] != 0 }
@@ -403,14 +405,14 @@ enum PerturbationRenderer {
             // whose epsilon is at the rounding level (2^-53), built for these pixels only.
             if control?.isCancelled == true { throw RenderError.cancelled }
             fineBLAPixels = sensitivePixels.count
-            riskPass(D.self, orbit: primary, critical: criticalOrbit, epsilon: Self.fineBLAEpsilon)
+            try riskPass(D.self, orbit: primary, critical: criticalOrbit, epsilon: Self.fineBLAEpsilon)
         }
         // Then with 106-bit deltas from the same orbit's low words: double-double where the
         // spacing is above 2^-960, extended-range double-double below.
         func widePass<E: PerturbationDelta>(_ type: E.Type) throws {
             let fine = primary.reLow.isEmpty ? try orbit(at: referencePoint, lowWords: true) : primary
             let fineCritical = juliaC == nil ? nil : criticalOrbit?.reLow.isEmpty == false ? criticalOrbit : try orbit(at: BigComplex(precision: precision), lowWords: true)
-            riskPass(type, orbit: fine, critical: fineCritical, epsilon: settings.blaEpsilon)
+            try riskPass(type, orbit: fine, critical: fineCritical, epsilon: settings.blaEpsilon)
         }
         var doubleDoublePixels = 0
         if !sensitivePixels.isEmpty && settings.exactSensitivePixels && !rescaled && D.significandBits <= 53 {
@@ -438,9 +440,9 @@ enum PerturbationRenderer {
                 lowWords: true, control: control, partnerThread: threads > 1)
             referenceSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             if D.self == Double.self {
-                riskPass(DoubleDouble.self, orbit: finer, critical: nil, epsilon: settings.blaEpsilon)
+                try riskPass(DoubleDouble.self, orbit: finer, critical: nil, epsilon: settings.blaEpsilon)
             } else {
-                riskPass(DoubleDoubleExp.self, orbit: finer, critical: nil, epsilon: settings.blaEpsilon)
+                try riskPass(DoubleDoubleExp.self, orbit: finer, critical: nil, epsilon: settings.blaEpsilon)
             }
         }
         // MPFR last, within a budget: at 1e-22522 one pixel is 10^6 steps of ~400 us each.

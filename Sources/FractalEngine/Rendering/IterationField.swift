@@ -29,6 +29,22 @@ public struct IterationField: Sendable, Equatable {
         root = hasRoots ? Array(repeating: 0, count: count) : []
     }
 
+    /// Calls `body` with a writer into the field's buffers (valid only inside `body`).
+    @usableFromInline
+    mutating func withWriter<R>(_ body: (FieldWriter) throws -> R) rethrows -> R {
+        let hasRoots = self.hasRoots
+        return try n2.withUnsafeMutableBufferPointer { n2 in
+            try nBig.withUnsafeMutableBufferPointer { nBig in
+                try smooth.withUnsafeMutableBufferPointer { smooth in
+                    try root.withUnsafeMutableBufferPointer { root in
+                        try body(FieldWriter(n2: n2.baseAddress!, nBig: nBig.baseAddress!, smooth: smooth.baseAddress!,
+                                             root: hasRoots ? root.baseAddress! : nil))
+                    }
+                }
+            }
+        }
+    }
+
     public var pixelCount: Int { width * height }
     public var hasRoots: Bool { !root.isEmpty }
 

@@ -45,6 +45,12 @@ public struct RenderSettings: Sendable, Equatable {
     /// Extra per-pixel data to compute (`IterationField.extras`): the derivative's distance
     /// estimate and slope, and an orbit trap. Not for Newton.
     public var extras = ExtrasRequest()
+    /// Where the per-pixel kernels run (Documentation/GPU.md). The CPU by default in the
+    /// library; the CLI's default is `auto`.
+    public var backend: ComputeBackend = .cpu
+    /// CUDA kernels compiled with --fmad=false: every operation rounds as on the CPU, and the
+    /// iteration data equal the CPU's (about 7% slower).
+    public var gpuExact = false
 
     public init(width: Int, height: Int, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits, tilePixels: Int = 2048,
                 path: ArithmeticPath? = nil, perturbation: PerturbationSettings = PerturbationSettings()) {
@@ -70,6 +76,12 @@ public struct RenderReport: Sendable {
     public var doubleDoublePixels: Int = 0
     /// Set when the path is perturbation.
     public var perturbation: PerturbationReport?
+    /// Where the kernels ran: "cpu", or the GPU backend's device.
+    public var backend = "cpu"
+    /// Seconds in GPU passes (uploads, kernels, downloads, the host's finishing).
+    public var gpuSeconds = 0.0
+    /// Things the user should know (a GPU that could not be used under `auto`).
+    public var warnings: [String] = []
 }
 
 /// A finished render: the per-pixel results and the report.
@@ -121,6 +133,9 @@ public enum Renderer {
         let bits = requiredBits(viewport: viewport, guardBits: settings.guardBits)
         let path = settings.path ?? automaticPath(bits: bits, guardBits: settings.guardBits, family: location.family)
         let threads = settings.threads > 0 ? settings.threads : TileScheduler.availableThreads
+        var warning: String?
+        let gpu = try GPUExecutor.resolve(settings.backend, exact: settings.gpuExact, warning: &warning)
+        let gpuStart = gpu?.kernelSeconds ?? 0
         let grid = PixelGrid(viewport: viewport)
         let limit = location.maxIterations
         var field = IterationField(width: settings.width, height: settings.height, maxIterations: limit, hasRoots: {
@@ -174,7 +189,7 @@ public enum Renderer {
         case (.perturbation, _):
             perturbationReport = try PerturbationRenderer.render(
                 location: location, viewport: viewport, settings: settings, perturbation: settings.perturbation,
-                threads: threads, control: control, field: &field)
+                threads: threads, control: control, gpu: gpu, field: &field)
         case (.double, .mandelbrot):
             recheckedPixels = checkedDouble(juliaC: nil, ddJuliaC: nil)
         case (.double, .julia(let re, let im)):
@@ -228,9 +243,14 @@ public enum Renderer {
             if case .newton = location.family {} else { field.extras = extras }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let report = RenderReport(path: path, requiredBits: bits, threads: threads, seconds: seconds,
+        var report = RenderReport(path: path, requiredBits: bits, threads: threads, seconds: seconds,
                                   iterations: field.iterationsRepresented, doubleDoublePixels: recheckedPixels,
                                   perturbation: perturbationReport)
+        if let gpu {
+            report.backend = gpu.deviceName
+            report.gpuSeconds = gpu.kernelSeconds - gpuStart
+        }
+        if let warning { report.warnings.append(warning) }
         return RenderResult(field: field, report: report)
     }
 
@@ -241,24 +261,14 @@ public enum Renderer {
         let count = count ?? field.pixelCount
         let tileSize = max(1, tilePixels)
         let tiles = (count + tileSize - 1) / tileSize
-        let hasRoots = field.hasRoots
-        field.n2.withUnsafeMutableBufferPointer { n2 in
-            field.nBig.withUnsafeMutableBufferPointer { nBig in
-                field.smooth.withUnsafeMutableBufferPointer { smooth in
-                    field.root.withUnsafeMutableBufferPointer { root in
-                        let writer = FieldWriter(
-                            n2: n2.baseAddress!, nBig: nBig.baseAddress!, smooth: smooth.baseAddress!,
-                            root: hasRoots ? root.baseAddress! : nil)
-                        TileScheduler.run(
-                            tiles: tiles, threads: threads, control: control,
-                            tileDone: { tile in (1 - progressBase) * Double(min(tileSize, count - tile * tileSize)) / Double(count) },
-                            progressBase: progressBase,
-                            body: { tile in
-                                kernel.run(tile * tileSize..<min(count, (tile + 1) * tileSize), writer)
-                            })
-                    }
-                }
-            }
+        field.withWriter { writer in
+            TileScheduler.run(
+                tiles: tiles, threads: threads, control: control,
+                tileDone: { tile in (1 - progressBase) * Double(min(tileSize, count - tile * tileSize)) / Double(count) },
+                progressBase: progressBase,
+                body: { tile in
+                    kernel.run(tile * tileSize..<min(count, (tile + 1) * tileSize), writer)
+                })
         }
     }
 }

@@ -1,0 +1,511 @@
+// Fathom's GPU kernels: one source for NVRTC (CUDA C++, compiled at run time for the device's
+// architecture) and for the host (the CPU emulation that the tests compare with the Swift
+// kernels bit for bit). It mirrors the Swift kernels operation for operation, in the same
+// order: PerturbationKernel<F, D, NoTracking>.step (PerturbationKernel.swift), BLAView's
+// lookup (BLATable.swift), the perturbation formulas (PerturbationFormula.swift), FloatExp
+// (FloatExp.swift) and the direct Double escape time (EscapeTime.swift, QuadraticLanes.swift's
+// rounding check). Compiled with --fmad=false (or on a CPU, with -ffp-contract=off) each
+// operation rounds as Swift's does, so the iteration data are identical. Smooth values and
+// the precision estimate need logarithms: the host computes them from each pixel's FKPixelOut.
+//
+// Needs FathomKernelABI.h before it. No standard headers (NVRTC has none).
+
+#ifdef __CUDACC__
+#define FK_DEVICE __device__ __forceinline__
+#define FK_GLOBAL extern "C" __global__
+static __device__ __forceinline__ double fk_bits_to_double(long long b) { return __longlong_as_double(b); }
+static __device__ __forceinline__ long long fk_double_to_bits(double d) { return __double_as_longlong(d); }
+#define FK_SQRT(x) sqrt(x)
+#else
+#define FK_SQRT(x) __builtin_sqrt(x)
+#define FK_DEVICE static inline
+static inline double fk_bits_to_double(long long b) { double d; __builtin_memcpy(&d, &b, 8); return d; }
+static inline long long fk_double_to_bits(double d) { long long b; __builtin_memcpy(&b, &d, 8); return b; }
+#endif
+
+namespace fathom {
+
+constexpr long long kZeroExponent = (-9223372036854775807LL - 1) >> 2;  // Int.min >> 2
+constexpr double kRadiusSquared2 = 4.0;
+constexpr double kRadiusSquaredBig = 4294967296.0;
+constexpr double kLocalScaleCap = 256.0;
+FK_DEVICE double infinity() { return fk_bits_to_double(0x7ff0000000000000LL); }
+FK_DEVICE double notANumber() { return fk_bits_to_double(0x7ff8000000000000LL); }
+
+FK_DEVICE bool isFinite(double d) { return d - d == 0.0; }
+FK_DEVICE double absolute(double d) { return d < 0 ? -d : d; }
+/// 2^k for -1022 <= k <= 1023, from its bits.
+FK_DEVICE double powerOfTwo(long long k) {
+    return fk_bits_to_double((long long)((unsigned long long)(k + 1023) << 52));
+}
+
+// MARK: FloatExp (FloatExp.swift)
+
+struct FExp {
+    double s;
+    long long e;
+};
+
+FK_DEVICE FExp raw(double s, long long e) { FExp r; r.s = s; r.e = e; return r; }
+FK_DEVICE FExp normalize(double m, long long e);
+FK_DEVICE FExp normalizeRare(double m, long long e) {
+    if (m == 0) return raw(0, kZeroExponent);
+    if (!isFinite(m)) return raw(m, 0);
+    return normalize(m * 18446744073709551616.0, e - 64);
+}
+FK_DEVICE FExp normalize(double m, long long e) {
+    long long bits = fk_double_to_bits(m);
+    long long biased = (bits >> 52) & 0x7ff;
+    if (biased != 0 && biased != 0x7ff) {
+        long long sig = (bits & (long long)0x800fffffffffffffULL) | 0x3ff0000000000000LL;
+        return raw(fk_bits_to_double(sig), e + biased - 1023);
+    }
+    return normalizeRare(m, e);
+}
+FK_DEVICE FExp fexp(double d) { return normalize(d, 0); }
+FK_DEVICE bool isZero(FExp a) { return a.s == 0; }
+FK_DEVICE FExp operator*(FExp a, FExp b) { return normalize(a.s * b.s, a.e + b.e); }
+FK_DEVICE FExp operator+(FExp a, FExp b) {
+    long long d = a.e - b.e;
+    if (d >= 0) {
+        if (d > 64) return a;
+        return normalize(a.s + b.s * powerOfTwo(-d), a.e);
+    }
+    if (d < -64) return b;
+    return normalize(b.s + a.s * powerOfTwo(d), b.e);
+}
+FK_DEVICE FExp operator-(FExp a) { return raw(-a.s, a.e); }
+FK_DEVICE FExp operator-(FExp a, FExp b) { return a + (-b); }
+FK_DEVICE bool magnitudeIsLess(FExp a, FExp b) {
+    if (a.e != b.e) return a.e < b.e;
+    return absolute(a.s) < absolute(b.s);
+}
+FK_DEVICE bool operator<(FExp a, FExp b) {
+    bool aNeg = a.s < 0, bNeg = b.s < 0;
+    if (aNeg != bNeg) return aNeg;
+    if (isZero(a) || isZero(b)) return a.s < b.s;
+    return aNeg ? magnitudeIsLess(b, a) : magnitudeIsLess(a, b);
+}
+/// Swift's Double(sign: .plus, exponent: e, significand: s): scaled in steps, as the standard
+/// library does.
+FK_DEVICE double swiftScaled(double s, long long e) {
+    double result = s;
+    if (!isFinite(s) || s == 0) return result;
+    long long clamped = e;
+    if (clamped < -1022) {
+        clamped = clamped > -3066 ? clamped : -3066;
+        while (clamped < -1022) {
+            result *= 2.2250738585072014e-308;  // 2^-1022
+            clamped += 1022;
+        }
+    } else if (clamped > 1023) {
+        clamped = clamped < 3069 ? clamped : 3069;
+        while (clamped > 1023) {
+            result *= 8.98846567431158e307;  // 2^1023
+            clamped -= 1023;
+        }
+    }
+    return result * powerOfTwo(clamped);
+}
+/// FloatExp.doubleValue.
+FK_DEVICE double toDouble(FExp a) {
+    if (isZero(a)) return 0;
+    if (a.e > 1100) return a.s * infinity();
+    if (a.e < -1200) return a.s * 0.0;
+    return swiftScaled(a.s, a.e);
+}
+
+// MARK: The delta types (DeltaScalar.swift): Double and FloatExp behind one interface
+
+template <class D> struct Delta;
+
+template <> struct Delta<double> {
+    typedef double Step;
+    typedef FKStepDouble TableStep;
+    FK_DEVICE static double fromDouble(double d) { return d; }
+    FK_DEVICE static double leading(double d) { return d; }
+    FK_DEVICE static FExp floatExp(double d) { return fexp(d); }
+    FK_DEVICE static double doubled(double d) { return d + d; }
+    FK_DEVICE static double zero() { return 0; }
+    FK_DEVICE static double one() { return 1; }
+    FK_DEVICE static bool less(double a, double b) { return a < b; }
+    FK_DEVICE static double complexMagnitude(double re, double im) {
+        double s = re * re + im * im;
+        if (s >= 0x1p-1000) return FK_SQRT(s);
+        double a = re * 0x1p600, b = im * 0x1p600;
+        return FK_SQRT(a * a + b * b) * 0x1p-600;
+    }
+    FK_DEVICE static bool magnitudeIsBelow(double re, double im, double r) {
+        double s = re * re + im * im;
+        if (s >= 0x1p-1000) return s < r * r;
+        double a = re * 0x1p600, b = im * 0x1p600, q = r * 0x1p600;
+        return a * a + b * b < q * q;
+    }
+};
+
+template <> struct Delta<FExp> {
+    typedef FKStepFloatExp TableStep;
+    FK_DEVICE static FExp fromDouble(double d) { return fexp(d); }
+    FK_DEVICE static double leading(FExp d) { return toDouble(d); }
+    FK_DEVICE static FExp floatExp(FExp d) { return d; }
+    FK_DEVICE static FExp doubled(FExp d) { return isZero(d) ? d : raw(d.s, d.e + 1); }
+    FK_DEVICE static FExp zero() { return raw(0, kZeroExponent); }
+    FK_DEVICE static FExp one() { return raw(1, 0); }
+    FK_DEVICE static bool less(FExp a, FExp b) { return a < b; }
+    FK_DEVICE static FExp complexMagnitude(FExp re, FExp im) {
+        long long e = re.e > im.e ? re.e : im.e;
+        double x = re.e - e < -1000 ? 0 : re.s * powerOfTwo(re.e - e);
+        double y = im.e - e < -1000 ? 0 : im.s * powerOfTwo(im.e - e);
+        return normalize(FK_SQRT(x * x + y * y), e);
+    }
+    FK_DEVICE static bool magnitudeIsBelow(FExp re, FExp im, FExp r) {
+        return re * re + im * im < r * r;
+    }
+};
+
+// MARK: Complex (Complex.swift)
+
+template <class D> struct Cx {
+    D re, im;
+};
+template <class D> FK_DEVICE Cx<D> cx(D re, D im) { Cx<D> r; r.re = re; r.im = im; return r; }
+template <class D> FK_DEVICE Cx<D> operator+(Cx<D> a, Cx<D> b) { return cx(a.re + b.re, a.im + b.im); }
+template <class D> FK_DEVICE Cx<D> operator*(Cx<D> a, Cx<D> b) {
+    return cx(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+template <class D> FK_DEVICE Cx<D> scale(Cx<D> a, D s) { return cx(a.re * s, a.im * s); }
+template <class D> FK_DEVICE D lengthSquared(Cx<D> a) { return a.re * a.re + a.im * a.im; }
+
+// MARK: Perturbation formulas (PerturbationFormula.swift)
+
+/// |f'(z)|^2 from |z|^2.
+FK_DEVICE double stretchSquared(int power, double r2) {
+    if (power == 2) return 4 * r2;
+    double t = (double)(power * power);
+    for (int k = 1; k < power; k++) t *= r2;
+    return t;
+}
+
+/// (2Z + dz) dz (+ dc).
+template <class D> FK_DEVICE Cx<D> quadraticStep(Cx<D> Z, Cx<D> dz, Cx<D> dc, bool addsDC) {
+    Cx<D> t = cx(Delta<D>::doubled(Z.re) + dz.re, Delta<D>::doubled(Z.im) + dz.im) * dz;
+    return addsDC ? t + dc : t;
+}
+
+/// Horner in dz over the binomials (MultibrotPerturbation.step).
+template <class D> FK_DEVICE Cx<D> multibrotStep(Cx<D> Z, Cx<D> dz, Cx<D> dc, int power, const double *binomials) {
+    Cx<D> h = cx(Delta<D>::one(), Delta<D>::zero());
+    Cx<D> zPower = Z;
+    for (int k = power - 1; k >= 1; k--) {
+        h = scale(zPower, Delta<D>::fromDouble(binomials[k])) + dz * h;
+        zPower = zPower * Z;
+    }
+    return dz * h + dc;
+}
+
+// MARK: BLA lookup (BLAView.longestStep)
+
+template <class D> struct Table {
+    const typename Delta<D>::TableStep *steps;
+    const D *radii;
+    const long long *levelStarts;
+    long long levels;
+};
+
+template <class D> FK_DEVICE Table<D> table(const FKTable &t) {
+    Table<D> r;
+    r.steps = (const typename Delta<D>::TableStep *)t.steps;
+    r.radii = (const D *)t.radii;
+    r.levelStarts = t.levelStarts;
+    r.levels = t.levels;
+    return r;
+}
+
+/// The longest valid step at reference index m: its index (or -1) and length.
+template <class D> FK_DEVICE long long longestStep(const Table<D> &t, long long m, Cx<D> dz, long long *length) {
+    if (t.radii == 0 || m < 1) return -1;
+    long long j = m - 1;
+    if (!(j < t.levelStarts[1]) || !Delta<D>::magnitudeIsBelow(dz.re, dz.im, t.radii[j])) return -1;
+    long long best = j;
+    long long k = 1;
+    while (k < t.levels && (j & ((1LL << k) - 1)) == 0) {
+        long long i = t.levelStarts[k] + (j >> k);
+        if (!(i < t.levelStarts[k + 1]) || !Delta<D>::magnitudeIsBelow(dz.re, dz.im, t.radii[i])) break;
+        best = i;
+        k += 1;
+    }
+    *length = 1LL << (k - 1);
+    return best;
+}
+
+template <class D> struct StepView {
+    Cx<D> a, b;
+    D inverseRadiusSquared;
+    double stretchSignificand;
+    long long stretchExponent;
+};
+
+FK_DEVICE StepView<double> stepView(const FKStepDouble &s) {
+    StepView<double> v;
+    v.a = cx(s.ar, s.ai);
+    v.b = cx(s.br, s.bi);
+    v.inverseRadiusSquared = s.inverseRadiusSquared;
+    v.stretchSignificand = s.stretchSignificand;
+    v.stretchExponent = s.stretchExponent;
+    return v;
+}
+FK_DEVICE FExp fexpOf(const FKFloatExp &f) { return raw(f.s, f.e); }
+FK_DEVICE StepView<FExp> stepView(const FKStepFloatExp &s) {
+    StepView<FExp> v;
+    v.a = cx(fexpOf(s.ar), fexpOf(s.ai));
+    v.b = cx(fexpOf(s.br), fexpOf(s.bi));
+    v.inverseRadiusSquared = fexpOf(s.inverseRadiusSquared);
+    v.stretchSignificand = s.stretchSignificand;
+    v.stretchExponent = s.stretchExponent;
+    return v;
+}
+
+// MARK: One pixel (PerturbationKernel.iterate with NoTracking)
+
+template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long long item, bool multibrot) {
+    typedef Delta<D> T;
+    const Cx<D> *orbit = (const Cx<D> *)p.orbit;
+    const Cx<D> *rebaseOrbit = (const Cx<D> *)p.rebaseOrbit;
+    Table<D> tab = table<D>(p.table);
+    const Table<D> rebaseTab = table<D>(p.rebaseTable);
+    const bool addsDC = p.addsDC != 0;
+    const long long maxIterations = p.maxIterations;
+
+    // start()
+    const Cx<D> dc = ((const Cx<D> *)p.dc)[item];
+    Cx<D> dz = addsDC ? cx(T::zero(), T::zero()) : dc;
+    const Cx<D> dcStep = addsDC ? dc : cx(T::zero(), T::zero());
+    double nextStretch = 1.0;
+    {
+        Cx<D> z0 = orbit[0] + dz;
+        double x = T::leading(z0.re), y = T::leading(z0.im);
+        if (!addsDC) nextStretch = stretchSquared(p.power, x * x + y * y);
+    }
+    long long last = p.orbitCount - 1;
+    long long m = 0, n = 0, n2 = 0;
+    double stretch2 = 1.0;
+    long long stretchExponent = 0;
+    double inverseDCSignificand, blaLoad = 0.0;
+    long long inverseDCExponent;
+    {
+        FExp dcx = T::floatExp(dc.re), dcy = T::floatExp(dc.im);
+        FExp dc2 = dcx * dcx + dcy * dcy;
+        if (isZero(dc2)) {
+            inverseDCSignificand = 0;
+            inverseDCExponent = 0;
+        } else {
+            inverseDCSignificand = 1 / dc2.s;
+            inverseDCExponent = -dc2.e;
+        }
+    }
+    unsigned int steps = 0, blaSteps = 0;
+    FKPixelOut out;
+    out.kind = FK_MAX_ITERATIONS;
+    out.n = 0;
+    out.pad = 0;
+    out.r2 = 0;
+    out.ratio = notANumber();
+
+    for (;;) {
+        if (!(n < maxIterations)) {
+            out.kind = FK_MAX_ITERATIONS;
+            break;
+        }
+        long long length = 0;
+        long long index = longestStep<D>(tab, m, dz, &length);
+        if (index >= 0 && n + length <= maxIterations) {
+            StepView<D> s = stepView(tab.steps[index]);
+            double load = T::leading(lengthSquared(dz) * s.inverseRadiusSquared);
+            double term;
+            if (load < 0x1p-24) {
+                term = load * kLocalScaleCap;
+            } else {
+                // PixelRun.localScale()
+                double localScale;
+                if (!(stretch2 > 0)) {
+                    localScale = 0;
+                } else {
+                    FExp mag = T::floatExp(T::complexMagnitude(dz.re, dz.im));
+                    long long k = 2 * mag.e + inverseDCExponent - stretchExponent;
+                    double sc = k > 1000 ? 0x1p1000 : (k < -1000 ? 0 : powerOfTwo(k));
+                    double v = mag.s * mag.s * inverseDCSignificand / stretch2 * sc;
+                    localScale = kLocalScaleCap < v ? kLocalScaleCap : v;
+                }
+                term = (isFinite(load) ? load : 1) * localScale;
+            }
+            blaLoad += term;
+            dz = s.a * dz + s.b * dcStep;
+            m += length;
+            n += length;
+            blaSteps += 1;
+            stretch2 *= s.stretchSignificand;
+            stretchExponent += s.stretchExponent;
+        } else {
+            dz = multibrot ? multibrotStep(orbit[m], dz, dcStep, p.power, p.binomials)
+                           : quadraticStep(orbit[m], dz, dcStep, addsDC);
+            m += 1;
+            n += 1;
+            stretch2 *= nextStretch;
+        }
+        steps += 1;
+        const Cx<D> Z = orbit[m];
+        const Cx<D> z = Z + dz;
+        const double x = T::leading(z.re), y = T::leading(z.im);
+        const double r2 = x * x + y * y;
+        if (r2 > kRadiusSquared2) {
+            if (n2 == 0) n2 = n;
+            if (r2 > kRadiusSquaredBig) {
+                out.kind = FK_ESCAPED;
+                out.n = (unsigned int)n;
+                out.r2 = r2;
+                break;
+            }
+        }
+        nextStretch = stretchSquared(p.power, r2);
+        if (stretch2 > 0x1p600) {
+            stretch2 *= 0x1p-600;
+            stretchExponent += 600;
+        } else if (stretch2 < 0x1p-600) {
+            stretch2 *= 0x1p600;
+            stretchExponent -= 600;
+        }
+        if (p.mode == FK_REBASE) {
+            if (m == last || T::less(lengthSquared(z), lengthSquared(dz))) {
+                dz = z;
+                m = 0;
+                orbit = rebaseOrbit;
+                tab = rebaseTab;
+                last = p.rebaseCount - 1;
+            }
+        } else {
+            const double zx = T::leading(Z.re), zy = T::leading(Z.im);
+            const double big = zx * zx + zy * zy;
+            if (r2 < p.tolerance * big) {
+                out.kind = FK_BOUNDED;
+                out.ratio = r2 / big;
+                break;
+            }
+            if (m == last && n < maxIterations) {
+                if (!(r2 > kRadiusSquared2)) {
+                    out.kind = FK_BOUNDED;
+                    out.ratio = 0;
+                    break;
+                }
+                dz = z;
+                m = 0;
+                orbit = rebaseOrbit;
+                tab = rebaseTab;
+                last = p.rebaseCount - 1;
+            }
+        }
+    }
+    out.n2 = (unsigned int)n2;
+    out.steps = steps;
+    out.blaSteps = blaSteps;
+    out.stretch2 = stretch2;
+    out.stretchExponent = stretchExponent;
+    out.blaLoad = blaLoad;
+    p.out[item] = out;
+}
+
+// MARK: Direct Double escape time (iterateEscape for Double, with the lanes' rounding check)
+
+FK_DEVICE bool knownInterior(double x, double y) {
+    double u = x - 0.25;
+    double q = u * u + y * y;
+    if (q * (q + u) < 0.25 * y * y - 1e-12) return true;
+    double v = x + 1;
+    return v * v + y * y < 0.0625 - 1e-12;
+}
+
+FK_DEVICE void directPixel(const FKDirectParams &p, long long i) {
+    long long row = i / p.width, col = i - row * p.width;
+    double pr = p.columns[col], pi = p.rows[row];
+    double zr, zi, cr, ci;
+    if (p.julia) {
+        zr = pr; zi = pi; cr = p.juliaRe; ci = p.juliaIm;
+    } else {
+        zr = 0; zi = 0; cr = pr; ci = pi;
+    }
+    unsigned int n2 = 0, nBig = 0;
+    double escapedR2 = 0;
+    const bool quadratic = p.power == 2;
+    // The rounding check (RoundingCheck in QuadraticLanes.swift), z^2 + c only.
+    double e2 = zr * zr + zi * zi, unit = 1, cAbs = FK_SQRT(cr * cr + ci * ci);
+    long long exponent = 0;
+    long long n = 0;
+    if (quadratic && !p.julia && knownInterior(cr, ci)) n = p.maxIterations;
+    while (n < p.maxIterations) {
+        if (quadratic) {
+            double r2 = zr * zr + zi * zi;
+            double added = r2 + cAbs;
+            e2 = e2 * (4 * r2) + added * added * unit;
+            double re = (zr + zi) * (zr - zi) + cr;
+            double t = zr * zi;
+            zi = (t + t) + ci;
+            zr = re;
+        } else {
+            // z.power(p): z^2, then p - 2 schoolbook products.
+            double sr = (zr + zi) * (zr - zi), t = zr * zi, si = t + t;
+            for (int k = 2; k < p.power; k++) {
+                double nr = sr * zr - si * zi;
+                si = sr * zi + si * zr;
+                sr = nr;
+            }
+            zr = sr + cr;
+            zi = si + ci;
+        }
+        n += 1;
+        if (e2 > 0x1p400) {
+            e2 *= 0x1p-400;
+            unit *= 0x1p-400;
+            exponent += 400;
+        }
+        double r2 = zr * zr + zi * zi;
+        if (r2 > kRadiusSquared2) {
+            if (n2 == 0) n2 = (unsigned int)n;
+            if (r2 > kRadiusSquaredBig) {
+                nBig = (unsigned int)n;
+                escapedR2 = r2;
+                break;
+            }
+        }
+    }
+    FKDirectOut out;
+    out.n2 = n2;
+    out.nBig = nBig;
+    out.r2 = escapedR2;
+    out.e2 = e2;
+    out.exponent = exponent;
+    p.out[i] = out;
+}
+
+}  // namespace fathom
+
+#ifdef __CUDACC__
+extern "C" __global__ void fathom_perturb_double(FKPerturbParams p) {
+    long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (item < p.count) fathom::perturbPixel<double>(p, item, false);
+}
+extern "C" __global__ void fathom_perturb_double_multibrot(FKPerturbParams p) {
+    long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (item < p.count) fathom::perturbPixel<double>(p, item, true);
+}
+extern "C" __global__ void fathom_perturb_floatexp(FKPerturbParams p) {
+    long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (item < p.count) fathom::perturbPixel<fathom::FExp>(p, item, false);
+}
+extern "C" __global__ void fathom_perturb_floatexp_multibrot(FKPerturbParams p) {
+    long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (item < p.count) fathom::perturbPixel<fathom::FExp>(p, item, true);
+}
+extern "C" __global__ void fathom_direct_double(FKDirectParams p) {
+    long long i = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < p.count) fathom::directPixel(p, i);
+}
+#endif

@@ -1,0 +1,50 @@
+/* CFathomGPU: the CUDA driver API and NVRTC, opened at run time with dlopen (nothing links
+ * against CUDA), and the host emulation of Fathom's GPU kernels. Every function returns 0 on
+ * success, else writes a one-line message into `error` (`errorLength` bytes) and returns a
+ * non-zero code. Not thread-safe: the Swift side serialises calls. */
+#ifndef CFATHOMGPU_H
+#define CFATHOMGPU_H
+
+#include <stddef.h>
+#include "FathomKernelABI.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Opens libcuda.so.1, initialises the driver and makes device 0's primary context current.
+ * Returns 1 (with a message) when no driver library is found, 2 for any other failure. */
+int fg_open(char *error, int errorLength);
+/* The open device: its name, compute capability (major, minor), memory, and the driver's
+ * CUDA version (e.g. 13000). */
+int fg_device_info(char *name, int nameLength, int *major, int *minor, size_t *memory, int *driverVersion);
+
+/* Compiles CUDA C++ `source` to CUBIN with NVRTC (opened on first use: libnvrtc.so.13, .12,
+ * .11, libnvrtc.so, or the path in FATHOM_NVRTC). `*image` is malloc'ed: free it with
+ * fg_free_image. */
+int fg_compile(const char *source, const char *name, const char *const *options, int optionCount,
+               void **image, size_t *size, char *error, int errorLength);
+void fg_free_image(void *image);
+/* NVRTC's version (major * 1000 + minor * 10), or 0 when it cannot be opened. */
+int fg_nvrtc_version(void);
+
+int fg_load_module(const void *image, void **module, char *error, int errorLength);
+int fg_get_function(void *module, const char *name, void **function, char *error, int errorLength);
+int fg_alloc(size_t bytes, unsigned long long *pointer, char *error, int errorLength);
+void fg_free(unsigned long long pointer);
+int fg_upload(unsigned long long destination, const void *source, size_t bytes, char *error, int errorLength);
+int fg_download(void *destination, unsigned long long source, size_t bytes, char *error, int errorLength);
+/* Launches `function` on `blocks` blocks of `threads` threads with one by-value parameter
+ * (a struct of `parameterSize` bytes at `parameter`), then waits for it. */
+int fg_launch(void *function, unsigned int blocks, unsigned int threads, void *parameter,
+              char *error, int errorLength);
+
+/* The same kernels on the CPU, items begin ..< end (the tests compare them with the Swift
+ * kernels). */
+void fg_emulate_perturb(const FKPerturbParams *params, int floatExp, int multibrot, long long begin, long long end);
+void fg_emulate_direct(const FKDirectParams *params, long long begin, long long end);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,98 @@
+/* The data a Fathom GPU kernel reads and writes: one definition for Swift (through the
+ * CFathomGPU module), the host emulation (C++) and NVRTC (CUDA C++, which has no standard
+ * headers: only built-in types here). Swift checks at run time that its own layouts of
+ * Complex<D> and BLAStep<D> match these before it uploads them as they are. */
+#ifndef FATHOM_KERNEL_ABI_H
+#define FATHOM_KERNEL_ABI_H
+
+/* FloatExp: significand in [1, 2) in magnitude (or 0) times 2^e. */
+typedef struct { double s; long long e; } FKFloatExp;
+
+/* BLAStep<Double> and BLAStep<FloatExp>, field for field. */
+typedef struct {
+    double ar, ai, br, bi, radius, stretchSignificand;
+    long long stretchExponent;
+    double inverseRadiusSquared;
+} FKStepDouble;
+typedef struct {
+    FKFloatExp ar, ai, br, bi, radius;
+    double stretchSignificand;
+    long long stretchExponent;
+    FKFloatExp inverseRadiusSquared;
+} FKStepFloatExp;
+
+/* One BLA table as the kernel sees it (steps == 0: no table). */
+typedef struct {
+    const void *steps;          /* FKStepDouble or FKStepFloatExp */
+    const void *radii;          /* double or FKFloatExp */
+    const long long *levelStarts;
+    long long levels;
+} FKTable;
+
+/* What one item (pixel) of a perturbation pass ends with; the host turns it into the pixel's
+ * result (the smooth value and the precision estimate need logarithms, which stay on the
+ * CPU so that both backends share them bit for bit). */
+enum { FK_MAX_ITERATIONS = 0, FK_ESCAPED = 1, FK_BOUNDED = 2 };
+typedef struct {
+    unsigned int kind;          /* FK_MAX_ITERATIONS, FK_ESCAPED or FK_BOUNDED */
+    unsigned int n2;
+    unsigned int n;             /* the escape count (FK_ESCAPED) */
+    unsigned int steps;         /* loop steps, BLA and plain */
+    unsigned int blaSteps;
+    unsigned int pad;
+    double r2;                  /* |z|^2 at escape */
+    double stretch2;            /* |dz/dc|^2 = stretch2 * 2^stretchExponent */
+    long long stretchExponent;
+    double blaLoad;
+    double ratio;               /* detect mode: |z|^2 / |Z|^2 where it glitched (NaN: it did not) */
+} FKPixelOut;
+
+enum { FK_REBASE = 0, FK_DETECT = 1 };
+enum { FK_MAX_POWER = 16 };
+
+/* One perturbation pass: items first ..< first + launchCount of count. */
+typedef struct {
+    const void *orbit;          /* Complex<D>: Z(0) ... Z(orbitCount - 1) */
+    long long orbitCount;
+    const void *rebaseOrbit;    /* the critical orbit (Z(0) = 0) */
+    long long rebaseCount;
+    FKTable table;
+    FKTable rebaseTable;
+    const void *dc;             /* Complex<D> per item */
+    FKPixelOut *out;            /* per item */
+    long long count;
+    long long first;
+    long long maxIterations;
+    int power;
+    int addsDC;
+    int mode;                   /* FK_REBASE or FK_DETECT */
+    int pad;
+    double tolerance;           /* Pauldelbrot's g */
+    double binomials[FK_MAX_POWER + 1];
+} FKPerturbParams;
+
+/* Direct Double escape time (shallow views) of one pixel: its counts, |z|^2 at nBig, and for
+ * z^2 + c the rounding check's error variance e2 * 2^exponent (QuadraticLanes.swift). */
+typedef struct {
+    unsigned int n2;
+    unsigned int nBig;
+    double r2;
+    double e2;
+    long long exponent;
+} FKDirectOut;
+
+/* Direct Double escape time: z <- z^p + c over a grid without rotation. */
+typedef struct {
+    const double *columns;      /* Re per column */
+    const double *rows;         /* Im per row */
+    FKDirectOut *out;           /* per pixel */
+    long long width;
+    long long count;
+    long long first;
+    long long maxIterations;
+    int power;
+    int julia;
+    double juliaRe, juliaIm;
+} FKDirectParams;
+
+#endif

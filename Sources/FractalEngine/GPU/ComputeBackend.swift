@@ -1,0 +1,280 @@
+import CFathomGPU
+import Foundation
+
+/// Where a render's per-pixel kernels run (Documentation/GPU.md).
+public enum ComputeBackend: String, Sendable, CaseIterable {
+    /// CUDA when a driver and a GPU are there, else the CPU (with a warning when a driver
+    /// is there but fails).
+    case auto
+    case cpu
+    /// The CUDA kernels on GPU 0; an error when CUDA cannot be used.
+    case cuda
+    /// The CUDA kernels' source compiled for the CPU and run there: what the tests compare
+    /// with the CPU kernels where there is no GPU. Slow; not for images.
+    case emulated
+}
+
+/// What went wrong with a GPU backend.
+public enum GPUError: Error, CustomStringConvertible, Equatable {
+    /// No CUDA driver library on this machine.
+    case noDriver(String)
+    /// A CUDA or NVRTC call failed (its one-line message).
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .noDriver(let m): "--backend cuda: \(m)"
+        case .failed(let m): "GPU backend: \(m)"
+        }
+    }
+}
+
+/// A GPU backend in use: the CUDA device or its CPU emulation. Holds device memory for one
+/// pass at a time; calls are serialised (one render at a time uses it).
+final class GPUExecutor: @unchecked Sendable {
+    enum Kind { case cuda, emulated }
+    let kind: Kind
+    /// With CUDA: compiled with --fmad=false, so every operation rounds as on the CPU.
+    let exact: Bool
+    private let lock = NSLock()
+    private var functions: [String: UnsafeMutableRawPointer] = [:]
+    let deviceName: String
+    /// Seconds spent in GPU passes (uploads, kernels, downloads), for the report.
+    private(set) var kernelSeconds = 0.0
+
+    private init(kind: Kind, exact: Bool, deviceName: String, functions: [String: UnsafeMutableRawPointer]) {
+        self.kind = kind
+        self.exact = exact
+        self.deviceName = deviceName
+        self.functions = functions
+    }
+
+    static let kernelNames = ["fathom_perturb_double", "fathom_perturb_double_multibrot", "fathom_perturb_floatexp",
+                              "fathom_perturb_floatexp_multibrot", "fathom_direct_double"]
+
+    static let emulation = GPUExecutor(kind: .emulated, exact: true, deviceName: "CPU emulation", functions: [:])
+
+    /// One executor per mode (exact or not) for the process: opening the driver and loading
+    /// the module happen once.
+    private static let shared = SharedExecutors()
+
+    /// The executor for `backend`: nil for the CPU (and for `auto` without a usable GPU, with
+    /// the reason in `warning` when a driver was there). Throws for `cuda` without one.
+    static func resolve(_ backend: ComputeBackend, exact: Bool, warning: inout String?) throws -> GPUExecutor? {
+        switch backend {
+        case .cpu: return nil
+        case .emulated: return emulation
+        case .cuda: return try shared.executor(exact: exact)
+        case .auto:
+            do { return try shared.executor(exact: exact) } catch GPUError.noDriver {
+                return nil
+            } catch {
+                warning = "\(error); rendering on the CPU"
+                return nil
+            }
+        }
+    }
+
+    /// Opens CUDA and loads the kernels, compiled for the device's architecture (cached on
+    /// disk, `KernelCache`).
+    fileprivate static func openCUDA(exact: Bool) throws -> GPUExecutor {
+        var message = [CChar](repeating: 0, count: 512)
+        let status = fg_open(&message, Int32(message.count))
+        if status == 1 { throw GPUError.noDriver(String(cString: message)) }
+        if status != 0 { throw GPUError.failed(String(cString: message)) }
+        var name = [CChar](repeating: 0, count: 256)
+        var major: Int32 = 0, minor: Int32 = 0, driverVersion: Int32 = 0
+        var memory = 0
+        guard fg_device_info(&name, Int32(name.count), &major, &minor, &memory, &driverVersion) == 0 else {
+            throw GPUError.failed("the device's properties could not be read")
+        }
+        let architecture = "sm_\(major)\(minor)"
+        let image = try KernelCache.cubin(architecture: architecture, exact: exact, driverVersion: Int(driverVersion))
+        var module: UnsafeMutableRawPointer?
+        try image.withUnsafeBytes { bytes in
+            try call { fg_load_module(bytes.baseAddress!, &module, $0, $1) }
+        }
+        var functions: [String: UnsafeMutableRawPointer] = [:]
+        for kernel in kernelNames {
+            var function: UnsafeMutableRawPointer?
+            try call { fg_get_function(module, kernel, &function, $0, $1) }
+            functions[kernel] = function!
+        }
+        return GPUExecutor(kind: .cuda, exact: exact, deviceName: "\(String(cString: name)) (\(architecture), \(memory >> 30) GiB)",
+                           functions: functions)
+    }
+
+    /// Runs a CFathomGPU call that reports failure through a message buffer.
+    static func call(_ body: (UnsafeMutablePointer<CChar>, Int32) -> Int32) throws {
+        var message = [CChar](repeating: 0, count: 512)
+        let status = message.withUnsafeMutableBufferPointer { body($0.baseAddress!, Int32($0.count)) }
+        if status != 0 { throw GPUError.failed(String(cString: message)) }
+    }
+
+    // MARK: Memory and launches
+
+    /// Memory the kernels read or write: device memory, or host memory under emulation.
+    final class Buffer {
+        let address: UInt64
+        let bytes: Int
+        let kind: Kind
+
+        init(bytes: Int, kind: Kind) throws {
+            self.bytes = bytes
+            self.kind = kind
+            switch kind {
+            case .cuda:
+                var pointer: UInt64 = 0
+                try GPUExecutor.call { fg_alloc(bytes, &pointer, $0, $1) }
+                address = pointer
+            case .emulated:
+                guard let p = malloc(Swift.max(1, bytes)) else { throw GPUError.failed("out of host memory") }
+                address = UInt64(UInt(bitPattern: p))
+            }
+        }
+
+        deinit {
+            switch kind {
+            case .cuda: fg_free(address)
+            case .emulated: free(UnsafeMutableRawPointer(bitPattern: UInt(address)))
+            }
+        }
+
+        var pointer: UnsafeRawPointer { UnsafeRawPointer(bitPattern: UInt(address))! }
+        var mutablePointer: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: UInt(address))! }
+
+        func upload(_ source: UnsafeRawPointer, bytes count: Int) throws {
+            precondition(count <= bytes)
+            switch kind {
+            case .cuda: try GPUExecutor.call { fg_upload(address, source, count, $0, $1) }
+            case .emulated: mutablePointer.copyMemory(from: source, byteCount: count)
+            }
+        }
+
+        func download(_ destination: UnsafeMutableRawPointer, bytes count: Int) throws {
+            precondition(count <= bytes)
+            switch kind {
+            case .cuda: try GPUExecutor.call { fg_download(destination, address, count, $0, $1) }
+            case .emulated: destination.copyMemory(from: pointer, byteCount: count)
+            }
+        }
+    }
+
+    /// A buffer holding `array`'s elements.
+    func buffer<T>(_ array: [T]) throws -> Buffer {
+        let buffer = try Buffer(bytes: array.count * MemoryLayout<T>.stride, kind: kind)
+        try array.withUnsafeBytes { try buffer.upload($0.baseAddress ?? UnsafeRawPointer(bitPattern: 8)!, bytes: $0.count) }
+        return buffer
+    }
+
+    func buffer(bytes: Int) throws -> Buffer { try Buffer(bytes: bytes, kind: kind) }
+
+    /// Runs `kernel` over items 0 ..< count of `parameters` (whose `first` field `setFirst`
+    /// sets), in launches of at most `chunk` items; `emulate` is the CPU version.
+    func launch<P>(_ kernel: String, parameters: P, count: Int, setFirst: (inout P, Int) -> Void,
+                   emulate: @escaping @Sendable (UnsafePointer<P>, Int, Int) -> Void, control: RenderControl?) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { kernelSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        let chunk = 1 << 22
+        var first = 0
+        while first < count {
+            if control?.isCancelled == true { throw RenderError.cancelled }
+            let end = Swift.min(count, first + chunk)
+            var p = parameters
+            setFirst(&p, first)
+            switch kind {
+            case .cuda:
+                let threads = 128
+                let blocks = (end - first + threads - 1) / threads
+                let function = functions[kernel]!
+                try withUnsafeMutablePointer(to: &p) { pointer in
+                    try GPUExecutor.call { fg_launch(function, UInt32(blocks), UInt32(threads), pointer, $0, $1) }
+                }
+            case .emulated:
+                let items = end - first, base = first
+                let pieces = Swift.min(items, TileScheduler.availableThreads * 8)
+                withUnsafePointer(to: &p) { pointer in
+                    let shared = SendableParameters(pointer: pointer)
+                    DispatchQueue.concurrentPerform(iterations: pieces) { k in
+                        emulate(shared.pointer, base + items * k / pieces, base + items * (k + 1) / pieces)
+                    }
+                }
+            }
+            first = end
+        }
+    }
+}
+
+/// A pointer to launch parameters shared by the emulation's threads (read only).
+private struct SendableParameters<P>: @unchecked Sendable {
+    let pointer: UnsafePointer<P>
+}
+
+/// The process's CUDA executors, opened on first use; a failure is remembered.
+private final class SharedExecutors: @unchecked Sendable {
+    private let lock = NSLock()
+    private var executors: [Bool: Result<GPUExecutor, any Error>] = [:]
+
+    func executor(exact: Bool) throws -> GPUExecutor {
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = executors[exact] { return try known.get() }
+        let result = Result { try GPUExecutor.openCUDA(exact: exact) }
+        executors[exact] = result
+        return try result.get()
+    }
+}
+
+/// Compiled kernels on disk: one CUBIN per (source, architecture, exactness, NVRTC version),
+/// under $FATHOM_CUDA_CACHE, else $XDG_CACHE_HOME/fathom/cuda, else ~/.cache/fathom/cuda.
+/// A cache that cannot be written only costs a compile per process.
+enum KernelCache {
+    static func options(architecture: String, exact: Bool) -> [String] {
+        ["--gpu-architecture=\(architecture)", "--std=c++17", "-default-device", "--fmad=\(exact ? "false" : "true")"]
+    }
+
+    static var folder: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["FATHOM_CUDA_CACHE"], !path.isEmpty { return path }
+        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/fathom/cuda" }
+        return (environment["HOME"] ?? NSTemporaryDirectory()) + "/.cache/fathom/cuda"
+    }
+
+    /// FNV-1a over the source and options: the file name.
+    static func key(architecture: String, exact: Bool, driverVersion: Int) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (KernelSource.text + options(architecture: architecture, exact: exact).joined(separator: " ")).utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return "fathom-\(architecture)-\(exact ? "exact" : "fmad")-\(String(hash, radix: 16))-nvrtc\(fg_nvrtc_version())"
+    }
+
+    static func cubin(architecture: String, exact: Bool, driverVersion: Int) throws -> [UInt8] {
+        let path = folder + "/" + key(architecture: architecture, exact: exact, driverVersion: driverVersion) + ".cubin"
+        if let data = FileManager.default.contents(atPath: path), !data.isEmpty { return [UInt8](data) }
+        let options = options(architecture: architecture, exact: exact)
+        var image: UnsafeMutableRawPointer?
+        var size = 0
+        try withCStrings(options) { pointers in
+            try GPUExecutor.call { fg_compile(KernelSource.text, "fathom_kernels.cu", pointers, Int32(options.count), &image, &size, $0, $1) }
+        }
+        defer { fg_free_image(image) }
+        let bytes = [UInt8](UnsafeRawBufferPointer(start: image, count: size))
+        // Written whole then renamed: a reader never sees half a file.
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).tmp"
+        if FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) {
+            if rename(temporary, path) != 0 { unlink(temporary) }
+        }
+        return bytes
+    }
+
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> R) rethrows -> R {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers = copies.map { UnsafePointer<CChar>($0) }
+        return try pointers.withUnsafeBufferPointer { try body($0.baseAddress!) }
+    }
+}

@@ -1,0 +1,143 @@
+import CFathomGPU
+import Dispatch
+import FractalNumerics
+
+// The GPU side of the kernel seam: a perturbation pass is the same pure function of (reference
+// orbit, BLA table, delta type, block of pixels) as `PerturbationKernel.run`, executed by the
+// CUDA kernels (FathomKernels.h). The orbit, the tables and the pixels' dc go up as they are
+// (their Swift layouts are checked against FathomKernelABI.h); each pixel comes back as an
+// FKPixelOut, which the host finishes with the CPU kernel's own code (`escaped`: smooth value
+// and precision estimate), so the IterationField and flags equal the CPU's when the device
+// rounds like the CPU (--fmad=false).
+
+/// Whether Swift lays out the types the kernels read as FathomKernelABI.h declares them.
+enum GPULayout {
+    static func matches<D: DeltaScalar>(_: D.Type) -> Bool {
+        let scalar = MemoryLayout<D>.stride
+        guard MemoryLayout<Complex<D>>.stride == 2 * scalar, MemoryLayout<Complex<D>>.offset(of: \Complex<D>.im) == scalar else { return false }
+        let step = D.self == Double.self ? MemoryLayout<FKStepDouble>.self as Any.Type : MemoryLayout<FKStepFloatExp>.self
+        let (size, radius, stretch, inverse): (Int, Int, Int, Int)
+        if step == MemoryLayout<FKStepDouble>.self {
+            size = MemoryLayout<FKStepDouble>.stride
+            radius = MemoryLayout<FKStepDouble>.offset(of: \FKStepDouble.radius)!
+            stretch = MemoryLayout<FKStepDouble>.offset(of: \FKStepDouble.stretchExponent)!
+            inverse = MemoryLayout<FKStepDouble>.offset(of: \FKStepDouble.inverseRadiusSquared)!
+        } else {
+            size = MemoryLayout<FKStepFloatExp>.stride
+            radius = MemoryLayout<FKStepFloatExp>.offset(of: \FKStepFloatExp.radius)!
+            stretch = MemoryLayout<FKStepFloatExp>.offset(of: \FKStepFloatExp.stretchExponent)!
+            inverse = MemoryLayout<FKStepFloatExp>.offset(of: \FKStepFloatExp.inverseRadiusSquared)!
+        }
+        return MemoryLayout<BLAStep<D>>.stride == size
+            && MemoryLayout<BLAStep<D>>.offset(of: \BLAStep<D>.b) == 2 * scalar
+            && MemoryLayout<BLAStep<D>>.offset(of: \BLAStep<D>.radius) == radius
+            && MemoryLayout<BLAStep<D>>.offset(of: \BLAStep<D>.stretchExponent) == stretch
+            && MemoryLayout<BLAStep<D>>.offset(of: \BLAStep<D>.inverseRadiusSquared) == inverse
+            && MemoryLayout<FloatExp>.stride == MemoryLayout<FKFloatExp>.stride
+    }
+}
+
+extension GPUExecutor {
+    /// Runs `kernel`'s pass (items 0 ..< count) on this backend. False when the backend does
+    /// not run this kernel (extras tracking, double-double deltas, powers above 16): the
+    /// caller runs it on the CPU.
+    func perturb<F: PerturbationFormula, D: PerturbationDelta, T: PixelTracker>(
+        _ kernel: PerturbationKernel<F, D, T>, count: Int, field: inout IterationField, control: RenderControl?
+    ) throws -> Bool {
+        guard !T.isActive, count > 0 else { return count == 0 }
+        let floatExp: Bool
+        if D.self == Double.self { floatExp = false } else if D.self == FloatExp.self { floatExp = true } else { return false }
+        guard kernel.formula.power <= Int(FK_MAX_POWER), GPULayout.matches(D.self) else { return false }
+        let multibrot = kernel.formula is MultibrotPerturbation
+
+        // Up: orbits, tables (shared when the rebase orbit is the orbit itself), the pixels' dc.
+        let orbit = try buffer(kernel.orbit)
+        let sameOrbit = kernel.rebaseOrbit.withUnsafeBufferPointer { a in kernel.orbit.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
+        let rebaseOrbit = sameOrbit ? orbit : try buffer(kernel.rebaseOrbit)
+        var keep: [Buffer] = [orbit, rebaseOrbit]
+        func upload(_ table: BLATable<D>?) throws -> FKTable {
+            guard let table, !table.steps.isEmpty else { return FKTable(steps: nil, radii: nil, levelStarts: nil, levels: 0) }
+            let steps = try buffer(table.steps), radii = try buffer(table.radii), starts = try buffer(table.levelStarts)
+            keep += [steps, radii, starts]
+            return FKTable(steps: steps.pointer, radii: radii.pointer, levelStarts: starts.pointer.assumingMemoryBound(to: Int64.self),
+                           levels: Int64(table.levelCount))
+        }
+        let table = try upload(kernel.bla)
+        let sameTable = kernel.bla != nil && kernel.rebaseBLA != nil
+            && kernel.bla!.steps.withUnsafeBufferPointer { a in kernel.rebaseBLA!.steps.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
+        let rebaseTable = sameTable ? table : try upload(kernel.rebaseBLA)
+        let subset = kernel.subset
+        let grid = kernel.grid
+        var deltas = [Complex<D>](repeating: .zero, count: count)
+        deltas.withUnsafeMutableBufferPointer { d in
+            let out = SendablePointer(d.baseAddress!)
+            BLATable<D>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
+                for j in range { out.pointer[j] = grid.delta(subset?[j] ?? j) }
+            }
+        }
+        let dc = try buffer(deltas)
+        let results = try buffer(bytes: count * MemoryLayout<FKPixelOut>.stride)
+        keep += [dc, results]
+
+        var p = FKPerturbParams()
+        p.orbit = orbit.pointer
+        p.orbitCount = Int64(kernel.orbit.count)
+        p.rebaseOrbit = rebaseOrbit.pointer
+        p.rebaseCount = Int64(kernel.rebaseOrbit.count)
+        p.table = table
+        p.rebaseTable = rebaseTable
+        p.dc = dc.pointer
+        p.out = results.mutablePointer.assumingMemoryBound(to: FKPixelOut.self)
+        p.count = Int64(count)
+        p.maxIterations = Int64(kernel.maxIterations)
+        p.power = Int32(kernel.formula.power)
+        p.addsDC = kernel.formula.addsDC ? 1 : 0
+        p.mode = kernel.mode == .detect ? Int32(FK_DETECT) : Int32(FK_REBASE)
+        p.tolerance = kernel.tolerance
+        if let m = kernel.formula as? MultibrotPerturbation {
+            withUnsafeMutableBytes(of: &p.binomials) { raw in
+                let b = raw.bindMemory(to: Double.self)
+                for (k, value) in m.binomials.enumerated() { b[k] = value }
+            }
+        }
+        let name = "fathom_perturb_\(floatExp ? "floatexp" : "double")\(multibrot ? "_multibrot" : "")"
+        try launch(name, parameters: p, count: count, setFirst: { $0.first = Int64($1) }, emulate: { pointer, begin, end in
+            fg_emulate_perturb(pointer, floatExp ? 1 : 0, multibrot ? 1 : 0, Int64(begin), Int64(end))
+        }, control: control)
+
+        // Down, and finished on the host with the CPU kernel's code.
+        var outcomes = [FKPixelOut](repeating: FKPixelOut(), count: count)
+        try outcomes.withUnsafeMutableBytes { try results.download($0.baseAddress!, bytes: $0.count) }
+        withExtendedLifetime(keep) {}
+        let epsilon = kernel.bla?.epsilon ?? 0
+        let flags = kernel.flags
+        outcomes.withUnsafeBufferPointer { o in
+            let outcomes = SendablePointer(UnsafeMutablePointer(mutating: o.baseAddress!))
+            field.withWriter { writer in
+                BLATable<D>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
+                    for j in range {
+                        let i = subset?[j] ?? j
+                        let out = outcomes.pointer[j]
+                        var work = PixelWork()
+                        work.steps = Int(out.steps)
+                        work.blaSteps = Int(out.blaSteps)
+                        var result = PixelResult.bounded, ratio = Double.nan, sensitive = false
+                        switch Int(out.kind) {
+                        case Int(FK_ESCAPED):
+                            (result, sensitive) = kernel.escaped(
+                                n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), stretch2: out.stretch2,
+                                stretchExponent: Int(out.stretchExponent), blaLoad: out.blaLoad, epsilon: epsilon)
+                        case Int(FK_BOUNDED):
+                            ratio = out.ratio
+                        default:
+                            result = PixelResult(n2: out.n2, nBig: 0, smooth: .nan)
+                        }
+                        writer.write(i, result)
+                        flags.record(i, ratio: ratio, sensitive: sensitive, work: work)
+                    }
+                }
+            }
+        }
+        return true
+    }
+}
