@@ -71,6 +71,9 @@ public struct VerifyReport: Sendable {
     public var seconds: Double
     public var rows: [Row]
     public var perturbation: PerturbationReport?
+    /// Where the kernels ran ("cpu" or the GPU device), and any warning of the render.
+    public var backend = "cpu"
+    public var warnings: [String] = []
 
     public var checked: Int { rows.filter { !$0.pixel.unstable }.count }
     public var countMismatches: Int { rows.filter { !$0.pixel.unstable && !$0.countsMatch }.count }
@@ -89,9 +92,12 @@ public enum Verifier {
     /// `sampledOnly` renders just the sampled pixels (still through `Renderer.render`), for
     /// deep locations whose whole image would take minutes.
     public static func verify(_ oracle: OracleFile, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits,
-                              perturbation: PerturbationSettings = PerturbationSettings(), sampledOnly: Bool = false) throws -> VerifyReport {
+                              perturbation: PerturbationSettings = PerturbationSettings(), sampledOnly: Bool = false,
+                              backend: ComputeBackend = .cpu, gpuExact: Bool = false) throws -> VerifyReport {
         let location = try oracle.locationFile.location()
         var settings = RenderSettings(width: oracle.width, height: oracle.height, threads: threads, guardBits: guardBits, perturbation: perturbation)
+        settings.backend = backend
+        settings.gpuExact = gpuExact
         if sampledOnly { settings.onlyPixels = oracle.pixels.map { $0.y * oracle.width + $0.x } }
         let result: RenderResult
         do {
@@ -112,6 +118,8 @@ public enum Verifier {
         }
         var report = VerifyReport(name: oracle.name, outcome: .passed, path: result.report.path, seconds: result.report.seconds, rows: rows)
         report.perturbation = result.report.perturbation
+        report.backend = result.report.backend
+        report.warnings = result.report.warnings
         if report.countMismatches > 0 || report.smoothMismatches > 0 { report.outcome = .failed }
         return report
     }

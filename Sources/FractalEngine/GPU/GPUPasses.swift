@@ -141,3 +141,60 @@ extension GPUExecutor {
         return true
     }
 }
+
+extension GPUExecutor {
+    /// Direct Double escape time of every pixel (z^p + c; Julia when `juliaC` is set), as
+    /// `iterateEscape` in Double computes it. With `check` (z^2 + c), also the lanes' rounding
+    /// check: the pixels whose result Double may not carry come back marked, for the caller's
+    /// double-double pass. Nil when this backend does not run the view (rotation).
+    func direct(grid: PixelGrid, juliaC: Complex<Double>?, power: Int, maxIterations: Int, check: Bool,
+                field: inout IterationField, control: RenderControl?) throws -> [UInt8]? {
+        guard !grid.rotated, power <= Int(FK_MAX_POWER) else { return nil }
+        let count = field.pixelCount
+        let columns = try buffer(grid.columnRe.map(\.doubleValue))
+        let rows = try buffer(grid.rowIm.map(\.doubleValue))
+        let results = try buffer(bytes: count * MemoryLayout<FKDirectOut>.stride)
+        var p = FKDirectParams()
+        p.columns = columns.pointer.assumingMemoryBound(to: Double.self)
+        p.rows = rows.pointer.assumingMemoryBound(to: Double.self)
+        p.out = results.mutablePointer.assumingMemoryBound(to: FKDirectOut.self)
+        p.width = Int64(field.width)
+        p.count = Int64(count)
+        p.maxIterations = Int64(maxIterations)
+        p.power = Int32(power)
+        p.julia = juliaC == nil ? 0 : 1
+        p.juliaRe = juliaC?.re ?? 0
+        p.juliaIm = juliaC?.im ?? 0
+        try launch("fathom_direct_double", parameters: p, count: count, setFirst: { $0.first = Int64($1) }, emulate: { pointer, begin, end in
+            fg_emulate_direct(pointer, Int64(begin), Int64(end))
+        }, control: control)
+        var outcomes = [FKDirectOut](repeating: FKDirectOut(), count: count)
+        try outcomes.withUnsafeMutableBytes { try results.download($0.baseAddress!, bytes: $0.count) }
+        withExtendedLifetime((columns, rows)) {}
+        var sensitive = [UInt8](repeating: 0, count: check ? count : 0)
+        outcomes.withUnsafeBufferPointer { o in
+            sensitive.withUnsafeMutableBufferPointer { s in
+                let outcomes = SendablePointer(UnsafeMutablePointer(mutating: o.baseAddress!))
+                let marks = check ? SendablePointer(s.baseAddress!) : nil
+                field.withWriter { writer in
+                    BLATable<Double>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
+                        for i in range {
+                            let out = outcomes.pointer[i]
+                            let escaped = out.nBig > 0
+                            writer.write(i, PixelResult(n2: out.n2, nBig: out.nBig,
+                                                        smooth: escaped ? Escape.smooth(nBig: Int(out.nBig), lengthSquared: out.r2, power: power) : .nan))
+                            if let marks {
+                                // RoundingCheck.finish: u sqrt(e2) as the error of z.
+                                let holds = PrecisionEstimate.smoothHolds(
+                                    n: 1, lengthSquared: escaped ? out.r2 : Escape.radiusSquared2, power: 2, dc: Complex(1.0, 0),
+                                    stretch2: out.e2, stretchExponent: Int(out.exponent), deltaBits: 53)
+                                marks.pointer[i] = holds ? 0 : 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return sensitive
+    }
+}

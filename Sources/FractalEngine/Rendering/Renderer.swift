@@ -160,7 +160,13 @@ public enum Renderer {
 
         // Double lanes with the rounding check, then the pixels it marks in double-double
         // lanes; returns how many it marked.
-        func checkedDouble(juliaC: Complex<Double>?, ddJuliaC: Complex<DoubleDouble>?) -> Int {
+        func checkedDouble(juliaC: Complex<Double>?, ddJuliaC: Complex<DoubleDouble>?) throws -> Int {
+            if let gpu, settings.onlyPixels == nil,
+               var sensitive = try gpu.direct(grid: grid, juliaC: juliaC, power: 2, maxIterations: limit, check: settings.checkRounding,
+                                              field: &field, control: control) {
+                if !settings.checkRounding { sensitive = [] }
+                return doubleDoublePass(sensitive.indices.filter { sensitive[$0] != 0 }, ddJuliaC: ddJuliaC)
+            }
             guard settings.checkRounding else {
                 run(QuadraticLaneKernel<DoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: juliaC, maxIterations: limit))
                 return 0
@@ -175,10 +181,20 @@ public enum Renderer {
                 let wanted = Set(only)
                 marked = marked.filter { wanted.contains($0) }
             }
+            return doubleDoublePass(marked, ddJuliaC: ddJuliaC)
+        }
+        // The pixels the rounding check marked, again in double-double lanes.
+        func doubleDoublePass(_ marked: [Int], ddJuliaC: Complex<DoubleDouble>?) -> Int {
             guard !marked.isEmpty, control?.isCancelled != true else { return 0 }
             let wide = QuadraticLaneKernel<DoubleDoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: ddJuliaC, maxIterations: limit, subset: marked)
             fill(&field, kernel: wide, count: marked.count, tilePixels: 256, threads: threads, control: nil)
             return marked.count
+        }
+        // Direct Double without the rounding check, on the GPU when there is one.
+        func plainDouble(power: Int, juliaC: Complex<Double>?) throws -> Bool {
+            guard let gpu, settings.onlyPixels == nil else { return false }
+            return try gpu.direct(grid: grid, juliaC: juliaC, power: power, maxIterations: limit, check: false,
+                                  field: &field, control: control) != nil
         }
 
         var recheckedPixels = 0
@@ -191,16 +207,17 @@ public enum Renderer {
                 location: location, viewport: viewport, settings: settings, perturbation: settings.perturbation,
                 threads: threads, control: control, gpu: gpu, field: &field)
         case (.double, .mandelbrot):
-            recheckedPixels = checkedDouble(juliaC: nil, ddJuliaC: nil)
+            recheckedPixels = try checkedDouble(juliaC: nil, ddJuliaC: nil)
         case (.double, .julia(let re, let im)):
             let c = try juliaC(re, im)
             let cd = Complex(c.re.doubleValue, c.im.doubleValue)
             if cd.re * cd.re + cd.im * cd.im <= 4 {
-                recheckedPixels = checkedDouble(juliaC: cd, ddJuliaC: c)
-            } else {
+                recheckedPixels = try checkedDouble(juliaC: cd, ddJuliaC: c)
+            } else if try !plainDouble(power: 2, juliaC: cd) {
                 run(ScalarEscapeKernel<QuadraticFormula, Double>(formula: QuadraticFormula(), grid: grid, juliaC: cd, maxIterations: limit))
             }
         case (.double, .multibrot(let p)):
+            if try plainDouble(power: p, juliaC: nil) { break }
             run(ScalarEscapeKernel<MultibrotFormula, Double>(formula: MultibrotFormula(power: p), grid: grid, juliaC: nil, maxIterations: limit))
         case (.double, .newton(let poly)):
             run(NewtonKernel<Double>(newton: NewtonIteration(poly), grid: grid, maxIterations: limit))
