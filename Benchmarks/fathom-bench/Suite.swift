@@ -22,6 +22,16 @@ struct SuiteCase {
         SuiteCase(name: "e1086 1920x1080", location: "e1086", size: "1920x1080", threads: 0, checkedPixels: 0),
     ]
 
+    /// The GPU group (`fathom-bench gpu --backend cuda`): the exact-mode views and the two
+    /// large renders of issue 6.
+    static let gpu: [SuiteCase] = [
+        SuiteCase(name: "e50", location: "e50", size: "640x360", threads: 0, checkedPixels: 16),
+        SuiteCase(name: "e318", location: "e318", size: "640x360", threads: 0, checkedPixels: 16),
+        SuiteCase(name: "e1000", location: "e1000", size: "640x360", threads: 0, checkedPixels: 0),
+        SuiteCase(name: "e1000 1920x1080", location: "e1000", size: "1920x1080", threads: 0, checkedPixels: 0),
+        SuiteCase(name: "e1086 1024x1024", location: "e1086", size: "1024x1024", threads: 0, checkedPixels: 0),
+    ]
+
     /// The shallow case: Seahorse valley at a radius the Double path carries (640x360).
     static let shallow = Location(name: "shallow", centerRe: "-0.7453", centerIm: "0.1127", radius: "0.05", maxIterations: 2000)
 
@@ -40,19 +50,30 @@ struct SuiteCase {
         var mpfrChecked: Int
         var mpfrExact: Int
         var mpfrMaxSmoothError: Double
+        /// Where the kernels ran, the seconds it took to open the GPU backend (before the
+        /// render, not in its wall time) and the render's seconds in GPU passes.
+        var backend: String = "cpu"
+        var backendStartSeconds: Double = 0
+        var gpuSeconds: Double = 0
     }
 
-    static func runChild(name: String, size: String, threads: Int, locations: String) {
+    static func runChild(name: String, size: String, threads: Int, locations: String, backend: ComputeBackend = .cpu, exact: Bool = false) {
         do {
+            let opening = DispatchTime.now().uptimeNanoseconds
+            _ = try backend.prepare(exact: exact)
+            let backendStart = Double(DispatchTime.now().uptimeNanoseconds - opening) / 1e9
             let loc = name == "shallow" ? shallow : try LocationFile.read(path: locations + "/" + name + ".json").location()
             let parts = size.split(separator: "x").compactMap { Int($0) }
             guard parts.count == 2 else { throw CocoaError(.formatting) }
             let checked = SuiteCase.all.first { $0.location == name }?.checkedPixels ?? 0
-            let r = try Renderer.render(location: loc, settings: RenderSettings(width: parts[0], height: parts[1], threads: threads))
+            var settings = RenderSettings(width: parts[0], height: parts[1], threads: threads)
+            settings.backend = backend
+            settings.gpuExact = exact
+            let r = try Renderer.render(location: loc, settings: settings)
             let p = r.report.perturbation
             let pixels = Double(r.field.pixelCount)
             // Pixels on a 4 x 4 grid against direct MPFR iteration at the oracle's precision.
-            var exact = 0, tried = 0, maxSmooth = 0.0
+            var exactPixels = 0, tried = 0, maxSmooth = 0.0
             if checked > 0 {
                 let viewport = try Viewport(location: loc, width: parts[0], height: parts[1])
                 let mpfr = MPFREscape(precision: viewport.precision)
@@ -62,7 +83,7 @@ struct SuiteCase {
                         let want = mpfr.iterate(pixelX: x, pixelY: y, viewport: viewport, family: loc.family, maxIterations: loc.maxIterations)
                         let k = y * parts[0] + x
                         tried += 1
-                        if want.n2 == r.field.n2[k] && want.nBig == r.field.nBig[k] { exact += 1 }
+                        if want.n2 == r.field.n2[k] && want.nBig == r.field.nBig[k] { exactPixels += 1 }
                         if want.nBig != 0 { maxSmooth = max(maxSmooth, abs(want.smooth - Double(r.field.smooth[k]))) }
                     }
                 }
@@ -82,7 +103,8 @@ struct SuiteCase {
                 effectiveIterationsPerSecond: Double(r.field.iterationsRepresented) / r.report.seconds,
                 blaStepsPerPixel: Double(p?.blaSteps ?? 0) / pixels, loopStepsPerPixel: Double(p?.loopSteps ?? 0) / pixels,
                 peakRSSMiB: rssKiB / 1024, path: r.report.path.rawValue, deltas: p?.deltaType.rawValue ?? "-",
-                mpfrChecked: tried, mpfrExact: exact, mpfrMaxSmoothError: maxSmooth)
+                mpfrChecked: tried, mpfrExact: exactPixels, mpfrMaxSmoothError: maxSmooth,
+                backend: r.report.backend, backendStartSeconds: backendStart, gpuSeconds: r.report.gpuSeconds)
             print(String(decoding: try JSONEncoder().encode(f), as: UTF8.self))
         } catch {
             FileHandle.standardError.write(Data("suite-case \(name): \(error)\n".utf8))
@@ -106,12 +128,17 @@ enum Suite {
             print(pad("case", 16) + pad("size", 10) + ["wall s", "ref s", "BLA s", "pixel s", "eff. it/s", "BLA/px", "steps/px", "RSS MiB"]
                 .map { pad($0, 10, right: true) }.joined() + "  MPFR check")
         }
-        for c in SuiteCase.all where options.filter.map({ c.name.contains($0) }) ?? true {
+        let cases = options.groups.contains("gpu") ? SuiteCase.gpu : SuiteCase.all
+        if options.groups.contains("gpu") && !options.json {
+            print("gpu: backend \(options.backend.rawValue)\(options.gpuExact ? " (exact)" : ""); GPU s = the render's GPU passes, open s = opening the backend (before the render)")
+        }
+        for c in cases where options.filter.map({ c.name.contains($0) }) ?? true {
             var runs: [SuiteCase.Figures] = []
             for _ in 0..<options.runs {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = ["suite-case", c.location, c.size, String(c.threads), options.locations]
+                process.arguments = ["suite-case", c.location, c.size, String(c.threads), options.locations,
+                                     options.backend.rawValue, options.gpuExact ? "exact" : "fmad"]
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 try process.run()
@@ -132,15 +159,17 @@ enum Suite {
                 let cells = [String(format: "%.2f", f.wallSeconds), String(format: "%.2f", f.referenceSeconds), String(format: "%.2f", f.blaSeconds),
                              String(format: "%.2f", f.pixelSeconds), String(format: "%.3g", f.effectiveIterationsPerSecond),
                              String(format: "%.1f", f.blaStepsPerPixel), String(format: "%.1f", f.loopStepsPerPixel), String(format: "%.0f", f.peakRSSMiB)]
-                print(pad(c.name, 16) + pad(c.size, 10) + cells.map { pad($0, 10, right: true) }.joined() + "  " + check)
+                let gpu = f.backend == "cpu" ? "" : String(format: "  GPU %.3f s, open %.2f s", f.gpuSeconds, f.backendStartSeconds) + " (\(f.backend))"
+                print(pad(c.name, 16) + pad(c.size, 10) + cells.map { pad($0, 10, right: true) }.joined() + "  " + check + gpu)
             }
             record(Measurement(
                 group: "suite", name: "\(c.name) \(c.size)", runs: runs.count, medianSeconds: f.wallSeconds, bestSeconds: sorted[0].wallSeconds,
                 figures: ["wall s": f.wallSeconds, "reference s": f.referenceSeconds, "BLA s": f.blaSeconds, "pixel s": f.pixelSeconds,
                           "effective iter/s": f.effectiveIterationsPerSecond, "BLA steps/pixel": f.blaStepsPerPixel,
                           "loop steps/pixel": f.loopStepsPerPixel, "peak RSS MiB": f.peakRSSMiB,
-                          "MPFR checked": Double(f.mpfrChecked), "MPFR exact": Double(f.mpfrExact), "MPFR max smooth error": f.mpfrMaxSmoothError],
-                notes: ["path \(f.path), deltas \(f.deltas)"]))
+                          "MPFR checked": Double(f.mpfrChecked), "MPFR exact": Double(f.mpfrExact), "MPFR max smooth error": f.mpfrMaxSmoothError,
+                          "GPU s": f.gpuSeconds, "backend open s": f.backendStartSeconds],
+                notes: ["path \(f.path), deltas \(f.deltas), backend \(f.backend)"]))
         }
     }
 }

@@ -13,6 +13,8 @@ struct Options {
     var json = false
     var filter: String?
     var locations = "../shared/locations"
+    var backend = ComputeBackend.cpu
+    var gpuExact = false
 }
 
 func parseOptions() -> Options {
@@ -24,15 +26,26 @@ func parseOptions() -> Options {
         case "--json": o.json = true
         case "--filter": o.filter = it.next()
         case "--locations": o.locations = it.next() ?? o.locations
-        case "direct", "reference", "perturbation", "glitch", "deltas", "suite", "sequence": o.groups.insert(a)
+        case "direct", "reference", "perturbation", "glitch", "deltas", "suite", "sequence", "gpu": o.groups.insert(a)
+        case "--backend":
+            let name = it.next() ?? ""
+            guard let b = ComputeBackend(rawValue: name) else {
+                FileHandle.standardError.write(Data("fathom-bench: --backend '\(name)' is not one of auto, cpu, cuda, emulated\n".utf8))
+                exit(64)
+            }
+            o.backend = b
+        case "--gpu-exact": o.gpuExact = true
         case "suite-case":
             // Internal: one suite case in this (child) process; prints one JSON line.
             let name = it.next() ?? "", size = it.next() ?? "", threads = Int(it.next() ?? "") ?? 0
             let locations = it.next() ?? o.locations
-            SuiteCase.runChild(name: name, size: size, threads: threads, locations: locations)
+            let backend = ComputeBackend(rawValue: it.next() ?? "cpu") ?? .cpu
+            let exact = it.next() == "exact"
+            SuiteCase.runChild(name: name, size: size, threads: threads, locations: locations, backend: backend, exact: exact)
             exit(0)
         case "--help", "-h":
-            print("usage: fathom-bench [direct] [reference] [perturbation] [glitch] [deltas] [suite] [sequence] [--runs N] [--json] [--filter TEXT] [--locations DIR]")
+            print("usage: fathom-bench [direct] [reference] [perturbation] [glitch] [deltas] [suite] [sequence] [gpu] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact]")
+            print("gpu: the suite's GPU cases (e50, e318, e1000 at 640x360; e1000 1920x1080; e1086 1024x1024) on --backend")
             print("groups default to direct and reference; perturbation, glitch and suite read DIR (default ../shared/locations)")
             exit(0)
         default:
@@ -225,7 +238,7 @@ if options.groups.contains("sequence") {
 
 // MARK: - suite
 
-if options.groups.contains("suite") {
+if options.groups.contains("suite") || options.groups.contains("gpu") {
     try Suite.run(options: options) { results.append($0) }
 }
 

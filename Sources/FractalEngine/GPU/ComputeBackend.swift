@@ -278,3 +278,13 @@ enum KernelCache {
         return try pointers.withUnsafeBufferPointer { try body($0.baseAddress!) }
     }
 }
+
+extension ComputeBackend {
+    /// Opens the backend now (the driver, the device, the kernels: compiled, or read from the
+    /// disk cache) instead of in the first render, and returns the device it runs on ("cpu"
+    /// for the CPU, and for `auto` without a usable GPU). Throws what a render would.
+    public func prepare(exact: Bool = false) throws -> String {
+        var warning: String?
+        return try GPUExecutor.resolve(self, exact: exact, warning: &warning)?.deviceName ?? "cpu"
+    }
+}
