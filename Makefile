@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps demo test build release bench verify clean
+.PHONY: deps demo test build release bench verify portable clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -35,6 +35,26 @@ verify: release
 
 bench: release
 	.build/release/fathom-bench
+
+# A `fathom` for Linux GPU machines without a Swift toolchain (Documentation/GPU.md): the
+# Swift runtime and Foundation, MPFR, GMP, libpng and zlib linked statically; it needs only
+# glibc >= 2.34 and libstdc++. A pkg-config file for MPFR in .build/static-libs puts that folder,
+# which holds only the static archives, first on the linker's path. CUDA is opened at run time.
+STATIC_LIBS = $(CURDIR)/.build/static-libs
+MULTIARCH := $(shell gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
+portable: deps
+	@mkdir -p $(STATIC_LIBS)
+	@for l in mpfr gmp png16 z; do \
+		a=/usr/lib/$(MULTIARCH)/lib$$l.a; [ -f $$a ] || { echo "error: $$a is missing"; exit 1; }; \
+		ln -sf $$a $(STATIC_LIBS)/lib$$l.a; done
+	@printf 'Name: mpfr\nDescription: MPFR, static\nVersion: 4\nCflags:\nLibs: -L$(STATIC_LIBS) -lmpfr -lgmp\n' > $(STATIC_LIBS)/mpfr.pc
+	PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --static-swift-stdlib --build-path .build/portable --product fathom \
+		-Xlinker --wrap=hypot -Xlinker --wrap=hypotf
+	PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --static-swift-stdlib --build-path .build/portable --product fathom-bench \
+		-Xlinker --wrap=hypot -Xlinker --wrap=hypotf
+	@mkdir -p dist && cp .build/portable/release/fathom .build/portable/release/fathom-bench dist/
+	@echo "dist/fathom and dist/fathom-bench need:"; ldd dist/fathom | awk '{print "  " $$1}'
+	@echo "newest glibc symbol version: $$(objdump -T dist/fathom | grep -o 'GLIBC_[0-9.]*' | sort -V | tail -1)"
 
 clean:
 	rm -rf .build

@@ -18,7 +18,7 @@ static __device__ __forceinline__ long long fk_double_to_bits(double d) { return
 #define FK_SQRT(x) sqrt(x)
 #else
 #define FK_SQRT(x) __builtin_sqrt(x)
-#define FK_DEVICE static inline
+#define FK_DEVICE inline
 static inline double fk_bits_to_double(long long b) { double d; __builtin_memcpy(&d, &b, 8); return d; }
 static inline long long fk_double_to_bits(double d) { long long b; __builtin_memcpy(&b, &d, 8); return b; }
 #endif

@@ -47,7 +47,7 @@ enum RenderCommand {
             let timing = String(format: "%.2f s, %.0f M iterations", r.seconds, Double(r.iterations) / 1e6)
             print("wrote \(output): \(width)x\(height), \(location.family.name), path \(r.path.rawValue) (view needs \(r.requiredBits) bits), \(timing)")
             if let p = r.perturbation { print(describe(p)) }
-            if r.backend != "cpu" { print("backend: \(r.backend), " + String(format: "%.3f s in GPU passes", r.gpuSeconds)) }
+            if r.backend != "cpu" { print("backend: \(r.backend), " + String(format: "%.3f s in %d GPU passes", r.gpuSeconds, r.gpuPasses)) }
             if r.doubleDoublePixels > 0 { print("double: \(r.doubleDoublePixels) pixels again in double-double (rounding check)") }
             if a.has("verbose") {
                 print("threads \(r.threads), guard bits \(settings.guardBits), radius \(location.radius), iterations \(location.maxIterations)")

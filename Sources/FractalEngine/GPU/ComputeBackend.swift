@@ -41,6 +41,8 @@ final class GPUExecutor: @unchecked Sendable {
     let deviceName: String
     /// Seconds spent in GPU passes (uploads, kernels, downloads), for the report.
     private(set) var kernelSeconds = 0.0
+    /// Passes run on this backend (each one or more launches).
+    private(set) var passes = 0
 
     private init(kind: Kind, exact: Bool, deviceName: String, functions: [String: UnsafeMutableRawPointer]) {
         self.kind = kind
@@ -177,6 +179,7 @@ final class GPUExecutor: @unchecked Sendable {
         defer { lock.unlock() }
         let start = DispatchTime.now().uptimeNanoseconds
         defer { kernelSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        passes += 1
         let chunk = 1 << 22
         var first = 0
         while first < count {
@@ -287,4 +290,9 @@ extension ComputeBackend {
         var warning: String?
         return try GPUExecutor.resolve(self, exact: exact, warning: &warning)?.deviceName ?? "cpu"
     }
+}
+
+extension ComputeBackend {
+    /// The CUDA C++ source of the GPU kernels (compiled by NVRTC at run time).
+    public static var kernelSource: String { KernelSource.text }
 }

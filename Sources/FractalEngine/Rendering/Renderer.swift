@@ -80,6 +80,8 @@ public struct RenderReport: Sendable {
     public var backend = "cpu"
     /// Seconds in GPU passes (uploads, kernels, downloads, the host's finishing).
     public var gpuSeconds = 0.0
+    /// Passes the GPU backend ran (the others ran on the CPU).
+    public var gpuPasses = 0
     /// Things the user should know (a GPU that could not be used under `auto`).
     public var warnings: [String] = []
 }
@@ -135,7 +137,7 @@ public enum Renderer {
         let threads = settings.threads > 0 ? settings.threads : TileScheduler.availableThreads
         var warning: String?
         let gpu = try GPUExecutor.resolve(settings.backend, exact: settings.gpuExact, warning: &warning)
-        let gpuStart = gpu?.kernelSeconds ?? 0
+        let gpuStart = gpu?.kernelSeconds ?? 0, gpuPassesBefore = gpu?.passes ?? 0
         let grid = PixelGrid(viewport: viewport)
         let limit = location.maxIterations
         var field = IterationField(width: settings.width, height: settings.height, maxIterations: limit, hasRoots: {
@@ -266,6 +268,7 @@ public enum Renderer {
         if let gpu {
             report.backend = gpu.deviceName
             report.gpuSeconds = gpu.kernelSeconds - gpuStart
+            report.gpuPasses = gpu.passes - gpuPassesBefore
         }
         if let warning { report.warnings.append(warning) }
         return RenderResult(field: field, report: report)

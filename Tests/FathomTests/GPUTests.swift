@@ -1,0 +1,116 @@
+import Fathom
+import Foundation
+import Testing
+
+/// The GPU backend's kernels (FathomKernels.h) against the CPU kernels. Without a GPU they run
+/// as the host emulation (the same source compiled for the CPU): every iteration count, smooth
+/// value and precision flag must equal the CPU's. With a CUDA driver the same comparisons run
+/// on the device in exact mode (--fmad=false); without one those are skipped, with a message.
+@Suite("GPU backend")
+struct GPUTests {
+    /// A small render of `preset` (or `location`) on `backend`.
+    static func render(_ location: Location, width: Int, height: Int, backend: ComputeBackend, glitches: GlitchMode = .rebase,
+                       extras: Bool = false) throws -> RenderResult {
+        var settings = RenderSettings(width: width, height: height)
+        settings.backend = backend
+        settings.gpuExact = true
+        settings.perturbation.glitchMode = glitches
+        if extras { settings.extras.derivative = true }
+        return try Renderer.render(location: location, settings: settings)
+    }
+
+    static let cases: [(String, Int, Int, GlitchMode)] = [
+        ("e50", 48, 27, .rebase),               // Double deltas with BLA, rebasing
+        ("e318", 32, 18, .rebase),              // FloatExp deltas
+        ("e1000", 64, 36, .rebase),             // FloatExp at 1e-1000
+        ("glitch_test_4", 64, 36, .detect),     // Pauldelbrot detection and extra references
+        ("mandelbrot", 96, 54, .rebase),        // direct Double with the rounding check
+        ("seahorse", 96, 54, .rebase),
+        ("multibrot", 96, 54, .rebase),         // direct Double, z^3 + c
+    ]
+
+    static func location(_ name: String) -> Location { Presets.named(name)!.location }
+
+    @Test("the emulated GPU kernels give the CPU's iteration field", arguments: 0..<cases.count)
+    func emulationEqualsCPU(_ k: Int) throws {
+        let (name, w, h, glitches) = Self.cases[k]
+        let cpu = try Self.render(Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches)
+        let gpu = try Self.render(Self.location(name), width: w, height: h, backend: .emulated, glitches: glitches)
+        #expect(gpu.report.backend == "CPU emulation")
+        #expect(gpu.report.gpuPasses > 0)
+        #expect(gpu.field == cpu.field, "\(name): \(zip(gpu.field.nBig, cpu.field.nBig).filter { $0 != $1 }.count) counts differ")
+        #expect(gpu.report.perturbation?.loopSteps == cpu.report.perturbation?.loopSteps)
+        #expect(gpu.report.perturbation?.glitchedPixels == cpu.report.perturbation?.glitchedPixels)
+    }
+
+    @Test("Julia and Multibrot perturbation on the emulated kernels equal the CPU's")
+    func juliaAndMultibrotPerturbation() throws {
+        let julia = Location(family: .julia(re: "-0.8", im: "0.156"), centerRe: "0.0302", centerIm: "0.0402", radius: "1e-20", maxIterations: 3000)
+        let multibrot = Location(family: .multibrot(power: 4), centerRe: "-0.3106", centerIm: "0.7", radius: "1e-18", maxIterations: 2000)
+        for location in [julia, multibrot] {
+            var settings = RenderSettings(width: 40, height: 24, path: .perturbation)
+            settings.perturbation.deltaType = .double
+            let cpu = try Renderer.render(location: location, settings: settings)
+            settings.backend = .emulated
+            let gpu = try Renderer.render(location: location, settings: settings)
+            #expect(gpu.field == cpu.field)
+            #expect(gpu.report.gpuPasses > 0)
+            #expect(gpu.field.nBig.contains { $0 > 0 }, "the view has escaping pixels")
+        }
+    }
+
+    @Test("passes the GPU does not run (extras tracking, double-double deltas) fall back to the CPU")
+    func fallbacks() throws {
+        let cpu = try Self.render(Self.location("e50"), width: 24, height: 14, backend: .cpu, extras: true)
+        let gpu = try Self.render(Self.location("e50"), width: 24, height: 14, backend: .emulated, extras: true)
+        #expect(gpu.field == cpu.field)
+        #expect(gpu.field.extras != nil)
+    }
+
+    @Test("the kernel source NVRTC compiles is the one the emulation compiles")
+    func embeddedSourceIsCurrent() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let abi = try String(contentsOf: root.appendingPathComponent("Sources/CFathomGPU/include/FathomKernelABI.h"), encoding: .utf8)
+        let kernels = try String(contentsOf: root.appendingPathComponent("Sources/CFathomGPU/FathomKernels.h"), encoding: .utf8)
+        var expected = abi + kernels
+        if expected.hasSuffix("\n") { expected.removeLast() }
+        #expect(ComputeBackend.kernelSource == expected, "run Scripts/embed-kernels.py")
+    }
+
+    @Test("on a CUDA device, exact mode gives the CPU's iteration field (skipped without a driver)")
+    func cudaEqualsCPU() throws {
+        let device: String
+        do {
+            device = try ComputeBackend.cuda.prepare(exact: true)
+        } catch let error as GPUError {
+            guard case .noDriver(let why) = error else { throw error }
+            print("GPU tests skipped (cudaEqualsCPU: 7 renders on CUDA): \(why)")
+            return
+        }
+        print("GPU tests on \(device)")
+        for (name, w, h, glitches) in Self.cases {
+            let cpu = try Self.render(Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches)
+            let gpu = try Self.render(Self.location(name), width: w, height: h, backend: .cuda, glitches: glitches)
+            #expect(gpu.field == cpu.field, "\(name)")
+            #expect(gpu.report.gpuPasses > 0)
+        }
+    }
+
+    @Test("--backend: a bad name is a usage error; cuda without a driver is a one-line error and no image")
+    func commandLine() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let bad = try FathomProcess.run(["render", "--preset", "mandelbrot", "--size", "32x18", "--backend", "opencl"], in: folder)
+        #expect(bad.code == 64)
+        #expect(bad.stderr.contains("--backend: 'opencl' is not one of auto, cpu, cuda"))
+        let auto = try FathomProcess.run(["render", "--preset", "mandelbrot", "--size", "32x18", "--output", "auto.png"], in: folder)
+        #expect(auto.code == 0)
+        if (try? ComputeBackend.cuda.prepare()) == nil {
+            let cuda = try FathomProcess.run(["render", "--preset", "mandelbrot", "--size", "32x18", "--backend", "cuda", "--output", "x.png"], in: folder)
+            #expect(cuda.code == 1)
+            #expect(cuda.stderr.hasPrefix("fathom: --backend cuda: ") && cuda.stderr.filter { $0 == "\n" }.count == 1, "\(cuda.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/x.png"))
+            #expect(auto.stderr.isEmpty, "auto without a driver falls back without a warning")
+        }
+    }
+}
