@@ -58,7 +58,10 @@ typedef struct {
     long long rebaseCount;
     FKTable table;
     FKTable rebaseTable;
-    const void *dc;             /* Complex<D> per item */
+    const void *dc;             /* Complex<D> per item; null: from columns and rows */
+    const void *columns;        /* D per column (Re dc), for a whole image without rotation */
+    const void *rows;           /* D per row (Im dc) */
+    long long width;
     FKPixelOut *out;            /* per item */
     long long count;
     long long first;

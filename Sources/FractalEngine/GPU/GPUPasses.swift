@@ -1,5 +1,6 @@
 import CFathomGPU
 import Dispatch
+import Foundation
 import FractalNumerics
 
 // The GPU side of the kernel seam: a perturbation pass is the same pure function of (reference
@@ -45,6 +46,8 @@ extension GPUExecutor {
         _ kernel: PerturbationKernel<F, D, T>, count: Int, field: inout IterationField, control: RenderControl?
     ) throws -> Bool {
         guard !T.isActive, count > 0 else { return count == 0 }
+        var trace = PhaseTrace("GPU pass, \(count) items")
+        defer { trace.mark("finish"); trace.print() }
         let floatExp: Bool
         if D.self == Double.self { floatExp = false } else if D.self == FloatExp.self { floatExp = true } else { return false }
         guard kernel.formula.power <= Int(FK_MAX_POWER), GPULayout.matches(D.self) else { return false }
@@ -68,16 +71,28 @@ extension GPUExecutor {
         let rebaseTable = sameTable ? table : try upload(kernel.rebaseBLA)
         let subset = kernel.subset
         let grid = kernel.grid
-        var deltas = [Complex<D>](repeating: .zero, count: count)
-        deltas.withUnsafeMutableBufferPointer { d in
-            let out = SendablePointer(d.baseAddress!)
-            BLATable<D>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
-                for j in range { out.pointer[j] = grid.delta(subset?[j] ?? j) }
+        // The whole image without rotation: the kernel reads dc from columns and rows; else
+        // from a list of the items' dc.
+        let dc: Buffer?, columns: Buffer?, rows: Buffer?
+        if subset == nil && !grid.rotated {
+            dc = nil
+            columns = try buffer(grid.columns)
+            rows = try buffer(grid.rows)
+        } else {
+            let deltas = [Complex<D>](unsafeUninitializedCapacity: count) { d, initialized in
+                let out = SendablePointer(d.baseAddress!)
+                BLATable<D>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
+                    for j in range { (out.pointer + j).initialize(to: grid.delta(subset?[j] ?? j)) }
+                }
+                initialized = count
             }
+            dc = try buffer(deltas)
+            columns = nil
+            rows = nil
         }
-        let dc = try buffer(deltas)
         let results = try buffer(bytes: count * MemoryLayout<FKPixelOut>.stride)
-        keep += [dc, results]
+        keep += [dc, columns, rows, results].compactMap { $0 }
+        trace.mark("up")
 
         var p = FKPerturbParams()
         p.orbit = orbit.pointer
@@ -86,7 +101,10 @@ extension GPUExecutor {
         p.rebaseCount = Int64(kernel.rebaseOrbit.count)
         p.table = table
         p.rebaseTable = rebaseTable
-        p.dc = dc.pointer
+        p.dc = dc?.pointer
+        p.columns = columns?.pointer
+        p.rows = rows?.pointer
+        p.width = Int64(grid.width)
         p.out = results.mutablePointer.assumingMemoryBound(to: FKPixelOut.self)
         p.count = Int64(count)
         p.maxIterations = Int64(kernel.maxIterations)
@@ -105,10 +123,14 @@ extension GPUExecutor {
             fg_emulate_perturb(pointer, floatExp ? 1 : 0, multibrot ? 1 : 0, Int64(begin), Int64(end))
         }, control: control)
 
+        trace.mark("kernel")
         // Down, and finished on the host with the CPU kernel's code.
-        var outcomes = [FKPixelOut](repeating: FKPixelOut(), count: count)
-        try outcomes.withUnsafeMutableBytes { try results.download($0.baseAddress!, bytes: $0.count) }
+        let outcomes = try [FKPixelOut](unsafeUninitializedCapacity: count) { o, initialized in
+            try results.download(o.baseAddress!, bytes: count * MemoryLayout<FKPixelOut>.stride)
+            initialized = count
+        }
         withExtendedLifetime(keep) {}
+        trace.mark("down")
         let epsilon = kernel.bla?.epsilon ?? 0
         let flags = kernel.flags
         outcomes.withUnsafeBufferPointer { o in
@@ -197,4 +219,30 @@ extension GPUExecutor {
         }
         return sensitive
     }
+}
+
+/// Phase times of a GPU pass on stderr when FATHOM_TRACE is set (Documentation/GPU.md).
+struct PhaseTrace {
+    static let enabled = getenv("FATHOM_TRACE") != nil
+    let title: String
+    var last = DispatchTime.now().uptimeNanoseconds
+    var phases: [(String, Double)] = []
+
+    init(_ title: String) { self.title = title }
+
+    mutating func mark(_ phase: String) {
+        guard PhaseTrace.enabled else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        phases.append((phase, Double(now - last) / 1e6))
+        last = now
+    }
+
+    func print() {
+        guard PhaseTrace.enabled else { return }
+        let line = title + ": " + phases.map { "\($0.0) " + String(format: "%.1f ms", $0.1) }.joined(separator: ", ") + "\n"
+        PhaseTrace.write(line)
+    }
+
+    /// `line` on stderr.
+    static func write(_ line: String) { FileHandle.standardError.write(Data(line.utf8)) }
 }

@@ -64,7 +64,10 @@ typedef struct {
     long long rebaseCount;
     FKTable table;
     FKTable rebaseTable;
-    const void *dc;             /* Complex<D> per item */
+    const void *dc;             /* Complex<D> per item; null: from columns and rows */
+    const void *columns;        /* D per column (Re dc), for a whole image without rotation */
+    const void *rows;           /* D per row (Im dc) */
+    long long width;
     FKPixelOut *out;            /* per item */
     long long count;
     long long first;
@@ -381,7 +384,14 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     const long long maxIterations = p.maxIterations;
 
     // start()
-    const Cx<D> dc = ((const Cx<D> *)p.dc)[item];
+    Cx<D> dc;
+    if (p.dc) {
+        dc = ((const Cx<D> *)p.dc)[item];
+    } else {
+        // The whole image without rotation: dc = (column's Re, row's Im), as DeltaGrid.delta.
+        long long row = item / p.width, column = item - row * p.width;
+        dc = cx(((const D *)p.columns)[column], ((const D *)p.rows)[row]);
+    }
     Cx<D> dz = addsDC ? cx(T::zero(), T::zero()) : dc;
     const Cx<D> dcStep = addsDC ? dc : cx(T::zero(), T::zero());
     double nextStretch = 1.0;

@@ -163,6 +163,8 @@ enum PerturbationRenderer {
         // Orbits at 64 bits below the spacing (`Viewport.orbitPrecision`); Julia at the
         // viewport's full precision (with fewer bits, 4 glitched pixels of the Julia oracle
         // file stayed uncorrected in detect mode).
+        var trace = PhaseTrace("perturbation")
+        defer { trace.print() }
         var isJulia = false
         if case .julia = location.family { isJulia = true }
         let precision = Precision(bits: (isJulia ? viewport.precision : viewport.orbitPrecision).bits + settings.extraBits)
@@ -256,6 +258,7 @@ enum PerturbationRenderer {
             }
         }
         if let path = settings.saveReference { try primary.write(to: path) }
+        trace.mark("reference")
 
         let tolerance = PerturbationSettings.glitchTolerance(power: formula.power)
         let count = field.pixelCount
@@ -345,7 +348,9 @@ enum PerturbationRenderer {
         }
 
         let only = renderSettings.onlyPixels
+        trace.mark("setup")
         try pass(primary, at: referencePoint, subset: only)
+        trace.mark("first pass")
         var glitched = settings.glitchMode == .detect ? (only ?? Array(0..<count)).filter { flags[$0] != 0 } : []
         let firstPassGlitched = glitched.count
         var budget = settings.referenceBudget
@@ -379,6 +384,7 @@ enum PerturbationRenderer {
         // double-double deltas (where Double's range suffices: 2^53 times finer), then, for
         // any still at risk, directly in MPFR at the viewport's precision (-log2 s + 64 bits,
         // the oracle's).
+        trace.mark("glitch passes")
         var sensitivePixels = (only ?? Array(0..<count)).filter { sensitive[$0] != 0 && (flags.isEmpty || flags[$0] == 0) }
         // One pass over the pixels still at risk, in rebase mode against the primary reference
         // (`fine`, with `fineCritical` for Julia), with deltas E and BLA at `epsilon`.
@@ -458,6 +464,7 @@ enum PerturbationRenderer {
             Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 4, threads: threads, control: nil)
         }
         if !renderSettings.extras.isEmpty { field.extras = extrasField }
+        trace.mark("passes for pixels at risk")
         return PerturbationReport(
             deltaType: rescaled ? .rescaled : (D.self == Double.self ? .double : (D.self == FloatExp.self ? .floatExp : .doubleDouble)), glitchMode: settings.glitchMode,
             precisionBits: precision.bits, references: references, referenceLength: primary.count,

@@ -262,6 +262,7 @@ public enum Renderer {
             if case .newton = location.family {} else { field.extras = extras }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        if PhaseTrace.enabled { PhaseTrace.write(String(format: "render: %.1f ms in all\n", seconds * 1e3)) }
         var report = RenderReport(path: path, requiredBits: bits, threads: threads, seconds: seconds,
                                   iterations: field.iterationsRepresented, doubleDoublePixels: recheckedPixels,
                                   perturbation: perturbationReport)
