@@ -43,6 +43,8 @@ struct Driver {
     CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
     CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
     CUresult (*cuMemFree)(CUdeviceptr);
+    CUresult (*cuMemAllocHost)(void **, size_t);
+    CUresult (*cuMemFreeHost)(void *);
     CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
     CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
@@ -156,7 +158,8 @@ extern "C" int fg_open(char *error, int length) {
               bind(l, driver.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
               bind(l, driver.cuCtxSetCurrent, "cuCtxSetCurrent") && bind(l, driver.cuModuleLoadData, "cuModuleLoadData") &&
               bind(l, driver.cuModuleGetFunction, "cuModuleGetFunction") && bind(l, driver.cuMemAlloc, "cuMemAlloc_v2") &&
-              bind(l, driver.cuMemFree, "cuMemFree_v2") && bind(l, driver.cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
+              bind(l, driver.cuMemFree, "cuMemFree_v2") && bind(l, driver.cuMemAllocHost, "cuMemAllocHost_v2") &&
+              bind(l, driver.cuMemFreeHost, "cuMemFreeHost") && bind(l, driver.cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
               bind(l, driver.cuMemcpyDtoH, "cuMemcpyDtoH_v2") && bind(l, driver.cuLaunchKernel, "cuLaunchKernel") &&
               bind(l, driver.cuCtxSynchronize, "cuCtxSynchronize") && bind(l, driver.cuGetErrorName, "cuGetErrorName") &&
               bind(l, driver.cuGetErrorString, "cuGetErrorString");
@@ -269,6 +272,18 @@ extern "C" void fg_free(unsigned long long pointer) {
     if (driver.ready && pointer) {
         driver.cuCtxSetCurrent(driver.context);
         driver.cuMemFree(pointer);
+    }
+}
+
+extern "C" int fg_host_alloc(size_t bytes, void **pointer, char *error, int length) {
+    driver.cuCtxSetCurrent(driver.context);
+    return check(driver.cuMemAllocHost(pointer, bytes > 0 ? bytes : 1), "cuMemAllocHost", error, length);
+}
+
+extern "C" void fg_host_free(void *pointer) {
+    if (driver.ready && pointer) {
+        driver.cuCtxSetCurrent(driver.context);
+        driver.cuMemFreeHost(pointer);
     }
 }
 

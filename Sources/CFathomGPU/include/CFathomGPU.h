@@ -32,6 +32,9 @@ int fg_load_module(const void *image, void **module, char *error, int errorLengt
 int fg_get_function(void *module, const char *name, void **function, char *error, int errorLength);
 int fg_alloc(size_t bytes, unsigned long long *pointer, char *error, int errorLength);
 void fg_free(unsigned long long pointer);
+/* Page-locked host memory: the fastest target for downloads. */
+int fg_host_alloc(size_t bytes, void **pointer, char *error, int errorLength);
+void fg_host_free(void *pointer);
 int fg_upload(unsigned long long destination, const void *source, size_t bytes, char *error, int errorLength);
 int fg_download(void *destination, unsigned long long source, size_t bytes, char *error, int errorLength);
 /* Launches `function` on `blocks` blocks of `threads` threads with one by-value parameter

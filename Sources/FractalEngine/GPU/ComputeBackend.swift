@@ -37,6 +37,8 @@ final class GPUExecutor: @unchecked Sendable {
     /// With CUDA: compiled with --fmad=false, so every operation rounds as on the CPU.
     let exact: Bool
     private let lock = NSLock()
+    /// Held for a whole pass: passes share the result buffers.
+    let passLock = NSLock()
     private var functions: [String: UnsafeMutableRawPointer] = [:]
     let deviceName: String
     /// Seconds spent in GPU passes (uploads, kernels, downloads), for the report.
@@ -160,6 +162,53 @@ final class GPUExecutor: @unchecked Sendable {
             case .emulated: destination.copyMemory(from: pointer, byteCount: count)
             }
         }
+    }
+
+    /// Host memory a pass's results are downloaded into: page-locked under CUDA (the copy
+    /// runs at the bus's speed, and fresh memory is not faulted in page by page), kept for the
+    /// next pass and grown when too small.
+    final class HostBuffer {
+        let pointer: UnsafeMutableRawPointer
+        let bytes: Int
+        let kind: Kind
+
+        init(bytes: Int, kind: Kind) throws {
+            self.bytes = bytes
+            self.kind = kind
+            switch kind {
+            case .cuda:
+                var p: UnsafeMutableRawPointer?
+                try GPUExecutor.call { fg_host_alloc(bytes, &p, $0, $1) }
+                pointer = p!
+            case .emulated:
+                guard let p = malloc(Swift.max(1, bytes)) else { throw GPUError.failed("out of host memory") }
+                pointer = p
+            }
+        }
+
+        deinit {
+            switch kind {
+            case .cuda: fg_host_free(pointer)
+            case .emulated: free(pointer)
+            }
+        }
+    }
+
+    private var resultsDevice: Buffer?
+    private var resultsHost: HostBuffer?
+
+    /// Device and host memory of at least `bytes` for a pass's results (reused between passes;
+    /// one pass at a time uses them).
+    func resultBuffers(bytes: Int) throws -> (Buffer, HostBuffer) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let d = resultsDevice, let h = resultsHost, d.bytes >= bytes { return (d, h) }
+        resultsDevice = nil
+        resultsHost = nil
+        let d = try Buffer(bytes: bytes, kind: kind), h = try HostBuffer(bytes: bytes, kind: kind)
+        resultsDevice = d
+        resultsHost = h
+        return (d, h)
     }
 
     /// A buffer holding `array`'s elements.

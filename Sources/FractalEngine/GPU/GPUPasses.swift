@@ -46,6 +46,8 @@ extension GPUExecutor {
         _ kernel: PerturbationKernel<F, D, T>, count: Int, field: inout IterationField, control: RenderControl?
     ) throws -> Bool {
         guard !T.isActive, count > 0 else { return count == 0 }
+        passLock.lock()
+        defer { passLock.unlock() }
         var trace = PhaseTrace("GPU pass, \(count) items")
         defer { trace.mark("finish"); trace.print() }
         let floatExp: Bool
@@ -90,8 +92,8 @@ extension GPUExecutor {
             columns = nil
             rows = nil
         }
-        let results = try buffer(bytes: count * MemoryLayout<FKPixelOut>.stride)
-        keep += [dc, columns, rows, results].compactMap { $0 }
+        let (results, host) = try resultBuffers(bytes: count * MemoryLayout<FKPixelOut>.stride)
+        keep += [dc, columns, rows].compactMap { $0 }
         trace.mark("up")
 
         var p = FKPerturbParams()
@@ -125,16 +127,13 @@ extension GPUExecutor {
 
         trace.mark("kernel")
         // Down, and finished on the host with the CPU kernel's code.
-        let outcomes = try [FKPixelOut](unsafeUninitializedCapacity: count) { o, initialized in
-            try results.download(o.baseAddress!, bytes: count * MemoryLayout<FKPixelOut>.stride)
-            initialized = count
-        }
+        try results.download(host.pointer, bytes: count * MemoryLayout<FKPixelOut>.stride)
         withExtendedLifetime(keep) {}
         trace.mark("down")
         let epsilon = kernel.bla?.epsilon ?? 0
         let flags = kernel.flags
-        outcomes.withUnsafeBufferPointer { o in
-            let outcomes = SendablePointer(UnsafeMutablePointer(mutating: o.baseAddress!))
+        do {
+            let outcomes = SendablePointer(host.pointer.assumingMemoryBound(to: FKPixelOut.self))
             field.withWriter { writer in
                 BLATable<D>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
                     for j in range {
