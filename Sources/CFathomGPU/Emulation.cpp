@@ -15,3 +15,7 @@ extern "C" void fg_emulate_perturb(const FKPerturbParams *params, int floatExp, 
 extern "C" void fg_emulate_direct(const FKDirectParams *params, long long begin, long long end) {
     for (long long i = begin; i < end; i++) fathom::directPixel(*params, i);
 }
+
+extern "C" void fg_emulate_rescaled(const FKPerturbParams *params, int multibrot, long long begin, long long end) {
+    for (long long item = begin; item < end; item++) fathom::rescaledPixel(*params, item, multibrot != 0);
+}

@@ -10,8 +10,9 @@ import Testing
 struct GPUTests {
     /// A small render of `preset` (or `location`) on `backend`.
     static func render(_ location: Location, width: Int, height: Int, backend: ComputeBackend, glitches: GlitchMode = .rebase,
-                       extras: Bool = false) throws -> RenderResult {
+                       delta: DeltaType? = nil, extras: Bool = false) throws -> RenderResult {
         var settings = RenderSettings(width: width, height: height)
+        settings.perturbation.deltaType = delta
         settings.backend = backend
         settings.gpuExact = true
         settings.perturbation.glitchMode = glitches
@@ -19,23 +20,25 @@ struct GPUTests {
         return try Renderer.render(location: location, settings: settings)
     }
 
-    static let cases: [(String, Int, Int, GlitchMode)] = [
-        ("e50", 48, 27, .rebase),               // Double deltas with BLA, rebasing
-        ("e318", 32, 18, .rebase),              // FloatExp deltas
-        ("e1000", 64, 36, .rebase),             // FloatExp at 1e-1000
-        ("glitch_test_4", 64, 36, .detect),     // Pauldelbrot detection and extra references
-        ("mandelbrot", 96, 54, .rebase),        // direct Double with the rounding check
-        ("seahorse", 96, 54, .rebase),
-        ("multibrot", 96, 54, .rebase),         // direct Double, z^3 + c
+    static let cases: [(String, Int, Int, GlitchMode, DeltaType?)] = [
+        ("e50", 48, 27, .rebase, nil),                  // Double deltas with BLA, rebasing
+        ("e318", 32, 18, .rebase, nil),                 // FloatExp deltas
+        ("e1000", 64, 36, .rebase, nil),                // FloatExp at 1e-1000
+        ("e1000", 48, 27, .rebase, .rescaled),          // rescaled Double deltas
+        ("glitch_test_4", 64, 36, .detect, nil),        // Pauldelbrot detection and extra references
+        ("glitch_test_4", 48, 27, .detect, .rescaled),
+        ("mandelbrot", 96, 54, .rebase, nil),           // direct Double with the rounding check
+        ("seahorse", 96, 54, .rebase, nil),
+        ("multibrot", 96, 54, .rebase, nil),            // direct Double, z^3 + c
     ]
 
     static func location(_ name: String) -> Location { Presets.named(name)!.location }
 
     @Test("the emulated GPU kernels give the CPU's iteration field", arguments: 0..<cases.count)
     func emulationEqualsCPU(_ k: Int) throws {
-        let (name, w, h, glitches) = Self.cases[k]
-        let cpu = try Self.render(Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches)
-        let gpu = try Self.render(Self.location(name), width: w, height: h, backend: .emulated, glitches: glitches)
+        let (name, w, h, glitches, delta) = Self.cases[k]
+        let cpu = try Self.render(Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches, delta: delta)
+        let gpu = try Self.render(Self.location(name), width: w, height: h, backend: .emulated, glitches: glitches, delta: delta)
         #expect(gpu.report.backend == "CPU emulation")
         #expect(gpu.report.gpuPasses > 0)
         #expect(gpu.field == cpu.field, "\(name): \(zip(gpu.field.nBig, cpu.field.nBig).filter { $0 != $1 }.count) counts differ")
@@ -84,13 +87,13 @@ struct GPUTests {
             device = try ComputeBackend.cuda.prepare(exact: true)
         } catch let error as GPUError {
             guard case .noDriver(let why) = error else { throw error }
-            print("GPU tests skipped (cudaEqualsCPU: 7 renders on CUDA): \(why)")
+            print("GPU tests skipped (cudaEqualsCPU: \(Self.cases.count) renders on CUDA): \(why)")
             return
         }
         print("GPU tests on \(device)")
-        for (name, w, h, glitches) in Self.cases {
-            let cpu = try Self.render(Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches)
-            let gpu = try Self.render(Self.location(name), width: w, height: h, backend: .cuda, glitches: glitches)
+        for (name, w, h, glitches, delta) in Self.cases {
+            let cpu = try Self.render(Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches, delta: delta)
+            let gpu = try Self.render(Self.location(name), width: w, height: h, backend: .cuda, glitches: glitches, delta: delta)
             #expect(gpu.field == cpu.field, "\(name)")
             #expect(gpu.report.gpuPasses > 0)
         }

@@ -245,3 +245,88 @@ struct PhaseTrace {
     /// `line` on stderr.
     static func write(_ line: String) { FileHandle.standardError.write(Data(line.utf8)) }
 }
+
+extension GPUExecutor {
+    /// Runs a rescaled-delta pass (`RescaledPerturbationKernel`: dz = w 2^S, FloatExp near
+    /// the orbit's zeros; no BLA) on this backend. False for powers above 16.
+    func perturbRescaled<F: PerturbationFormula>(_ kernel: RescaledPerturbationKernel<F>, count: Int, field: inout IterationField,
+                                                 control: RenderControl?) throws -> Bool {
+        guard count > 0 else { return true }
+        guard kernel.formula.power <= Int(FK_MAX_POWER), GPULayout.matches(FloatExp.self) else { return false }
+        passLock.lock()
+        defer { passLock.unlock() }
+        let multibrot = kernel.formula is MultibrotPerturbation
+        // The orbits' exact values where they are tiny, Double's elsewhere.
+        func exact(_ values: [Complex<Double>], _ tiny: [Int: Complex<FloatExp>]) -> [Complex<FloatExp>] {
+            values.indices.map { m in tiny[m] ?? Complex(FloatExp(values[m].re), FloatExp(values[m].im)) }
+        }
+        let orbit = try buffer(kernel.orbit), rebaseOrbit = try buffer(kernel.rebaseOrbit)
+        let orbitExact = try buffer(exact(kernel.orbit, kernel.orbitTiny)), rebaseExact = try buffer(exact(kernel.rebaseOrbit, kernel.rebaseTiny))
+        let subset = kernel.subset
+        let grid = kernel.grid.exact
+        let dc: Buffer?, columns: Buffer?, rows: Buffer?
+        if subset == nil && !grid.rotated {
+            dc = nil
+            columns = try buffer(grid.columns)
+            rows = try buffer(grid.rows)
+        } else {
+            dc = try buffer((0..<count).map { grid.delta(subset?[$0] ?? $0) })
+            columns = nil
+            rows = nil
+        }
+        let (results, host) = try resultBuffers(bytes: count * MemoryLayout<FKPixelOut>.stride)
+        var p = FKPerturbParams()
+        p.orbit = orbit.pointer
+        p.orbitCount = Int64(kernel.orbit.count)
+        p.rebaseOrbit = rebaseOrbit.pointer
+        p.rebaseCount = Int64(kernel.rebaseOrbit.count)
+        p.orbitExact = orbitExact.pointer
+        p.rebaseExact = rebaseExact.pointer
+        p.scaleExponent = Int64(kernel.grid.exponent)
+        p.dc = dc?.pointer
+        p.columns = columns?.pointer
+        p.rows = rows?.pointer
+        p.width = Int64(grid.width)
+        p.out = results.mutablePointer.assumingMemoryBound(to: FKPixelOut.self)
+        p.count = Int64(count)
+        p.maxIterations = Int64(kernel.maxIterations)
+        p.power = Int32(kernel.formula.power)
+        p.addsDC = kernel.formula.addsDC ? 1 : 0
+        p.mode = kernel.mode == .detect ? Int32(FK_DETECT) : Int32(FK_REBASE)
+        p.tolerance = kernel.tolerance
+        if let m = kernel.formula as? MultibrotPerturbation {
+            withUnsafeMutableBytes(of: &p.binomials) { raw in
+                let b = raw.bindMemory(to: Double.self)
+                for (k, value) in m.binomials.enumerated() { b[k] = value }
+            }
+        }
+        try launch(multibrot ? "fathom_rescaled_multibrot" : "fathom_rescaled", parameters: p, count: count,
+                   setFirst: { $0.first = Int64($1) }, emulate: { pointer, begin, end in
+            fg_emulate_rescaled(pointer, multibrot ? 1 : 0, Int64(begin), Int64(end))
+        }, control: control)
+        try results.download(host.pointer, bytes: count * MemoryLayout<FKPixelOut>.stride)
+        withExtendedLifetime((orbit, rebaseOrbit, orbitExact, rebaseExact, dc, columns, rows)) {}
+        let outcomes = SendablePointer(host.pointer.assumingMemoryBound(to: FKPixelOut.self))
+        let flags = kernel.flags, power = kernel.formula.power
+        field.withWriter { writer in
+            BLATable<Double>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
+                for j in range {
+                    let i = subset?[j] ?? j
+                    let out = outcomes.pointer[j]
+                    var result = PixelResult.bounded, ratio = Double.nan
+                    switch Int(out.kind) {
+                    case Int(FK_ESCAPED):
+                        result = PixelResult(n2: out.n2, nBig: out.n, smooth: Escape.smooth(nBig: Int(out.n), lengthSquared: out.r2, power: power))
+                    case Int(FK_BOUNDED):
+                        ratio = out.ratio
+                    default:
+                        result = PixelResult(n2: out.n2, nBig: 0, smooth: .nan)
+                    }
+                    writer.write(i, result)
+                    flags.record(i, ratio: ratio, sensitive: false, work: PixelWork())
+                }
+            }
+        }
+        return true
+    }
+}

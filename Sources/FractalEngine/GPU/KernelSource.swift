@@ -68,6 +68,11 @@ typedef struct {
     const void *columns;        /* D per column (Re dc), for a whole image without rotation */
     const void *rows;           /* D per row (Im dc) */
     long long width;
+    /* Rescaled deltas (dz = w 2^S): the orbits' values exactly as Complex<FloatExp> (those
+     * below 2^-400 matter), and Sc, the exponent every dc is scaled by. */
+    const void *orbitExact;
+    const void *rebaseExact;
+    long long scaleExponent;
     FKPixelOut *out;            /* per item */
     long long count;
     long long first;
@@ -293,21 +298,25 @@ FK_DEVICE double stretchSquared(int power, double r2) {
     return t;
 }
 
-/// (2Z + dz) dz (+ dc).
-template <class D> FK_DEVICE Cx<D> quadraticStep(Cx<D> Z, Cx<D> dz, Cx<D> dc, bool addsDC) {
-    Cx<D> t = cx(Delta<D>::doubled(Z.re) + dz.re, Delta<D>::doubled(Z.im) + dz.im) * dz;
+/// (2Z + w 2^S) w (+ dc 2^-S); plain deltas: w = wScaled = dz.
+template <class D> FK_DEVICE Cx<D> quadraticStep(Cx<D> Z, Cx<D> w, Cx<D> wScaled, Cx<D> dc, bool addsDC) {
+    Cx<D> t = cx(Delta<D>::doubled(Z.re) + wScaled.re, Delta<D>::doubled(Z.im) + wScaled.im) * w;
     return addsDC ? t + dc : t;
 }
 
-/// Horner in dz over the binomials (MultibrotPerturbation.step).
-template <class D> FK_DEVICE Cx<D> multibrotStep(Cx<D> Z, Cx<D> dz, Cx<D> dc, int power, const double *binomials) {
+/// Horner in dz over the binomials (MultibrotPerturbation.step), rescaled as above.
+template <class D> FK_DEVICE Cx<D> multibrotStep(Cx<D> Z, Cx<D> w, Cx<D> wScaled, Cx<D> dc, int power, const double *binomials) {
     Cx<D> h = cx(Delta<D>::one(), Delta<D>::zero());
     Cx<D> zPower = Z;
     for (int k = power - 1; k >= 1; k--) {
-        h = scale(zPower, Delta<D>::fromDouble(binomials[k])) + dz * h;
+        h = scale(zPower, Delta<D>::fromDouble(binomials[k])) + wScaled * h;
         zPower = zPower * Z;
     }
-    return dz * h + dc;
+    return w * h + dc;
+}
+
+template <class D> FK_DEVICE Cx<D> formulaStep(const FKPerturbParams &p, bool multibrot, Cx<D> Z, Cx<D> w, Cx<D> wScaled, Cx<D> dc) {
+    return multibrot ? multibrotStep(Z, w, wScaled, dc, p.power, p.binomials) : quadraticStep(Z, w, wScaled, dc, p.addsDC != 0);
 }
 
 // MARK: BLA lookup (BLAView.longestStep)
@@ -374,6 +383,14 @@ FK_DEVICE StepView<FExp> stepView(const FKStepFloatExp &s) {
 
 // MARK: One pixel (PerturbationKernel.iterate with NoTracking)
 
+/// Item `item`'s dc: from the list, or for a whole image without rotation (column's Re, row's
+/// Im), as DeltaGrid.delta.
+template <class D> FK_DEVICE Cx<D> pixelDelta(const FKPerturbParams &p, long long item) {
+    if (p.dc) return ((const Cx<D> *)p.dc)[item];
+    long long row = item / p.width, column = item - row * p.width;
+    return cx(((const D *)p.columns)[column], ((const D *)p.rows)[row]);
+}
+
 template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long long item, bool multibrot) {
     typedef Delta<D> T;
     const Cx<D> *orbit = (const Cx<D> *)p.orbit;
@@ -384,14 +401,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     const long long maxIterations = p.maxIterations;
 
     // start()
-    Cx<D> dc;
-    if (p.dc) {
-        dc = ((const Cx<D> *)p.dc)[item];
-    } else {
-        // The whole image without rotation: dc = (column's Re, row's Im), as DeltaGrid.delta.
-        long long row = item / p.width, column = item - row * p.width;
-        dc = cx(((const D *)p.columns)[column], ((const D *)p.rows)[row]);
-    }
+    const Cx<D> dc = pixelDelta<D>(p, item);
     Cx<D> dz = addsDC ? cx(T::zero(), T::zero()) : dc;
     const Cx<D> dcStep = addsDC ? dc : cx(T::zero(), T::zero());
     double nextStretch = 1.0;
@@ -460,8 +470,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
             stretch2 *= s.stretchSignificand;
             stretchExponent += s.stretchExponent;
         } else {
-            dz = multibrot ? multibrotStep(orbit[m], dz, dcStep, p.power, p.binomials)
-                           : quadraticStep(orbit[m], dz, dcStep, addsDC);
+            dz = formulaStep(p, multibrot, orbit[m], dz, dz, dcStep);
             m += 1;
             n += 1;
             stretch2 *= nextStretch;
@@ -524,6 +533,176 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     out.stretch2 = stretch2;
     out.stretchExponent = stretchExponent;
     out.blaLoad = blaLoad;
+    p.out[item] = out;
+}
+
+// MARK: Rescaled Double deltas (RescaledPerturbationKernel.iterate)
+
+/// 2^k as a Double, 0 below the subnormal range (RescaledPerturbationKernel.power).
+FK_DEVICE double rescaledPower(long long k) {
+    if (k < -1074) return 0;
+    if (k < -1022) return 0x1p-1022 * powerOfTwo(k + 1022);
+    if (k > 1023) return swiftScaled(1, k);
+    return powerOfTwo(k);
+}
+
+FK_DEVICE double largerMagnitude(Cx<double> a) {
+    double x = absolute(a.re), y = absolute(a.im);
+    return y >= x ? y : x;  // Swift.max(x, y)
+}
+
+struct Rescaled {
+    Cx<double> w;
+    long long s;
+    double f1, f2;
+    long long sc;
+
+    /// Puts a FloatExp delta into the rescaled state (`rescale` in the Swift kernel).
+    FK_DEVICE void rescale(Cx<FExp> d) {
+        if (isZero(d.re) && isZero(d.im)) {
+            w = cx(0.0, 0.0);
+            return;
+        }
+        long long e = d.re.e > d.im.e ? d.re.e : d.im.e;
+        w = cx(toDouble(raw(d.re.s, d.re.e - e)), toDouble(raw(d.im.s, d.im.e - e)));
+        s = e;
+        f1 = rescaledPower(s);
+        f2 = rescaledPower(sc - s);
+    }
+
+    /// dz = w 2^s in FloatExp.
+    FK_DEVICE Cx<FExp> exact() const {
+        FExp factor = normalize(1, s);
+        return cx(fexp(w.re) * factor, fexp(w.im) * factor);
+    }
+};
+
+FK_DEVICE void rescaledPixel(const FKPerturbParams &p, long long item, bool multibrot) {
+    const Cx<double> *orbit = (const Cx<double> *)p.orbit;
+    const Cx<FExp> *orbitExact = (const Cx<FExp> *)p.orbitExact;
+    long long last = p.orbitCount - 1;
+    const bool addsDC = p.addsDC != 0;
+    const Cx<FExp> dcExact = pixelDelta<FExp>(p, item);
+    const long long sc = p.scaleExponent;
+    const Cx<double> u = cx(toDouble(raw(dcExact.re.s, dcExact.re.e - sc)), toDouble(raw(dcExact.im.s, dcExact.im.e - sc)));
+    const Cx<FExp> zeroExact = cx(Delta<FExp>::zero(), Delta<FExp>::zero());
+    Rescaled r;
+    r.w = addsDC ? cx(0.0, 0.0) : u;
+    r.s = sc;
+    r.f1 = rescaledPower(r.s);
+    r.f2 = 1.0;
+    r.sc = sc;
+    bool rescaled = true;
+    Cx<double> dz = cx(0.0, 0.0);
+    const Cx<double> dcPlain = cx(toDouble(dcExact.re), toDouble(dcExact.im));
+    long long m = 0, n = 0, n2 = 0;
+    FKPixelOut out;
+    out.kind = FK_MAX_ITERATIONS;
+    out.n = 0;
+    out.steps = 0;
+    out.blaSteps = 0;
+    out.pad = 0;
+    out.r2 = 0;
+    out.stretch2 = 1;
+    out.stretchExponent = 0;
+    out.blaLoad = 0;
+    out.ratio = notANumber();
+    bool finished = false;
+
+    while (n < p.maxIterations) {
+        const Cx<double> Z = orbit[m];
+        Cx<double> z;
+        double deltaSquared;
+        if (rescaled) {
+            if (largerMagnitude(Z) < 0x1p-400) {
+                // Near 0: this step in FloatExp, against the orbit's exact value.
+                const Cx<FExp> d = r.exact();
+                r.rescale(formulaStep(p, multibrot, orbitExact[m], d, d, addsDC ? dcExact : zeroExact));
+            } else {
+                r.w = formulaStep(p, multibrot, Z, r.w, scale(r.w, r.f1), addsDC ? scale(u, r.f2) : cx(0.0, 0.0));
+            }
+            m += 1;
+            n += 1;
+            const double big = largerMagnitude(r.w);
+            if (big > 0x1p64 || (big < 0x1p-64 && big > 0)) r.rescale(r.exact());
+            if (r.s > -900) {
+                dz = cx(r.w.re * rescaledPower(r.s), r.w.im * rescaledPower(r.s));
+                rescaled = false;
+            }
+            z = orbit[m] + (rescaled ? cx(0.0, 0.0) : dz);
+            deltaSquared = rescaled ? 0 : lengthSquared(dz);
+            if (rescaled) {
+                const Cx<double> zm = orbit[m];
+                if (largerMagnitude(zm) < 0x1p-900) {
+                    // |Z| is as small as the delta: decide the rebase in FloatExp.
+                    const Cx<FExp> d = r.exact();
+                    const Cx<FExp> zExact = orbitExact[m] + d;
+                    if (p.mode == FK_REBASE && lengthSquared(zExact) < lengthSquared(d)) {
+                        r.rescale(zExact);
+                        m = 0;
+                        orbit = (const Cx<double> *)p.rebaseOrbit;
+                        orbitExact = (const Cx<FExp> *)p.rebaseExact;
+                        last = p.rebaseCount - 1;
+                        continue;
+                    }
+                }
+            }
+        } else {
+            dz = formulaStep(p, multibrot, Z, dz, dz, dcPlain);
+            m += 1;
+            n += 1;
+            z = orbit[m] + dz;
+            deltaSquared = lengthSquared(dz);
+        }
+        const double r2 = lengthSquared(z);
+        if (r2 > kRadiusSquared2) {
+            if (n2 == 0) n2 = n;
+            if (r2 > kRadiusSquaredBig) {
+                out.kind = FK_ESCAPED;
+                out.n = (unsigned int)n;
+                out.r2 = r2;
+                finished = true;
+                break;
+            }
+        }
+        if (p.mode == FK_REBASE) {
+            if (m == last || (!rescaled && r2 < deltaSquared)) {
+                dz = z;
+                m = 0;
+                orbit = (const Cx<double> *)p.rebaseOrbit;
+                orbitExact = (const Cx<FExp> *)p.rebaseExact;
+                last = p.rebaseCount - 1;
+                if (rescaled || largerMagnitude(z) < 0x1p-900) {
+                    r.rescale(cx(fexp(z.re), fexp(z.im)));
+                    rescaled = r.s <= -900;
+                }
+            }
+        } else {
+            const double big = lengthSquared(orbit[m]);
+            if (!rescaled && r2 < p.tolerance * big) {
+                out.kind = FK_BOUNDED;
+                out.ratio = r2 / big;
+                finished = true;
+                break;
+            }
+            if (m == last && n < p.maxIterations) {
+                if (!(r2 > kRadiusSquared2)) {
+                    out.kind = FK_BOUNDED;
+                    out.ratio = 0;
+                    finished = true;
+                    break;
+                }
+                dz = z;
+                rescaled = false;
+                m = 0;
+                orbit = (const Cx<double> *)p.rebaseOrbit;
+                orbitExact = (const Cx<FExp> *)p.rebaseExact;
+                last = p.rebaseCount - 1;
+            }
+        }
+    }
+    (void)finished;
+    out.n2 = (unsigned int)n2;
     p.out[item] = out;
 }
 
@@ -617,6 +796,14 @@ extern "C" __global__ void fathom_perturb_floatexp(FKPerturbParams p) {
 extern "C" __global__ void fathom_perturb_floatexp_multibrot(FKPerturbParams p) {
     long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (item < p.count) fathom::perturbPixel<fathom::FExp>(p, item, true);
+}
+extern "C" __global__ void fathom_rescaled(FKPerturbParams p) {
+    long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (item < p.count) fathom::rescaledPixel(p, item, false);
+}
+extern "C" __global__ void fathom_rescaled_multibrot(FKPerturbParams p) {
+    long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (item < p.count) fathom::rescaledPixel(p, item, true);
 }
 extern "C" __global__ void fathom_direct_double(FKDirectParams p) {
     long long i = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;

@@ -319,6 +319,7 @@ enum PerturbationRenderer {
                             orbitTiny: reference.tiny, rebaseTiny: criticalOrbit?.tiny ?? reference.tiny,
                             grid: ScaledDeltaGrid(viewport: viewport, reference: point), maxIterations: location.maxIterations,
                             mode: settings.glitchMode, tolerance: tolerance, subset: subset, flags: pixelFlags())
+                        if let gpu, try gpu.perturbRescaled(kernel, count: subset?.count ?? count, field: &field, control: control) { return }
                         Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
                                       threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
                         return
