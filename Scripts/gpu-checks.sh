@@ -7,6 +7,7 @@
 #   DIR/locations/*.json               # ../shared/locations (for fathom-bench)
 #   DIR/cpu_e50.npy, cpu_e318.npy, cpu_e1000.npy
 #                                      # `fathom render --preset P --size 640x360 --backend cpu --npy`
+#   DIR/cpu_e1000_rescaled.npy         # the same with --delta rescaled
 # Usage: Scripts/gpu-checks.sh DIR OUT [quick]
 set -u
 DIR=$1
@@ -49,6 +50,8 @@ done
 log "the CPU on this machine (e1000 640x360): the same field as the build machine's CPU"
 ./fathom render --preset e1000 --size 640x360 --backend cpu --output /tmp/c.png --npy /tmp/cpu_here.npy --quiet
 cmp -s /tmp/cpu_here.npy cpu_e1000.npy && echo "e1000: identical" || echo "e1000: DIFFERS"
+./fathom render --preset e1000 --size 640x360 --delta rescaled --backend cuda --gpu-exact on --output /tmp/r.png --npy "$OUT/cuda_r.npy" --quiet
+cmp -s "$OUT/cuda_r.npy" cpu_e1000_rescaled.npy && echo "e1000 rescaled: identical to the CPU's field" || echo "e1000 rescaled: DIFFERS"
 rm -f "$OUT"/cuda_*.npy
 
 [ "${3:-}" = quick ] && exit 0
@@ -57,9 +60,10 @@ log "fathom-bench gpu on CUDA (3 runs each, medians)"
 ./fathom-bench gpu --backend cuda --runs 3 --locations locations
 log "fathom-bench gpu on CUDA, exact mode"
 ./fathom-bench gpu --backend cuda --gpu-exact --runs 3 --locations locations
-log "the large renders through the CLI (the whole process)"
-for args in "--preset e1000 --size 1920x1080" "--preset e1086 --size 1024x1024"; do
-    timed ./fathom render $args --backend cuda --output /tmp/big.png --verbose
+log "the large renders through the CLI (the whole process), with phase times (FATHOM_TRACE)"
+for args in "--preset e1000 --size 1920x1080" "--preset e1086 --size 1024x1024" \
+            "--preset e1000 --size 1920x1080 --delta rescaled" "--preset e1086 --size 1024x1024 --delta rescaled"; do
+    FATHOM_TRACE=1 timed ./fathom render $args --backend cuda --output /tmp/big.png --verbose
 done
 log "fathom-bench gpu on this machine's CPU cores, for comparison"
 ./fathom-bench gpu --backend cpu --runs 1 --locations locations --filter 1920
