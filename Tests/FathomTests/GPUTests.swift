@@ -62,6 +62,17 @@ struct GPUTests {
         }
     }
 
+    @Test("a second render of the same view reuses the orbit and table kept on the device, with the same field")
+    func residentUploads() throws {
+        let location = Location(centerRe: "-0.743643887037158704752191506114774", centerIm: "0.131825904205311970493132056385139",
+                                radius: "1e-22", maxIterations: 4000)
+        let first = try Self.render(location, width: 40, height: 24, backend: .emulated)
+        let second = try Self.render(location, width: 40, height: 24, backend: .emulated)
+        let cpu = try Self.render(location, width: 40, height: 24, backend: .cpu)
+        #expect(first.field == cpu.field && second.field == cpu.field)
+        #expect(second.report.gpuUploadsSaved >= 4, "orbit, BLA steps, radii and levels")
+    }
+
     @Test("passes the GPU does not run (extras tracking, double-double deltas) fall back to the CPU")
     func fallbacks() throws {
         let cpu = try Self.render(Self.location("e50"), width: 24, height: 14, backend: .cpu, extras: true)

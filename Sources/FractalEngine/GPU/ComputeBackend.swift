@@ -212,6 +212,34 @@ final class GPUExecutor: @unchecked Sendable {
         return (d, h)
     }
 
+    /// Device copies kept under their content's name (`GPUResidency`), oldest first.
+    private var residents: [(name: String, buffer: Buffer)] = []
+    /// How many device copies stay resident.
+    static let residentLimit = 12
+    /// Uploads that a resident copy saved (for the tests and the trace).
+    private(set) var residentHits = 0
+
+    /// `array` on the device: the copy kept under `name` if there is one, else a new upload
+    /// (kept under `name` when given).
+    func resident<T>(_ name: String?, _ array: [T]) throws -> Buffer {
+        guard let name else { return try buffer(array) }
+        lock.lock()
+        if let k = residents.firstIndex(where: { $0.name == name && $0.buffer.bytes == array.count * MemoryLayout<T>.stride }) {
+            let hit = residents.remove(at: k)
+            residents.append(hit)
+            residentHits += 1
+            lock.unlock()
+            return hit.buffer
+        }
+        lock.unlock()
+        let uploaded = try buffer(array)
+        lock.lock()
+        residents.append((name, uploaded))
+        if residents.count > GPUExecutor.residentLimit { residents.removeFirst(residents.count - GPUExecutor.residentLimit) }
+        lock.unlock()
+        return uploaded
+    }
+
     /// A buffer holding `array`'s elements.
     func buffer<T>(_ array: [T]) throws -> Buffer {
         let buffer = try Buffer(bytes: array.count * MemoryLayout<T>.stride, kind: kind)

@@ -43,7 +43,8 @@ extension GPUExecutor {
     /// not run this kernel (extras tracking, double-double deltas, powers above 16): the
     /// caller runs it on the CPU.
     func perturb<F: PerturbationFormula, D: PerturbationDelta, T: PixelTracker>(
-        _ kernel: PerturbationKernel<F, D, T>, count: Int, field: inout IterationField, control: RenderControl?
+        _ kernel: PerturbationKernel<F, D, T>, count: Int, field: inout IterationField, control: RenderControl?,
+        resident names: GPUResidency? = nil
     ) throws -> Bool {
         guard !T.isActive, count > 0 else { return count == 0 }
         passLock.lock()
@@ -56,21 +57,22 @@ extension GPUExecutor {
         let multibrot = kernel.formula is MultibrotPerturbation
 
         // Up: orbits, tables (shared when the rebase orbit is the orbit itself), the pixels' dc.
-        let orbit = try buffer(kernel.orbit)
+        let orbit = try resident(names?.orbit, kernel.orbit)
         let sameOrbit = kernel.rebaseOrbit.withUnsafeBufferPointer { a in kernel.orbit.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
-        let rebaseOrbit = sameOrbit ? orbit : try buffer(kernel.rebaseOrbit)
+        let rebaseOrbit = sameOrbit ? orbit : try resident(names?.rebaseOrbit, kernel.rebaseOrbit)
         var keep: [Buffer] = [orbit, rebaseOrbit]
-        func upload(_ table: BLATable<D>?) throws -> FKTable {
+        func upload(_ table: BLATable<D>?, _ name: String?) throws -> FKTable {
             guard let table, !table.steps.isEmpty else { return FKTable(steps: nil, radii: nil, levelStarts: nil, levels: 0) }
-            let steps = try buffer(table.steps), radii = try buffer(table.radii), starts = try buffer(table.levelStarts)
+            let steps = try resident(name.map { $0 + " steps" }, table.steps), radii = try resident(name.map { $0 + " radii" }, table.radii)
+            let starts = try resident(name.map { $0 + " levels" }, table.levelStarts)
             keep += [steps, radii, starts]
             return FKTable(steps: steps.pointer, radii: radii.pointer, levelStarts: starts.pointer.assumingMemoryBound(to: Int64.self),
                            levels: Int64(table.levelCount))
         }
-        let table = try upload(kernel.bla)
+        let table = try upload(kernel.bla, names?.table)
         let sameTable = kernel.bla != nil && kernel.rebaseBLA != nil
             && kernel.bla!.steps.withUnsafeBufferPointer { a in kernel.rebaseBLA!.steps.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
-        let rebaseTable = sameTable ? table : try upload(kernel.rebaseBLA)
+        let rebaseTable = sameTable ? table : try upload(kernel.rebaseBLA, names?.rebaseTable)
         let subset = kernel.subset
         let grid = kernel.grid
         // The whole image without rotation: the kernel reads dc from columns and rows; else
@@ -218,6 +220,17 @@ extension GPUExecutor {
         }
         return sensitive
     }
+}
+
+/// Names of a pass's orbits and BLA tables by their content (family, reference point,
+/// precision, length; the table's dc bound and epsilon): a GPU backend keeps the device copies
+/// of the last few under these names, so later passes and the frames of a sequence that use
+/// the same orbit and table do not upload them again.
+struct GPUResidency {
+    var orbit: String
+    var rebaseOrbit: String
+    var table: String?
+    var rebaseTable: String?
 }
 
 /// Phase times of a GPU pass on stderr when FATHOM_TRACE is set (Documentation/GPU.md).

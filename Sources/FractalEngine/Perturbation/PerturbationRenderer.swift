@@ -332,7 +332,8 @@ enum PerturbationRenderer {
                             subset: subset, flags: pixelFlags(extras: extras), referenceBits: reference.precision.bits)
                         kernel.trap = renderSettings.extras.trap
                         kernel.log2Spacing = log2Spacing
-                        if let gpu, try gpu.perturb(kernel, count: subset?.count ?? count, field: &field, control: control) { return }
+                        if let gpu, try gpu.perturb(kernel, count: subset?.count ?? count, field: &field, control: control,
+                                                    resident: residency(reference, criticalOrbit, bla, critical == nil ? bla : criticalTable)) { return }
                         Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
                                       threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
                     }
@@ -348,6 +349,19 @@ enum PerturbationRenderer {
             }
         }
 
+        // Names of the orbits' and tables' contents, under which a GPU backend keeps its
+        // copies for the next pass or frame (`GPUResidency`).
+        func residency<E: DeltaScalar>(_ orbit: ReferenceOrbit, _ critical: ReferenceOrbit?, _ table: BLATable<E>?,
+                                       _ criticalTable: BLATable<E>?) -> GPUResidency? {
+            guard gpu != nil else { return nil }
+            func name(_ o: ReferenceOrbit) -> String {
+                "\(E.self) \(location.family) \(o.point.re.decimalString()) \(o.point.im.decimalString()) \(o.precision.bits) \(o.count)"
+            }
+            let orbitName = name(orbit), criticalName = critical.map(name) ?? orbitName
+            return GPUResidency(orbit: orbitName, rebaseOrbit: criticalName,
+                                table: table.map { "\(orbitName) BLA \($0.dcMax) \($0.epsilon)" },
+                                rebaseTable: criticalTable.map { "\(criticalName) BLA \($0.dcMax) \($0.epsilon)" })
+        }
         let only = renderSettings.onlyPixels
         trace.mark("setup")
         try pass(primary, at: referencePoint, subset: only)
@@ -401,7 +415,8 @@ enum PerturbationRenderer {
                     bla: fineTable, rebaseBLA: criticalValues == nil ? fineTable : fineCriticalTable, grid: grid,
                     maxIterations: location.maxIterations, mode: .rebase, tolerance: tolerance, subset: sensitivePixels,
                     flags: PixelFlags(glitched: nil, ratio: nil, sensitive: sens.baseAddress!), referenceBits: fine.precision.bits)
-                if let gpu, try gpu.perturb(kernel, count: sensitivePixels.count, field: &field, control: nil) { return }
+                if let gpu, try gpu.perturb(kernel, count: sensitivePixels.count, field: &field, control: nil,
+                                            resident: residency(fine, fineCritical, fineTable, criticalValues == nil ? fineTable : fineCriticalTable)) { return }
                 Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 16, threads: threads, control: nil)
             }
             sensitivePixels = sensitivePixels.filter { sensitive[$0] != 0 }

@@ -82,6 +82,9 @@ public struct RenderReport: Sendable {
     public var gpuSeconds = 0.0
     /// Passes the GPU backend ran (the others ran on the CPU).
     public var gpuPasses = 0
+    /// Orbit and table uploads a copy kept on the device from an earlier pass or render saved
+    /// (approximate when several renders share the backend at once).
+    public var gpuUploadsSaved = 0
     /// Things the user should know (a GPU that could not be used under `auto`).
     public var warnings: [String] = []
 }
@@ -137,7 +140,7 @@ public enum Renderer {
         let threads = settings.threads > 0 ? settings.threads : TileScheduler.availableThreads
         var warning: String?
         let gpu = try GPUExecutor.resolve(settings.backend, exact: settings.gpuExact, warning: &warning)
-        let gpuStart = gpu?.kernelSeconds ?? 0, gpuPassesBefore = gpu?.passes ?? 0
+        let gpuStart = gpu?.kernelSeconds ?? 0, gpuPassesBefore = gpu?.passes ?? 0, hitsBefore = gpu?.residentHits ?? 0
         let grid = PixelGrid(viewport: viewport)
         let limit = location.maxIterations
         var field = IterationField(width: settings.width, height: settings.height, maxIterations: limit, hasRoots: {
@@ -270,6 +273,7 @@ public enum Renderer {
             report.backend = gpu.deviceName
             report.gpuSeconds = gpu.kernelSeconds - gpuStart
             report.gpuPasses = gpu.passes - gpuPassesBefore
+            report.gpuUploadsSaved = gpu.residentHits - hitsBefore
         }
         if let warning { report.warnings.append(warning) }
         return RenderResult(field: field, report: report)
