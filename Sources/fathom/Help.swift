@@ -79,6 +79,10 @@ enum Help {
       --npy PATH             also write the per-pixel data as a NumPy .npy file: a (height,
                              width) structured array of n2, nBig (uint32), smooth (float64)
       --threads N            worker threads, 0 = all cores (default 0)
+      --backend B            auto (default: CUDA when a driver loads, else the CPU) | cpu |
+                             cuda (an error without a GPU); see Documentation/GPU.md
+      --gpu-exact on|off     CUDA kernels without fused multiply-adds: iteration data equal
+                             to the CPU's bit for bit (default off)
       --guard-bits N         bits kept below the pixel spacing when choosing Double or
                              double-double (default 40)
       --path P               force double, double-double or perturbation
@@ -100,7 +104,8 @@ enum Help {
     static let verify = """
     usage: fathom verify [--threads N] [--guard-bits N] [--glitches rebase|detect]
                          [--reference center|probe|nucleus] [--delta double|double-double|floatexp]
-                         [--bla on|off] [--bla-epsilon E] [--sampled] [--all] FILE...
+                         [--bla on|off] [--bla-epsilon E] [--backend auto|cpu|cuda]
+                         [--gpu-exact on|off] [--sampled] [--all] FILE...
 
     Renders each oracle file's location at its width x height through the normal render path
     and compares the sampled pixels: n2 and nBig exactly on every stable pixel, smooth within
@@ -164,8 +169,9 @@ enum Help {
                              frames of a full run, so a long sequence can be shared out)
       --size WxH             frame size (default: the location's, else 1280x720)
       --threads N, --bit-depth 8|16, --quiet
-      --path, --glitches, --reference, --delta, --bla, --bla-epsilon, --precision-passes
-                             as for render
+      --path, --glitches, --reference, --delta, --bla, --bla-epsilon, --precision-passes,
+      --backend, --gpu-exact as for render (on a GPU the orbits and BLA tables stay on the
+                             device from frame to frame while the center is the same)
     """
 
     static let find = """

@@ -6,7 +6,8 @@ import Foundation
 enum SequenceCommand {
     static func run(_ args: [String]) throws {
         let valued: Set<String> = ["location", "preset", "zoom-out", "factor", "per-segment", "size", "frames", "output-dir",
-                                   "threads", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon", "precision-passes", "path"]
+                                   "threads", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon", "precision-passes", "path",
+                                   "backend", "gpu-exact"]
         let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"])
         if a.has("help") { print(Help.sequence); return }
 
