@@ -47,19 +47,17 @@ extension GPUExecutor {
         resident names: GPUResidency? = nil
     ) throws -> Bool {
         guard !T.isActive, count > 0 else { return count == 0 }
+        let floatExp: Bool
+        if D.self == Double.self { floatExp = false } else if D.self == FloatExp.self { floatExp = true } else { return false }
+        guard kernel.formula.power <= Int(FK_MAX_POWER), GPULayout.matches(D.self) else { return false }
         passLock.lock()
         defer { passLock.unlock() }
         var trace = PhaseTrace("GPU pass, \(count) items")
         defer { trace.mark("finish"); trace.print() }
-        let floatExp: Bool
-        if D.self == Double.self { floatExp = false } else if D.self == FloatExp.self { floatExp = true } else { return false }
-        guard kernel.formula.power <= Int(FK_MAX_POWER), GPULayout.matches(D.self) else { return false }
-        let multibrot = kernel.formula is MultibrotPerturbation
 
         // Up: orbits, tables (shared when the rebase orbit is the orbit itself), the pixels' dc.
         let orbit = try resident(names?.orbit, kernel.orbit)
-        let sameOrbit = kernel.rebaseOrbit.withUnsafeBufferPointer { a in kernel.orbit.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
-        let rebaseOrbit = sameOrbit ? orbit : try resident(names?.rebaseOrbit, kernel.rebaseOrbit)
+        let rebaseOrbit = Self.sameStorage(kernel.orbit, kernel.rebaseOrbit) ? orbit : try resident(names?.rebaseOrbit, kernel.rebaseOrbit)
         var keep: [Buffer] = [orbit, rebaseOrbit]
         func upload(_ table: BLATable<D>?, _ name: String?) throws -> FKTable {
             guard let table, !table.steps.isEmpty else { return FKTable(steps: nil, radii: nil, levelStarts: nil, levels: 0) }
@@ -70,98 +68,124 @@ extension GPUExecutor {
                            levels: Int64(table.levelCount))
         }
         let table = try upload(kernel.bla, names?.table)
-        let sameTable = kernel.bla != nil && kernel.rebaseBLA != nil
-            && kernel.bla!.steps.withUnsafeBufferPointer { a in kernel.rebaseBLA!.steps.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
+        let sameTable = kernel.bla != nil && kernel.rebaseBLA != nil && Self.sameStorage(kernel.bla!.steps, kernel.rebaseBLA!.steps)
         let rebaseTable = sameTable ? table : try upload(kernel.rebaseBLA, names?.rebaseTable)
-        let subset = kernel.subset
-        let grid = kernel.grid
-        // The whole image without rotation: the kernel reads dc from columns and rows; else
-        // from a list of the items' dc.
-        let dc: Buffer?, columns: Buffer?, rows: Buffer?
-        if subset == nil && !grid.rotated {
-            dc = nil
-            columns = try buffer(grid.columns)
-            rows = try buffer(grid.rows)
-        } else {
-            let deltas = [Complex<D>](unsafeUninitializedCapacity: count) { d, initialized in
-                let out = SendablePointer(d.baseAddress!)
-                BLATable<D>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
-                    for j in range { (out.pointer + j).initialize(to: grid.delta(subset?[j] ?? j)) }
-                }
-                initialized = count
-            }
-            dc = try buffer(deltas)
-            columns = nil
-            rows = nil
-        }
+        let deltas = try DeviceDeltas(kernel.grid, subset: kernel.subset, count: count, on: self)
         let (results, host) = try resultBuffers(bytes: count * MemoryLayout<FKPixelOut>.stride)
-        keep += [dc, columns, rows].compactMap { $0 }
         trace.mark("up")
 
-        var p = FKPerturbParams()
-        p.orbit = orbit.pointer
-        p.orbitCount = Int64(kernel.orbit.count)
-        p.rebaseOrbit = rebaseOrbit.pointer
-        p.rebaseCount = Int64(kernel.rebaseOrbit.count)
+        var p = Self.parameters(kernel.formula, orbit: (orbit, kernel.orbit.count), rebaseOrbit: (rebaseOrbit, kernel.rebaseOrbit.count),
+                                deltas: deltas, results: results, count: count, maxIterations: kernel.maxIterations,
+                                mode: kernel.mode, tolerance: kernel.tolerance)
         p.table = table
         p.rebaseTable = rebaseTable
-        p.dc = dc?.pointer
-        p.columns = columns?.pointer
-        p.rows = rows?.pointer
-        p.width = Int64(grid.width)
+        let multibrot = kernel.formula is MultibrotPerturbation
+        let name = "fathom_perturb_\(floatExp ? "floatexp" : "double")\(multibrot ? "_multibrot" : "")"
+        try launch(name, parameters: p, count: count, setFirst: { $0.first = Int64($1) }, emulate: { pointer, begin, end in
+            fg_emulate_perturb(pointer, floatExp ? 1 : 0, multibrot ? 1 : 0, Int64(begin), Int64(end))
+        }, control: control)
+        trace.mark("kernel")
+
+        // Down, and finished on the host with the CPU kernel's code.
+        try results.download(host.pointer, bytes: count * MemoryLayout<FKPixelOut>.stride)
+        withExtendedLifetime((keep, deltas)) {}
+        trace.mark("down")
+        let epsilon = kernel.bla?.epsilon ?? 0, grid = kernel.grid
+        Self.finish(host, count: count, subset: kernel.subset, field: &field, flags: kernel.flags) { i, out in
+            kernel.escaped(n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), stretch2: out.stretch2,
+                           stretchExponent: Int(out.stretchExponent), blaLoad: out.blaLoad, epsilon: epsilon)
+        }
+        return true
+    }
+
+    /// Whether two arrays share their storage (the rebase orbit that is the orbit itself).
+    static func sameStorage<T>(_ a: [T], _ b: [T]) -> Bool {
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
+    }
+
+    /// The launch parameters every perturbation pass shares.
+    static func parameters<F: PerturbationFormula>(
+        _ formula: F, orbit: (Buffer, Int), rebaseOrbit: (Buffer, Int), deltas: DeviceDeltas, results: Buffer, count: Int,
+        maxIterations: Int, mode: GlitchMode, tolerance: Double
+    ) -> FKPerturbParams {
+        var p = FKPerturbParams()
+        p.orbit = orbit.0.pointer
+        p.orbitCount = Int64(orbit.1)
+        p.rebaseOrbit = rebaseOrbit.0.pointer
+        p.rebaseCount = Int64(rebaseOrbit.1)
+        p.dc = deltas.list?.pointer
+        p.columns = deltas.columns?.pointer
+        p.rows = deltas.rows?.pointer
+        p.width = Int64(deltas.width)
         p.out = results.mutablePointer.assumingMemoryBound(to: FKPixelOut.self)
         p.count = Int64(count)
-        p.maxIterations = Int64(kernel.maxIterations)
-        p.power = Int32(kernel.formula.power)
-        p.addsDC = kernel.formula.addsDC ? 1 : 0
-        p.mode = kernel.mode == .detect ? Int32(FK_DETECT) : Int32(FK_REBASE)
-        p.tolerance = kernel.tolerance
-        if let m = kernel.formula as? MultibrotPerturbation {
+        p.maxIterations = Int64(maxIterations)
+        p.power = Int32(formula.power)
+        p.addsDC = formula.addsDC ? 1 : 0
+        p.mode = mode == .detect ? Int32(FK_DETECT) : Int32(FK_REBASE)
+        p.tolerance = tolerance
+        if let m = formula as? MultibrotPerturbation {
             withUnsafeMutableBytes(of: &p.binomials) { raw in
                 let b = raw.bindMemory(to: Double.self)
                 for (k, value) in m.binomials.enumerated() { b[k] = value }
             }
         }
-        let name = "fathom_perturb_\(floatExp ? "floatexp" : "double")\(multibrot ? "_multibrot" : "")"
-        try launch(name, parameters: p, count: count, setFirst: { $0.first = Int64($1) }, emulate: { pointer, begin, end in
-            fg_emulate_perturb(pointer, floatExp ? 1 : 0, multibrot ? 1 : 0, Int64(begin), Int64(end))
-        }, control: control)
+        return p
+    }
 
-        trace.mark("kernel")
-        // Down, and finished on the host with the CPU kernel's code.
-        try results.download(host.pointer, bytes: count * MemoryLayout<FKPixelOut>.stride)
-        withExtendedLifetime(keep) {}
-        trace.mark("down")
-        let epsilon = kernel.bla?.epsilon ?? 0
-        let flags = kernel.flags
-        do {
-            let outcomes = SendablePointer(host.pointer.assumingMemoryBound(to: FKPixelOut.self))
-            field.withWriter { writer in
-                BLATable<D>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
-                    for j in range {
-                        let i = subset?[j] ?? j
-                        let out = outcomes.pointer[j]
-                        var work = PixelWork()
-                        work.steps = Int(out.steps)
-                        work.blaSteps = Int(out.blaSteps)
-                        var result = PixelResult.bounded, ratio = Double.nan, sensitive = false
-                        switch Int(out.kind) {
-                        case Int(FK_ESCAPED):
-                            (result, sensitive) = kernel.escaped(
-                                n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), stretch2: out.stretch2,
-                                stretchExponent: Int(out.stretchExponent), blaLoad: out.blaLoad, epsilon: epsilon)
-                        case Int(FK_BOUNDED):
-                            ratio = out.ratio
-                        default:
-                            result = PixelResult(n2: out.n2, nBig: 0, smooth: .nan)
-                        }
-                        writer.write(i, result)
-                        flags.record(i, ratio: ratio, sensitive: sensitive, work: work)
+    /// Writes each item's result and flags from the downloaded `FKPixelOut`s; `escaped` gives
+    /// an escaped item's result and whether it is at risk (pixel index, outcome).
+    static func finish(_ host: HostBuffer, count: Int, subset: [Int]?, field: inout IterationField, flags: PixelFlags,
+                       escaped: @escaping @Sendable (Int, FKPixelOut) -> (PixelResult, Bool)) {
+        let outcomes = SendablePointer(host.pointer.assumingMemoryBound(to: FKPixelOut.self))
+        field.withWriter { writer in
+            BLATable<Double>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
+                for j in range {
+                    let i = subset?[j] ?? j
+                    let out = outcomes.pointer[j]
+                    var work = PixelWork()
+                    work.steps = Int(out.steps)
+                    work.blaSteps = Int(out.blaSteps)
+                    var result = PixelResult.bounded, ratio = Double.nan, sensitive = false
+                    switch Int(out.kind) {
+                    case Int(FK_ESCAPED): (result, sensitive) = escaped(i, out)
+                    case Int(FK_BOUNDED): ratio = out.ratio
+                    default: result = PixelResult(n2: out.n2, nBig: 0, smooth: .nan)
                     }
+                    writer.write(i, result)
+                    flags.record(i, ratio: ratio, sensitive: sensitive, work: work)
                 }
             }
         }
-        return true
+    }
+}
+
+/// A pass's pixel deltas on the device: for a whole image without rotation the columns' and
+/// rows' values (the kernel combines them), else one dc per item.
+struct DeviceDeltas {
+    let list: GPUExecutor.Buffer?
+    let columns: GPUExecutor.Buffer?
+    let rows: GPUExecutor.Buffer?
+    let width: Int
+
+    init<E: PerturbationDelta>(_ grid: DeltaGrid<E>, subset: [Int]?, count: Int, on executor: GPUExecutor) throws {
+        width = grid.width
+        if subset == nil && !grid.rotated {
+            list = nil
+            columns = try executor.buffer(grid.columns)
+            rows = try executor.buffer(grid.rows)
+        } else {
+            let deltas = [Complex<E>](unsafeUninitializedCapacity: count) { d, initialized in
+                let out = SendablePointer(d.baseAddress!)
+                BLATable<E>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
+                    for j in range { (out.pointer + j).initialize(to: grid.delta(subset?[j] ?? j)) }
+                }
+                initialized = count
+            }
+            list = try executor.buffer(deltas)
+            columns = nil
+            rows = nil
+        }
     }
 }
 
@@ -268,77 +292,31 @@ extension GPUExecutor {
         guard kernel.formula.power <= Int(FK_MAX_POWER), GPULayout.matches(FloatExp.self) else { return false }
         passLock.lock()
         defer { passLock.unlock() }
-        let multibrot = kernel.formula is MultibrotPerturbation
         // The orbits' exact values where they are tiny, Double's elsewhere.
         func exact(_ values: [Complex<Double>], _ tiny: [Int: Complex<FloatExp>]) -> [Complex<FloatExp>] {
             values.indices.map { m in tiny[m] ?? Complex(FloatExp(values[m].re), FloatExp(values[m].im)) }
         }
         let orbit = try buffer(kernel.orbit), rebaseOrbit = try buffer(kernel.rebaseOrbit)
         let orbitExact = try buffer(exact(kernel.orbit, kernel.orbitTiny)), rebaseExact = try buffer(exact(kernel.rebaseOrbit, kernel.rebaseTiny))
-        let subset = kernel.subset
-        let grid = kernel.grid.exact
-        let dc: Buffer?, columns: Buffer?, rows: Buffer?
-        if subset == nil && !grid.rotated {
-            dc = nil
-            columns = try buffer(grid.columns)
-            rows = try buffer(grid.rows)
-        } else {
-            dc = try buffer((0..<count).map { grid.delta(subset?[$0] ?? $0) })
-            columns = nil
-            rows = nil
-        }
+        let deltas = try DeviceDeltas(kernel.grid.exact, subset: kernel.subset, count: count, on: self)
         let (results, host) = try resultBuffers(bytes: count * MemoryLayout<FKPixelOut>.stride)
-        var p = FKPerturbParams()
-        p.orbit = orbit.pointer
-        p.orbitCount = Int64(kernel.orbit.count)
-        p.rebaseOrbit = rebaseOrbit.pointer
-        p.rebaseCount = Int64(kernel.rebaseOrbit.count)
+        var p = Self.parameters(kernel.formula, orbit: (orbit, kernel.orbit.count), rebaseOrbit: (rebaseOrbit, kernel.rebaseOrbit.count),
+                                deltas: deltas, results: results, count: count, maxIterations: kernel.maxIterations,
+                                mode: kernel.mode, tolerance: kernel.tolerance)
         p.orbitExact = orbitExact.pointer
         p.rebaseExact = rebaseExact.pointer
         p.scaleExponent = Int64(kernel.grid.exponent)
-        p.dc = dc?.pointer
-        p.columns = columns?.pointer
-        p.rows = rows?.pointer
-        p.width = Int64(grid.width)
-        p.out = results.mutablePointer.assumingMemoryBound(to: FKPixelOut.self)
-        p.count = Int64(count)
-        p.maxIterations = Int64(kernel.maxIterations)
-        p.power = Int32(kernel.formula.power)
-        p.addsDC = kernel.formula.addsDC ? 1 : 0
-        p.mode = kernel.mode == .detect ? Int32(FK_DETECT) : Int32(FK_REBASE)
-        p.tolerance = kernel.tolerance
-        if let m = kernel.formula as? MultibrotPerturbation {
-            withUnsafeMutableBytes(of: &p.binomials) { raw in
-                let b = raw.bindMemory(to: Double.self)
-                for (k, value) in m.binomials.enumerated() { b[k] = value }
-            }
-        }
+        let multibrot = kernel.formula is MultibrotPerturbation
         try launch(multibrot ? "fathom_rescaled_multibrot" : "fathom_rescaled", parameters: p, count: count,
                    setFirst: { $0.first = Int64($1) }, emulate: { pointer, begin, end in
             fg_emulate_rescaled(pointer, multibrot ? 1 : 0, Int64(begin), Int64(end))
         }, control: control)
         try results.download(host.pointer, bytes: count * MemoryLayout<FKPixelOut>.stride)
-        withExtendedLifetime((orbit, rebaseOrbit, orbitExact, rebaseExact, dc, columns, rows)) {}
-        let outcomes = SendablePointer(host.pointer.assumingMemoryBound(to: FKPixelOut.self))
-        let flags = kernel.flags, power = kernel.formula.power
-        field.withWriter { writer in
-            BLATable<Double>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
-                for j in range {
-                    let i = subset?[j] ?? j
-                    let out = outcomes.pointer[j]
-                    var result = PixelResult.bounded, ratio = Double.nan
-                    switch Int(out.kind) {
-                    case Int(FK_ESCAPED):
-                        result = PixelResult(n2: out.n2, nBig: out.n, smooth: Escape.smooth(nBig: Int(out.n), lengthSquared: out.r2, power: power))
-                    case Int(FK_BOUNDED):
-                        ratio = out.ratio
-                    default:
-                        result = PixelResult(n2: out.n2, nBig: 0, smooth: .nan)
-                    }
-                    writer.write(i, result)
-                    flags.record(i, ratio: ratio, sensitive: false, work: PixelWork())
-                }
-            }
+        withExtendedLifetime((orbit, rebaseOrbit, orbitExact, rebaseExact, deltas)) {}
+        // The rescaled kernel makes no precision estimate (its CPU twin neither).
+        let power = kernel.formula.power
+        Self.finish(host, count: count, subset: kernel.subset, field: &field, flags: kernel.flags) { _, out in
+            (PixelResult(n2: out.n2, nBig: out.n, smooth: Escape.smooth(nBig: Int(out.n), lengthSquared: out.r2, power: power)), false)
         }
         return true
     }
