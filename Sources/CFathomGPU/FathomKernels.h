@@ -421,7 +421,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     out.stretch2 = stretch2;
     out.stretchExponent = stretchExponent;
     out.blaLoad = blaLoad;
-    p.out[item] = out;
+    p.out[item - p.first] = out;
 }
 
 // MARK: Rescaled Double deltas (RescaledPerturbationKernel.iterate)
@@ -591,7 +591,7 @@ FK_DEVICE void rescaledPixel(const FKPerturbParams &p, long long item, bool mult
     }
     (void)finished;
     out.n2 = (unsigned int)n2;
-    p.out[item] = out;
+    p.out[item - p.first] = out;
 }
 
 // MARK: Direct Double escape time (iterateEscape for Double, with the lanes' rounding check)
@@ -663,7 +663,7 @@ FK_DEVICE void directPixel(const FKDirectParams &p, long long i) {
     out.r2 = escapedR2;
     out.e2 = e2;
     out.exponent = exponent;
-    p.out[i] = out;
+    p.out[i - p.first] = out;
 }
 
 }  // namespace fathom

@@ -67,7 +67,7 @@ typedef struct {
     const void *orbitExact;
     const void *rebaseExact;
     long long scaleExponent;
-    FKPixelOut *out;            /* per item */
+    FKPixelOut *out;            /* per item of this launch: out[item - first] */
     long long count;
     long long first;
     long long maxIterations;
@@ -93,7 +93,7 @@ typedef struct {
 typedef struct {
     const double *columns;      /* Re per column */
     const double *rows;         /* Im per row */
-    FKDirectOut *out;           /* per pixel */
+    FKDirectOut *out;           /* per pixel of this launch: out[i - first] */
     long long width;
     long long count;
     long long first;

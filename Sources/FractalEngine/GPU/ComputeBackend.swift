@@ -249,16 +249,23 @@ final class GPUExecutor: @unchecked Sendable {
 
     func buffer(bytes: Int) throws -> Buffer { try Buffer(bytes: bytes, kind: kind) }
 
+    /// Items a launch takes at most: the results of one launch are downloaded and finished
+    /// before the next, so a pass needs result memory for this many items only. The emulation
+    /// takes few, so that the tests' small images run in several launches too.
+    var launchItems: Int { kind == .cuda ? 1 << 22 : 1 << 12 }
+
     /// Runs `kernel` over items 0 ..< count of `parameters` (whose `first` field `setFirst`
-    /// sets), in launches of at most `chunk` items; `emulate` is the CPU version.
+    /// sets) in launches of at most `launchItems` items, calling `completed` with each
+    /// launch's items; `emulate` is the CPU version.
     func launch<P>(_ kernel: String, parameters: P, count: Int, setFirst: (inout P, Int) -> Void,
-                   emulate: @escaping @Sendable (UnsafePointer<P>, Int, Int) -> Void, control: RenderControl?) throws {
+                   emulate: @escaping @Sendable (UnsafePointer<P>, Int, Int) -> Void, control: RenderControl?,
+                   completed: (Range<Int>) throws -> Void) throws {
         lock.lock()
         defer { lock.unlock() }
         let start = DispatchTime.now().uptimeNanoseconds
         defer { kernelSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
         passes += 1
-        let chunk = 1 << 22
+        let chunk = launchItems
         var first = 0
         while first < count {
             if control?.isCancelled == true { throw RenderError.cancelled }
@@ -283,6 +290,7 @@ final class GPUExecutor: @unchecked Sendable {
                     }
                 }
             }
+            try completed(first..<end)
             first = end
         }
     }

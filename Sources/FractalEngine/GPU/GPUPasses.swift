@@ -71,7 +71,7 @@ extension GPUExecutor {
         let sameTable = kernel.bla != nil && kernel.rebaseBLA != nil && Self.sameStorage(kernel.bla!.steps, kernel.rebaseBLA!.steps)
         let rebaseTable = sameTable ? table : try upload(kernel.rebaseBLA, names?.rebaseTable)
         let deltas = try DeviceDeltas(kernel.grid, subset: kernel.subset, count: count, on: self)
-        let (results, host) = try resultBuffers(bytes: count * MemoryLayout<FKPixelOut>.stride)
+        let (results, host) = try resultBuffers(bytes: Swift.min(count, launchItems) * MemoryLayout<FKPixelOut>.stride)
         trace.mark("up")
 
         var p = Self.parameters(kernel.formula, orbit: (orbit, kernel.orbit.count), rebaseOrbit: (rebaseOrbit, kernel.rebaseOrbit.count),
@@ -81,20 +81,20 @@ extension GPUExecutor {
         p.rebaseTable = rebaseTable
         let multibrot = kernel.formula is MultibrotPerturbation
         let name = "fathom_perturb_\(floatExp ? "floatexp" : "double")\(multibrot ? "_multibrot" : "")"
+        // Each launch's results down, and finished on the host with the CPU kernel's code.
+        let epsilon = kernel.bla?.epsilon ?? 0, grid = kernel.grid
         try launch(name, parameters: p, count: count, setFirst: { $0.first = Int64($1) }, emulate: { pointer, begin, end in
             fg_emulate_perturb(pointer, floatExp ? 1 : 0, multibrot ? 1 : 0, Int64(begin), Int64(end))
-        }, control: control)
-        trace.mark("kernel")
-
-        // Down, and finished on the host with the CPU kernel's code.
-        try results.download(host.pointer, bytes: count * MemoryLayout<FKPixelOut>.stride)
-        withExtendedLifetime((keep, deltas)) {}
-        trace.mark("down")
-        let epsilon = kernel.bla?.epsilon ?? 0, grid = kernel.grid
-        Self.finish(host, count: count, subset: kernel.subset, field: &field, flags: kernel.flags) { i, out in
-            kernel.escaped(n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), stretch2: out.stretch2,
-                           stretchExponent: Int(out.stretchExponent), blaLoad: out.blaLoad, epsilon: epsilon)
+        }, control: control) { items in
+            trace.mark("kernel")
+            try results.download(host.pointer, bytes: items.count * MemoryLayout<FKPixelOut>.stride)
+            trace.mark("down")
+            Self.finish(host, items: items, subset: kernel.subset, field: &field, flags: kernel.flags) { i, out in
+                kernel.escaped(n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), stretch2: out.stretch2,
+                               stretchExponent: Int(out.stretchExponent), blaLoad: out.blaLoad, epsilon: epsilon)
+            }
         }
+        withExtendedLifetime((keep, deltas)) {}
         return true
     }
 
@@ -133,16 +133,19 @@ extension GPUExecutor {
         return p
     }
 
-    /// Writes each item's result and flags from the downloaded `FKPixelOut`s; `escaped` gives
-    /// an escaped item's result and whether it is at risk (pixel index, outcome).
-    static func finish(_ host: HostBuffer, count: Int, subset: [Int]?, field: inout IterationField, flags: PixelFlags,
+    /// Writes the result and flags of each of `items` from the `FKPixelOut`s downloaded to
+    /// `host` (item `items.lowerBound` first); `escaped` gives an escaped item's result and
+    /// whether it is at risk (pixel index, outcome).
+    static func finish(_ host: HostBuffer, items: Range<Int>, subset: [Int]?, field: inout IterationField, flags: PixelFlags,
                        escaped: @escaping @Sendable (Int, FKPixelOut) -> (PixelResult, Bool)) {
         let outcomes = SendablePointer(host.pointer.assumingMemoryBound(to: FKPixelOut.self))
+        let first = items.lowerBound
         field.withWriter { writer in
-            BLATable<Double>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
-                for j in range {
+            BLATable<Double>.forEachChunk(items.count, threads: TileScheduler.availableThreads) { range in
+                for k in range {
+                    let j = first + k
                     let i = subset?[j] ?? j
-                    let out = outcomes.pointer[j]
+                    let out = outcomes.pointer[k]
                     var work = PixelWork()
                     work.steps = Int(out.steps)
                     work.blaSteps = Int(out.blaSteps)
@@ -197,10 +200,12 @@ extension GPUExecutor {
     func direct(grid: PixelGrid, juliaC: Complex<Double>?, power: Int, maxIterations: Int, check: Bool,
                 field: inout IterationField, control: RenderControl?) throws -> [UInt8]? {
         guard !grid.rotated, power <= Int(FK_MAX_POWER) else { return nil }
+        passLock.lock()
+        defer { passLock.unlock() }
         let count = field.pixelCount
         let columns = try buffer(grid.columnRe.map(\.doubleValue))
         let rows = try buffer(grid.rowIm.map(\.doubleValue))
-        let results = try buffer(bytes: count * MemoryLayout<FKDirectOut>.stride)
+        let (results, host) = try resultBuffers(bytes: Swift.min(count, launchItems) * MemoryLayout<FKDirectOut>.stride)
         var p = FKDirectParams()
         p.columns = columns.pointer.assumingMemoryBound(to: Double.self)
         p.rows = rows.pointer.assumingMemoryBound(to: Double.self)
@@ -212,21 +217,20 @@ extension GPUExecutor {
         p.julia = juliaC == nil ? 0 : 1
         p.juliaRe = juliaC?.re ?? 0
         p.juliaIm = juliaC?.im ?? 0
-        try launch("fathom_direct_double", parameters: p, count: count, setFirst: { $0.first = Int64($1) }, emulate: { pointer, begin, end in
-            fg_emulate_direct(pointer, Int64(begin), Int64(end))
-        }, control: control)
-        var outcomes = [FKDirectOut](repeating: FKDirectOut(), count: count)
-        try outcomes.withUnsafeMutableBytes { try results.download($0.baseAddress!, bytes: $0.count) }
-        withExtendedLifetime((columns, rows)) {}
         var sensitive = [UInt8](repeating: 0, count: check ? count : 0)
-        outcomes.withUnsafeBufferPointer { o in
-            sensitive.withUnsafeMutableBufferPointer { s in
-                let outcomes = SendablePointer(UnsafeMutablePointer(mutating: o.baseAddress!))
-                let marks = check ? SendablePointer(s.baseAddress!) : nil
+        try sensitive.withUnsafeMutableBufferPointer { s in
+            let marks = check ? SendablePointer(s.baseAddress!) : nil
+            let outcomes = SendablePointer(host.pointer.assumingMemoryBound(to: FKDirectOut.self))
+            try launch("fathom_direct_double", parameters: p, count: count, setFirst: { $0.first = Int64($1) }, emulate: { pointer, begin, end in
+                fg_emulate_direct(pointer, Int64(begin), Int64(end))
+            }, control: control) { items in
+                try results.download(host.pointer, bytes: items.count * MemoryLayout<FKDirectOut>.stride)
+                let first = items.lowerBound
                 field.withWriter { writer in
-                    BLATable<Double>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
-                        for i in range {
-                            let out = outcomes.pointer[i]
+                    BLATable<Double>.forEachChunk(items.count, threads: TileScheduler.availableThreads) { range in
+                        for k in range {
+                            let i = first + k
+                            let out = outcomes.pointer[k]
                             let escaped = out.nBig > 0
                             writer.write(i, PixelResult(n2: out.n2, nBig: out.nBig,
                                                         smooth: escaped ? Escape.smooth(nBig: Int(out.nBig), lengthSquared: out.r2, power: power) : .nan))
@@ -242,6 +246,7 @@ extension GPUExecutor {
                 }
             }
         }
+        withExtendedLifetime((columns, rows)) {}
         return sensitive
     }
 }
@@ -299,7 +304,7 @@ extension GPUExecutor {
         let orbit = try buffer(kernel.orbit), rebaseOrbit = try buffer(kernel.rebaseOrbit)
         let orbitExact = try buffer(exact(kernel.orbit, kernel.orbitTiny)), rebaseExact = try buffer(exact(kernel.rebaseOrbit, kernel.rebaseTiny))
         let deltas = try DeviceDeltas(kernel.grid.exact, subset: kernel.subset, count: count, on: self)
-        let (results, host) = try resultBuffers(bytes: count * MemoryLayout<FKPixelOut>.stride)
+        let (results, host) = try resultBuffers(bytes: Swift.min(count, launchItems) * MemoryLayout<FKPixelOut>.stride)
         var p = Self.parameters(kernel.formula, orbit: (orbit, kernel.orbit.count), rebaseOrbit: (rebaseOrbit, kernel.rebaseOrbit.count),
                                 deltas: deltas, results: results, count: count, maxIterations: kernel.maxIterations,
                                 mode: kernel.mode, tolerance: kernel.tolerance)
@@ -307,17 +312,18 @@ extension GPUExecutor {
         p.rebaseExact = rebaseExact.pointer
         p.scaleExponent = Int64(kernel.grid.exponent)
         let multibrot = kernel.formula is MultibrotPerturbation
+        // The rescaled kernel makes no precision estimate (its CPU twin neither).
+        let power = kernel.formula.power
         try launch(multibrot ? "fathom_rescaled_multibrot" : "fathom_rescaled", parameters: p, count: count,
                    setFirst: { $0.first = Int64($1) }, emulate: { pointer, begin, end in
             fg_emulate_rescaled(pointer, multibrot ? 1 : 0, Int64(begin), Int64(end))
-        }, control: control)
-        try results.download(host.pointer, bytes: count * MemoryLayout<FKPixelOut>.stride)
-        withExtendedLifetime((orbit, rebaseOrbit, orbitExact, rebaseExact, deltas)) {}
-        // The rescaled kernel makes no precision estimate (its CPU twin neither).
-        let power = kernel.formula.power
-        Self.finish(host, count: count, subset: kernel.subset, field: &field, flags: kernel.flags) { _, out in
-            (PixelResult(n2: out.n2, nBig: out.n, smooth: Escape.smooth(nBig: Int(out.n), lengthSquared: out.r2, power: power)), false)
+        }, control: control) { items in
+            try results.download(host.pointer, bytes: items.count * MemoryLayout<FKPixelOut>.stride)
+            Self.finish(host, items: items, subset: kernel.subset, field: &field, flags: kernel.flags) { _, out in
+                (PixelResult(n2: out.n2, nBig: out.n, smooth: Escape.smooth(nBig: Int(out.n), lengthSquared: out.r2, power: power)), false)
+            }
         }
+        withExtendedLifetime((orbit, rebaseOrbit, orbitExact, rebaseExact, deltas)) {}
         return true
     }
 }

@@ -73,7 +73,7 @@ typedef struct {
     const void *orbitExact;
     const void *rebaseExact;
     long long scaleExponent;
-    FKPixelOut *out;            /* per item */
+    FKPixelOut *out;            /* per item of this launch: out[item - first] */
     long long count;
     long long first;
     long long maxIterations;
@@ -99,7 +99,7 @@ typedef struct {
 typedef struct {
     const double *columns;      /* Re per column */
     const double *rows;         /* Im per row */
-    FKDirectOut *out;           /* per pixel */
+    FKDirectOut *out;           /* per pixel of this launch: out[i - first] */
     long long width;
     long long count;
     long long first;
@@ -533,7 +533,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     out.stretch2 = stretch2;
     out.stretchExponent = stretchExponent;
     out.blaLoad = blaLoad;
-    p.out[item] = out;
+    p.out[item - p.first] = out;
 }
 
 // MARK: Rescaled Double deltas (RescaledPerturbationKernel.iterate)
@@ -703,7 +703,7 @@ FK_DEVICE void rescaledPixel(const FKPerturbParams &p, long long item, bool mult
     }
     (void)finished;
     out.n2 = (unsigned int)n2;
-    p.out[item] = out;
+    p.out[item - p.first] = out;
 }
 
 // MARK: Direct Double escape time (iterateEscape for Double, with the lanes' rounding check)
@@ -775,7 +775,7 @@ FK_DEVICE void directPixel(const FKDirectParams &p, long long i) {
     out.r2 = escapedR2;
     out.e2 = e2;
     out.exponent = exponent;
-    p.out[i] = out;
+    p.out[i - p.first] = out;
 }
 
 }  // namespace fathom

@@ -133,13 +133,27 @@ public enum Renderer {
     /// Throws `LocationError` for bad input, `RenderError.needsPerturbation` for views deeper
     /// than double-double reaches, `RenderError.cancelled` when `control` cancels.
     public static func render(location: Location, settings: RenderSettings, control: RenderControl? = nil) throws -> RenderResult {
+        var warning: String?
+        let gpu = try GPUExecutor.resolve(settings.backend, exact: settings.gpuExact, warning: &warning)
+        do {
+            var result = try render(location: location, settings: settings, control: control, gpu: gpu)
+            if let warning { result.report.warnings.append(warning) }
+            return result
+        } catch let error as GPUError where settings.backend == .auto && gpu != nil {
+            // Under auto a GPU that fails mid-render (out of memory, say) costs a CPU render.
+            var result = try render(location: location, settings: settings, control: control, gpu: nil)
+            result.report.warnings.append("\(error); rendered on the CPU")
+            return result
+        }
+    }
+
+    /// `render` on `gpu` (nil: the CPU).
+    static func render(location: Location, settings: RenderSettings, control: RenderControl?, gpu: GPUExecutor?) throws -> RenderResult {
         let start = DispatchTime.now().uptimeNanoseconds
         let viewport = try Viewport(location: location, width: settings.width, height: settings.height)
         let bits = requiredBits(viewport: viewport, guardBits: settings.guardBits)
         let path = settings.path ?? automaticPath(bits: bits, guardBits: settings.guardBits, family: location.family)
         let threads = settings.threads > 0 ? settings.threads : TileScheduler.availableThreads
-        var warning: String?
-        let gpu = try GPUExecutor.resolve(settings.backend, exact: settings.gpuExact, warning: &warning)
         let gpuStart = gpu?.kernelSeconds ?? 0, gpuPassesBefore = gpu?.passes ?? 0, hitsBefore = gpu?.residentHits ?? 0
         let grid = PixelGrid(viewport: viewport)
         let limit = location.maxIterations
@@ -275,7 +289,6 @@ public enum Renderer {
             report.gpuPasses = gpu.passes - gpuPassesBefore
             report.gpuUploadsSaved = gpu.residentHits - hitsBefore
         }
-        if let warning { report.warnings.append(warning) }
         return RenderResult(field: field, report: report)
     }
 
