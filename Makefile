@@ -48,9 +48,7 @@ portable: deps
 		a=/usr/lib/$(MULTIARCH)/lib$$l.a; [ -f $$a ] || { echo "error: $$a is missing"; exit 1; }; \
 		ln -sf $$a $(STATIC_LIBS)/lib$$l.a; done
 	@printf 'Name: mpfr\nDescription: MPFR, static\nVersion: 4\nCflags:\nLibs: -L$(STATIC_LIBS) -lmpfr -lgmp\n' > $(STATIC_LIBS)/mpfr.pc
-	PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --static-swift-stdlib --build-path .build/portable --product fathom \
-		-Xlinker --wrap=hypot -Xlinker --wrap=hypotf
-	PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --static-swift-stdlib --build-path .build/portable --product fathom-bench \
+	PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --static-swift-stdlib --build-path .build/portable \
 		-Xlinker --wrap=hypot -Xlinker --wrap=hypotf
 	@mkdir -p dist && cp .build/portable/release/fathom .build/portable/release/fathom-bench dist/
 	@echo "dist/fathom and dist/fathom-bench need:"; ldd dist/fathom | awk '{print "  " $$1}'
