@@ -85,8 +85,8 @@ final class GPUExecutor: @unchecked Sendable {
     fileprivate static func openCUDA(exact: Bool) throws -> GPUExecutor {
         var message = [CChar](repeating: 0, count: 512)
         let status = fg_open(&message, Int32(message.count))
-        if status == 1 { throw GPUError.noDriver(String(cString: message)) }
-        if status != 0 { throw GPUError.failed(String(cString: message)) }
+        if status == 1 { throw GPUError.noDriver(GPUExecutor.text(message)) }
+        if status != 0 { throw GPUError.failed(GPUExecutor.text(message)) }
         var name = [CChar](repeating: 0, count: 256)
         var major: Int32 = 0, minor: Int32 = 0, driverVersion: Int32 = 0
         var memory = 0
@@ -94,10 +94,14 @@ final class GPUExecutor: @unchecked Sendable {
             throw GPUError.failed("the device's properties could not be read")
         }
         let architecture = "sm_\(major)\(minor)"
-        let image = try KernelCache.cubin(architecture: architecture, exact: exact, driverVersion: Int(driverVersion))
         var module: UnsafeMutableRawPointer?
-        try image.withUnsafeBytes { bytes in
-            try call { fg_load_module(bytes.baseAddress!, &module, $0, $1) }
+        func load(_ image: [UInt8]) throws {
+            try image.withUnsafeBytes { bytes in try call { fg_load_module(bytes.baseAddress!, &module, $0, $1) } }
+        }
+        let (image, cached) = try KernelCache.cubin(architecture: architecture, exact: exact, driverVersion: Int(driverVersion))
+        do { try load(image) } catch where cached {
+            // A cached file the driver rejects (damaged, or from another toolkit): compile anew.
+            try load(KernelCache.cubin(architecture: architecture, exact: exact, driverVersion: Int(driverVersion), fresh: true).image)
         }
         var functions: [String: UnsafeMutableRawPointer] = [:]
         for kernel in kernelNames {
@@ -105,15 +109,20 @@ final class GPUExecutor: @unchecked Sendable {
             try call { fg_get_function(module, kernel, &function, $0, $1) }
             functions[kernel] = function!
         }
-        return GPUExecutor(kind: .cuda, exact: exact, deviceName: "\(String(cString: name)) (\(architecture), \(memory >> 30) GiB)",
+        return GPUExecutor(kind: .cuda, exact: exact, deviceName: "\(GPUExecutor.text(name)) (\(architecture), \(memory >> 30) GiB)",
                            functions: functions)
+    }
+
+    /// A NUL-terminated C string in `buffer`.
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Runs a CFathomGPU call that reports failure through a message buffer.
     static func call(_ body: (UnsafeMutablePointer<CChar>, Int32) -> Int32) throws {
         var message = [CChar](repeating: 0, count: 512)
         let status = message.withUnsafeMutableBufferPointer { body($0.baseAddress!, Int32($0.count)) }
-        if status != 0 { throw GPUError.failed(String(cString: message)) }
+        if status != 0 { throw GPUError.failed(GPUExecutor.text(message)) }
     }
 
     // MARK: Memory and launches
@@ -316,7 +325,7 @@ private final class SharedExecutors: @unchecked Sendable {
     }
 }
 
-/// Compiled kernels on disk: one CUBIN per (source, architecture, exactness, NVRTC version),
+/// Compiled kernels on disk: one CUBIN per (source, architecture, exactness, driver version),
 /// under $FATHOM_CUDA_CACHE, else $XDG_CACHE_HOME/fathom/cuda, else ~/.cache/fathom/cuda.
 /// A cache that cannot be written only costs a compile per process.
 enum KernelCache {
@@ -331,18 +340,20 @@ enum KernelCache {
         return (environment["HOME"] ?? NSTemporaryDirectory()) + "/.cache/fathom/cuda"
     }
 
-    /// FNV-1a over the source and options: the file name.
+    /// The file name: FNV-1a over the source and options, and the driver's CUDA version (a
+    /// cache stays valid without NVRTC, which only a compile needs).
     static func key(architecture: String, exact: Bool, driverVersion: Int) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in (KernelSource.text + options(architecture: architecture, exact: exact).joined(separator: " ")).utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
-        return "fathom-\(architecture)-\(exact ? "exact" : "fmad")-\(String(hash, radix: 16))-nvrtc\(fg_nvrtc_version())"
+        return "fathom-\(architecture)-\(exact ? "exact" : "fmad")-\(String(hash, radix: 16))-cuda\(driverVersion)"
     }
 
-    static func cubin(architecture: String, exact: Bool, driverVersion: Int) throws -> [UInt8] {
+    /// The kernels' CUBIN, from the cache (`cached`) unless `fresh`, else compiled and stored.
+    static func cubin(architecture: String, exact: Bool, driverVersion: Int, fresh: Bool = false) throws -> (image: [UInt8], cached: Bool) {
         let path = folder + "/" + key(architecture: architecture, exact: exact, driverVersion: driverVersion) + ".cubin"
-        if let data = FileManager.default.contents(atPath: path), !data.isEmpty { return [UInt8](data) }
+        if !fresh, let data = FileManager.default.contents(atPath: path), !data.isEmpty { return ([UInt8](data), true) }
         let options = options(architecture: architecture, exact: exact)
         var image: UnsafeMutableRawPointer?
         var size = 0
@@ -357,7 +368,7 @@ enum KernelCache {
         if FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) {
             if rename(temporary, path) != 0 { unlink(temporary) }
         }
-        return bytes
+        return (bytes, false)
     }
 
     private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> R) rethrows -> R {

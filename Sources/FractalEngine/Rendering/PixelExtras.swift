@@ -106,7 +106,7 @@ extension ExtrasField {
 /// dz/dc = w 2^k: w a complex Double kept near 1 in magnitude, so the derivative has the
 /// range of FloatExp (|dz/dc| reaches 1 / spacing and beyond) at the cost of Doubles.
 @usableFromInline
-struct ScaledDerivative {
+struct ScaledDerivative: Sendable {
     @usableFromInline var re: Double
     @usableFromInline var im: Double
     @usableFromInline var k: Int
@@ -192,7 +192,7 @@ struct ScaledDerivative {
 /// its start and every z after a step (`observe`), and keeps the current one for the next
 /// step's derivative and for the end.
 @usableFromInline
-protocol PixelTracker {
+protocol PixelTracker: Sendable {
     init(julia: Bool, trap: OrbitTrap?, x: Double, y: Double)
     /// A plain step from the current z.
     mutating func plain(power: Int)
