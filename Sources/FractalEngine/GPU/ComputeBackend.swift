@@ -256,8 +256,6 @@ final class GPUExecutor: @unchecked Sendable {
         return buffer
     }
 
-    func buffer(bytes: Int) throws -> Buffer { try Buffer(bytes: bytes, kind: kind) }
-
     /// Items a launch takes at most: the results of one launch are downloaded and finished
     /// before the next, so a pass needs result memory for this many items only. The emulation
     /// takes few, so that the tests' small images run in several launches too.

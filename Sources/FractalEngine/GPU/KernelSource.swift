@@ -232,7 +232,6 @@ FK_DEVICE double toDouble(FExp a) {
 template <class D> struct Delta;
 
 template <> struct Delta<double> {
-    typedef double Step;
     typedef FKStepDouble TableStep;
     FK_DEVICE static double fromDouble(double d) { return d; }
     FK_DEVICE static double leading(double d) { return d; }
@@ -607,7 +606,6 @@ FK_DEVICE void rescaledPixel(const FKPerturbParams &p, long long item, bool mult
     out.stretchExponent = 0;
     out.blaLoad = 0;
     out.ratio = notANumber();
-    bool finished = false;
 
     while (n < p.maxIterations) {
         const Cx<double> Z = orbit[m];
@@ -661,7 +659,6 @@ FK_DEVICE void rescaledPixel(const FKPerturbParams &p, long long item, bool mult
                 out.kind = FK_ESCAPED;
                 out.n = (unsigned int)n;
                 out.r2 = r2;
-                finished = true;
                 break;
             }
         }
@@ -682,15 +679,13 @@ FK_DEVICE void rescaledPixel(const FKPerturbParams &p, long long item, bool mult
             if (!rescaled && r2 < p.tolerance * big) {
                 out.kind = FK_BOUNDED;
                 out.ratio = r2 / big;
-                finished = true;
                 break;
             }
             if (m == last && n < p.maxIterations) {
                 if (!(r2 > kRadiusSquared2)) {
                     out.kind = FK_BOUNDED;
                     out.ratio = 0;
-                    finished = true;
-                    break;
+                        break;
                 }
                 dz = z;
                 rescaled = false;
@@ -701,7 +696,6 @@ FK_DEVICE void rescaledPixel(const FKPerturbParams &p, long long item, bool mult
             }
         }
     }
-    (void)finished;
     out.n2 = (unsigned int)n2;
     p.out[item - p.first] = out;
 }
