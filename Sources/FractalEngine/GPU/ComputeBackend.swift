@@ -34,21 +34,18 @@ public enum GPUError: Error, CustomStringConvertible, Equatable {
 final class GPUExecutor: @unchecked Sendable {
     enum Kind { case cuda, emulated }
     let kind: Kind
-    /// With CUDA: compiled with --fmad=false, so every operation rounds as on the CPU.
-    let exact: Bool
     private let lock = NSLock()
     /// Held for a whole pass: passes share the result buffers.
     let passLock = NSLock()
     private var functions: [String: UnsafeMutableRawPointer] = [:]
     let deviceName: String
-    /// Seconds spent in GPU passes (uploads, kernels, downloads), for the report.
+    /// Seconds spent in GPU passes (kernels, downloads, the host's finishing), for the report.
     private(set) var kernelSeconds = 0.0
     /// Passes run on this backend (each one or more launches).
     private(set) var passes = 0
 
-    private init(kind: Kind, exact: Bool, deviceName: String, functions: [String: UnsafeMutableRawPointer]) {
+    private init(kind: Kind, deviceName: String, functions: [String: UnsafeMutableRawPointer]) {
         self.kind = kind
-        self.exact = exact
         self.deviceName = deviceName
         self.functions = functions
     }
@@ -57,7 +54,7 @@ final class GPUExecutor: @unchecked Sendable {
                               "fathom_perturb_floatexp_multibrot", "fathom_rescaled", "fathom_rescaled_multibrot",
                               "fathom_direct_double"]
 
-    static let emulation = GPUExecutor(kind: .emulated, exact: true, deviceName: "CPU emulation", functions: [:])
+    static let emulation = GPUExecutor(kind: .emulated, deviceName: "CPU emulation", functions: [:])
 
     /// One executor per mode (exact or not) for the process: opening the driver and loading
     /// the module happen once.
@@ -109,7 +106,7 @@ final class GPUExecutor: @unchecked Sendable {
             try call { fg_get_function(module, kernel, &function, $0, $1) }
             functions[kernel] = function!
         }
-        return GPUExecutor(kind: .cuda, exact: exact, deviceName: "\(GPUExecutor.text(name)) (\(architecture), \(memory >> 30) GiB)",
+        return GPUExecutor(kind: .cuda, deviceName: "\(GPUExecutor.text(name)) (\(architecture), \(memory >> 30) GiB)",
                            functions: functions)
     }
 
@@ -142,8 +139,7 @@ final class GPUExecutor: @unchecked Sendable {
                 try GPUExecutor.call { fg_alloc(bytes, &pointer, $0, $1) }
                 address = pointer
             case .emulated:
-                guard let p = malloc(Swift.max(1, bytes)) else { throw GPUError.failed("out of host memory") }
-                address = UInt64(UInt(bitPattern: p))
+                address = UInt64(UInt(bitPattern: try GPUExecutor.hostMemory(bytes)))
             }
         }
 
@@ -191,8 +187,7 @@ final class GPUExecutor: @unchecked Sendable {
                 try GPUExecutor.call { fg_host_alloc(bytes, &p, $0, $1) }
                 pointer = p!
             case .emulated:
-                guard let p = malloc(Swift.max(1, bytes)) else { throw GPUError.failed("out of host memory") }
-                pointer = p
+                pointer = try GPUExecutor.hostMemory(bytes)
             }
         }
 
@@ -202,6 +197,12 @@ final class GPUExecutor: @unchecked Sendable {
             case .emulated: free(pointer)
             }
         }
+    }
+
+    /// Plain host memory (the emulation's "device" memory and result buffers).
+    static func hostMemory(_ bytes: Int) throws -> UnsafeMutableRawPointer {
+        guard let p = malloc(Swift.max(1, bytes)) else { throw GPUError.failed("out of host memory") }
+        return p
     }
 
     private var resultsDevice: Buffer?
@@ -261,10 +262,10 @@ final class GPUExecutor: @unchecked Sendable {
     /// takes few, so that the tests' small images run in several launches too.
     var launchItems: Int { kind == .cuda ? 1 << 22 : 1 << 12 }
 
-    /// Runs `kernel` over items 0 ..< count of `parameters` (whose `first` field `setFirst`
-    /// sets) in launches of at most `launchItems` items, calling `completed` with each
-    /// launch's items; `emulate` is the CPU version.
-    func launch<P>(_ kernel: String, parameters: P, count: Int, setFirst: (inout P, Int) -> Void,
+    /// Runs `kernel` over items 0 ..< count of `parameters` in launches of at most
+    /// `launchItems` items, calling `completed` with each launch's items; `emulate` is the
+    /// CPU version.
+    func launch<P: LaunchParameters>(_ kernel: String, parameters: P, count: Int,
                    emulate: @escaping @Sendable (UnsafePointer<P>, Int, Int) -> Void, control: RenderControl?,
                    completed: (Range<Int>) throws -> Void) throws {
         lock.lock()
@@ -278,7 +279,7 @@ final class GPUExecutor: @unchecked Sendable {
             if control?.isCancelled == true { throw RenderError.cancelled }
             let end = Swift.min(count, first + chunk)
             var p = parameters
-            setFirst(&p, first)
+            p.first = Int64(first)
             switch kind {
             case .cuda:
                 let threads = 128
@@ -302,6 +303,15 @@ final class GPUExecutor: @unchecked Sendable {
         }
     }
 }
+
+/// A kernel's by-value parameter: the first item of the launch is set per launch. The
+/// pointers inside are device addresses (or the emulation's buffers), read only by kernels.
+protocol LaunchParameters: Sendable {
+    var first: Int64 { get set }
+}
+
+extension FKPerturbParams: LaunchParameters, @retroactive @unchecked Sendable {}
+extension FKDirectParams: LaunchParameters, @retroactive @unchecked Sendable {}
 
 /// A pointer to launch parameters shared by the emulation's threads (read only).
 private struct SendableParameters<P>: @unchecked Sendable {
@@ -385,9 +395,7 @@ extension ComputeBackend {
         var warning: String?
         return try GPUExecutor.resolve(self, exact: exact, warning: &warning)?.deviceName ?? "cpu"
     }
-}
 
-extension ComputeBackend {
     /// The CUDA C++ source of the GPU kernels (compiled by NVRTC at run time).
     public static var kernelSource: String { KernelSource.text }
 }

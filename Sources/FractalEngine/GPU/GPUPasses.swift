@@ -15,26 +15,23 @@ import FractalNumerics
 enum GPULayout {
     static func matches<D: DeltaScalar>(_: D.Type) -> Bool {
         let scalar = MemoryLayout<D>.stride
-        guard MemoryLayout<Complex<D>>.stride == 2 * scalar, MemoryLayout<Complex<D>>.offset(of: \Complex<D>.im) == scalar else { return false }
-        let step = D.self == Double.self ? MemoryLayout<FKStepDouble>.self as Any.Type : MemoryLayout<FKStepFloatExp>.self
-        let (size, radius, stretch, inverse): (Int, Int, Int, Int)
-        if step == MemoryLayout<FKStepDouble>.self {
-            size = MemoryLayout<FKStepDouble>.stride
-            radius = MemoryLayout<FKStepDouble>.offset(of: \FKStepDouble.radius)!
-            stretch = MemoryLayout<FKStepDouble>.offset(of: \FKStepDouble.stretchExponent)!
-            inverse = MemoryLayout<FKStepDouble>.offset(of: \FKStepDouble.inverseRadiusSquared)!
-        } else {
-            size = MemoryLayout<FKStepFloatExp>.stride
-            radius = MemoryLayout<FKStepFloatExp>.offset(of: \FKStepFloatExp.radius)!
-            stretch = MemoryLayout<FKStepFloatExp>.offset(of: \FKStepFloatExp.stretchExponent)!
-            inverse = MemoryLayout<FKStepFloatExp>.offset(of: \FKStepFloatExp.inverseRadiusSquared)!
+        guard MemoryLayout<Complex<D>>.stride == 2 * scalar, MemoryLayout<Complex<D>>.offset(of: \Complex<D>.im) == scalar,
+              MemoryLayout<FloatExp>.stride == MemoryLayout<FKFloatExp>.stride else { return false }
+        if D.self == Double.self {
+            return stepMatches(D.self, FKStepDouble.self, radius: \.radius, stretch: \.stretchExponent, inverse: \.inverseRadiusSquared)
         }
-        return MemoryLayout<BLAStep<D>>.stride == size
-            && MemoryLayout<BLAStep<D>>.offset(of: \BLAStep<D>.b) == 2 * scalar
-            && MemoryLayout<BLAStep<D>>.offset(of: \BLAStep<D>.radius) == radius
-            && MemoryLayout<BLAStep<D>>.offset(of: \BLAStep<D>.stretchExponent) == stretch
-            && MemoryLayout<BLAStep<D>>.offset(of: \BLAStep<D>.inverseRadiusSquared) == inverse
-            && MemoryLayout<FloatExp>.stride == MemoryLayout<FKFloatExp>.stride
+        return stepMatches(D.self, FKStepFloatExp.self, radius: \.radius, stretch: \.stretchExponent, inverse: \.inverseRadiusSquared)
+    }
+
+    /// `BLAStep<D>` against the C step `S`, field by field.
+    static func stepMatches<D: DeltaScalar, S>(_: D.Type, _: S.Type, radius: PartialKeyPath<S>, stretch: PartialKeyPath<S>,
+                                               inverse: PartialKeyPath<S>) -> Bool {
+        typealias Step = BLAStep<D>
+        return MemoryLayout<Step>.stride == MemoryLayout<S>.stride
+            && MemoryLayout<Step>.offset(of: \Step.b) == 2 * MemoryLayout<D>.stride
+            && MemoryLayout<Step>.offset(of: \Step.radius) == MemoryLayout<S>.offset(of: radius)
+            && MemoryLayout<Step>.offset(of: \Step.stretchExponent) == MemoryLayout<S>.offset(of: stretch)
+            && MemoryLayout<Step>.offset(of: \Step.inverseRadiusSquared) == MemoryLayout<S>.offset(of: inverse)
     }
 }
 
@@ -83,7 +80,7 @@ extension GPUExecutor {
         let name = "fathom_perturb_\(floatExp ? "floatexp" : "double")\(multibrot ? "_multibrot" : "")"
         // Each launch's results down, and finished on the host with the CPU kernel's code.
         let epsilon = kernel.bla?.epsilon ?? 0, grid = kernel.grid
-        try launch(name, parameters: p, count: count, setFirst: { $0.first = Int64($1) }, emulate: { pointer, begin, end in
+        try launch(name, parameters: p, count: count, emulate: { pointer, begin, end in
             fg_emulate_perturb(pointer, floatExp ? 1 : 0, multibrot ? 1 : 0, Int64(begin), Int64(end))
         }, control: control) { items in
             trace.mark("kernel")
@@ -221,7 +218,7 @@ extension GPUExecutor {
         try sensitive.withUnsafeMutableBufferPointer { s in
             let marks = check ? SendablePointer(s.baseAddress!) : nil
             let outcomes = SendablePointer(host.pointer.assumingMemoryBound(to: FKDirectOut.self))
-            try launch("fathom_direct_double", parameters: p, count: count, setFirst: { $0.first = Int64($1) }, emulate: { pointer, begin, end in
+            try launch("fathom_direct_double", parameters: p, count: count, emulate: { pointer, begin, end in
                 fg_emulate_direct(pointer, Int64(begin), Int64(end))
             }, control: control) { items in
                 try results.download(host.pointer, bytes: items.count * MemoryLayout<FKDirectOut>.stride)
@@ -315,7 +312,7 @@ extension GPUExecutor {
         // The rescaled kernel makes no precision estimate (its CPU twin neither).
         let power = kernel.formula.power
         try launch(multibrot ? "fathom_rescaled_multibrot" : "fathom_rescaled", parameters: p, count: count,
-                   setFirst: { $0.first = Int64($1) }, emulate: { pointer, begin, end in
+                   emulate: { pointer, begin, end in
             fg_emulate_rescaled(pointer, multibrot ? 1 : 0, Int64(begin), Int64(end))
         }, control: control) { items in
             try results.download(host.pointer, bytes: items.count * MemoryLayout<FKPixelOut>.stride)

@@ -496,14 +496,16 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
             stretch2 *= 0x1p600;
             stretchExponent -= 600;
         }
+        // PixelRun.rebase: continue on the critical orbit (Z(0) = 0) from dz = z.
+        auto rebase = [&]() {
+            dz = z;
+            m = 0;
+            orbit = rebaseOrbit;
+            tab = rebaseTab;
+            last = p.rebaseCount - 1;
+        };
         if (p.mode == FK_REBASE) {
-            if (m == last || T::less(lengthSquared(z), lengthSquared(dz))) {
-                dz = z;
-                m = 0;
-                orbit = rebaseOrbit;
-                tab = rebaseTab;
-                last = p.rebaseCount - 1;
-            }
+            if (m == last || T::less(lengthSquared(z), lengthSquared(dz))) rebase();
         } else {
             const double zx = T::leading(Z.re), zy = T::leading(Z.im);
             const double big = zx * zx + zy * zy;
@@ -518,11 +520,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
                     out.ratio = 0;
                     break;
                 }
-                dz = z;
-                m = 0;
-                orbit = rebaseOrbit;
-                tab = rebaseTab;
-                last = p.rebaseCount - 1;
+                rebase();
             }
         }
     }
@@ -593,8 +591,15 @@ FK_DEVICE void rescaledPixel(const FKPerturbParams &p, long long item, bool mult
     r.sc = sc;
     bool rescaled = true;
     Cx<double> dz = cx(0.0, 0.0);
-    const Cx<double> dcPlain = cx(toDouble(dcExact.re), toDouble(dcExact.im));
     long long m = 0, n = 0, n2 = 0;
+    // Continue on the critical orbit (Z(0) = 0) from its start.
+    auto toRebaseOrbit = [&]() {
+        m = 0;
+        orbit = (const Cx<double> *)p.rebaseOrbit;
+        orbitExact = (const Cx<FExp> *)p.rebaseExact;
+        last = p.rebaseCount - 1;
+    };
+    const Cx<double> dcPlain = cx(toDouble(dcExact.re), toDouble(dcExact.im));
     FKPixelOut out;
     out.kind = FK_MAX_ITERATIONS;
     out.n = 0;
@@ -637,10 +642,7 @@ FK_DEVICE void rescaledPixel(const FKPerturbParams &p, long long item, bool mult
                     const Cx<FExp> zExact = orbitExact[m] + d;
                     if (p.mode == FK_REBASE && lengthSquared(zExact) < lengthSquared(d)) {
                         r.rescale(zExact);
-                        m = 0;
-                        orbit = (const Cx<double> *)p.rebaseOrbit;
-                        orbitExact = (const Cx<FExp> *)p.rebaseExact;
-                        last = p.rebaseCount - 1;
+                        toRebaseOrbit();
                         continue;
                     }
                 }
@@ -665,10 +667,7 @@ FK_DEVICE void rescaledPixel(const FKPerturbParams &p, long long item, bool mult
         if (p.mode == FK_REBASE) {
             if (m == last || (!rescaled && r2 < deltaSquared)) {
                 dz = z;
-                m = 0;
-                orbit = (const Cx<double> *)p.rebaseOrbit;
-                orbitExact = (const Cx<FExp> *)p.rebaseExact;
-                last = p.rebaseCount - 1;
+                toRebaseOrbit();
                 if (rescaled || largerMagnitude(z) < 0x1p-900) {
                     r.rescale(cx(fexp(z.re), fexp(z.im)));
                     rescaled = r.s <= -900;
@@ -685,14 +684,11 @@ FK_DEVICE void rescaledPixel(const FKPerturbParams &p, long long item, bool mult
                 if (!(r2 > kRadiusSquared2)) {
                     out.kind = FK_BOUNDED;
                     out.ratio = 0;
-                        break;
+                    break;
                 }
                 dz = z;
                 rescaled = false;
-                m = 0;
-                orbit = (const Cx<double> *)p.rebaseOrbit;
-                orbitExact = (const Cx<FExp> *)p.rebaseExact;
-                last = p.rebaseCount - 1;
+                toRebaseOrbit();
             }
         }
     }

@@ -332,10 +332,8 @@ enum PerturbationRenderer {
                             subset: subset, flags: pixelFlags(extras: extras), referenceBits: reference.precision.bits)
                         kernel.trap = renderSettings.extras.trap
                         kernel.log2Spacing = log2Spacing
-                        if let gpu, try gpu.perturb(kernel, count: subset?.count ?? count, field: &field, control: control,
-                                                    resident: residency(reference, criticalOrbit, bla, critical == nil ? bla : criticalTable)) { return }
-                        Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
-                                      threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
+                        try execute(kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
+                                    control: subset == nil ? control : nil, progressBase: 0.1, orbits: (reference, criticalOrbit))
                     }
                     if renderSettings.extras.isEmpty {
                         try fill(NoTracking.self, extras: nil)
@@ -349,18 +347,25 @@ enum PerturbationRenderer {
             }
         }
 
-        // Names of the orbits' and tables' contents, under which a GPU backend keeps its
-        // copies for the next pass or frame (`GPUResidency`).
-        func residency<E: DeltaScalar>(_ orbit: ReferenceOrbit, _ critical: ReferenceOrbit?, _ table: BLATable<E>?,
-                                       _ criticalTable: BLATable<E>?) -> GPUResidency? {
-            guard gpu != nil else { return nil }
-            func name(_ o: ReferenceOrbit) -> String {
-                "\(E.self) \(location.family) \(o.point.re.decimalString()) \(o.point.im.decimalString()) \(o.precision.bits) \(o.count)"
+        // The backend seam: a pass runs on the GPU backend when there is one and it runs this
+        // kernel, else in tiles on the CPU. `orbits` (the kernel's orbit and critical orbit)
+        // name the contents under which the GPU keeps its copies for later passes and frames.
+        func execute<E: PerturbationDelta, T: PixelTracker>(
+            _ kernel: PerturbationKernel<F, E, T>, count: Int, tilePixels: Int, control: RenderControl?, progressBase: Double = 0,
+            orbits: (ReferenceOrbit, ReferenceOrbit?)
+        ) throws {
+            if let gpu {
+                func name(_ o: ReferenceOrbit) -> String {
+                    "\(E.self) \(location.family) \(o.point.re.decimalString()) \(o.point.im.decimalString()) \(o.precision.bits) \(o.count)"
+                }
+                let orbitName = name(orbits.0), criticalName = orbits.1.map(name) ?? orbitName
+                let names = GPUResidency(orbit: orbitName, rebaseOrbit: criticalName,
+                                         table: kernel.bla.map { "\(orbitName) BLA \($0.dcMax) \($0.epsilon)" },
+                                         rebaseTable: kernel.rebaseBLA.map { "\(criticalName) BLA \($0.dcMax) \($0.epsilon)" })
+                if try gpu.perturb(kernel, count: count, field: &field, control: control, resident: names) { return }
             }
-            let orbitName = name(orbit), criticalName = critical.map(name) ?? orbitName
-            return GPUResidency(orbit: orbitName, rebaseOrbit: criticalName,
-                                table: table.map { "\(orbitName) BLA \($0.dcMax) \($0.epsilon)" },
-                                rebaseTable: criticalTable.map { "\(criticalName) BLA \($0.dcMax) \($0.epsilon)" })
+            Renderer.fill(&field, kernel: kernel, count: count, tilePixels: tilePixels, threads: threads, control: control,
+                          progressBase: progressBase)
         }
         let only = renderSettings.onlyPixels
         trace.mark("setup")
@@ -415,9 +420,7 @@ enum PerturbationRenderer {
                     bla: fineTable, rebaseBLA: criticalValues == nil ? fineTable : fineCriticalTable, grid: grid,
                     maxIterations: location.maxIterations, mode: .rebase, tolerance: tolerance, subset: sensitivePixels,
                     flags: PixelFlags(glitched: nil, ratio: nil, sensitive: sens.baseAddress!), referenceBits: fine.precision.bits)
-                if let gpu, try gpu.perturb(kernel, count: sensitivePixels.count, field: &field, control: nil,
-                                            resident: residency(fine, fineCritical, fineTable, criticalValues == nil ? fineTable : fineCriticalTable)) { return }
-                Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 16, threads: threads, control: nil)
+                try execute(kernel, count: sensitivePixels.count, tilePixels: 16, control: nil, orbits: (fine, fineCritical))
             }
             sensitivePixels = sensitivePixels.filter { sensitive[$0] != 0 }
         }
