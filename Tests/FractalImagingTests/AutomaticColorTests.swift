@@ -83,8 +83,9 @@ struct AutomaticColorTests {
     @Test("the histogram follows the distribution: half the pixels at one count take half the cycles")
     func equalises() throws {
         // 512 pixels between 1000 and 1001, 512 between 1001 and 9000.
-        let counts = (0..<512).map { 1000 + Double($0) / 512 } + (0..<512).map { 1001 + 7999 * Double($0) / 511 }
-        let auto = ColorSettings().resolved(for: field(counts))
+        let low: [Double?] = (0..<512).map { 1000 + Double($0) / 512 }
+        let high: [Double?] = (0..<512).map { 1001 + 7999 * Double($0) / 511 }
+        let auto = ColorSettings().resolved(for: field(low + high))
         let q = try #require(auto.quantiles)
         // The median lies between the 512th and 513th counts, 1000 + 511/512 and 1001.
         #expect(Swift.abs(q[16] - 1001) < 0.01)
