@@ -155,7 +155,7 @@ enum PerturbationRenderer {
         case .mandelbrot: return try withDelta(QuadraticPerturbation(addsDC: true))
         case .julia: return try withDelta(QuadraticPerturbation(addsDC: false))
         case .multibrot(let p): return try withDelta(MultibrotPerturbation(power: p))
-        case .newton: throw RenderError.needsPerturbation(requiredBits: 0, availableBits: ArithmeticPath.doubleDouble.bits)
+        case .newton: throw RenderError.noPerturbationFormula(family: "newton")
         }
     }
 
