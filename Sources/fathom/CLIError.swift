@@ -33,7 +33,11 @@ struct CLIError: Error {
             case .samePath: self = .usage("\(e)")
             case .cannotCreate: self = .cannotCreate("\(e)")
             }
-        case let e as RenderError: self = .other("\(e)")
+        case let e as RenderError:
+            switch e {
+            case .noPerturbationFormula, .noReferenceOrbit, .referenceTooLarge: self = .data("\(e)")
+            case .cancelled, .needsPerturbation: self = .other("\(e)")
+            }
         case let e as ReferenceFileError:
             switch e {
             case .unreadable: self = .noInput("\(e)")

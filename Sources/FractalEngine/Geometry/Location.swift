@@ -97,6 +97,8 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
     case badFrameRange(Int, Int, Int)
     /// Supersampling other than 1...4 samples a side.
     case badSupersample(Int)
+    /// A zoom-out factor that is not a finite number greater than 1.
+    case badFactor(Double)
 
     public var description: String {
         switch self {
@@ -126,10 +128,12 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
             "frames: \(n) is out of range (a zoom-out takes 1...1000000 frames, keyframes at least two)"
         case .badFrameRange(let a, let b, let count):
             "frames: \(a)..\(b) is not within the sequence's frames 0..\(count - 1)"
+        case .badFactor(let f):
+            "factor: \(f) is not a zoom factor greater than 1 (each frame's radius is the previous one's times the factor)"
         case .badSupersample(let k):
             "supersample: \(k) is outside 1...4 (samples a pixel side: 2 is 2x2)"
         case .notInKFR(let what):
-            "a .kfr file cannot hold \(what) (Kalles Fraktaler's format has the Mandelbrot and Multibrot families only, unrotated)"
+            "a .kfr file cannot hold \(what) (Kalles Fraktaler's format shares the Mandelbrot and Multibrot families only)"
         }
     }
 }

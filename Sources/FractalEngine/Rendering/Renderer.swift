@@ -221,6 +221,8 @@ public enum Renderer {
         var perturbationReport: PerturbationReport?
         switch (path, location.family) {
         case (.perturbation, .newton):
+            // Forced (--path perturbation), or a view deeper than double-double carries.
+            if settings.path == .perturbation { throw RenderError.noPerturbationFormula(family: "newton") }
             throw RenderError.needsPerturbation(requiredBits: bits, availableBits: ArithmeticPath.doubleDouble.bits)
         case (.perturbation, _):
             perturbationReport = try PerturbationRenderer.render(
