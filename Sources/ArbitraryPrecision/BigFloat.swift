@@ -126,12 +126,15 @@ public struct BigFloat: @unchecked Sendable {
         var exp: mpfr_exp_t = 0
         guard let raw = mpfr_get_str(nil, &exp, 10, digits, storage.pointer, MPFR_RNDN) else { return "nan" }
         defer { mpfr_free_str(raw) }
-        var text = String(cString: raw)
-        var sign = ""
-        if text.hasPrefix("-") { sign = "-"; text.removeFirst() }
-        while text.count > 1 && text.hasSuffix("0") { text.removeLast() }
-        let first = text.removeFirst()
-        let fraction = text.isEmpty ? "" : "." + text
+        // On the bytes: trimming a String's trailing zeros one `count` at a time is
+        // quadratic, minutes for the million digits of a 1e-100000 reference point.
+        var digitBytes = Array(String(cString: raw).utf8)[...]
+        let sign = digitBytes.first == UInt8(ascii: "-") ? "-" : ""
+        if !sign.isEmpty { digitBytes = digitBytes.dropFirst() }
+        while digitBytes.count > 1 && digitBytes.last == UInt8(ascii: "0") { digitBytes = digitBytes.dropLast() }
+        let first = String(decoding: digitBytes.prefix(1), as: UTF8.self)
+        let rest = digitBytes.dropFirst()
+        let fraction = rest.isEmpty ? "" : "." + String(decoding: rest, as: UTF8.self)
         let e = Int(exp) - 1
         return e == 0 ? "\(sign)\(first)\(fraction)" : "\(sign)\(first)\(fraction)e\(e)"
     }

@@ -15,8 +15,15 @@ import FractalNumerics
 extension ReferenceOrbit {
     static let magic = Array("FATHOMRO".utf8)
 
-    /// Writes the orbit to `path` (atomically: a temporary file, then a rename).
+    /// Writes the orbit to `path` by the output rules (`OutputSet`: atomically).
     public func write(to path: String) throws {
+        do { try OutputSet.write(fileData(), to: path) } catch {
+            throw ReferenceFileError.cannotWrite(path: path, reason: error.description)
+        }
+    }
+
+    /// The orbit file's bytes.
+    public func fileData() -> Data {
         var out = Data()
         func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
         func i64(_ v: Int) { u64(UInt64(bitPattern: Int64(v))) }
@@ -54,10 +61,7 @@ extension ReferenceOrbit {
             f64(gap.significand)
             i64(gap.exponent)
         }
-        let url = URL(fileURLWithPath: path)
-        do { try out.write(to: url, options: .atomic) } catch {
-            throw ReferenceFileError.cannotWrite(path: path)
-        }
+        return out
     }
 
     /// Reads an orbit written by `write(to:)`.
@@ -126,7 +130,7 @@ extension ReferenceOrbit {
 public enum ReferenceFileError: Error, Equatable, CustomStringConvertible {
     case unreadable(path: String)
     case malformed(path: String)
-    case cannotWrite(path: String)
+    case cannotWrite(path: String, reason: String)
     /// The file holds an orbit for another family, iteration limit or a lower precision.
     case mismatch(path: String)
 
@@ -134,7 +138,7 @@ public enum ReferenceFileError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .unreadable(let path): "cannot read reference orbit '\(path)'"
         case .malformed(let path): "'\(path)' is not a Fathom reference orbit file"
-        case .cannotWrite(let path): "cannot write reference orbit '\(path)'"
+        case .cannotWrite(_, let reason): "reference orbit: \(reason)"
         case .mismatch(let path): "reference orbit '\(path)' does not fit this view (family, iteration limit or precision)"
         }
     }
