@@ -21,9 +21,9 @@ release: deps
 build: deps
 	$(SWIFT) build
 
-# The e1000 benchmark location (radius 2e-1000, 32,000 iterations): about 8 s on two cores.
+# The e1000 benchmark location (radius 2e-1000, 32,000 iterations): about 4 s on two cores.
 demo: release
-	.build/release/fathom render --preset e1000 --size 1280x720 --gradient Documentation/gradients/classic.txt --output fathom.png
+	.build/release/fathom render --preset e1000 --size 960x540 --gradient Documentation/gradients/classic.txt --output fathom.png
 
 # Release mode: the double-double and MPFR checks run ~30x faster than in debug, which
 # more than pays for the optimised build. The CLI tests run the built `fathom` executable.
