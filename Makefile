@@ -21,7 +21,7 @@ release: deps
 build: deps
 	$(SWIFT) build
 
-# The e1000 benchmark location (radius 2e-1000, 32,000 iterations): about 4 s on two cores.
+# The e1000 benchmark location (radius 2e-1000, 32,000 iterations): 8-9 s on two cores at load 6.
 demo: release
 	.build/release/fathom render --preset e1000 --size 960x540 --gradient Documentation/gradients/classic.txt --output fathom.png
 
