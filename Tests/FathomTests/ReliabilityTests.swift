@@ -186,6 +186,8 @@ let situations: [Situation] = [
     Situation(label: "trap of an unknown shape", args: ["render", "--trap", "circle:0,0"], code: 65, message: "trap"),
     Situation(label: "find on a Julia view", args: ["find", "--quiet", "--preset", "julia"], code: 65, message: "Mandelbrot"),
     Situation(label: "find with a zero depth", args: ["find", "--quiet", "--preset", "seahorse", "--depth", "0"], code: 65, message: "depth"),
+    Situation(label: "find deeper than the smallest radius", args: ["find", "--quiet", "--preset", "seahorse", "--depth", "1e-99999999"], code: 65,
+              message: "below the smallest radius"),
     Situation(label: "find saving to an unknown format", args: ["find", "--quiet", "--preset", "seahorse", "--save", "m.txt"], code: 64,
               message: ".json or .kfr"),
     Situation(label: "find saving and rendering onto one file", args: ["find", "--quiet", "--preset", "seahorse", "--save", "m.json",
