@@ -264,10 +264,11 @@ final class GPUExecutor: @unchecked Sendable {
 
     /// Runs `kernel` over items 0 ..< count of `parameters` in launches of at most
     /// `launchItems` items, calling `completed` with each launch's items; `emulate` is the
-    /// CPU version.
+    /// CPU version. With a `progressBase`, progress runs from it to 1 after each launch
+    /// (whole-image passes; passes over a subset report none, as on the CPU).
     func launch<P: LaunchParameters>(_ kernel: String, parameters: P, count: Int,
                    emulate: @escaping @Sendable (UnsafePointer<P>, Int, Int) -> Void, control: RenderControl?,
-                   completed: (Range<Int>) throws -> Void) throws {
+                   progressBase: Double? = nil, completed: (Range<Int>) throws -> Void) throws {
         lock.lock()
         defer { lock.unlock() }
         let start = DispatchTime.now().uptimeNanoseconds
@@ -299,6 +300,7 @@ final class GPUExecutor: @unchecked Sendable {
                 }
             }
             try completed(first..<end)
+            if let progressBase { control?.report(progressBase + (1 - progressBase) * Double(end) / Double(count)) }
             first = end
         }
     }
