@@ -58,7 +58,9 @@ struct OracleTests {
         plain.exactSensitivePixels = false
         let fast = try Verifier.verify(oracle, perturbation: plain)
         #expect(fast.countMismatches == 0)
-        #expect(fast.smoothMismatches == 1)
+        // At least one smooth value misses the oracle's (the count depends on the estimate's
+        // details, not on the oracle, so it is not pinned).
+        #expect(fast.smoothMismatches > 0)
         let checked = try Verifier.verify(oracle)
         #expect(checked.outcome == .passed)
         #expect((checked.perturbation?.doubleDoublePixels ?? 0) > 0)
