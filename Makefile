@@ -35,9 +35,10 @@ test: deps
 # instrument every memory access of the optimised code just the same, and the suite's MPFR and
 # double-double checks stay within minutes instead of the hours a debug build takes under them
 # (Documentation/Reliability.md, "Sanitizers"). FATHOM_SANITIZER tells the tests which one runs.
-# halt_on_error: the first report fails the run.
+# halt_on_error: the first report fails the run. Leak suppressions (toolchain libraries only,
+# each with its reason) in Scripts/lsan-suppressions.txt.
 test-asan: deps
-	FATHOM_SANITIZER=address ASAN_OPTIONS=halt_on_error=1 \
+	FATHOM_SANITIZER=address ASAN_OPTIONS=halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Scripts/lsan-suppressions.txt \
 		$(SWIFT) test -c release --sanitize=address --build-path .build/asan
 
 test-tsan: deps

@@ -149,7 +149,8 @@ struct CancellationTests {
 
     @Test("a progress closure may cancel the render it reports on")
     func cancelFromProgress() throws {
-        final class Box: @unchecked Sendable { var control: RenderControl? }
+        // Weak: the control's closure holds the box.
+        final class Box: @unchecked Sendable { weak var control: RenderControl? }
         let box = Box()
         let control = RenderControl { _ in box.control?.cancel() }
         box.control = control
