@@ -33,16 +33,16 @@ test: deps
 # The test suite under Address Sanitizer and Thread Sanitizer, each in its own build folder
 # (the normal .build/release stays as it is). Release mode, as `make test`: the sanitizers
 # instrument every memory access of the optimised code just the same, and the suite's MPFR and
-# double-double checks stay within minutes instead of the hours a debug build takes under them
-# (Documentation/Reliability.md, "Sanitizers"). FATHOM_SANITIZER tells the tests which one runs.
+# double-double checks stay within minutes (a debug build runs them about 30x slower, before
+# the sanitizers' own cost). Durations in Documentation/Reliability.md, "Sanitizers".
 # halt_on_error: the first report fails the run. Leak suppressions (toolchain libraries only,
 # each with its reason) in Scripts/lsan-suppressions.txt.
 test-asan: deps
-	FATHOM_SANITIZER=address ASAN_OPTIONS=halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Scripts/lsan-suppressions.txt \
+	ASAN_OPTIONS=halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Scripts/lsan-suppressions.txt \
 		$(SWIFT) test -c release --sanitize=address --build-path .build/asan
 
 test-tsan: deps
-	FATHOM_SANITIZER=thread TSAN_OPTIONS=halt_on_error=1 \
+	TSAN_OPTIONS=halt_on_error=1 \
 		$(SWIFT) test -c release --sanitize=thread --build-path .build/tsan
 
 verify: release
