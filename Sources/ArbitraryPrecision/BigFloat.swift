@@ -126,14 +126,26 @@ public struct BigFloat: @unchecked Sendable {
         var exp: mpfr_exp_t = 0
         guard let raw = mpfr_get_str(nil, &exp, 10, digits, storage.pointer, MPFR_RNDN) else { return "nan" }
         defer { mpfr_free_str(raw) }
-        var text = String(cString: raw)
-        var sign = ""
-        if text.hasPrefix("-") { sign = "-"; text.removeFirst() }
-        while text.count > 1 && text.hasSuffix("0") { text.removeLast() }
-        let first = text.removeFirst()
-        let fraction = text.isEmpty ? "" : "." + text
+        // The digits without trailing zeros, found on the bytes: linear in the length (a
+        // String's count is, so trimming by count and removeLast was quadratic: minutes for the
+        // 80 million digits of a value at Precision.maximum).
+        var length = 0
+        while raw[length] != 0 { length += 1 }
+        let all = UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: length)
+        let negative = all.first == UInt8(ascii: "-")
+        var digits = all[(negative ? 1 : 0)...]
+        while digits.count > 1 && digits.last == UInt8(ascii: "0") { digits = digits.dropLast() }
+        var out = [UInt8]()
+        out.reserveCapacity(digits.count + 24)
+        if negative { out.append(UInt8(ascii: "-")) }
+        out.append(digits.first!)
+        if digits.count > 1 {
+            out.append(UInt8(ascii: "."))
+            out.append(contentsOf: digits.dropFirst())
+        }
         let e = Int(exp) - 1
-        return e == 0 ? "\(sign)\(first)\(fraction)" : "\(sign)\(first)\(fraction)e\(e)"
+        if e != 0 { out.append(contentsOf: "e\(e)".utf8) }
+        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: Copy-on-write
