@@ -126,26 +126,17 @@ public struct BigFloat: @unchecked Sendable {
         var exp: mpfr_exp_t = 0
         guard let raw = mpfr_get_str(nil, &exp, 10, digits, storage.pointer, MPFR_RNDN) else { return "nan" }
         defer { mpfr_free_str(raw) }
-        // The digits without trailing zeros, found on the bytes: linear in the length (a
-        // String's count is, so trimming by count and removeLast was quadratic: minutes for the
-        // 80 million digits of a value at Precision.maximum).
-        var length = 0
-        while raw[length] != 0 { length += 1 }
-        let all = UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: length)
-        let negative = all.first == UInt8(ascii: "-")
-        var digits = all[(negative ? 1 : 0)...]
-        while digits.count > 1 && digits.last == UInt8(ascii: "0") { digits = digits.dropLast() }
-        var out = [UInt8]()
-        out.reserveCapacity(digits.count + 24)
-        if negative { out.append(UInt8(ascii: "-")) }
-        out.append(digits.first!)
-        if digits.count > 1 {
-            out.append(UInt8(ascii: "."))
-            out.append(contentsOf: digits.dropFirst())
-        }
+        // On the bytes: trimming a String's trailing zeros one `count` at a time is
+        // quadratic, minutes for the million digits of a 1e-100000 reference point.
+        var digitBytes = Array(String(cString: raw).utf8)[...]
+        let sign = digitBytes.first == UInt8(ascii: "-") ? "-" : ""
+        if !sign.isEmpty { digitBytes = digitBytes.dropFirst() }
+        while digitBytes.count > 1 && digitBytes.last == UInt8(ascii: "0") { digitBytes = digitBytes.dropLast() }
+        let first = String(decoding: digitBytes.prefix(1), as: UTF8.self)
+        let rest = digitBytes.dropFirst()
+        let fraction = rest.isEmpty ? "" : "." + String(decoding: rest, as: UTF8.self)
         let e = Int(exp) - 1
-        if e != 0 { out.append(contentsOf: "e\(e)".utf8) }
-        return String(decoding: out, as: UTF8.self)
+        return e == 0 ? "\(sign)\(first)\(fraction)" : "\(sign)\(first)\(fraction)e\(e)"
     }
 
     // MARK: Copy-on-write

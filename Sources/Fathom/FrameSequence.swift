@@ -20,7 +20,7 @@ public struct FrameSequence: Sendable {
     /// `count` frames zooming out of `deep` by `factor` (> 1) a frame.
     public static func zoomOut(from deep: LocationFile, count: Int, factor: Double) throws(LocationError) -> FrameSequence {
         guard count >= 1 && count <= 1_000_000 else { throw .badFrameCount(count) }
-        guard factor > 1 && factor.isFinite else { throw .notPositive(field: "zoom factor - 1", text: "\(factor)") }
+        guard factor > 1 && factor.isFinite else { throw .badFactor(factor) }
         let location = try deep.location()
         let precision = Precision(bits: 128)
         let r0: BigFloat
@@ -122,6 +122,8 @@ public struct FrameSequence: Sendable {
         guard range.lowerBound >= 0 && range.upperBound < frames.count else {
             throw LocationError.badFrameRange(range.lowerBound, range.upperBound, frames.count)
         }
+        // Every frame of the slice is checked before any work (and before any file).
+        for k in range { _ = try frames[k].location() }
         let start = Date()
         var settings = settings
         settings.perturbation.cache = cache
@@ -133,7 +135,7 @@ public struct FrameSequence: Sendable {
             let deepest = try group.min { try radiusValue($0) < radiusValue($1) }!
             var prime = settings
             prime.onlyPixels = []
-            _ = try Renderer.render(location: frames[deepest].location(), settings: prime, control: nil)
+            _ = try Renderer.render(location: frames[deepest].location(), settings: prime, control: control)
             primed.insert(frames[k].center)
         }
         var report = Report()

@@ -1,13 +1,29 @@
 import Foundation
 
 /// One call from a location file to a PNG: render, colour, store the location (with how it
-/// was rendered) in the PNG's `fathom-location` chunk, write atomically.
+/// was rendered) in the PNG's `fathom-location` chunk, write. The PNG, the optional NumPy
+/// file and the optional reference orbit file (`settings.perturbation.saveReference`) are one
+/// `OutputSet`: resolved before the render starts (a path that must not be written, or two
+/// outputs on one file, fail at once), and all written or none.
 public enum ImageRender {
     /// Renders `file` (its size, colour and engine settings already in it or in `settings`)
-    /// and writes the PNG to `path`; returns the render's result.
+    /// and writes the PNG to `path` (and the iteration data to `npy`); returns the render's result.
     @discardableResult
-    public static func render(_ file: LocationFile, settings: RenderSettings, to path: String, bitDepth: Int = 8,
+    public static func render(_ file: LocationFile, settings: RenderSettings, to path: String, npy: String? = nil, bitDepth: Int = 8,
                               control: RenderControl? = nil) throws -> RenderResult {
+        let paths = [path] + (npy.map { [$0] } ?? []) + (settings.perturbation.saveReference.map { [$0] } ?? [])
+        let outputs = try OutputSet(paths)
+        let result = try render(file, settings: settings, into: outputs, png: 0, npy: npy == nil ? nil : 1,
+                                reference: settings.perturbation.saveReference == nil ? nil : paths.count - 1, bitDepth: bitDepth, control: control)
+        try outputs.commit()
+        return result
+    }
+
+    /// Renders `file` and stages the PNG (and the iteration data, and the reference orbit)
+    /// in `outputs` at the given indices; the caller commits them with its other outputs.
+    @discardableResult
+    public static func render(_ file: LocationFile, settings: RenderSettings, into outputs: OutputSet, png: Int, npy: Int? = nil,
+                              reference: Int? = nil, bitDepth: Int = 8, control: RenderControl? = nil) throws -> RenderResult {
         let location = try file.location()
         let k = file.supersample ?? 1
         guard (1...4).contains(k) else { throw LocationError.badSupersample(k) }
@@ -19,11 +35,20 @@ public enum ImageRender {
         let color = file.color ?? ColorSettings()
         sampled.extras = color.extrasRequest
         try ImageSize.validate(width: sampled.width, height: sampled.height)
+        if let reference {
+            let plan = try Renderer.plan(location: location, settings: sampled)
+            // A view that takes no reference orbit has none to save.
+            guard plan.referenceBits != nil else { throw RenderError.noReferenceOrbit(path: plan.path.rawValue) }
+            sampled.perturbation.referenceOutput = OutputSlot(outputs, reference)
+        }
         let result = try Renderer.render(location: location, settings: sampled, control: control)
         let rootCount: Int
         if case .newton(let poly) = location.family { rootCount = poly.degree } else { rootCount = 0 }
         let image = Colorizer.image(result.field, rootCount: rootCount, settings: color, bitDepth: bitDepth, supersample: k)
-        try PNGWriter.write(image, to: path, text: [(FathomInfo.locationKey, stored(file, color: color, settings: settings, result: result).jsonString())])
+        try PNGWriter.stage(image, text: [(FathomInfo.locationKey, stored(file, color: color, settings: settings, result: result).jsonString())],
+                            in: outputs, at: png)
+        if let npy { try outputs.stage(NPYWriter.data(result.field), at: npy) }
+        if control?.isCancelled == true { throw RenderError.cancelled }
         return result
     }
 

@@ -6,8 +6,10 @@ import Foundation
 /// z^p + c. Every other key is kept in `LocationFile.kfrExtra`, in file order, and written
 /// back on export, never dropped (Documentation/Conventions.md).
 public enum KFR {
-    /// The keys Fathom reads.
-    public static let knownKeys: Set<String> = ["Re", "Im", "Zoom", "Iterations", "FractalType", "Power"]
+    /// The keys Fathom reads. The rotation is `RotateAngle` (Kalles Fraktaler 2.15) or
+    /// `Rotate` (earlier versions), in degrees counter-clockwise; a view stretched by
+    /// `StretchAmount` other than 0 is refused (Fathom has no stretched views).
+    public static let knownKeys: Set<String> = ["Re", "Im", "Zoom", "Iterations", "FractalType", "Power", "Rotate", "RotateAngle"]
 
     /// Whether `data` starts like a KFR file (a `Re: ` line first, after blank lines).
     static func looksLikeKFR(_ data: Data) -> Bool {
@@ -51,15 +53,29 @@ public enum KFR {
         do { radius = try LocationFile.radius(fromZoom: values["Zoom"]!) } catch {
             throw .malformed(path: path, reason: "\(error)")
         }
+        var rotation = 0.0
+        for key in ["Rotate", "RotateAngle"] {
+            guard let text = values[key] else { continue }
+            guard let degrees = Double(text), degrees.isFinite else {
+                throw .malformed(path: path, reason: "\(key) '\(text.prefix(40))' is not an angle in degrees")
+            }
+            if rotation != 0 && degrees != rotation {
+                throw .malformed(path: path, reason: "Rotate and RotateAngle disagree (\(rotation) and \(degrees) degrees)")
+            }
+            rotation = degrees
+        }
+        if let stretch = extra.first(where: { $0[0] == "StretchAmount" })?[1], let amount = Double(stretch), amount != 0 {
+            throw .malformed(path: path, reason: "StretchAmount \(stretch): Fathom renders no stretched views")
+        }
         var file = LocationFile(location: Location(family: power == 2 ? .mandelbrot : .multibrot(power: power),
                                                    centerRe: values["Re"]!, centerIm: values["Im"]!, radius: radius,
-                                                   maxIterations: iterations))
+                                                   rotation: rotation, maxIterations: iterations))
         file.kfrExtra = extra.isEmpty ? nil : extra
         return file
     }
 
     /// `file` as KFR text: Re, Im, Zoom, Iterations, then FractalType and Power for a
-    /// Multibrot, then the kept keys. Throws for families Kalles Fraktaler does not share.
+    /// Multibrot, RotateAngle for a rotated view, then the kept keys. Throws for families Kalles Fraktaler does not share.
     public static func text(of file: LocationFile) throws(LocationError) -> String {
         let location = try file.location()
         var lines = ["Re: \(location.centerRe)", "Im: \(location.centerIm)",
@@ -69,7 +85,7 @@ public enum KFR {
         case .multibrot(let p): lines += ["FractalType: 0", "Power: \(p)"]
         case .julia, .newton: throw .notInKFR(location.family.name)
         }
-        if location.rotation != 0 { throw .notInKFR("a rotated view") }
+        if location.rotation != 0 { lines.append("RotateAngle: \(location.rotation)") }
         for pair in file.kfrExtra ?? [] where pair.count == 2 && !knownKeys.contains(pair[0]) {
             lines.append("\(pair[0]): \(pair[1])")
         }

@@ -157,9 +157,12 @@ public struct LocationFile: Sendable, Equatable, Codable {
         do {
             return try JSONDecoder().decode(LocationFile.self, from: data)
         } catch {
-            throw .malformed(path: path, reason: FileError.describe(error))
+            throw .malformed(path: path, reason: FileError.describe(error, json: data))
         }
     }
+
+    /// The fields a location file holds as whole numbers.
+    static let integerFields = ["maxIterations", "width", "height", "power", "supersample", "guardBits"]
 
     /// Pretty JSON with sorted keys, for a location file a person reads.
     public func prettyJSONString() -> String {
@@ -190,16 +193,42 @@ public enum FileError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The largest location file read (a PNG with its image, or JSON with a million-digit center).
+    public static let maximumSize = 256 << 20
+
     static func readData(_ path: String) throws(FileError) -> Data {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw .unreadable(path: path, reason: "no such file")
         }
         guard !isFolder.boolValue else { throw .unreadable(path: path, reason: "it is a folder") }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file (a device, FIFO or socket)") }
+        guard info.st_size <= FileError.maximumSize else {
+            throw .unreadable(path: path, reason: "\(info.st_size) bytes, more than a location file's \(FileError.maximumSize)")
+        }
+        guard access(path, R_OK) == 0 else { throw .unreadable(path: path, reason: "permission denied") }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw .unreadable(path: path, reason: "permission denied or I/O error")
+            throw .unreadable(path: path, reason: "I/O error")
         }
         return data
+    }
+
+    /// Why decoding `json` failed, naming the field. Foundation reports a number that does
+    /// not fit an integer field (2.5, 1e30) as "not valid JSON": valid JSON is told apart.
+    static func describe(_ error: Error, json: Data) -> String {
+        if case DecodingError.dataCorrupted(let context) = error, context.codingPath.isEmpty,
+           let object = try? JSONSerialization.jsonObject(with: json) {
+            guard let fields = object as? [String: Any] else { return "not a JSON object" }
+            for key in LocationFile.integerFields {
+                if let n = fields[key] as? NSNumber, Int(exactly: n.doubleValue) == nil || Swift.abs(n.doubleValue) > 9e15 {
+                    return "field '\(key)': \(n) is not a whole number in range"
+                }
+            }
+            return "a number that does not fit its field"
+        }
+        return describe(error)
     }
 
     static func describe(_ error: Error) -> String {

@@ -34,8 +34,8 @@ public enum NPYWriter {
         return Data(bytes)
     }
 
-    /// Writes `field` to `path` atomically.
-    public static func write(_ field: IterationField, to path: String) throws(ImageWriteError) {
-        try AtomicFile.write(data(field), to: path)
+    /// Writes `field` to `path` by the output rules (`OutputSet`).
+    public static func write(_ field: IterationField, to path: String) throws(OutputError) {
+        try OutputSet.write(data(field), to: path)
     }
 }

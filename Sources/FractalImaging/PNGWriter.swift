@@ -1,24 +1,22 @@
 import CPNG
+import FractalEngine
 import Foundation
 
-/// Why an image could not be written.
-public enum ImageWriteError: Error, Equatable, CustomStringConvertible {
-    case cannotCreate(path: String, reason: String)
-
-    public var description: String {
-        switch self {
-        case .cannotCreate(let path, let reason): "cannot write '\(path)': \(reason)"
-        }
-    }
-}
-
-/// Writes PNG files through libpng, atomically: the image goes to a temporary file in the
-/// same folder, which is renamed over `path` only when complete, so a failed or interrupted
-/// write leaves no file (and never a partial one) at `path`.
+/// Writes PNG files through libpng, by the output rules of `OutputSet` (AtomicFile.swift):
+/// the image goes to a temporary file, moved into place only when complete, so a failed or
+/// interrupted write leaves nothing at `path`.
 public enum PNGWriter {
     /// Writes `image` with `text` as tEXt chunks (keyword -> Latin-1 text without NUL).
-    public static func write(_ image: RGBImage, to path: String, text: [(String, String)] = []) throws(ImageWriteError) {
-        let temporary = try AtomicFile.temporaryPath(for: path)
+    public static func write(_ image: RGBImage, to path: String, text: [(String, String)] = []) throws(OutputError) {
+        let set = try OutputSet([path])
+        try stage(image, text: text, in: set, at: 0)
+        try set.commit()
+    }
+
+    /// Encodes `image` into output `index` of `set` (committed by the caller).
+    public static func stage(_ image: RGBImage, text: [(String, String)] = [], in set: OutputSet, at index: Int) throws(OutputError) {
+        let temporary = try set.temporaryPath(index)
+        let path = set.paths[index]
         var message = [CChar](repeating: 0, count: 256)
         let keys = text.map { strdup($0.0) }
         let values = text.map { strdup($0.1) }
@@ -36,10 +34,9 @@ public enum PNGWriter {
             }
         }
         guard status == 0 else {
-            unlink(temporary)
+            set.abort()
             let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw .cannotCreate(path: path, reason: reason.isEmpty ? "write failed" : reason)
         }
-        try AtomicFile.commit(temporary, to: path)
     }
 }

@@ -20,6 +20,7 @@ enum CLI {
         case "families": try CatalogueCommand.run(rest, topic: "families")
         case "palettes": try CatalogueCommand.run(rest, topic: "palettes")
         case "help", "--help", "-h":
+            guard rest.count <= 1 else { throw CLIError.usage("help takes one command name") }
             if let topic = rest.first {
                 guard let text = Help.text(for: topic) else { throw CLIError.usage("no help for '\(topic)'") }
                 print(text)
@@ -27,6 +28,9 @@ enum CLI {
                 print(Help.overview)
             }
         case "version", "--version":
+            let parsed = try Arguments(rest, valued: [], flagNames: ["help"])
+            if parsed.has("help") { print(Help.version); return }
+            guard parsed.positionals.isEmpty else { throw CLIError.usage("version takes no arguments") }
             print("fathom \(FathomInfo.version) (MPFR \(mpfrVersion))")
         default:
             throw CLIError.usage("unknown command '\(command)'")
@@ -41,10 +45,15 @@ enum PresetsCommand {
         guard parsed.positionals.isEmpty else { throw CLIError.usage("presets takes no arguments") }
         print(pad("name", 24) + pad("family", 12) + pad("radius", 12) + pad("iterations", 12) + pad("path", 16) + "about")
         for p in Presets.all {
-            let radius = p.location.radius.count > 11 ? String(p.location.radius.prefix(11)) : p.location.radius
-            print(pad(p.name, 24) + pad(p.location.family.name, 12) + pad(radius, 12) + pad("\(p.location.maxIterations)", 12)
+            print(pad(p.name, 24) + pad(p.location.family.name, 12) + pad(shortRadius(p.location.radius), 12) + pad("\(p.location.maxIterations)", 12)
                   + pad(p.path.rawValue, 16) + p.summary)
         }
+    }
+
+    /// A radius as three significant digits and its exponent (9.76e-1299), never cut.
+    static func shortRadius(_ text: String) -> String {
+        guard text.count > 11, let value = try? BigFloat(parsing: text, precision: Precision(bits: 64)) else { return text }
+        return value.decimalString(significantDigits: 3)
     }
 }
 

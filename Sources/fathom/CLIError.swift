@@ -28,8 +28,16 @@ struct CLIError: Error {
             case .unreadable: self = .noInput("\(e)")
             case .malformed: self = .data("\(e)")
             }
-        case let e as ImageWriteError: self = .cannotCreate("\(e)")
-        case let e as RenderError: self = .other("\(e)")
+        case let e as OutputError:
+            switch e {
+            case .samePath: self = .usage("\(e)")
+            case .cannotCreate: self = .cannotCreate("\(e)")
+            }
+        case let e as RenderError:
+            switch e {
+            case .noPerturbationFormula, .noReferenceOrbit, .referenceTooLarge: self = .data("\(e)")
+            case .cancelled, .needsPerturbation: self = .other("\(e)")
+            }
         case let e as ReferenceFileError:
             switch e {
             case .unreadable: self = .noInput("\(e)")

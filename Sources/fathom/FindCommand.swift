@@ -29,9 +29,12 @@ enum FindCommand {
             guard save.lowercased().hasSuffix(".json") || save.lowercased().hasSuffix(".kfr") else {
                 throw CLIError.usage("--save: '\(save)' must end in .json or .kfr")
             }
-            try RenderCommand.checkWritable(save)
         }
-        if let png = a["render"] { try RenderCommand.checkWritable(png) }
+        // Both outputs are resolved (and one file for both refused) before the search, and
+        // written together at the end.
+        let paths = (a["save"].map { [$0] } ?? []) + (a["render"].map { [$0] } ?? [])
+        let outputs = try OutputSet(paths)
+        let control = Cancellation.control()
         let quiet = a.has("quiet")
 
         let start = Date()
@@ -68,15 +71,19 @@ enum FindCommand {
         }
         if let save = a["save"] {
             let text = save.lowercased().hasSuffix(".kfr") ? try KFR.text(of: result) : result.prettyJSONString()
-            try AtomicFile.write(Data(text.utf8), to: save)
+            try outputs.stage(Data(text.utf8), at: 0)
         }
+        var rendered: String?
         if let png = a["render"] {
             let size = try a.size() ?? (640, 360)
             try ImageSize.validate(width: size.0, height: size.1)
             var settings = RenderSettings(width: size.0, height: size.1)
             settings.threads = try a.int("threads") ?? 0
-            let r = try ImageRender.render(result, settings: settings, to: png)
-            if !quiet { print(String(format: "wrote %@: %dx%d, path %@, %.2f s", png, size.0, size.1, r.report.path.rawValue, r.report.seconds)) }
+            let r = try ImageRender.render(result, settings: settings, into: outputs, png: paths.count - 1, control: control)
+            rendered = String(format: "wrote %@: %dx%d, path %@, %.2f s", png, size.0, size.1, r.report.path.rawValue, r.report.seconds)
         }
+        if control.isCancelled { throw RenderError.cancelled }
+        try outputs.commit()
+        if !quiet, let rendered { print(rendered) }
     }
 }

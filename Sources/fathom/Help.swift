@@ -14,6 +14,7 @@ enum Help {
         case "convert": convert
         case "palettes": palettes
         case "help": overview
+        case "version": version
         default: nil
         }
     }
@@ -149,7 +150,7 @@ enum Help {
 
     Converts a location: IN is a Fathom JSON, .kfr or Fathom PNG; OUT ends in .json (Fathom's
     location file) or .kfr (Re, Im, Zoom, Iterations, then the keys kept from an imported
-    .kfr). Julia, Newton and rotated views have no .kfr form. OUT is written atomically.
+    .kfr). Julia and Newton views have no .kfr form. OUT is written atomically.
     """
 
     static let sequence = """
@@ -185,5 +186,10 @@ enum Help {
     zoom F of the way (in log radius, default 0.5) towards the minibrot, find the next,
     deeper one around it, and repeat until the minibrot's radius is below R.
     --save FILE writes the location (.json or .kfr); --render PNG renders it (default 640x360).
+    """
+
+    static let version = """
+    fathom version
+      Prints Fathom's version and the MPFR library's.
     """
 }

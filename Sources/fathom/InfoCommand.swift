@@ -68,7 +68,6 @@ enum ConvertCommand {
         } else {
             throw CLIError.usage("convert: '\(output)' must end in .json or .kfr")
         }
-        try RenderCommand.checkWritable(output)
         try AtomicFile.write(Data(text.utf8), to: output)
     }
 }

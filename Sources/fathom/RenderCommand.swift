@@ -14,6 +14,7 @@ enum RenderCommand {
         let a = try Arguments(args, valued: valued, flagNames: ["help", "verbose", "quiet"])
         if a.has("help") { print(Help.render); return }
         guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
+        try refuseConflicts(a)
         var file = try baseLocation(a)
         try applyOverrides(a, to: &file)
 
@@ -21,41 +22,92 @@ enum RenderCommand {
         let (settings, engine) = try renderSettings(a, file)
         let width = settings.width, height = settings.height
         let output = a["output"] ?? "fathom.png"
-        try checkWritable(output)
         let npy = a["npy"]
-        if let npy { try checkWritable(npy) }
         let bitDepth = try a.int("bit-depth") ?? 8
         guard bitDepth == 8 || bitDepth == 16 else { throw CLIError.usage("--bit-depth: \(bitDepth) is not 8 or 16") }
+        // Every output is resolved (and two on one file refused) before any work.
+        _ = try OutputSet([output] + (npy.map { [$0] } ?? []) + (settings.perturbation.saveReference.map { [$0] } ?? []))
+        // With an image on standard output, the report goes to standard error.
+        let toStandardError = output == "-" || npy == "-"
+        func report(_ line: String) {
+            if toStandardError { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
+        }
+        let quiet = a.has("quiet")
+        try announce(location: location, settings: settings, quiet: quiet, verbose: a.has("verbose"))
 
         // A progress line with an ETA on stderr when it is a terminal (--quiet: none).
-        let showProgress = !a.has("quiet") && isatty(2) != 0
+        let showProgress = !quiet && isatty(2) != 0
         let meter = ProgressMeter()
-        let control = showProgress ? RenderControl { fraction in
-            if let line = meter.update(fraction) { FileHandle.standardError.write(Data(("\r" + line + "   ").utf8)) }
-        } : RenderControl()
+        var progress: (@Sendable (Double) -> Void)?
+        if showProgress {
+            progress = { (fraction: Double) in
+                if let line = meter.update(fraction) { FileHandle.standardError.write(Data(("\r" + line + "   ").utf8)) }
+            }
+        }
+        let control = Cancellation.control(progress: progress)
         var toRender = file
         toRender.width = width
         toRender.height = height
         toRender.engine = engine
-        let result = try ImageRender.render(toRender, settings: settings, to: output, bitDepth: bitDepth, control: control)
-        if showProgress { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8)) }
+        defer { if showProgress { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8)) } }
+        let result = try ImageRender.render(toRender, settings: settings, to: output, npy: npy, bitDepth: bitDepth, control: control)
         for warning in result.report.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
-        if let npy { try NPYWriter.write(result.field, to: npy) }
 
-        if !a.has("quiet") {
+        if !quiet {
             let r = result.report
             let timing = String(format: "%.2f s, %.0f M iterations", r.seconds, Double(r.iterations) / 1e6)
-            print("wrote \(output): \(width)x\(height), \(location.family.name), path \(r.path.rawValue) (view needs \(r.requiredBits) bits), \(timing)")
-            if let p = r.perturbation { print(describe(p)) }
-            if r.backend != "cpu" { print("backend: \(r.backend), " + String(format: "%.3f s in %d GPU passes", r.gpuSeconds, r.gpuPasses)) }
-            if r.doubleDoublePixels > 0 { print("double: \(r.doubleDoublePixels) pixels again in double-double (rounding check)") }
+            report("wrote \(output): \(width)x\(height), \(location.family.name), path \(r.path.rawValue) (view needs \(r.requiredBits) bits), \(timing)")
+            if let p = r.perturbation { report(describe(p)) }
+            if r.backend != "cpu" { report("backend: \(r.backend), " + String(format: "%.3f s in %d GPU passes", r.gpuSeconds, r.gpuPasses)) }
+            if r.doubleDoublePixels > 0 { report("double: \(r.doubleDoublePixels) pixels again in double-double (rounding check)") }
             if a.has("verbose") {
-                print("threads \(r.threads), guard bits \(settings.guardBits), radius \(location.radius), iterations \(location.maxIterations)")
+                report("threads \(r.threads), guard bits \(settings.guardBits), radius \(abbreviated(location.radius)), iterations \(location.maxIterations)")
                 if let p = r.perturbation {
-                    for (k, ref) in p.references.enumerated() { print("reference \(k): \(ref.re), \(ref.im)") }
+                    for (k, ref) in p.references.enumerated() {
+                        report("reference \(k): \(abbreviated(ref.re)), \(abbreviated(ref.im))")
+                    }
                 }
             }
         }
+    }
+
+    /// A decimal number of any length as at most about 40 characters: its leading digits,
+    /// its exponent and its digit count (the whole value is in the PNG's location chunk).
+    static func abbreviated(_ text: String) -> String {
+        guard text.utf8.count > 40 else { return text }
+        guard let value = try? BigFloat(parsing: text, precision: Precision(bits: 64)) else { return String(text.prefix(37)) + "..." }
+        let digits = text.prefix { $0 != "e" && $0 != "E" }.filter(\.isNumber).count
+        return value.decimalString(significantDigits: 16) + " (\(digits) digits)"
+    }
+
+    /// Options that contradict each other: refused, never one silently winning.
+    static func refuseConflicts(_ a: Arguments) throws {
+        if a["center"] != nil && (a["re"] != nil || a["im"] != nil) {
+            throw CLIError.usage("give --center or --re/--im, not both")
+        }
+        if a.has("verbose") && a.has("quiet") { throw CLIError.usage("give --verbose or --quiet, not both") }
+        if let family = a["family"]?.lowercased() {
+            if a["julia"] != nil && family != "julia" { throw CLIError.usage("--julia is the Julia family's parameter, not \(family)'s") }
+            if a["newton"] != nil && family != "newton" { throw CLIError.usage("--newton is the Newton family's polynomial, not \(family)'s") }
+            if a["power"] != nil && family != "multibrot" && family != "mandelbrot" {
+                throw CLIError.usage("--power is the Multibrot family's power, not \(family)'s")
+            }
+        }
+        if a["julia"] != nil && a["newton"] != nil { throw CLIError.usage("give --julia or --newton, not both") }
+    }
+
+    /// Before a long render: the plan (bits, reference steps, time here) on stderr, and a
+    /// refusal of what cannot fit in memory. Also with --verbose.
+    static func announce(location: Location, settings: RenderSettings, quiet: Bool, verbose: Bool) throws {
+        let plan = try Renderer.plan(location: location, settings: settings)
+        guard let bits = plan.referenceBits else { return }
+        let memory = RenderPlan.physicalMemory
+        if plan.referenceBytes > memory {
+            throw CLIError.data("the reference orbit may take \(plan.referenceSteps) steps at \(bits) bits, up to \(plan.referenceBytes >> 20) MiB with its BLA table, more than this machine's \(memory >> 20) MiB: lower --iterations (at most about \(RenderPlan.maximumReferenceSteps(memory: memory)))")
+        }
+        guard !quiet, verbose || plan.referenceSeconds > 10 else { return }
+        FileHandle.standardError.write(Data(("estimate: view needs \(plan.requiredBits) bits; reference orbit at \(bits) bits, up to \(plan.referenceSteps) steps, up to "
+            + ProgressMeter.duration(plan.referenceSeconds) + " here (less if it escapes), up to \(plan.referenceBytes >> 20) MiB\n").utf8))
     }
 
     /// The render settings from `file` (size, guard bits, engine) and --threads, --guard-bits
@@ -108,7 +160,7 @@ enum RenderCommand {
             e.precisionPasses = v == "on"
         }
         if let v = a["bla-epsilon"] {
-            guard let eps = Double(v) else { throw CLIError.data("--bla-epsilon: '\(v)' is not a number in (0, 1)") }
+            guard let eps = Double(v), eps > 0, eps < 1 else { throw CLIError.data("--bla-epsilon: '\(v)' is not a number in (0, 1)") }
             e.blaEpsilon = eps
         }
         return e
@@ -198,7 +250,10 @@ enum RenderCommand {
             if a["family"] == nil { file.family = "julia" }
         }
         if let p = try a.int("power") { file.power = p }
-        if let poly = a["newton"] { file.newton = poly }
+        if let poly = a["newton"] {
+            file.newton = poly
+            if a["family"] == nil { file.family = "newton" }
+        }
         if let rot = try a.double("rotation") { file.rotation = rot }
         if let (w, h) = try a.size() {
             file.width = w
@@ -264,21 +319,5 @@ enum RenderCommand {
             }
         }
         file.color = color
-    }
-
-    /// Fails early (before a long render) when the output cannot be created.
-    static func checkWritable(_ path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
-            throw CLIError.cannotCreate("cannot write '\(path)': it is a folder")
-        }
-        let folder = url.deletingLastPathComponent().path
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw CLIError.cannotCreate("cannot write '\(path)': folder '\(folder)' does not exist")
-        }
-        guard access(folder, W_OK) == 0 else {
-            throw CLIError.cannotCreate("cannot write '\(path)': folder '\(folder)' is not writable")
-        }
     }
 }

@@ -41,25 +41,26 @@ enum SequenceCommand {
         let bitDepth = try a.int("bit-depth") ?? 8
         guard bitDepth == 8 || bitDepth == 16 else { throw CLIError.usage("--bit-depth: \(bitDepth) is not 8 or 16") }
 
-        var range = 0...(sequence.frames.count - 1)
-        if let text = a["frames"] {
-            let parts = text.components(separatedBy: "..")
-            guard parts.count == 2, let lo = Int(parts[0]), let hi = Int(parts[1]), lo <= hi else {
-                throw CLIError.data("--frames: '\(text)' is not A..B (first and last frame, e.g. 40..49)")
-            }
-            guard lo >= 0 && hi < sequence.frames.count else {
-                throw CLIError.data("--frames: \(text) is outside the sequence's frames 0..\(sequence.frames.count - 1)")
-            }
-            range = lo...hi
-        }
+        let range = try frameRange(a["frames"], count: sequence.frames.count)
+        // Every frame of the slice is checked before the folder is made.
+        for k in range { _ = try sequence.frames[k].location() }
         let folder = a["output-dir"] ?? "frames"
-        try prepareFolder(folder)
+        let created = try prepareFolder(folder)
 
         let quiet = a.has("quiet")
-        let report = try sequence.render(range, into: folder, settings: settings, bitDepth: bitDepth) { k, result in
-            guard !quiet else { return }
-            let r = result.report
-            print(String(format: "frame %d: radius %@, path %@, %.2f s", k, sequence.frames[k].radius, r.path.rawValue, r.seconds))
+        let control = Cancellation.control()
+        let report: FrameSequence.Report
+        do {
+            report = try sequence.render(range, into: folder, settings: settings, bitDepth: bitDepth, control: control) { k, result in
+                guard !quiet else { return }
+                let r = result.report
+                print(String(format: "frame %d: radius %@, path %@, %.2f s", k, RenderCommand.abbreviated(sequence.frames[k].radius),
+                             r.path.rawValue, r.seconds))
+            }
+        } catch {
+            // A folder this command made and filled with nothing goes again (rmdir: only if empty).
+            if created { rmdir(folder) }
+            throw error
         }
         if !quiet {
             print(String(format: "sequence: %d of %d frames (%d..%d) in %@, %.1f s; reference orbits: %d computed, %d reused",
@@ -69,8 +70,22 @@ enum SequenceCommand {
         }
     }
 
-    /// The output folder, created if its parent exists.
-    static func prepareFolder(_ folder: String) throws {
+    /// `--frames A..B` (nil: every frame), each bound checked with its own message.
+    static func frameRange(_ text: String?, count: Int) throws -> ClosedRange<Int> {
+        guard let text else { return 0...(count - 1) }
+        let parts = text.components(separatedBy: "..")
+        guard parts.count == 2, let lo = Int(parts[0]), let hi = Int(parts[1]) else {
+            throw CLIError.data("--frames: '\(text)' is not A..B (first and last frame, e.g. 40..49)")
+        }
+        guard lo <= hi else { throw CLIError.data("--frames: \(text) ends before it starts: give the first frame first (\(hi)..\(lo))") }
+        guard lo >= 0 && hi < count else {
+            throw CLIError.data("--frames: \(text) is outside the sequence's frames 0..\(count - 1)")
+        }
+        return lo...hi
+    }
+
+    /// The output folder, created if its parent exists; whether this call created it.
+    static func prepareFolder(_ folder: String) throws -> Bool {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
             guard isFolder.boolValue else { throw CLIError.cannotCreate("cannot write frames into '\(folder)': it is a file") }
@@ -79,10 +94,12 @@ enum SequenceCommand {
             guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
                 throw CLIError.cannotCreate("cannot create '\(folder)': folder '\(parent)' does not exist")
             }
-            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) } catch {
-                throw CLIError.cannotCreate("cannot create '\(folder)': \(error.localizedDescription)")
+            guard mkdir(folder, 0o777) == 0 else {
+                throw CLIError.cannotCreate("cannot create '\(folder)': \(String(cString: strerror(errno)))")
             }
+            return true
         }
         guard access(folder, W_OK) == 0 else { throw CLIError.cannotCreate("cannot write frames into '\(folder)': not writable") }
+        return false
     }
 }

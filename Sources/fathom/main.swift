@@ -2,14 +2,25 @@
 import Fathom
 import Foundation
 
+Cancellation.install()
 let arguments = Array(CommandLine.arguments.dropFirst())
+var failure: CLIError?
 do {
     try CLI.run(arguments)
-    exit(0)
-} catch let error as CLIError {
-    FileHandle.standardError.write(Data(("fathom: " + error.message + "\n").utf8))
-    exit(error.exitCode)
+} catch let error as RenderError where error == .cancelled && Cancellation.receivedSignal != nil {
+    failure = Cancellation.error(Cancellation.receivedSignal!)
 } catch {
-    FileHandle.standardError.write(Data(("fathom: " + CLIError(error).message + "\n").utf8))
-    exit(CLIError(error).exitCode)
+    failure = CLIError(error)
 }
+// A command's report on standard output is part of its result: a write error there (a full
+// disk, /dev/full) fails the command.
+if fflush(nil) != 0, failure == nil {
+    // A reader that went away (`fathom presets | head`) ends the command as SIGPIPE would, quietly.
+    if errno == EPIPE { exit(128 + SIGPIPE) }
+    failure = CLIError(exitCode: 74, message: "cannot write to standard output: \(String(cString: strerror(errno)))")
+}
+if let failure {
+    FileHandle.standardError.write(Data(("fathom: " + failure.message + "\n").utf8))
+    exit(failure.exitCode)
+}
+exit(0)

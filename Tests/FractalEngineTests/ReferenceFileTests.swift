@@ -57,7 +57,7 @@ import Testing
             let path = NSTemporaryDirectoryPath() + "/fathom-ref-\(UInt32.random(in: 0...UInt32.max)).orbit"
             defer { removeFile(path) }
             try orbit.write(to: path)
-            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(orbit.fileBytes()))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == orbit.fileData())
             let back = try ReferenceOrbit.read(from: path)
             #expect(back.re == orbit.re && back.im == orbit.im && back.reLow == orbit.reLow && back.imLow == orbit.imLow)
             #expect(back.point == orbit.point && back.juliaC == orbit.juliaC && back.power == orbit.power)
@@ -69,7 +69,7 @@ import Testing
 
     @Test("every truncation of a file is a one-line error")
     func truncated() throws {
-        let bytes = try ReferenceFileTests.orbits()[1].fileBytes()
+        let bytes = [UInt8](try ReferenceFileTests.orbits()[1].fileData())
         for n in 0..<bytes.count {
             let reason = ReferenceFileTests.reason(Array(bytes[0..<n]))
             #expect(reason != nil, "\(n) bytes")
@@ -81,7 +81,7 @@ import Testing
 
     @Test("one flipped bit anywhere in a file is a one-line error")
     func flippedBit() throws {
-        let bytes = try ReferenceFileTests.orbits()[0].fileBytes()
+        let bytes = [UInt8](try ReferenceFileTests.orbits()[0].fileData())
         for i in 0..<bytes.count {
             for bit in [0, 7] {
                 var b = bytes
@@ -95,7 +95,7 @@ import Testing
 
     @Test("version 1 and 2 files, without a checksum, are refused with what to do")
     func oldVersion() throws {
-        var bytes = Array(try ReferenceFileTests.orbits()[1].fileBytes().dropLast(8))
+        var bytes = Array(try ReferenceFileTests.orbits()[1].fileData().dropLast(8))
         for version: UInt8 in [1, 2] {
             bytes[8] = version
             #expect(ReferenceFileTests.reason(bytes)
@@ -109,7 +109,7 @@ import Testing
     @Test("fields out of range are refused even with a correct checksum")
     func fieldsOutOfRange() throws {
         let orbit = try ReferenceFileTests.orbits()[1]
-        let good = orbit.fileBytes()
+        let good = [UInt8](orbit.fileData())
         func patched(_ offset: Int, _ value: UInt64) -> String? {
             var b = good
             ReferenceFileTests.set(&b, at: offset, value)
@@ -144,7 +144,7 @@ import Testing
     @Test("tiny-value and gap entries out of order, past the orbit or out of range are refused")
     func sparseEntries() throws {
         let orbit = try ReferenceFileTests.orbits()[0]
-        let good = orbit.fileBytes()
+        let good = [UInt8](orbit.fileData())
         #expect(orbit.tiny.isEmpty && !orbit.escapeGaps.isEmpty)
         // The gap table is last: count, then (index, significand, exponent) entries.
         let gapCount = good.count - 8 - 24 * orbit.escapeGaps.count - 8

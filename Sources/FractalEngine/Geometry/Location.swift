@@ -29,28 +29,46 @@ public struct Location: Sendable, Equatable {
 
     /// The largest iteration limit (escape counts are stored as UInt32).
     public static let maximumIterations = 2_000_000_000
+    /// The largest |re| and |im| of a center or a Julia parameter, and the largest radius:
+    /// every family's set lies within a few units of 0, and beyond 2^53 a pixel spacing of
+    /// a view of any size would not be a Double.
+    public static let maximumCoordinate = "1e10"
+    /// The smallest radius: a reference orbit at 3.3 million bits, whose every step takes
+    /// tens of milliseconds here (Documentation/Reliability.md).
+    public static let minimumRadius = "1e-1000000"
+    /// The most characters of one decimal number: a million digits carry a center to the
+    /// smallest radius with room to spare.
+    public static let maximumCharacters = 1_100_000
 
-    /// Checks every field a user can get wrong, with a message naming the field.
+    /// Checks every field a user can get wrong, with a message naming the field, and the
+    /// limits above, before any work: a location that passes converts to the engine's types
+    /// without overflow.
     public func validate() throws(LocationError) {
-        for (field, text) in [("center.re", centerRe), ("center.im", centerIm), ("radius", radius)] {
+        var numbers = [("center.re", centerRe), ("center.im", centerIm), ("radius", radius)]
+        if case .julia(let re, let im) = family { numbers += [("julia.re", re), ("julia.im", im)] }
+        let bits = Precision(bits: 64)
+        let largest = try! BigFloat(parsing: Location.maximumCoordinate, precision: bits)
+        let smallest = try! BigFloat(parsing: Location.minimumRadius, precision: bits)
+        for (field, text) in numbers {
+            guard text.utf8.count <= Location.maximumCharacters else { throw .tooLong(field: field, characters: text.utf8.count) }
             guard BigFloat.isDecimalNumber(text) else { throw .badNumber(field: field, text: text) }
+            let limit = field == "radius" ? "\(Location.minimumRadius) <= radius <= \(Location.maximumCoordinate)"
+                : "|value| <= \(Location.maximumCoordinate)"
+            // Text MPFR cannot hold (an exponent past its range) is out of range too.
+            guard let value = try? BigFloat(parsing: text, precision: bits) else { throw .outOfRange(field: field, text: text, limit: limit) }
+            if field == "radius" {
+                guard value.signum > 0 else { throw .nonPositiveRadius(radius) }
+                guard !(value < smallest), !(largest < value) else { throw .outOfRange(field: field, text: text, limit: limit) }
+            } else {
+                guard !(largest < (value.signum < 0 ? -value : value)) else { throw .outOfRange(field: field, text: text, limit: limit) }
+            }
         }
-        let r: BigFloat
-        do { r = try BigFloat(parsing: radius, precision: Precision(bits: 64)) } catch {
-            throw .badNumber(field: "radius", text: radius)
-        }
-        guard r.signum > 0 else { throw .nonPositiveRadius(radius) }
         guard rotation.isFinite else { throw .badNumber(field: "rotation", text: "\(rotation)") }
         guard maxIterations >= 1 && maxIterations <= Location.maximumIterations else {
             throw .badIterations(maxIterations)
         }
-        switch family {
-        case .mandelbrot, .newton: break
-        case .multibrot(let p):
+        if case .multibrot(let p) = family {
             guard Family.powerRange.contains(p) else { throw .badPower(p) }
-        case .julia(let re, let im):
-            guard BigFloat.isDecimalNumber(re) else { throw .badNumber(field: "julia.re", text: re) }
-            guard BigFloat.isDecimalNumber(im) else { throw .badNumber(field: "julia.im", text: im) }
         }
     }
 }
@@ -58,6 +76,10 @@ public struct Location: Sendable, Equatable {
 /// What is wrong with a location or render request, in words a user can act on.
 public enum LocationError: Error, Equatable, CustomStringConvertible {
     case badNumber(field: String, text: String)
+    /// A number outside the range Fathom renders (`limit` says which).
+    case outOfRange(field: String, text: String, limit: String)
+    /// A decimal number longer than `Location.maximumCharacters`.
+    case tooLong(field: String, characters: Int)
     case nonPositiveRadius(String)
     case badIterations(Int)
     case badPower(Int)
@@ -75,11 +97,17 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
     case badFrameRange(Int, Int, Int)
     /// Supersampling other than 1...4 samples a side.
     case badSupersample(Int)
+    /// A zoom-out factor that is not a finite number greater than 1.
+    case badFactor(Double)
 
     public var description: String {
         switch self {
         case .badNumber(let field, let text):
             "\(field): \(ArbitraryPrecisionError.notADecimalNumber(text))"
+        case .outOfRange(let field, let text, let limit):
+            "\(field): '\(text.count > 40 ? String(text.prefix(37)) + "..." : text)' is outside the range Fathom renders (\(limit))"
+        case .tooLong(let field, let characters):
+            "\(field): a number of \(characters) characters is longer than \(Location.maximumCharacters)"
         case .nonPositiveRadius(let text):
             "radius: '\(text)' must be greater than zero"
         case .badIterations(let n):
@@ -100,10 +128,12 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
             "frames: \(n) is out of range (a zoom-out takes 1...1000000 frames, keyframes at least two)"
         case .badFrameRange(let a, let b, let count):
             "frames: \(a)..\(b) is not within the sequence's frames 0..\(count - 1)"
+        case .badFactor(let f):
+            "factor: \(f) is not a zoom factor greater than 1 (each frame's radius is the previous one's times the factor)"
         case .badSupersample(let k):
             "supersample: \(k) is outside 1...4 (samples a pixel side: 2 is 2x2)"
         case .notInKFR(let what):
-            "a .kfr file cannot hold \(what) (Kalles Fraktaler's format has the Mandelbrot and Multibrot families only, unrotated)"
+            "a .kfr file cannot hold \(what) (Kalles Fraktaler's format shares the Mandelbrot and Multibrot families only)"
         }
     }
 }

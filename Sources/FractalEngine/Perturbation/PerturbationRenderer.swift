@@ -46,6 +46,9 @@ public struct PerturbationSettings: Sendable, Equatable {
     public var loadReference: String?
     /// Write the primary reference orbit to this file.
     public var saveReference: String?
+    /// Stage the primary reference orbit's file in this output of its caller's `OutputSet`
+    /// instead (committed with the caller's other outputs; `saveReference` is then unused).
+    public var referenceOutput: OutputSlot?
     /// Iterate pixels whose smooth value the deltas may not hold to 1e-7 again, directly in
     /// MPFR (`PrecisionEstimate`).
     public var exactSensitivePixels: Bool = true
@@ -152,7 +155,7 @@ enum PerturbationRenderer {
         case .mandelbrot: return try withDelta(QuadraticPerturbation(addsDC: true))
         case .julia: return try withDelta(QuadraticPerturbation(addsDC: false))
         case .multibrot(let p): return try withDelta(MultibrotPerturbation(power: p))
-        case .newton: throw RenderError.needsPerturbation(requiredBits: 0, availableBits: ArithmeticPath.doubleDouble.bits)
+        case .newton: throw RenderError.noPerturbationFormula(family: "newton")
         }
     }
 
@@ -257,7 +260,11 @@ enum PerturbationRenderer {
                 }
             }
         }
-        if let path = settings.saveReference { try primary.write(to: path) }
+        if let slot = settings.referenceOutput {
+            try slot.set.stage(primary.fileData(), at: slot.index)
+        } else if let path = settings.saveReference {
+            try primary.write(to: path)
+        }
         trace.mark("reference")
 
         let tolerance = PerturbationSettings.glitchTolerance(power: formula.power)

@@ -49,9 +49,16 @@ extension ReferenceOrbit {
         return h
     }
 
-    /// The file's bytes (what `write(to:)` writes).
-    public func fileBytes() -> [UInt8] {
-        var out = [UInt8]()
+    /// Writes the orbit to `path` by the output rules (`OutputSet`: atomically).
+    public func write(to path: String) throws {
+        do { try OutputSet.write(fileData(), to: path) } catch {
+            throw ReferenceFileError.cannotWrite(path: path, reason: error.description)
+        }
+    }
+
+    /// The orbit file's bytes.
+    public func fileData() -> Data {
+        var out = Data()
         out.reserveCapacity(64 + count * (reLow.isEmpty ? 16 : 32) + tiny.count * 40 + escapeGaps.count * 24)
         func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
         func i64(_ v: Int) { u64(UInt64(bitPattern: Int64(v))) }
@@ -91,15 +98,6 @@ extension ReferenceOrbit {
         }
         u64(ReferenceOrbit.fileChecksum(out))
         return out
-    }
-
-    /// Writes the orbit to `path` (atomically: a temporary file, then a rename).
-    public func write(to path: String) throws {
-        let out = Data(fileBytes())
-        let url = URL(fileURLWithPath: path)
-        do { try out.write(to: url, options: .atomic) } catch {
-            throw ReferenceFileError.cannotWrite(path: path)
-        }
     }
 
     /// Reads an orbit written by `write(to:)`.
@@ -248,7 +246,7 @@ public enum ReferenceFileError: Error, Equatable, CustomStringConvertible {
     case unreadable(path: String)
     /// Not a version 3 orbit file, or a damaged one; `reason` is one line.
     case malformed(path: String, reason: String)
-    case cannotWrite(path: String)
+    case cannotWrite(path: String, reason: String)
     /// The file holds an orbit for another family, iteration limit or a lower precision.
     case mismatch(path: String)
 
@@ -256,7 +254,7 @@ public enum ReferenceFileError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .unreadable(let path): "cannot read reference orbit '\(path)'"
         case .malformed(let path, let reason): "'\(path)' is not a valid Fathom reference orbit file: \(reason)"
-        case .cannotWrite(let path): "cannot write reference orbit '\(path)'"
+        case .cannotWrite(_, let reason): "reference orbit: \(reason)"
         case .mismatch(let path): "reference orbit '\(path)' does not fit this view (family, iteration limit or precision)"
         }
     }

@@ -41,8 +41,10 @@ public struct ReferenceOrbit: Sendable {
 
     /// Computes the orbit of `point` in MPFR, in place, up to `maxIterations` steps.
     ///
-    /// `progress` is called with the fraction done every 4096 steps; `isCancelled` is polled
-    /// as often and stops the computation with `RenderError.cancelled`. `partnerThread`:
+    /// `progress` is called with the fraction done every 4096 steps (every step from 8192
+    /// bits); `isCancelled` is polled as often and stops the computation with
+    /// `RenderError.cancelled`. An orbit that outgrows the machine's memory
+    /// (`RenderPlan.maximumReferenceSteps`) stops with `RenderError.referenceTooLarge`. `partnerThread`:
     /// z^2 + c at `partnerThreadMinimumBits` or more takes a second thread for one of its
     /// two products (the same orbit, in about half the time).
     public static func compute(
@@ -92,6 +94,9 @@ public struct ReferenceOrbit: Sendable {
         }
 
         store()
+        // Polled every 4096 steps, every step from 8192 bits (a step then takes 20 us or more).
+        let checkMask = precision.bits >= 8192 ? 0 : 4095
+        let stepLimit = RenderPlan.maximumReferenceSteps()
         var m = 0
         while m < maxIterations {
             if let partner {
@@ -124,9 +129,13 @@ public struct ReferenceOrbit: Sendable {
                 escaped = true
                 break
             }
-            if m & 4095 == 0, let control {
-                if control.isCancelled { throw RenderError.cancelled }
-                control.reportReference(Double(m) / Double(maxIterations))
+            if m & checkMask == 0 {
+                // An orbit past the machine's memory stops with one line, not the OOM killer.
+                if m > stepLimit { throw RenderError.referenceTooLarge(steps: m, memory: RenderPlan.physicalMemory) }
+                if let control {
+                    if control.isCancelled { throw RenderError.cancelled }
+                    control.reportReference(Double(m) / Double(maxIterations))
+                }
             }
         }
         return ReferenceOrbit(point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im,

@@ -42,11 +42,24 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
     /// The view needs more bits below the pixel spacing than direct iteration carries, and
     /// the family has no perturbation formula (Newton).
     case needsPerturbation(requiredBits: Int, availableBits: Int)
+    /// The perturbation path was asked for a family that has no perturbation formula.
+    case noPerturbationFormula(family: String)
+    /// A reference orbit file was asked for, but the view renders on a direct path.
+    case noReferenceOrbit(path: String)
+    /// The reference orbit would outgrow the memory (`steps` steps of
+    /// `RenderPlan.bytesPerReferenceStep`, more than `memory` bytes).
+    case referenceTooLarge(steps: Int, memory: Int)
 
     public var description: String {
         switch self {
         case .cancelled:
             "render cancelled"
+        case .noPerturbationFormula(let family):
+            "path: the \(family) family has no perturbation formula: render it with path double or double-double"
+        case .noReferenceOrbit(let path):
+            "save-reference: this view renders on the \(path) path, which takes no reference orbit"
+        case .referenceTooLarge(let steps, let memory):
+            "the reference orbit would pass \(steps) steps, more than this machine's \(memory >> 20) MiB of memory holds with its BLA table: lower the iteration limit"
         case .needsPerturbation(let required, let available):
             "this view needs \(required) bits (pixel spacing plus guard bits) but direct double-double iteration carries \(available), and Newton fractals have no perturbation formula"
         }

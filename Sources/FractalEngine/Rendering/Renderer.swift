@@ -100,7 +100,8 @@ public enum Renderer {
     /// The bits a view needs: log2(max(2, |center|) / s) rounded up, plus `guardBits`.
     public static func requiredBits(viewport: Viewport, guardBits: Int) -> Int {
         let scale = max(2, viewport.centerDD.re.hi.magnitude + viewport.centerDD.im.hi.magnitude)
-        return Int((Math.log2(scale) - viewport.log2Spacing).rounded(.up)) + guardBits
+        // Never below zero (a view wider than its center's scale needs no bits below it).
+        return max(0, Int((Math.log2(scale) - viewport.log2Spacing).rounded(.up))) + guardBits
     }
 
     /// The cheapest path that carries `bits`.
@@ -220,6 +221,8 @@ public enum Renderer {
         var perturbationReport: PerturbationReport?
         switch (path, location.family) {
         case (.perturbation, .newton):
+            // Forced (--path perturbation), or a view deeper than double-double carries.
+            if settings.path == .perturbation { throw RenderError.noPerturbationFormula(family: "newton") }
             throw RenderError.needsPerturbation(requiredBits: bits, availableBits: ArithmeticPath.doubleDouble.bits)
         case (.perturbation, _):
             perturbationReport = try PerturbationRenderer.render(

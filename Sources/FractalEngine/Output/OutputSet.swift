@@ -1,0 +1,339 @@
+import Foundation
+
+// Outputs are written so that nothing a user owns is destroyed (Documentation/Reliability.md):
+//
+// - a regular file, or nothing, at the path is replaced atomically: the bytes go to a
+//   temporary file in the same folder, renamed over the path only when complete; a file
+//   that existed keeps its mode (and, where allowed, its owner);
+// - a symbolic link is followed: its final target is what is written or created;
+// - a character device or a FIFO (/dev/null, /dev/stdout, a pipe) is written in place,
+//   never replaced; a block device, a socket or a folder is refused;
+// - a file without any write permission is refused, as writing through it would be;
+// - `-` is standard output (refused when it is a terminal);
+// - the outputs of one command form one `OutputSet`: all are written, or none is; two
+//   outputs on one path are refused before any work starts.
+
+/// Why an output could not be written.
+public enum OutputError: Error, Equatable, CustomStringConvertible {
+    case cannotCreate(path: String, reason: String)
+    /// Two outputs of one command resolve to the same file.
+    case samePath(String, String)
+
+    public var description: String {
+        switch self {
+        case .cannotCreate(let path, let reason): "cannot write '\(path)': \(reason)"
+        case .samePath(let a, let b):
+            a == b ? "'\(a)' is given for two outputs" : "'\(a)' and '\(b)' are the same file: give each output its own path"
+        }
+    }
+}
+
+/// Where an output goes, decided before any work starts.
+public enum OutputTarget: Equatable, Sendable {
+    /// A new file, or a regular file replaced atomically (keeping `mode` when it existed).
+    case file(path: String, mode: mode_t?)
+    /// A character device or FIFO: written in place.
+    case stream(path: String)
+    /// Standard output.
+    case standardOutput
+
+    /// Classifies `path` by the rules above; throws for what must not be written.
+    public static func resolve(_ path: String) throws(OutputError) -> OutputTarget {
+        if path == "-" {
+            guard isatty(1) == 0 else { throw .cannotCreate(path: path, reason: "standard output is a terminal") }
+            return .standardOutput
+        }
+        guard !path.isEmpty else { throw .cannotCreate(path: path, reason: "an empty path") }
+        let final = try followLinks(path)
+        var info = stat()
+        if lstat(final, &info) != 0 {
+            guard errno == ENOENT else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }
+            try checkFolder(of: final, for: path)
+            return .file(path: final, mode: nil)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            try checkFolder(of: final, for: path)
+            guard info.st_mode & 0o222 != 0, geteuid() == 0 || access(final, W_OK) == 0 else {
+                throw .cannotCreate(path: path, reason: "the file is read-only")
+            }
+            return .file(path: final, mode: info.st_mode & 0o7777)
+        case S_IFCHR, S_IFIFO:
+            return .stream(path: final)
+        case S_IFDIR: throw .cannotCreate(path: path, reason: "it is a folder")
+        case S_IFBLK: throw .cannotCreate(path: path, reason: "it is a block device (never replaced or written)")
+        case S_IFSOCK: throw .cannotCreate(path: path, reason: "it is a socket")
+        default: throw .cannotCreate(path: path, reason: "it is not a regular file")
+        }
+    }
+
+    /// The path after following symbolic links (a dangling link gives its target's path).
+    static func followLinks(_ path: String) throws(OutputError) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink(current, &buffer, buffer.count - 1)
+            guard n >= 0 else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }
+            let target = String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = target.hasPrefix("/") ? target : URL(fileURLWithPath: current).deletingLastPathComponent().path + "/" + target
+        }
+        throw .cannotCreate(path: path, reason: "too many levels of symbolic links")
+    }
+
+    static func checkFolder(of final: String, for path: String) throws(OutputError) {
+        let folder = URL(fileURLWithPath: final).deletingLastPathComponent().path
+        var info = stat()
+        guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw .cannotCreate(path: path, reason: "folder '\(folder)' does not exist")
+        }
+        guard access(folder, W_OK) == 0 else { throw .cannotCreate(path: path, reason: "folder '\(folder)' is not writable") }
+    }
+
+    /// The file this target names, for telling two outputs apart: device and inode when it
+    /// exists, else the absolute path.
+    var identity: String {
+        switch self {
+        case .standardOutput: return "-"
+        case .file(let path, _), .stream(let path):
+            var info = stat()
+            if stat(path, &info) == 0 { return "inode \(info.st_dev):\(info.st_ino)" }
+            let url = URL(fileURLWithPath: path)
+            return url.deletingLastPathComponent().resolvingSymlinksInPath().path + "/" + url.lastPathComponent
+        }
+    }
+}
+
+/// The temporary files of this process that are not yet committed: a cancellation that
+/// cannot wait for the work to unwind (a second signal) removes them before it exits.
+public enum TemporaryFiles {
+    nonisolated(unsafe) private static var paths: Set<String> = []
+    private static let lock = NSLock()
+
+    static func add(_ path: String) {
+        lock.lock()
+        paths.insert(path)
+        lock.unlock()
+    }
+
+    static func remove(_ path: String) {
+        lock.lock()
+        paths.remove(path)
+        lock.unlock()
+        unlink(path)
+    }
+
+    /// Removes every temporary file still registered.
+    public static func removeAll() {
+        lock.lock()
+        let all = paths
+        paths = []
+        lock.unlock()
+        for path in all { unlink(path) }
+    }
+}
+
+/// The outputs of one command, written as one transaction: each is staged in a temporary
+/// file, and only when all are staged are they moved into place (streams written first,
+/// then renames, undone if one fails). A set that is not committed removes its temporary
+/// files when it goes away.
+public final class OutputSet: @unchecked Sendable {
+    public let paths: [String]
+    public let targets: [OutputTarget]
+    private var temporaries: [String?]
+    private var committed = false
+
+    /// Resolves every path (Documentation/Reliability.md's rules) and refuses two outputs on
+    /// one file, before any work starts.
+    public init(_ paths: [String]) throws(OutputError) {
+        self.paths = paths
+        var targets: [OutputTarget] = []
+        var seen: [String: String] = [:]
+        for path in paths {
+            let target = try OutputTarget.resolve(path)
+            if let other = seen[target.identity] { throw .samePath(other, path) }
+            seen[target.identity] = path
+            targets.append(target)
+        }
+        self.targets = targets
+        temporaries = Array(repeating: nil, count: paths.count)
+    }
+
+    deinit { abort() }
+
+    /// A new temporary file for output `index` (replacing one staged before): in the
+    /// target's folder for a file, in the temporary folder for a stream.
+    public func temporaryPath(_ index: Int) throws(OutputError) -> String {
+        if let old = temporaries[index] { TemporaryFiles.remove(old) }
+        let folder: String
+        let name: String
+        switch targets[index] {
+        case .file(let path, _):
+            let url = URL(fileURLWithPath: path)
+            folder = url.deletingLastPathComponent().path
+            name = url.lastPathComponent
+        case .stream, .standardOutput:
+            folder = ProcessInfo.processInfo.environment["TMPDIR"].map { $0.isEmpty ? "/tmp" : $0 } ?? "/tmp"
+            name = "fathom-output"
+        }
+        let temporary = folder + "/." + name + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else {
+            throw .cannotCreate(path: paths[index], reason: "cannot create a temporary file in '\(folder)': \(String(cString: strerror(errno)))")
+        }
+        close(fd)
+        TemporaryFiles.add(temporary)
+        temporaries[index] = temporary
+        return temporary
+    }
+
+    /// Stages `data` as output `index`.
+    public func stage(_ data: Data, at index: Int) throws(OutputError) {
+        let temporary = try temporaryPath(index)
+        do { try writeAll(data, to: temporary, flags: O_WRONLY | O_TRUNC) } catch {
+            TemporaryFiles.remove(temporary)
+            temporaries[index] = nil
+            throw .cannotCreate(path: paths[index], reason: error.reason)
+        }
+    }
+
+    /// Moves every staged output into place: all of them, or (on an error) none.
+    public func commit() throws(OutputError) {
+        precondition(!committed, "an OutputSet commits once")
+        guard let staged = Optional(temporaries.compactMap { $0 }), staged.count == paths.count else {
+            throw .cannotCreate(path: paths[temporaries.firstIndex { $0 == nil } ?? 0], reason: "nothing was staged for it")
+        }
+        // Streams first: they cannot be undone, and nothing is in place yet when one fails.
+        for (i, target) in targets.enumerated() {
+            switch target {
+            case .file: continue
+            case .stream(let path):
+                do { try copy(staged[i], to: path) } catch { throw .cannotCreate(path: paths[i], reason: error.reason) }
+            case .standardOutput:
+                do { try copy(staged[i], toDescriptor: 1) } catch { throw .cannotCreate(path: "-", reason: error.reason) }
+            }
+        }
+        // Then renames, each old file kept under a hard link until all are in place.
+        var done: [(path: String, backup: String?)] = []
+        func undo() {
+            for (path, backup) in done.reversed() {
+                if let backup { rename(backup, path) } else { unlink(path) }
+            }
+        }
+        for (i, target) in targets.enumerated() {
+            guard case .file(let path, let mode) = target else { continue }
+            if let mode {
+                chmod(staged[i], mode)
+                var info = stat()
+                if stat(path, &info) == 0 { _ = chown(staged[i], info.st_uid, info.st_gid) }
+            } else {
+                let mask = umask(0)
+                umask(mask)
+                chmod(staged[i], 0o666 & ~mask)
+            }
+            var backup: String?
+            if mode != nil {
+                let b = staged[i] + ".old"
+                if link(path, b) == 0 { backup = b; TemporaryFiles.add(b) }
+            }
+            guard rename(staged[i], path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                if let backup { TemporaryFiles.remove(backup) }
+                undo()
+                throw .cannotCreate(path: paths[i], reason: reason)
+            }
+            TemporaryFiles.remove(staged[i])
+            done.append((path, backup))
+        }
+        for (_, backup) in done { if let backup { TemporaryFiles.remove(backup) } }
+        committed = true
+        temporaries = Array(repeating: nil, count: paths.count)
+    }
+
+    /// Removes the staged temporary files (nothing is written).
+    public func abort() {
+        for case let t? in temporaries { TemporaryFiles.remove(t) }
+        temporaries = Array(repeating: nil, count: paths.count)
+    }
+
+    /// Writes one output alone (resolve, stage, commit).
+    public static func write(_ data: Data, to path: String) throws(OutputError) {
+        let set = try OutputSet([path])
+        try set.stage(data, at: 0)
+        try set.commit()
+    }
+}
+
+/// One output of an `OutputSet`, handed to code that stages it for its caller to commit.
+public struct OutputSlot: Sendable, Equatable {
+    public let set: OutputSet
+    public let index: Int
+
+    public init(_ set: OutputSet, _ index: Int) {
+        self.set = set
+        self.index = index
+    }
+
+    public static func == (a: OutputSlot, b: OutputSlot) -> Bool { a.set === b.set && a.index == b.index }
+}
+
+/// The name of `OutputError` before outputs other than images went through it.
+public typealias ImageWriteError = OutputError
+
+/// Files written whole or not at all (one `OutputSet` of one file).
+public enum AtomicFile {
+    /// Writes `data` to `path` by the output rules.
+    public static func write(_ data: Data, to path: String) throws(OutputError) {
+        try OutputSet.write(data, to: path)
+    }
+}
+
+private struct IOFailure: Error {
+    let reason: String
+    init(_ code: Int32 = errno) { reason = String(cString: strerror(code)) }
+}
+
+private func writeAll(_ data: Data, toDescriptor fd: Int32) throws(IOFailure) {
+    var failure: IOFailure?
+    data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+        var offset = 0
+        while offset < raw.count {
+            let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = IOFailure()
+                return
+            }
+            offset += n
+        }
+    }
+    if let failure { throw failure }
+}
+
+private func writeAll(_ data: Data, to path: String, flags: Int32) throws(IOFailure) {
+    let fd = open(path, flags | O_CLOEXEC | O_NOCTTY)
+    guard fd >= 0 else { throw IOFailure() }
+    do { try writeAll(data, toDescriptor: fd) } catch {
+        close(fd)
+        throw error
+    }
+    if fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
+        let failure = IOFailure()
+        close(fd)
+        throw failure
+    }
+    guard close(fd) == 0 else { throw IOFailure() }
+}
+
+private func copy(_ source: String, to path: String) throws(IOFailure) {
+    let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+    guard fd >= 0 else { throw IOFailure() }
+    defer { close(fd) }
+    try copy(source, toDescriptor: fd)
+}
+
+private func copy(_ source: String, toDescriptor fd: Int32) throws(IOFailure) {
+    guard let data = FileManager.default.contents(atPath: source) else { throw IOFailure(EIO) }
+    try writeAll(data, toDescriptor: fd)
+}

@@ -1,0 +1,85 @@
+import ArbitraryPrecision
+import CMPFR
+import Foundation
+import FractalNumerics
+
+/// What a render will take, known before it starts: the bits the view needs, the arithmetic
+/// path, and for perturbation the reference orbit's precision, its most steps, an upper bound
+/// of its memory and an estimate of its time on this machine (from MPFR products timed here
+/// at that precision). `fathom render` prints it before a long render and refuses a plan
+/// whose memory bound exceeds the machine's (Documentation/Reliability.md).
+public struct RenderPlan: Sendable {
+    public var requiredBits: Int
+    public var path: ArithmeticPath
+    /// Perturbation: the reference orbit's MPFR precision (nil on the direct paths).
+    public var referenceBits: Int?
+    /// Perturbation: the most steps the reference orbit takes (the iteration limit).
+    public var referenceSteps: Int
+    /// Perturbation: bytes of the orbit and its BLA table if the reference never escapes.
+    public var referenceBytes: Int
+    /// Perturbation: seconds for the whole reference orbit here, if it never escapes.
+    public var referenceSeconds: Double
+
+    /// Bytes a reference step takes at most: the stored orbit with its low words (32), the
+    /// orbit in the delta type (32 for FloatExp) and two BLA steps of about 112 each
+    /// (measured: 310 bytes a step at the peak of a 5.4M-step orbit).
+    public static let bytesPerReferenceStep = 320
+
+    /// The physical memory of this machine.
+    public static var physicalMemory: Int {
+        let pages = sysconf(Int32(_SC_PHYS_PAGES)), size = sysconf(Int32(_SC_PAGESIZE))
+        guard pages > 0, size > 0 else { return Int.max }
+        let (bytes, overflow) = pages.multipliedReportingOverflow(by: size)
+        return overflow ? Int.max : bytes
+    }
+
+    /// The most reference steps that fit in `memory` bytes.
+    public static func maximumReferenceSteps(memory: Int = physicalMemory) -> Int { memory / bytesPerReferenceStep }
+}
+
+extension Renderer {
+    /// The plan of `location` at `settings`, without rendering (a few MPFR products timed at
+    /// the reference's precision when it is high).
+    public static func plan(location: Location, settings: RenderSettings) throws -> RenderPlan {
+        let viewport = try Viewport(location: location, width: settings.width, height: settings.height)
+        let bits = requiredBits(viewport: viewport, guardBits: settings.guardBits)
+        let path = settings.path ?? automaticPath(bits: bits, guardBits: settings.guardBits, family: location.family)
+        var plan = RenderPlan(requiredBits: bits, path: path, referenceBits: nil, referenceSteps: 0, referenceBytes: 0, referenceSeconds: 0)
+        if case .newton = location.family { return plan }
+        guard path == .perturbation else { return plan }
+        let isJulia: Bool
+        if case .julia = location.family { isJulia = true } else { isJulia = false }
+        let referenceBits = (isJulia ? viewport.precision : viewport.orbitPrecision).bits + settings.perturbation.extraBits
+        let steps = location.maxIterations
+        plan.referenceBits = referenceBits
+        plan.referenceSteps = steps
+        let (bytes, overflow) = (steps + 1).multipliedReportingOverflow(by: RenderPlan.bytesPerReferenceStep)
+        plan.referenceBytes = overflow ? Int.max : bytes
+        plan.referenceSeconds = Double(steps) * referenceStepSeconds(bits: referenceBits, power: location.family.power)
+        return plan
+    }
+
+    /// Seconds one reference step takes here at `bits`: z^2 + c costs about three products
+    /// (z^p about 2 log2 p + 1); timed on MPFR from 20,000 bits, below that the measured
+    /// formula of `PerturbationSettings.mpfrStepSeconds`.
+    static func referenceStepSeconds(bits: Int, power: Int) -> Double {
+        let products = power == 2 ? 3.0 : 2 * Math.log2(Double(power)) + 1
+        guard bits >= 20_000 else { return PerturbationSettings.mpfrStepSeconds(bits: bits, power: power) / Double(power - 1) * products / 3 }
+        var x = mpfr_t(), y = mpfr_t(), z = mpfr_t()
+        mpfr_init2(&x, mpfr_prec_t(bits))
+        mpfr_init2(&y, mpfr_prec_t(bits))
+        mpfr_init2(&z, mpfr_prec_t(bits))
+        defer {
+            mpfr_clear(&x)
+            mpfr_clear(&y)
+            mpfr_clear(&z)
+        }
+        mpfr_const_pi(&x, MPFR_RNDN)
+        mpfr_sqrt_ui(&y, 2, MPFR_RNDN)
+        let rounds = 3
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<rounds { mpfr_mul(&z, &x, &y, MPFR_RNDN) }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(rounds)
+        return seconds * products
+    }
+}
