@@ -4,7 +4,7 @@ import Foundation
 /// What the commands do with a location file after reading it, up to the render itself:
 /// `info` (the location, the zoom), `convert` (JSON and, for the Mandelbrot family, KFR text
 /// that reads back to the same location), `render`'s checks before its long work (the size,
-/// supersampling, the viewport) and the colouring of a small made-up field with the file's
+/// supersampling, the plan with its viewport) and the colouring of a small made-up field with the file's
 /// colour settings. A thrown error is the expected outcome for bad input; a trap is a finding.
 public enum CheckLocation {
     public static func check(_ file: LocationFile) {
@@ -30,10 +30,16 @@ public enum CheckLocation {
         // render: the checks RenderCommand.renderSettings and ImageRender.render make, in order.
         let width = file.width ?? 1280, height = file.height ?? 720
         guard (try? ImageSize.validate(width: width, height: height)) != nil else { return }
-        if let g = file.guardBits, g < 0 || g > 64 { return }
+        var settings = RenderSettings(width: width, height: height)
+        if let g = file.guardBits {
+            guard g >= 0 && g <= 64 else { return }
+            settings.guardBits = g
+        }
         let k = file.supersample ?? 1
         guard (1...4).contains(k), (try? ImageSize.validate(width: width * k, height: height * k)) != nil else { return }
-        _ = try? Viewport(location: location, width: width * k, height: height * k)
+        settings.width *= k
+        settings.height *= k
+        _ = try? Renderer.plan(location: location, settings: settings)
 
         // Colouring, as ImageRender does after the render, on a 4 x 4 field of assorted counts.
         let color = file.color ?? ColorSettings()
