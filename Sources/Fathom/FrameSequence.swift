@@ -138,11 +138,17 @@ public struct FrameSequence: Sendable {
             _ = try Renderer.render(location: frames[deepest].location(), settings: prime, control: control)
             primed.insert(frames[k].center)
         }
+        let key = try keyColors(settings: settings)
         var report = Report()
         for k in range {
             var frame = frames[k]
             frame.width = settings.width
             frame.height = settings.height
+            if let key, (frame.color ?? ColorSettings()).scale == .automatic {
+                var color = frame.color ?? ColorSettings()
+                (color.scale, color.quantiles, color.density, color.offset) = (key.scale, key.quantiles, key.density, key.offset)
+                frame.color = color
+            }
             let result = try ImageRender.render(frame, settings: settings, to: folder + "/" + FrameSequence.fileName(frame: k),
                                                 bitDepth: bitDepth, control: control)
             report.framesRendered += 1
@@ -153,6 +159,27 @@ public struct FrameSequence: Sendable {
         report.orbitsReused = cache.orbitHits
         report.seconds = Date().timeIntervalSince(start)
         return report
+    }
+
+    /// The colour mapping of every frame whose colour is automatic: resolved once, from the
+    /// deepest frame of the whole sequence rendered at a quarter of the frame size (a 16th of
+    /// its pixels), so that colours do not jump from frame to frame and every slice resolves
+    /// the same. Nil when no frame is automatic.
+    func keyColors(settings: RenderSettings) throws -> ColorSettings? {
+        guard frames.contains(where: { ($0.color ?? ColorSettings()).scale == .automatic }) else { return nil }
+        let deepest = try frames.indices.min { try radiusValue($0) < radiusValue($1) }!
+        let frame = frames[deepest]
+        let location = try frame.location()
+        var preview = settings
+        preview.width = Swift.max(1, (settings.width + 3) / 4)
+        preview.height = Swift.max(1, (settings.height + 3) / 4)
+        preview.extras = ExtrasRequest()
+        let field = try Renderer.render(location: location, settings: preview, control: nil).field
+        let rootCount: Int
+        if case .newton(let poly) = location.family { rootCount = poly.degree } else { rootCount = 0 }
+        var color = frame.color ?? ColorSettings()
+        if color.scale != .automatic { color = ColorSettings(smooth: color.smooth) }
+        return color.resolved(for: field, rootCount: rootCount)
     }
 
     func radiusValue(_ k: Int) throws -> BigFloat {

@@ -44,8 +44,11 @@ public enum ImageRender {
         let result = try Renderer.render(location: location, settings: sampled, control: control)
         let rootCount: Int
         if case .newton(let poly) = location.family { rootCount = poly.degree } else { rootCount = 0 }
-        let image = Colorizer.image(result.field, rootCount: rootCount, settings: color, bitDepth: bitDepth, supersample: k)
-        try PNGWriter.stage(image, text: [(FathomInfo.locationKey, stored(file, color: color, settings: settings, result: result).jsonString())],
+        // The colours resolved from the field are what the PNG stores: rendering the stored
+        // location again gives the same colours, whatever its size.
+        let resolved = color.resolved(for: result.field, rootCount: rootCount)
+        let image = Colorizer.image(result.field, rootCount: rootCount, settings: resolved, bitDepth: bitDepth, supersample: k)
+        try PNGWriter.stage(image, text: [(FathomInfo.locationKey, stored(file, color: resolved, settings: settings, result: result).jsonString())],
                             in: outputs, at: png)
         if let npy { try outputs.stage(NPYWriter.data(result.field), at: npy) }
         if control?.isCancelled == true { throw RenderError.cancelled }

@@ -153,7 +153,8 @@ public struct LocationFile: Sendable, Equatable, Codable {
         return try decodeJSON(data, path: path)
     }
 
-    static func decodeJSON(_ data: Data, path: String) throws(FileError) -> LocationFile {
+    /// Decodes Fathom JSON; a problem is `FileError.malformed` naming `path` and the field.
+    public static func decodeJSON(_ data: Data, path: String) throws(FileError) -> LocationFile {
         do {
             return try JSONDecoder().decode(LocationFile.self, from: data)
         } catch {

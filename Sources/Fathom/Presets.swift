@@ -27,8 +27,8 @@ public struct Preset: Sendable {
 /// The built-in views: each family's default, two classic valleys, and the published deep
 /// locations of shared/locations (Presets+Published.swift).
 public enum Presets {
-    /// The view `make demo` renders: the Kalles Fraktaler / rust-fractal-core e14 benchmark.
-    public static let defaultName = "e14"
+    /// The view `make demo` renders: the rust-fractal-core e1000 benchmark (radius 2e-1000).
+    public static let defaultName = "e1000"
 
     public static let familyDefaults: [Preset] = [
         Preset(name: "mandelbrot", summary: "the whole Mandelbrot set, -2..1 on the real axis",

@@ -41,6 +41,10 @@ public struct RGBImage: Sendable, Equatable {
 /// Colours an `IterationField`: no iteration happens here, so recolouring is cheap.
 public enum Colorizer {
     /// The colour of one pixel result.
+    ///
+    /// One pixel has no view to adapt to: `.automatic` reads as `.linear` here, and so does
+    /// a histogram without quantiles. `image` resolves both from the whole field first
+    /// (`ColorSettings.resolved(for:rootCount:)`); resolve them yourself to colour pixels one by one.
     public static func color(_ p: PixelResult, rootCount: Int, settings: ColorSettings) -> RGB {
         color(p, extras: nil, rootCount: rootCount, settings: settings)
     }
@@ -62,7 +66,11 @@ public enum Colorizer {
         } else {
             guard p.escaped || (!settings.smooth && p.n2 != 0) else { return settings.interior }
             v = settings.smooth ? p.smooth : Double(p.n2)
-            if settings.scale == .log { v = 32 * Math.log(1 + max(0, v)) }
+            switch settings.scale {
+            case .log: v = 32 * Math.log(1 + max(0, v))
+            case .histogram: if let q = settings.quantiles { v = 32 * ColorSettings.histogramShare(v, q) }
+            case .linear, .automatic: break
+            }
         }
         let phase = v * settings.density / 32 + settings.offset
         var c = settings.gradient?.color(at: phase) ?? settings.palette.color(at: phase)
@@ -102,9 +110,11 @@ public enum Colorizer {
 
     /// The whole image, at 8 or 16 bits a sample. With `supersample` k > 1 the field holds
     /// k x k samples a pixel (a field k times the image's width and height) and each pixel
-    /// is the mean of its samples' colours (a box filter, before rounding).
+    /// is the mean of its samples' colours (a box filter, before rounding). An automatic
+    /// scale is resolved from the whole field first (every sample).
     public static func image(_ field: IterationField, rootCount: Int = 0, settings: ColorSettings, bitDepth: Int = 8,
                              supersample k: Int = 1) -> RGBImage {
+        let settings = settings.resolved(for: field, rootCount: rootCount)
         precondition(bitDepth == 8 || bitDepth == 16)
         precondition(k >= 1 && field.width % k == 0 && field.height % k == 0)
         let width = field.width / k, height = field.height / k

@@ -21,6 +21,11 @@ enum Cancellation {
     /// Takes over the three signals (call once, first thing).
     static func install() {
         Glibc.signal(SIGQUIT, SIG_DFL)
+        // A parent may hand down SIGQUIT blocked: its default meaning needs it unblocked.
+        var quit = sigset_t()
+        sigemptyset(&quit)
+        sigaddset(&quit, SIGQUIT)
+        pthread_sigmask(SIG_UNBLOCK, &quit, nil)
         // A closed pipe is an error of the write (EPIPE), so the temporary files go too.
         Glibc.signal(SIGPIPE, SIG_IGN)
         for signo in [SIGINT, SIGTERM, SIGHUP] {

@@ -64,10 +64,12 @@ enum Help {
       --palette NAME         \(Catalogue.paletteNames.joined(separator: " | ")) (default \(ColorSettings().palette.rawValue); see 'fathom palettes')
       --gradient FILE        a user palette: one colour stop a line, RRGGBB or POSITION RRGGBB
                              (positions in [0, 1), cyclic, linear in RGB)
-      --density X            palette cycles per 32 iterations (default 1)
+      --density X            palette cycles per 32 iterations (linear, log), across the view
+                             (histogram); > 0 (default 1; given alone: scale linear)
       --offset X             palette phase offset in cycles (default 0)
       --smooth on|off        smooth iteration count (default on)
-      --color-scale S        linear | log (log keeps bands visible at huge counts)
+      --color-scale S        auto | linear | log | histogram (default auto: the view's histogram,
+                             4 cycles across it, stored explicitly in the PNG)
       --interior RRGGBB      colour of points that do not escape (default 000000)
       --boundary W           boundary shading: darken within W pixels of the set (distance estimate)
       --slope A[,H[,S]]      slope lighting from angle A degrees, height H (1.5), strength S (0.75)

@@ -20,7 +20,10 @@ enum InfoCommand {
         if location.rotation != 0 { lines.append("rotation: \(location.rotation) degrees") }
         if let w = file.width, let h = file.height { lines.append("size: \(w)x\(h)") }
         if let c = file.color {
-            lines.append("colour: palette \(c.palette.rawValue), density \(c.density), offset \(c.offset), smooth \(c.smooth ? "on" : "off"), scale \(c.scale.rawValue)")
+            let smooth = "smooth \(c.smooth ? "on" : "off")"
+            lines.append("colour: palette \(c.palette.rawValue), " + (c.scale == .automatic ? "\(smooth), scale auto (adapts to the view)"
+                : "density \(c.density), offset \(c.offset), \(smooth), scale \(c.scale.rawValue)"
+                + (c.quantiles.map { " (counts \($0.first!)...\($0.last!), \($0.count - 1) segments)" } ?? "")))
         }
         if let e = file.engine, e != LocationFile.EngineSettings() {
             let parts: [String?] = [e.path.map { "path \($0)" }, e.glitches.map { "glitches \($0)" }, e.reference.map { "reference \($0)" },

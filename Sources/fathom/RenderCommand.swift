@@ -266,14 +266,37 @@ enum RenderCommand {
             }
             color.palette = p
         }
-        if let d = try a.double("density") { color.density = d }
-        if let o = try a.double("offset") { color.offset = o }
+        // --density or --offset keep the meaning they always had: with an automatic scale
+        // (the default) they make it linear, density 1 and offset 0 unless given.
+        let density = try a.double("density"), offset = try a.double("offset")
+        if let d = density, d <= 0 { throw CLIError.data("--density: '\(a["density"]!)' is not a number > 0") }
+        if (density != nil || offset != nil) && color.scale == .automatic && a["color-scale"] == nil {
+            color.scale = .linear
+            color.density = 1
+            color.offset = 0
+        }
+        if let d = density { color.density = d }
+        if let o = offset { color.offset = o }
         if let s = a["smooth"] {
             guard s == "on" || s == "off" else { throw CLIError.usage("--smooth: '\(s)' is not on or off") }
             color.smooth = s == "on"
         }
         if let s = a["color-scale"] {
-            guard let scale = ColorSettings.Scale(rawValue: s) else { throw CLIError.usage("--color-scale: '\(s)' is not linear or log") }
+            guard let scale = ColorSettings.Scale(rawValue: s) else {
+                throw CLIError.usage("--color-scale: '\(s)' is not \(ColorSettings.Scale.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            if scale == .automatic && (density != nil || offset != nil) {
+                throw CLIError.usage("--color-scale auto adapts density and offset to the view: give it without --density and --offset")
+            }
+            // A new scale starts from its defaults (a histogram takes its table from the new
+            // field), except for what the command line gives.
+            if scale != color.scale {
+                color.quantiles = nil
+                if color.scale == .automatic || scale == .automatic {
+                    color.density = density ?? 1
+                    color.offset = offset ?? 0
+                }
+            }
             color.scale = scale
         }
         if let hex = a["interior"] {

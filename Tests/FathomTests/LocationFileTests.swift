@@ -59,6 +59,36 @@ struct LocationFileTests {
         #expect(throws: LocationError.self) { try KFR.text(of: julia) }
     }
 
+    @Test("a file with every key Kalles Fraktaler 2.15 writes: the view and its rotation read, every other key kept and written back")
+    func kf215File() throws {
+        let path = try #require(Bundle.module.url(forResource: "Fixtures/kf215", withExtension: "kfr")).path
+        let file = try LocationFile.read(path: path)
+        let location = try file.location()
+        #expect(location.centerRe == "-0.7436438870371587047521915061147723")
+        #expect(location.centerIm == "0.1318259042053119493304103006391752")
+        #expect(location.maxIterations == 4096)
+        #expect(location.rotation == 30)
+        #expect(location.family == .mandelbrot)
+        // radius = 2 / Zoom = 2 / 4e5.
+        #expect(try BigFloat(parsing: location.radius, precision: Precision(bits: 64)) == BigFloat(parsing: "5e-6", precision: Precision(bits: 64)))
+        // Every line of the file that Fathom does not read is kept, in order.
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\r\n").map(String.init)
+        let unread = lines.filter { line in !KFR.knownKeys.contains(String(line.prefix { $0 != ":" })) }
+        #expect(unread.count == 40)
+        #expect(file.kfrExtra?.map { $0[0] } == unread.map { String($0.prefix { $0 != ":" }) })
+        #expect(file.kfrExtra?.first { $0[0] == "Colors" }?[1] == "10,20,30,200,180,40,250,250,250,40,90,160,")
+        #expect(file.kfrExtra?.first { $0[0] == "MultiColors" }?[1] == "")
+        #expect(file.kfrExtra?.last == ["Version", "2150200"])
+        // Written back: the view (rotation as RotateAngle) and every kept key.
+        let out = try KFR.parse(KFR.text(of: file), path: "out.kfr")
+        #expect(out.kfrExtra == file.kfrExtra)
+        #expect(try out.location() == location)
+        #expect(try KFR.text(of: file).contains("\r\nRotateAngle: 30.0\r\n"))
+        // An older file's Rotate means the same.
+        let old = try KFR.parse("Re: 0\r\nIm: 0\r\nZoom: 1\r\nIterations: 100\r\nRotate: -12.5\r\nRatio: 360\r\n", path: "old.kfr")
+        #expect(try old.location().rotation == -12.5)
+    }
+
     @Test("the engine settings, colour and view travel in the JSON and in the PNG Fathom writes")
     func engineInPNG() throws {
         let folder = try makeFolder()

@@ -70,7 +70,8 @@ struct SequenceTests {
         }
         let settings = RenderSettings(width: 32, height: 18)
         let all = try seq.render(0...7, into: full, settings: settings)
-        #expect(all.framesRendered == 8 && all.orbitsComputed == 1 && all.orbitsReused == 8)
+        // One orbit: the frames and the colour preview of the deepest frame reuse it.
+        #expect(all.framesRendered == 8 && all.orbitsComputed == 1 && all.orbitsReused == 9)
         let some = try seq.render(3...4, into: part, settings: settings)
         #expect(some.framesRendered == 2 && some.orbitsComputed == 1)
         for k in 3...4 {
@@ -79,6 +80,9 @@ struct SequenceTests {
             #expect(a != nil && a == b, "frame \(k)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: part).sorted() == ["frame-00003.png", "frame-00004.png"])
+        // Automatic colour: one histogram, from the deepest frame, for every frame.
+        let colors = try (0...7).map { try LocationFile.read(path: full + "/" + FrameSequence.fileName(frame: $0)).color }
+        #expect(colors.allSatisfy { $0?.scale == .histogram } && Set(colors.map { $0?.quantiles ?? [] }).count == 1)
         // Not one flat colour, and the frames differ.
         let f3 = try PNGReader.read(path: full + "/frame-00003.png"), f4 = try PNGReader.read(path: full + "/frame-00004.png")
         #expect(Set(f3.pixels).count > 3 && f3 != f4)

@@ -32,8 +32,11 @@ struct GradientTests {
             field.nBig[i] = UInt32(i + 3)
             field.smooth[i] = Double(i) * 3.7 + 1
         }
-        let settings = ColorSettings(palette: .hot)
+        // Resolved from every sample, as `image` resolves the automatic scale.
+        let settings = ColorSettings(palette: .hot).resolved(for: field)
+        #expect(settings.scale == .histogram)
         let image = Colorizer.image(field, settings: settings, bitDepth: 16, supersample: 2)
+        #expect(Colorizer.image(field, settings: ColorSettings(palette: .hot), bitDepth: 16, supersample: 2) == image)
         #expect(image.width == 2 && image.height == 1)
         for px in 0..<2 {
             var sum = (0.0, 0.0, 0.0)

@@ -66,7 +66,7 @@ struct PNGTests {
         field.n2[0] = 10
         field.nBig[0] = 12
         field.smooth[0] = 10.3
-        let settings = ColorSettings()
+        let settings = ColorSettings().resolved(for: field)
         let deep = Colorizer.image(field, settings: settings, bitDepth: 16)
         let expected = Colorizer.color(field[0, 0], rootCount: 0, settings: settings).words
         #expect(deep.sample(x: 0, y: 0) == expected)
