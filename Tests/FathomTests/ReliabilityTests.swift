@@ -140,6 +140,13 @@ let situations: [Situation] = [
               message: "no perturbation formula"),
     Situation(label: "reference saved from a direct view", args: ["render"] + small + ["--save-reference", "r.orbit"], code: 65,
               message: "takes no reference orbit", checks: [.absent("r.orbit"), .absent("fathom.png")]),
+    // Reference orbit files (version 3, checksummed: ReferenceFileTests has every truncation and flipped bit).
+    Situation(label: "reference orbit file truncated", args: ["render", "--preset", "e50", "--size", "8x8", "--load-reference", "r.orbit"],
+              code: 65, message: "checksum mismatch: the file is truncated or altered",
+              files: ["r.orbit": "FATHOMRO\u{3}\0\0\0\u{2}\0\0\0\0\0\0\0\0\0\0\0"], checks: [.absent("fathom.png")]),
+    Situation(label: "reference orbit file from an older Fathom", args: ["render", "--preset", "e50", "--size", "8x8", "--load-reference", "r.orbit"],
+              code: 65, message: "written by an older Fathom: render it again with --save-reference",
+              files: ["r.orbit": "FATHOMRO\u{2}\0\0\0\u{2}\0\0\0\0\0\0\0"], checks: [.absent("fathom.png")]),
     // Location files.
     Situation(label: "missing location file", args: ["render", "--location", "nowhere.json"], code: 66, message: "no such file"),
     Situation(label: "location file that is a folder", args: ["render", "--location", "."], code: 66, message: "folder"),

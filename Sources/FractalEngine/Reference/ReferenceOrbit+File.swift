@@ -26,10 +26,11 @@ extension ReferenceOrbit {
     /// default exponent range is +-(2^30 - 1), so no orbit has them, and FloatExp arithmetic
     /// on them could overflow.
     static let maximumFileExponent = 1 << 40
-    /// The highest precision a file may give: 2^22 bits, ten times the precision of the deepest
-    /// published location (e114514 needs about 380,000 bits). Precision.maximum (2^28) would let
-    /// a damaged header make reading its point, and every use of it, take minutes (found by the
-    /// fuzzer: a changed precision field, Documentation/Reliability.md).
+    /// The highest precision a file may give: 2^22 bits (4.2 million), above any orbit a view
+    /// within `Location`'s limits takes (the smallest radius, 1e-1000000, takes about 3.3
+    /// million bits; a Julia view's precision follows its at most 1.1 million digits: 3.7
+    /// million). Precision.maximum (2^28) let a damaged header make reading its point, and
+    /// every use of it, take seconds to minutes (found by the fuzzer, Reliability.md).
     public static let maximumFileBits = 1 << 22
 
     /// The checksum ending a version 3 file: 64-bit FNV-1a (Fowler, Noll and Vo; offset basis
