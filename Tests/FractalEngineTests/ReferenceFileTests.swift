@@ -126,6 +126,9 @@ import Testing
         // The point's first text length (offset 39): huge, negative, zero.
         #expect(patched(39, UInt64(Int.max))?.hasPrefix("point.re: length") == true)
         #expect(patched(39, UInt64(bitPattern: -1))?.hasPrefix("point.re: length") == true)
+        var text = good
+        text[47] = 0x0a  // the point's first character: a newline stays out of the one-line message
+        #expect(ReferenceFileTests.reason(ReferenceFileTests.resealed(text)) == "point.re is not a decimal number")
         var flags = good
         flags[37] = 2
         #expect(ReferenceFileTests.reason(ReferenceFileTests.resealed(flags)) == "a flag byte is not 0 or 1")

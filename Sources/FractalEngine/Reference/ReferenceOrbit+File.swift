@@ -154,7 +154,7 @@ extension ReferenceOrbit {
             guard length >= 1 && length <= file.left else { throw fail("\(what): length \(length) is larger than the file") }
             let text = String(decoding: try take(what) { $0.bytes(length) }, as: UTF8.self)
             do { return try BigFloat(parsing: text, precision: precision) } catch {
-                throw fail("\(what) '\(text.prefix(40))' is not a decimal number")
+                throw fail("\(what) is not a decimal number")  // not quoted: it may hold any bytes
             }
         }
         let point = BigComplex(try number("point.re"), try number("point.im"))
