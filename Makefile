@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps demo test build release bench verify portable fuzz fuzz-build clean
+.PHONY: deps demo test test-asan test-tsan build release bench verify portable fuzz fuzz-build clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -30,6 +30,21 @@ demo: release
 test: deps
 	$(SWIFT) build -c release
 	$(SWIFT) test -c release
+
+# The test suite under Address Sanitizer and Thread Sanitizer, each in its own build folder
+# (the normal .build/release stays as it is). Release mode, as `make test`: the sanitizers
+# instrument every memory access of the optimised code just the same, and the suite's MPFR and
+# double-double checks stay within minutes (a debug build runs them about 30x slower, before
+# the sanitizers' own cost). Durations in Documentation/Reliability.md, "Sanitizers".
+# halt_on_error: the first report fails the run. Leak suppressions (toolchain libraries only,
+# each with its reason) in Scripts/lsan-suppressions.txt.
+test-asan: deps
+	ASAN_OPTIONS=halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Scripts/lsan-suppressions.txt \
+		$(SWIFT) test -c release --sanitize=address --build-path .build/asan
+
+test-tsan: deps
+	TSAN_OPTIONS=halt_on_error=1 \
+		$(SWIFT) test -c release --sanitize=thread --build-path .build/tsan
 
 verify: release
 	.build/release/fathom verify ../shared/oracle/*.json

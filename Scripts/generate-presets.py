@@ -12,8 +12,10 @@ for n in names:
     note = d.get("source", "").split(":")[0].replace('"', "'")
     out.append("        Preset(")
     out.append(f"            name: {json.dumps(n)}, summary: {json.dumps('published location, radius ' + d['radius'] + ' (' + note + ')')},")
-    out.append(f"            centerRe: {json.dumps(d['center'][0])},")
-    out.append(f"            centerIm: {json.dumps(d['center'][1])},")
-    out.append(f"            radius: {json.dumps(d['radius'])}, maxIterations: {d['maxIterations']}),")
+    # Published files sometimes pad numbers with spaces (glitch_test_5): a preset's Location
+    # must parse as it is, as LocationFile's trimmed numbers do.
+    out.append(f"            centerRe: {json.dumps(d['center'][0].strip())},")
+    out.append(f"            centerIm: {json.dumps(d['center'][1].strip())},")
+    out.append(f"            radius: {json.dumps(d['radius'].strip())}, maxIterations: {d['maxIterations']}),")
 out += ["    ]", "}", ""]
 open("Sources/Fathom/Presets+Published.swift", "w").write("\n".join(out))

@@ -49,14 +49,14 @@ enum Help {
                              Kalles Fraktaler .kfr, or a PNG Fathom wrote
       --preset NAME          a built-in view (see 'fathom presets'); default: the family's view
       --family NAME          \(Catalogue.familyNames.joined(separator: " | ")) (see 'fathom families')
-      --center RE,IM         center as decimal strings of any length (or --re RE --im IM)
-      --radius R             half the shorter image side, decimal, > 0 (e.g. 4e-14)
+      --center RE,IM         center as decimal strings, |re|, |im| <= 1e10 (or --re RE --im IM)
+      --radius R             half the shorter image side, 1e-1000000...1e10 (e.g. 4e-14)
       --zoom Z               instead of --radius: radius = 2 / Z
       --rotation DEG         rotate the view counter-clockwise about its center
       --iterations N         iteration limit, 1...2000000000
       --power P              Multibrot power, \(Family.powerRange.lowerBound)...\(Family.powerRange.upperBound)
       --julia RE,IM          Julia parameter c (implies --family julia)
-      --newton POLY          Newton polynomial, e.g. z^3-1, z^4-1, z^5-1, z^3-2z+2
+      --newton POLY          Newton polynomial, e.g. z^3-1, z^4-1, z^3-2z+2 (implies --family newton)
 
     image and colour:
       --size WxH             pixels, each side 1...32768, at most 100 million in all (default 1280x720)
@@ -77,7 +77,7 @@ enum Help {
                              colour by the orbit's closest approach to a point or cross
 
     engine and output:
-      --output PATH          PNG file (default fathom.png); written atomically
+      --output PATH          PNG file (default fathom.png; - for stdout); all outputs written or none
       --bit-depth 8|16       PNG samples of 8 (default) or 16 bits
       --npy PATH             also write the per-pixel data as a NumPy .npy file: a (height,
                              width) structured array of n2, nBig (uint32), smooth (float64)
@@ -101,7 +101,7 @@ enum Help {
                              (default on; off trades that guarantee for speed)
       --save-reference FILE  write the reference orbit (reusable by a later render)
       --load-reference FILE  read the reference orbit instead of computing it
-      --verbose, --quiet     more or less output
+      --verbose, --quiet     more output (the estimate, reference points) or less
     """
 
     static let verify = """

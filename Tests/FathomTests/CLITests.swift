@@ -26,8 +26,10 @@ struct FathomProcess {
     }
 
     /// Runs fathom in `folder`; `standardOutput`: a file to write stdout to instead of a
-    /// pipe; `signal`: a signal sent that many seconds after the start.
-    static func run(_ args: [String], in folder: String, standardOutput: String? = nil, signal: (Int32, Double)? = nil) throws -> Result {
+    /// pipe; `signal`: a signal sent that many seconds after stderr first shows the text
+    /// (so that it lands in the work, not in the process's start).
+    static func run(_ args: [String], in folder: String, standardOutput: String? = nil,
+                    signal: (Int32, after: String, delay: Double)? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = args
@@ -40,12 +42,25 @@ struct FathomProcess {
         }
         process.standardError = err
         try process.run()
-        if let (signo, delay) = signal {
+        let outData: Data
+        var errData = Data()
+        if let (signo, after, delay) = signal {
+            // Read stderr as it comes (stdout is not read: these runs write files).
             let pid = process.processIdentifier
-            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { kill(pid, signo) }
+            var sent = false
+            let handle = err.fileHandleForReading
+            while case let chunk = handle.availableData, !chunk.isEmpty {
+                errData += chunk
+                if !sent && String(decoding: errData, as: UTF8.self).contains(after) {
+                    sent = true
+                    DispatchQueue.global().asyncAfter(deadline: .now() + delay) { kill(pid, signo) }
+                }
+            }
+            outData = standardOutput == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
+        } else {
+            outData = standardOutput == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
+            errData = err.fileHandleForReading.readDataToEndOfFile()
         }
-        let outData = standardOutput == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(code: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData,

@@ -37,6 +37,12 @@ struct OracleTests {
             #expect(report.countMismatches == 0, "\(name) \(mode)")
             #expect(report.smoothMismatches == 0, "\(name) \(mode)")
             #expect(report.perturbation?.uncorrectedPixels == 0)
+            if mode == .detect && !sampledOnly && ["pub_c_e55", "pub_d_e113", "pub_e_e318"].contains(name) {
+                // These views glitch against their center's orbit (Documentation/Perturbation.md):
+                // detect mode must have found glitches and taken references for them.
+                #expect((report.perturbation?.glitchedPixels ?? 0) > 0, "\(name)")
+                #expect((report.perturbation?.references.count ?? 0) > 1, "\(name)")
+            }
             if name == "pub_e_e318" && !sampledOnly {
                 // FloatExp deltas: pixels at risk take the extended-range double-double pass,
                 // which settles all but a few; those few are where the reference orbit's own
@@ -58,7 +64,9 @@ struct OracleTests {
         plain.exactSensitivePixels = false
         let fast = try Verifier.verify(oracle, perturbation: plain)
         #expect(fast.countMismatches == 0)
-        #expect(fast.smoothMismatches == 1)
+        // At least one smooth value misses the oracle's (the count depends on the estimate's
+        // details, not on the oracle, so it is not pinned).
+        #expect(fast.smoothMismatches > 0)
         let checked = try Verifier.verify(oracle)
         #expect(checked.outcome == .passed)
         #expect((checked.perturbation?.doubleDoublePixels ?? 0) > 0)

@@ -368,10 +368,10 @@ struct ReliabilityTests {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // e1086's reference orbit alone takes over a second: the signal lands in the render.
-        let r = try FathomProcess.run(["render", "--preset", "e1086", "--size", "256x256", "--output", "c.png", "--npy", "c.npy"], in: folder,
-                                      signal: (signal, 0.8))
+        let r = try FathomProcess.run(["render", "--preset", "e1086", "--size", "256x256", "--verbose", "--output", "c.png", "--npy", "c.npy"],
+                                      in: folder, signal: (signal, after: "estimate: ", delay: 0.3))
         #expect(r.code == 128 + signal, "\(row): \(r.stderr)")
-        #expect(r.stderr.hasSuffix("fathom: cancelled (\(row.prefix { $0 != " " }))\n"), "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("estimate: ") && r.stderr.hasSuffix("fathom: cancelled (\(row.prefix { $0 != " " }))\n"), "\(r.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
@@ -379,7 +379,8 @@ struct ReliabilityTests {
     func quit() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let r = try FathomProcess.run(["render", "--preset", "e1086", "--size", "256x256", "--output", "c.png"], in: folder, signal: (SIGQUIT, 0.8))
+        let r = try FathomProcess.run(["render", "--preset", "e1086", "--size", "256x256", "--verbose", "--output", "c.png"], in: folder,
+                                      signal: (SIGQUIT, after: "estimate: ", delay: 0.3))
         #expect(r.uncaughtSignal && r.code == SIGQUIT, "SIGQUIT during a render: \(r.code) \(r.stderr)")
         #expect(!r.stderr.contains("Backtrac"), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/c.png"))

@@ -12,7 +12,21 @@ struct ExtrasTests {
         return try Renderer.render(location: loc, settings: settings).field
     }
 
-    @Test("the distance estimate brackets the true distance to the set (Koebe: within a factor 2 of DE)")
+    /// The estimate's limit G(c) / |G'(c)| (G the Green's function of the set's complement,
+    /// G = lim ln|z_n| / 2^n, |G'| = lim |dz_n/dc| / (2^n |z_n|)), by iterating to |z| > 1e150:
+    /// convergence is quadratic, so this is the exact value to Double's rounding.
+    static func greenRatio(_ c: Double) -> (ratio: Double, g: Double) {
+        var z = 0.0, dz = 0.0, n = 0
+        while Swift.abs(z) <= 1e150 {
+            dz = 2 * z * dz + 1
+            z = z * z + c
+            n += 1
+        }
+        let g = Math.log(Swift.abs(z)) / Math.pow(2, Double(n))
+        return (Swift.abs(z) * Math.log(Swift.abs(z)) / Swift.abs(dz), g)
+    }
+
+    @Test("the distance estimate is G / |G'| to Float's rounding, and Koebe's bounds hold around the true distance")
     func distance() throws {
         // One pixel views centred on points whose distance to the set is known: -2.5 is 0.5
         // from the tip -2; 0.5 is nearest the main cardioid c(t) = e^(it)/2 - e^(2it)/4
@@ -24,13 +38,20 @@ struct ExtrasTests {
             cardioid = Swift.min(cardioid, ((x - 0.5) * (x - 0.5) + y * y).squareRoot())
         }
         #expect(cardioid > 0.17 && cardioid < 0.18)
-        for (re, truth) in [("-2.5", 0.5), ("0.5", cardioid)] {
-            let loc = Location(centerRe: re, centerIm: "0", radius: "1e-3", maxIterations: 1000)
+        for (c, truth) in [(-2.5, 0.5), (0.5, cardioid)] {
+            let loc = Location(centerRe: "\(c)", centerIm: "0", radius: "1e-3", maxIterations: 1000)
             let spacing = 2e-3
+            let (ratio, g) = Self.greenRatio(c)
+            // Koebe's 1/4 theorem for the Riemann map of the complement: with G and |G'| at c,
+            // sinh(G) / (2 e^G |G'|) <= distance <= 2 sinh(G) / |G'|.
+            let gPrime = g / ratio, sinhG = (Math.exp(g) - Math.exp(-g)) / 2
+            #expect(sinhG / (2 * Math.exp(g) * gPrime) <= truth && truth <= 2 * sinhG / gPrime, "\(c)")
             for path in [ArithmeticPath.double, .perturbation] {
                 let field = try Self.render(loc, 1, 1, path: path, extras: ExtrasRequest(derivative: true))
                 let d = Double(field.extras!.distance[0]) * spacing
-                #expect(d >= truth / 2 && d <= truth * 2, "\(re) on \(path): \(d)")
+                // Stored as a Float in pixel spacings: 2^-24 relative, and the bailout's
+                // truncation is far below that (|z| > 65536 at escape).
+                #expect(Swift.abs(d / ratio - 1) < 2e-7, "\(c) on \(path): \(d), G/|G'| = \(ratio)")
             }
         }
     }

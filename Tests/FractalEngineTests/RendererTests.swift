@@ -6,12 +6,29 @@ import Testing
 struct RendererTests {
     let seahorse = Location(centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 1000)
 
-    @Test("the same field for 1, 2, 3 and 5 threads and any tile size")
+    @Test("the same field for 1, 2, 3, 5 and 8 threads, any tile size and any tile order")
     func deterministic() throws {
         let base = try Renderer.render(location: seahorse, settings: RenderSettings(width: 64, height: 40, threads: 1))
-        for (threads, tile) in [(2, 2048), (3, 7), (5, 333)] {
-            let other = try Renderer.render(location: seahorse, settings: RenderSettings(width: 64, height: 40, threads: threads, tilePixels: tile))
-            #expect(other.field == base.field)
+        #expect(base.report.doubleDoublePixels > 0, "both lane kinds run")
+        for (threads, tile, order) in [(2, 2048, TileOrder.ascending), (3, 7, .descending), (5, 333, .shuffled(seed: 1)),
+                                       (8, 64, .shuffled(seed: 20241129))] {
+            var settings = RenderSettings(width: 64, height: 40, threads: threads, tilePixels: tile)
+            settings.tileOrder = order
+            let other = try Renderer.render(location: seahorse, settings: settings)
+            #expect(other.field == base.field, "\(threads) threads, tiles of \(tile), \(order)")
+        }
+    }
+
+    @Test("the tile order is honoured: descending on one thread takes the short last tile first")
+    func tileOrder() throws {
+        final class Box: @unchecked Sendable { var fractions: [Double] = [] }
+        for (order, first) in [(TileOrder.ascending, 1000.0 / 2560), (.descending, 560.0 / 2560)] {
+            let box = Box()
+            var settings = RenderSettings(width: 64, height: 40, threads: 1, tilePixels: 1000)
+            settings.tileOrder = order
+            // 2,560 pixels: tiles of 1,000, 1,000 and 560.
+            _ = try Renderer.render(location: seahorse, settings: settings, control: RenderControl { box.fractions.append($0) })
+            #expect(box.fractions.count == 3 && box.fractions.first == first && box.fractions.last == 1, "\(order): \(box.fractions)")
         }
     }
 

@@ -40,9 +40,13 @@ final class GPUExecutor: @unchecked Sendable {
     private var functions: [String: UnsafeMutableRawPointer] = [:]
     let deviceName: String
     /// Seconds spent in GPU passes (kernels, downloads, the host's finishing), for the report.
-    private(set) var kernelSeconds = 0.0
+    /// Read under `lock`, which its writers hold: renders on other threads read it while a
+    /// pass runs.
+    var kernelSeconds: Double { lock.lock(); defer { lock.unlock() }; return kernelSecondsTotal }
+    private var kernelSecondsTotal = 0.0
     /// Passes run on this backend (each one or more launches).
-    private(set) var passes = 0
+    var passes: Int { lock.lock(); defer { lock.unlock() }; return passCount }
+    private var passCount = 0
 
     private init(kind: Kind, deviceName: String, functions: [String: UnsafeMutableRawPointer]) {
         self.kind = kind
@@ -227,7 +231,9 @@ final class GPUExecutor: @unchecked Sendable {
     /// How many device copies stay resident.
     static let residentLimit = 12
     /// Uploads that a resident copy saved (for the tests and the trace).
-    private(set) var residentHits = 0
+    /// Under `lock`, as `kernelSeconds`.
+    var residentHits: Int { lock.lock(); defer { lock.unlock() }; return residentHitCount }
+    private var residentHitCount = 0
 
     /// `array` on the device: the copy kept under `name` if there is one, else a new upload
     /// (kept under `name` when given).
@@ -237,7 +243,7 @@ final class GPUExecutor: @unchecked Sendable {
         if let k = residents.firstIndex(where: { $0.name == name && $0.buffer.bytes == array.count * MemoryLayout<T>.stride }) {
             let hit = residents.remove(at: k)
             residents.append(hit)
-            residentHits += 1
+            residentHitCount += 1
             lock.unlock()
             return hit.buffer
         }
@@ -264,15 +270,16 @@ final class GPUExecutor: @unchecked Sendable {
 
     /// Runs `kernel` over items 0 ..< count of `parameters` in launches of at most
     /// `launchItems` items, calling `completed` with each launch's items; `emulate` is the
-    /// CPU version.
+    /// CPU version. With a `progressBase`, progress runs from it to 1 after each launch
+    /// (whole-image passes; passes over a subset report none, as on the CPU).
     func launch<P: LaunchParameters>(_ kernel: String, parameters: P, count: Int,
                    emulate: @escaping @Sendable (UnsafePointer<P>, Int, Int) -> Void, control: RenderControl?,
-                   completed: (Range<Int>) throws -> Void) throws {
+                   progressBase: Double? = nil, completed: (Range<Int>) throws -> Void) throws {
         lock.lock()
         defer { lock.unlock() }
         let start = DispatchTime.now().uptimeNanoseconds
-        defer { kernelSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
-        passes += 1
+        defer { kernelSecondsTotal += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        passCount += 1
         let chunk = launchItems
         var first = 0
         while first < count {
@@ -299,6 +306,7 @@ final class GPUExecutor: @unchecked Sendable {
                 }
             }
             try completed(first..<end)
+            if let progressBase { control?.report(progressBase + (1 - progressBase) * Double(end) / Double(count)) }
             first = end
         }
     }

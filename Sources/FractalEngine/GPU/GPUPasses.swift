@@ -82,7 +82,7 @@ extension GPUExecutor {
         let epsilon = kernel.bla?.epsilon ?? 0, grid = kernel.grid
         try launch(name, parameters: p, count: count, emulate: { pointer, begin, end in
             fg_emulate_perturb(pointer, floatExp ? 1 : 0, multibrot ? 1 : 0, Int64(begin), Int64(end))
-        }, control: control) { items in
+        }, control: control, progressBase: kernel.subset == nil ? 0.1 : nil) { items in
             trace.mark("kernel")
             try results.download(host.pointer, bytes: items.count * MemoryLayout<FKPixelOut>.stride)
             trace.mark("down")
@@ -220,7 +220,7 @@ extension GPUExecutor {
             let outcomes = SendablePointer(host.pointer.assumingMemoryBound(to: FKDirectOut.self))
             try launch("fathom_direct_double", parameters: p, count: count, emulate: { pointer, begin, end in
                 fg_emulate_direct(pointer, Int64(begin), Int64(end))
-            }, control: control) { items in
+            }, control: control, progressBase: 0) { items in
                 try results.download(host.pointer, bytes: items.count * MemoryLayout<FKDirectOut>.stride)
                 let first = items.lowerBound
                 field.withWriter { writer in
@@ -314,7 +314,7 @@ extension GPUExecutor {
         try launch(multibrot ? "fathom_rescaled_multibrot" : "fathom_rescaled", parameters: p, count: count,
                    emulate: { pointer, begin, end in
             fg_emulate_rescaled(pointer, multibrot ? 1 : 0, Int64(begin), Int64(end))
-        }, control: control) { items in
+        }, control: control, progressBase: kernel.subset == nil ? 0.1 : nil) { items in
             try results.download(host.pointer, bytes: items.count * MemoryLayout<FKPixelOut>.stride)
             Self.finish(host, items: items, subset: kernel.subset, field: &field, flags: kernel.flags) { _, out in
                 (PixelResult(n2: out.n2, nBig: out.n, smooth: Escape.smooth(nBig: Int(out.n), lengthSquared: out.r2, power: power)), false)

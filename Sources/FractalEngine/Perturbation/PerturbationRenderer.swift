@@ -328,7 +328,8 @@ enum PerturbationRenderer {
                             mode: settings.glitchMode, tolerance: tolerance, subset: subset, flags: pixelFlags())
                         if let gpu, try gpu.perturbRescaled(kernel, count: subset?.count ?? count, field: &field, control: control) { return }
                         Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
-                                      threads: threads, control: subset == nil ? control : nil, progressBase: 0.1)
+                                      threads: threads, control: subset == nil ? control : nil, progressBase: 0.1,
+                                      order: renderSettings.tileOrder)
                         return
                     }
                     func fill<T: PixelTracker>(_: T.Type, extras: ExtrasWriter?) throws {
@@ -372,7 +373,7 @@ enum PerturbationRenderer {
                 if try gpu.perturb(kernel, count: count, field: &field, control: control, resident: names) { return }
             }
             Renderer.fill(&field, kernel: kernel, count: count, tilePixels: tilePixels, threads: threads, control: control,
-                          progressBase: progressBase)
+                          progressBase: progressBase, order: renderSettings.tileOrder)
         }
         let only = renderSettings.onlyPixels
         trace.mark("setup")
@@ -487,7 +488,8 @@ enum PerturbationRenderer {
         if !sensitivePixels.isEmpty && settings.exactSensitivePixels {
             if control?.isCancelled == true { throw RenderError.cancelled }
             let kernel = MPFRPixelKernel(viewport: viewport, family: location.family, maxIterations: location.maxIterations, subset: sensitivePixels)
-            Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 4, threads: threads, control: nil)
+            Renderer.fill(&field, kernel: kernel, count: sensitivePixels.count, tilePixels: 4, threads: threads, control: nil,
+                          order: renderSettings.tileOrder)
         }
         if !renderSettings.extras.isEmpty { field.extras = extrasField }
         trace.mark("passes for pixels at risk")

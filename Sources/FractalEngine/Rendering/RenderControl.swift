@@ -2,12 +2,16 @@ import Foundation
 
 /// Progress reporting and cancellation for a render in flight. Thread-safe.
 public final class RenderControl: @unchecked Sendable {
+    /// Guards `cancelled` only: never held while `progress` runs, so the closure (or another
+    /// thread while it runs) may call `cancel()` and `isCancelled`.
     private let lock = NSLock()
     private var cancelled = false
+    /// One progress call at a time.
+    private let progressLock = NSLock()
     private let progress: (@Sendable (Double) -> Void)?
 
     /// `progress` is called with the fraction of pixels done (0...1) after each tile, from
-    /// the rendering threads, one call at a time.
+    /// the rendering threads, one call at a time; it may cancel the render.
     public init(progress: (@Sendable (Double) -> Void)? = nil) {
         self.progress = progress
     }
@@ -30,8 +34,8 @@ public final class RenderControl: @unchecked Sendable {
 
     func report(_ fraction: Double) {
         guard let progress else { return }
-        lock.lock()
-        defer { lock.unlock() }
+        progressLock.lock()
+        defer { progressLock.unlock() }
         progress(fraction)
     }
 }
@@ -66,11 +70,45 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// The order in which a render's workers take its tiles. Only `ascending` is used outside
+/// tests: the others exist to show that a field does not depend on the order (a render is a
+/// pure function of location and settings, whatever the schedule).
+public enum TileOrder: Sendable, Equatable {
+    case ascending
+    case descending
+    /// A permutation drawn with SplitMix64 from `seed`.
+    case shuffled(seed: UInt64)
+
+    /// The tile the `k`-th request takes, for `count` tiles: nil for `ascending`.
+    func permutation(count: Int) -> [Int]? {
+        switch self {
+        case .ascending:
+            return nil
+        case .descending:
+            return Array((0..<count).reversed())
+        case .shuffled(var state):
+            var tiles = Array(0..<count)
+            func next() -> UInt64 {
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                return z ^ (z >> 31)
+            }
+            // Fisher-Yates.
+            for i in stride(from: count - 1, to: 0, by: -1) {
+                tiles.swapAt(i, Int(next() % UInt64(i + 1)))
+            }
+            return tiles
+        }
+    }
+}
+
 /// Runs tiles on a fixed number of threads, each taking the next tile when it is free.
 enum TileScheduler {
     static func run(tiles: Int, threads: Int, control: RenderControl?, tileDone: @escaping @Sendable (Int) -> Double,
-                    progressBase: Double = 0, body: @escaping @Sendable (Int) -> Void) {
-        let queue = TileQueue(count: tiles, base: progressBase)
+                    progressBase: Double = 0, order: TileOrder = .ascending, body: @escaping @Sendable (Int) -> Void) {
+        let queue = TileQueue(count: tiles, base: progressBase, order: order.permutation(count: tiles))
         DispatchQueue.concurrentPerform(iterations: max(1, min(threads, tiles))) { _ in
             while control?.isCancelled != true, let tile = queue.next() {
                 body(tile)
@@ -89,9 +127,11 @@ private final class TileQueue: @unchecked Sendable {
     private var nextTile = 0
     private var done: Double
     private let count: Int
+    private let order: [Int]?
 
-    init(count: Int, base: Double) {
+    init(count: Int, base: Double, order: [Int]?) {
         self.count = count
+        self.order = order
         done = base
     }
 
@@ -100,7 +140,7 @@ private final class TileQueue: @unchecked Sendable {
         defer { lock.unlock() }
         guard nextTile < count else { return nil }
         nextTile += 1
-        return nextTile - 1
+        return order?[nextTile - 1] ?? nextTile - 1
     }
 
     func finish(weight: Double) -> Double {

@@ -51,6 +51,9 @@ public struct RenderSettings: Sendable, Equatable {
     /// CUDA kernels compiled with --fmad=false: every operation rounds as on the CPU, and the
     /// iteration data equal the CPU's (about 7% slower).
     public var gpuExact = false
+    /// The order in which workers take the tiles of every CPU pass: for tests, which show that
+    /// the field does not depend on it (`TileOrder`).
+    public var tileOrder: TileOrder = .ascending
 
     public init(width: Int, height: Int, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits, tilePixels: Int = 2048,
                 path: ArithmeticPath? = nil, perturbation: PerturbationSettings = PerturbationSettings()) {
@@ -172,9 +175,10 @@ public enum Renderer {
 
         func run<K: TileKernel>(_ kernel: K, control: RenderControl? = control) {
             if let only = settings.onlyPixels {
-                fill(&field, kernel: SubsetKernel(inner: kernel, subset: only), count: only.count, tilePixels: 16, threads: threads, control: control)
+                fill(&field, kernel: SubsetKernel(inner: kernel, subset: only), count: only.count, tilePixels: 16, threads: threads, control: control,
+                     order: settings.tileOrder)
             } else {
-                fill(&field, kernel: kernel, tilePixels: settings.tilePixels, threads: threads, control: control)
+                fill(&field, kernel: kernel, tilePixels: settings.tilePixels, threads: threads, control: control, order: settings.tileOrder)
             }
         }
 
@@ -207,7 +211,7 @@ public enum Renderer {
         func doubleDoublePass(_ marked: [Int], ddJuliaC: Complex<DoubleDouble>?) -> Int {
             guard !marked.isEmpty, control?.isCancelled != true else { return 0 }
             let wide = QuadraticLaneKernel<DoubleDoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: ddJuliaC, maxIterations: limit, subset: marked)
-            fill(&field, kernel: wide, count: marked.count, tilePixels: 256, threads: threads, control: nil)
+            fill(&field, kernel: wide, count: marked.count, tilePixels: 256, threads: threads, control: nil, order: settings.tileOrder)
             return marked.count
         }
         // Direct Double without the rounding check, on the GPU when there is one.
@@ -296,9 +300,9 @@ public enum Renderer {
     }
 
     /// Runs `kernel` over `count` items (the field's pixels unless the kernel maps a subset)
-    /// in tiles on `threads` threads; progress runs from `progressBase` to 1.
+    /// in tiles on `threads` threads, taken in `order`; progress runs from `progressBase` to 1.
     static func fill<K: TileKernel>(_ field: inout IterationField, kernel: K, count: Int? = nil, tilePixels: Int, threads: Int,
-                                    control: RenderControl?, progressBase: Double = 0) {
+                                    control: RenderControl?, progressBase: Double = 0, order: TileOrder = .ascending) {
         let count = count ?? field.pixelCount
         let tileSize = max(1, tilePixels)
         let tiles = (count + tileSize - 1) / tileSize
@@ -306,7 +310,7 @@ public enum Renderer {
             TileScheduler.run(
                 tiles: tiles, threads: threads, control: control,
                 tileDone: { tile in (1 - progressBase) * Double(min(tileSize, count - tile * tileSize)) / Double(count) },
-                progressBase: progressBase,
+                progressBase: progressBase, order: order,
                 body: { tile in
                     kernel.run(tile * tileSize..<min(count, (tile + 1) * tileSize), writer)
                 })
