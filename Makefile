@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps demo test test-asan test-tsan build release bench verify portable clean
+.PHONY: deps demo test test-asan test-tsan build release bench verify portable fuzz fuzz-build clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -69,6 +69,18 @@ portable: deps
 	@mkdir -p dist && cp .build/portable/release/fathom .build/portable/release/fathom-bench dist/
 	@echo "dist/fathom and dist/fathom-bench need:"; ldd dist/fathom | awk '{print "  " $$1}'
 	@echo "newest glibc symbol version: $$(objdump -T dist/fathom | grep -o 'GLIBC_[0-9.]*' | sort -V | tail -1)"
+
+# libFuzzer targets for the file readers (Fuzz/, Documentation/Reliability.md): built with the
+# fuzzer and address sanitizers into .build/fuzz, each run FUZZ_SECONDS on a copy of its seed
+# corpus; fails if any crashes or hangs. `make fuzz FUZZ_SECONDS=720` is the hour's campaign;
+# FUZZ_TARGETS picks some of location kfr png gradient orbit.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= location kfr png gradient orbit
+fuzz-build: deps
+	$(SWIFT) build -c release --package-path Fuzz --build-path .build/fuzz -Xswiftc -sanitize=fuzzer,address
+
+fuzz: fuzz-build
+	Scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf .build

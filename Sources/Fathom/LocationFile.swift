@@ -129,11 +129,17 @@ public struct LocationFile: Sendable, Equatable, Codable {
     /// Reads a location: Fathom JSON (also the oracle's and shared/locations'), a Kalles
     /// Fraktaler .kfr file, or the location stored in a PNG that Fathom wrote.
     public static func read(path: String) throws(FileError) -> LocationFile {
-        let data = try FileError.readData(path)
+        try decode(try FileError.readData(path), path: path)
+    }
+
+    /// The location in a file's bytes (`read(path:)` without the reading): PNG by its
+    /// signature, KFR by `path`'s extension or a leading `Re:` line, else JSON. `path` names
+    /// the file in errors.
+    public static func decode(_ data: Data, path: String) throws(FileError) -> LocationFile {
         let bytes = [UInt8](data.prefix(8))
         if bytes == [137, 80, 78, 71, 13, 10, 26, 10] {
             let chunks: [(String, String)]
-            do { chunks = try PNGReader.textChunks(path: path) } catch {
+            do { chunks = try PNGReader.textChunks(bytes: [UInt8](data), path: path) } catch {
                 throw .malformed(path: path, reason: "unreadable PNG chunks")
             }
             guard let json = chunks.first(where: { $0.0 == FathomInfo.locationKey })?.1 else {

@@ -27,7 +27,12 @@ public enum PNGReader {
     /// The tEXt chunks, keyword -> text, in file order.
     public static func textChunks(path: String) throws(ImageReadError) -> [(String, String)] {
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path, reason: "cannot open") }
-        let bytes = [UInt8](data)
+        return try textChunks(bytes: [UInt8](data), path: path)
+    }
+
+    /// The tEXt chunks in a PNG file's bytes (`textChunks(path:)` without the reading); `path`
+    /// names the file in errors.
+    public static func textChunks(bytes: [UInt8], path: String) throws(ImageReadError) -> [(String, String)] {
         guard bytes.count >= 8, bytes[0..<8] == [137, 80, 78, 71, 13, 10, 26, 10] else {
             throw .unreadable(path: path, reason: "not a PNG file")
         }

@@ -140,6 +140,13 @@ let situations: [Situation] = [
               message: "no perturbation formula"),
     Situation(label: "reference saved from a direct view", args: ["render"] + small + ["--save-reference", "r.orbit"], code: 65,
               message: "takes no reference orbit", checks: [.absent("r.orbit"), .absent("fathom.png")]),
+    // Reference orbit files (version 3, checksummed: ReferenceFileTests has every truncation and flipped bit).
+    Situation(label: "reference orbit file truncated", args: ["render", "--preset", "e50", "--size", "8x8", "--load-reference", "r.orbit"],
+              code: 65, message: "checksum mismatch: the file is truncated or altered",
+              files: ["r.orbit": "FATHOMRO\u{3}\0\0\0\u{2}\0\0\0\0\0\0\0\0\0\0\0"], checks: [.absent("fathom.png")]),
+    Situation(label: "reference orbit file from an older Fathom", args: ["render", "--preset", "e50", "--size", "8x8", "--load-reference", "r.orbit"],
+              code: 65, message: "written by an older Fathom: render it again with --save-reference",
+              files: ["r.orbit": "FATHOMRO\u{2}\0\0\0\u{2}\0\0\0\0\0\0\0"], checks: [.absent("fathom.png")]),
     // Location files.
     Situation(label: "missing location file", args: ["render", "--location", "nowhere.json"], code: 66, message: "no such file"),
     Situation(label: "location file that is a folder", args: ["render", "--location", "."], code: 66, message: "folder"),
@@ -400,10 +407,11 @@ struct ReliabilityTests {
     func documentedRows() throws {
         let doc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Documentation/Reliability.md")
-        let text = try String(contentsOf: doc, encoding: .utf8)
-        // The rows of the "Cases" section (other sections have tables of their own).
-        let cases = text.components(separatedBy: "\n## Cases\n").last?.components(separatedBy: "\n## ").first ?? ""
-        let rows = cases.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| situation") && !$0.hasPrefix("|---") }
+        let whole = try String(contentsOf: doc, encoding: .utf8)
+        // The "Cases" section only: other sections (Sanitizers) have tables of their own.
+        let cases = try #require(whole.range(of: "\n## Cases\n"), "Reliability.md has no Cases section")
+        let text = whole[cases.upperBound...].components(separatedBy: "\n## ")[0]
+        let rows = text.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| situation") && !$0.hasPrefix("|---") }
             .map { $0.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
             .filter { $0.count >= 5 }
         #expect(rows.count >= 60)

@@ -1,0 +1,1 @@
+// The declaration in include/CFuzzDriver.h is defined by libFuzzer (-sanitize=fuzzer).
