@@ -12,10 +12,14 @@ public struct NewtonPolynomial: Sendable, Equatable, Hashable, CustomStringConve
     public static let maximumDegree = 12
 
     public var degree: Int { coefficients.count - 1 }
+
+    /// The largest |coefficient| (after like terms are added), as `Location.maximumCoordinate`.
+    public static let maximumCoefficient = 1e10
     public var description: String { text }
 
     /// Parses a sum of terms `[+-][coefficient][z[^k]]`, e.g. `z^3-2z+2`, `2z^4 - 1`, `-z^5+z`.
-    /// Degree 2 to `maximumDegree`; coefficients are finite decimals.
+    /// Degree 2 to `maximumDegree`; coefficients are decimals whose sums are at most
+    /// `maximumCoefficient` in magnitude.
     public init?(_ source: String) {
         let s = source.filter { !$0.isWhitespace }.lowercased()
         guard !s.isEmpty else { return nil }
@@ -58,6 +62,8 @@ public struct NewtonPolynomial: Sendable, Equatable, Hashable, CustomStringConve
         }
         while coefficients.count > 1 && coefficients.last == 0 { coefficients.removeLast() }
         guard coefficients.count - 1 >= 2 else { return nil }
+        // Terms that add up past the limit (two 1e308 terms give infinity) would give NaN roots.
+        guard coefficients.allSatisfy({ $0.isFinite && Swift.abs($0) <= NewtonPolynomial.maximumCoefficient }) else { return nil }
         self.coefficients = coefficients
         self.text = s
     }

@@ -115,7 +115,7 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
         case .badPower(let p):
             "power: \(p) is outside \(Family.powerRange.lowerBound)...\(Family.powerRange.upperBound)"
         case .badPolynomial(let text):
-            "newton: '\(text)' is not a polynomial of degree 2...\(NewtonPolynomial.maximumDegree) like z^3-2z+2"
+            "newton: '\(text.count > 40 ? String(text.prefix(37)) + "..." : text)' is not a polynomial of degree 2...\(NewtonPolynomial.maximumDegree) with coefficients up to 1e10, like z^3-2z+2"
         case .unknownFamily(let name):
             "family: unknown family '\(name)' (known: \(Family.names.joined(separator: ", ")))"
         case .badSize(let w, let h):
