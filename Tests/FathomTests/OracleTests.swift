@@ -78,14 +78,8 @@ struct OracleTests {
     @Test("the sampled pixels are the oracle README's SplitMix64 sequence")
     func sampling() throws {
         let oracle = try OracleFile.read(path: try fixture("pub_b_e14"))
-        var state: UInt64 = 20241129
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var generator = SplitMix64(seed: 20241129)
+        func next() -> UInt64 { generator.next() }
         var pixels = [(0, 0), (639, 0), (0, 359), (639, 359), (320, 180)]
         while pixels.count < 101 {
             let x = Int(next() % 640), y = Int(next() % 360)

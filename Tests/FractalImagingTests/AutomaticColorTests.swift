@@ -121,7 +121,7 @@ struct AutomaticColorTests {
 
     @Test("resolving is a pure function of the counts: pixel order does not matter, and it is idempotent")
     func deterministic() {
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMix64(seed: 7)
         let counts: [Double?] = (0..<5000).map { _ in
             let u = generator.unit()
             return u < 0.1 ? nil : 20_000 + 3_000 * u * u
@@ -149,18 +149,4 @@ struct AutomaticColorTests {
         #expect(trap.resolved(for: f) == trapLinear)
         #expect(ColorSettings().resolved(for: field([nil, nil, 5])) == linear)
     }
-}
-
-/// A small deterministic generator (SplitMix64, Steele, Lea and Flood 2014).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import FractalNumerics
 
 /// Progress reporting and cancellation for a render in flight. Thread-safe.
 public final class RenderControl: @unchecked Sendable {
@@ -86,15 +87,10 @@ public enum TileOrder: Sendable, Equatable {
             return nil
         case .descending:
             return Array((0..<count).reversed())
-        case .shuffled(var state):
+        case .shuffled(let seed):
             var tiles = Array(0..<count)
-            func next() -> UInt64 {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return z ^ (z >> 31)
-            }
+            var generator = SplitMix64(seed: seed)
+            func next() -> UInt64 { generator.next() }
             // Fisher-Yates.
             for i in stride(from: count - 1, to: 0, by: -1) {
                 tiles.swapAt(i, Int(next() % UInt64(i + 1)))
