@@ -2,7 +2,7 @@ import CMPFR
 
 /// Owns one heap-allocated `mpfr_t` and clears it on deinit.
 ///
-/// `&x` of a Swift stored `mpfr_t` is not a stable address (DESIGN.md section 10), so every
+/// `&x` of a Swift stored `mpfr_t` is not a stable address (Documentation/Design.md section 10), so every
 /// MPFR value lives behind a pointer allocated here and passed to each MPFR call.
 public final class MPFRValue: @unchecked Sendable {
     public let pointer: UnsafeMutablePointer<__mpfr_struct>

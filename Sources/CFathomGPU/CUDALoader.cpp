@@ -2,7 +2,7 @@
 // time. The few types and constants used are declared here as the CUDA headers define them
 // (driver API 12/13, NVRTC 12/13). Driver functions are looked up by their versioned names
 // (cuMemAlloc_v2, ...): libcuda still exports the old names with 32-bit device pointers
-// (DESIGN.md section 11).
+// (Documentation/Design.md section 11).
 #include "CFathomGPU.h"
 
 #include <dlfcn.h>
@@ -102,7 +102,7 @@ bool openCompiler() {
         if (!name || !*name) continue;
         if (name[0] == '/') {
             // NVRTC opened by path looks for its builtins library beside it only if that is
-            // already loaded (DESIGN.md section 11): open every libnvrtc-builtins there first.
+            // already loaded (Documentation/Design.md section 11): open every libnvrtc-builtins there first.
             char folder[1024];
             snprintf(folder, sizeof folder, "%s", name);
             char *slash = strrchr(folder, '/');

@@ -2,7 +2,7 @@ import Foundation
 
 /// Kalles Fraktaler location files (.kfr): text lines `Key: Value`. Fathom reads Re, Im
 /// (the center, decimal strings of any length), Zoom (zoom 1 shows -2..2 on the short side, so
-/// radius = 2 / Zoom: DESIGN.md section 2) and Iterations; FractalType 0 with Power p is
+/// radius = 2 / Zoom: Documentation/Design.md section 2) and Iterations; FractalType 0 with Power p is
 /// z^p + c. Every other key is kept in `LocationFile.kfrExtra`, in file order, and written
 /// back on export, never dropped (Documentation/Conventions.md).
 public enum KFR {

@@ -2,7 +2,7 @@ import Dispatch
 import FractalNumerics
 
 // Bilinear approximation (BLA) of perturbation steps (Zhuoran, 2021; Fraktaler-3's README;
-// mathr.co.uk deep-zoom notes; DESIGN.md section 6).
+// mathr.co.uk deep-zoom notes; Documentation/Design.md section 6).
 //
 // A step of length l from reference index m maps dz(m) to dz(m + l) = A dz(m) + B dc, valid
 // while |dz(m)| < radius. Single step at m (z^2 + c): A = 2 Z(m), B = 1 (0 for Julia), and
@@ -100,7 +100,7 @@ public struct BLATable<D: DeltaScalar>: Sendable {
                 let out = SendablePointer(buffer.baseAddress!)
                 let zp = SendablePointer(UnsafeMutablePointer(mutating: z.baseAddress!))
                 // Level 0: single steps at m = 1 ... M - 1.
-                BLATable.forEachChunk(singles, threads: threads) { range in
+                Parallel.forEachChunk(singles, threads: threads, minimumCount: BLATable.parallelThreshold) { range in
                     for j in range {
                         let zm = zp.pointer[j + 1]
                         // A = p Z^(p-1); the nonlinear terms stay below eps |A dz| while
@@ -138,7 +138,7 @@ public struct BLATable<D: DeltaScalar>: Sendable {
                 // Level k from level k - 1, pairwise.
                 for k in 1..<Swift.max(1, bounds.count - 1) {
                     let from = bounds[k - 1], to = bounds[k]
-                    BLATable.forEachChunk(bounds[k + 1] - to, threads: threads) { range in
+                    Parallel.forEachChunk(bounds[k + 1] - to, threads: threads, minimumCount: BLATable.parallelThreshold) { range in
                         for i in range {
                             let x = out.pointer[from + 2 * i], y = out.pointer[from + 2 * i + 1]
                             (out.pointer + to + i).initialize(to: x.then(y, dcMax: dcMax))
@@ -150,18 +150,6 @@ public struct BLATable<D: DeltaScalar>: Sendable {
         }
         self.levelStarts = starts
         radii = steps.map(\.radius)
-    }
-
-    /// Runs `body` over 0..<count in chunks, on up to `threads` threads for large counts.
-    static func forEachChunk(_ count: Int, threads: Int, _ body: @Sendable (Range<Int>) -> Void) {
-        guard count >= parallelThreshold && threads > 1 else {
-            body(0..<count)
-            return
-        }
-        let chunks = threads * 4
-        DispatchQueue.concurrentPerform(iterations: chunks) { c in
-            body(count * c / chunks..<count * (c + 1) / chunks)
-        }
     }
 
     /// The longest step starting at reference index m (m >= 1) whose radius exceeds |dz|,
@@ -227,11 +215,4 @@ public struct BLAView<D: DeltaScalar> {
         }
         return (best, 1 << (k - 1))
     }
-}
-
-/// A pointer handed to concurrent chunks that write disjoint entries.
-@usableFromInline
-struct SendablePointer<T>: @unchecked Sendable {
-    @usableFromInline let pointer: UnsafeMutablePointer<T>
-    @usableFromInline init(_ pointer: UnsafeMutablePointer<T>) { self.pointer = pointer }
 }

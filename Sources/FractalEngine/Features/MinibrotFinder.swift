@@ -2,7 +2,7 @@ import ArbitraryPrecision
 import CMPFR
 import FractalNumerics
 
-/// Finding minibrots (DESIGN.md section 7; Documentation/Finding.md): the period of the
+/// Finding minibrots (Documentation/Design.md section 7; Documentation/Finding.md): the period of the
 /// dominant feature near a point, its nucleus by Newton's method in MPFR, and its size;
 /// and a descent that repeats this to reach a chosen depth (auto-zoom). Mandelbrot only
 /// (z^2 + c).
@@ -28,7 +28,7 @@ public enum MinibrotFinder {
     /// The period of the dominant feature within `radius` of `point`: the first n for which
     /// the disc's first-order image, z_n(point) + dz_n/dc (c - point), contains 0, i.e.
     /// |z_n| < |dz_n/dc| radius (Newton's step for z_n from `point` lands in the disc). The
-    /// conservative ball method of DESIGN.md (r(n+1) = (|z| + r)^2 - |z|^2 + r0) answers
+    /// conservative ball method of Documentation/Design.md section 7 (r(n+1) = (|z| + r)^2 - |z|^2 + r0) answers
     /// too early: from the Seahorse preset its periods' nuclei lay 5 to 80 radii away.
     /// nil when the orbit escapes first or no period up to `maxPeriod` qualifies.
     public static func period(near point: BigComplex, radius: FloatExp, maxPeriod: Int, precision: Precision) -> Int? {

@@ -138,7 +138,7 @@ extension GPUExecutor {
         let outcomes = SendablePointer(host.pointer.assumingMemoryBound(to: FKPixelOut.self))
         let first = items.lowerBound
         field.withWriter { writer in
-            BLATable<Double>.forEachChunk(items.count, threads: TileScheduler.availableThreads) { range in
+            Parallel.forEachChunk(items.count, threads: TileScheduler.availableThreads) { range in
                 for k in range {
                     let j = first + k
                     let i = subset?[j] ?? j
@@ -177,7 +177,7 @@ struct DeviceDeltas {
         } else {
             let deltas = [Complex<E>](unsafeUninitializedCapacity: count) { d, initialized in
                 let out = SendablePointer(d.baseAddress!)
-                BLATable<E>.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
+                Parallel.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
                     for j in range { (out.pointer + j).initialize(to: grid.delta(subset?[j] ?? j)) }
                 }
                 initialized = count
@@ -224,7 +224,7 @@ extension GPUExecutor {
                 try results.download(host.pointer, bytes: items.count * MemoryLayout<FKDirectOut>.stride)
                 let first = items.lowerBound
                 field.withWriter { writer in
-                    BLATable<Double>.forEachChunk(items.count, threads: TileScheduler.availableThreads) { range in
+                    Parallel.forEachChunk(items.count, threads: TileScheduler.availableThreads) { range in
                         for k in range {
                             let i = first + k
                             let out = outcomes.pointer[k]

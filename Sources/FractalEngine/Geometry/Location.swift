@@ -1,7 +1,7 @@
 import ArbitraryPrecision
 
 /// Where to look: a family, a center and radius as decimal strings (any length and exponent),
-/// a rotation and an iteration limit. The contract of DESIGN.md section 3.
+/// a rotation and an iteration limit. The contract of Documentation/Conventions.md.
 ///
 /// `radius` is half of the shorter image side in complex units; `zoom = 2 / radius`.
 public struct Location: Sendable, Equatable {

@@ -2,7 +2,7 @@ import ArbitraryPrecision
 import FractalNumerics
 
 /// A location mapped onto a pixel grid: the center and spacing in MPFR, and the pixel
-/// coordinates in double-double (DESIGN.md section 3):
+/// coordinates in double-double (Documentation/Conventions.md):
 /// s = 2 radius / min(W, H); pixel (x, y) samples
 /// re + (x + 0.5 - W/2) s, im + (H/2 - y - 0.5) s, then rotated about the center.
 public struct Viewport: Sendable {
@@ -10,7 +10,7 @@ public struct Viewport: Sendable {
     public let height: Int
     /// The precision the center was read at: enough for its digits and 64 bits below s.
     public let precision: Precision
-    /// What a reference orbit needs: 64 bits below the spacing (DESIGN.md section 4). Digits
+    /// What a reference orbit needs: 64 bits below the spacing (Documentation/Design.md section 4). Digits
     /// of the center beyond that move it by less than 2^-64 of a pixel; pixel deltas are
     /// still taken from the exact pixel points (at `precision`).
     public let orbitPrecision: Precision

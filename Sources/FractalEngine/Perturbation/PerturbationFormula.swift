@@ -1,6 +1,6 @@
 import FractalNumerics
 
-// Perturbation steps (DESIGN.md section 5). With the reference value Z = Z(m) and the pixel's
+// Perturbation steps (Documentation/Design.md section 5). With the reference value Z = Z(m) and the pixel's
 // delta dz (its z = Z + dz) and dc (its c = C + dc):
 //   Mandelbrot:  dz <- (2Z + dz) dz + dc
 //   Multibrot p: dz <- sum_{k=1..p} binom(p, k) Z^(p-k) dz^k + dc, by Horner's rule in dz

@@ -64,7 +64,7 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// Bilinear approximation (BLA): skip iterations while the terms nonlinear in dz stay
     /// below `blaEpsilon` relative (every family but Newton, every delta type).
     public var bla: Bool = true
-    /// BLA's epsilon (DESIGN.md section 6; Documentation/Perturbation.md for the choice).
+    /// BLA's epsilon (Documentation/Design.md section 6; Documentation/Perturbation.md for the choice).
     public var blaEpsilon: Double = PerturbationSettings.defaultBLAEpsilon
     public static let defaultBLAEpsilon = 0x1p-40
     /// Reference orbits and BLA tables shared by renders of the same center (zoom sequences).

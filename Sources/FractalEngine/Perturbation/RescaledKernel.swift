@@ -2,7 +2,7 @@ import ArbitraryPrecision
 import FractalNumerics
 
 // Rescaled Double deltas for views below Double's range (after Zhuoran's rescaling, as in
-// Fraktaler-3; DESIGN.md section 11 measured it near plain Double speed on a GPU).
+// Fraktaler-3; Documentation/Design.md section 11 measured it near plain Double speed on a GPU).
 //
 // While the delta is tiny it is held as dz = w 2^S, w a Complex<Double> near 1 and S an Int,
 // and dc = u 2^Sc with the spacing's exponent Sc. The step is

@@ -1,5 +1,4 @@
 import Foundation
-import FractalNumerics
 
 /// Progress reporting and cancellation for a render in flight. Thread-safe.
 public final class RenderControl: @unchecked Sendable {
@@ -68,81 +67,5 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
         case .needsPerturbation(let required, let available):
             "this view needs \(required) bits (pixel spacing plus guard bits) but direct double-double iteration carries \(available), and Newton fractals have no perturbation formula"
         }
-    }
-}
-
-/// The order in which a render's workers take its tiles. Only `ascending` is used outside
-/// tests: the others exist to show that a field does not depend on the order (a render is a
-/// pure function of location and settings, whatever the schedule).
-public enum TileOrder: Sendable, Equatable {
-    case ascending
-    case descending
-    /// A permutation drawn with SplitMix64 from `seed`.
-    case shuffled(seed: UInt64)
-
-    /// The tile the `k`-th request takes, for `count` tiles: nil for `ascending`.
-    func permutation(count: Int) -> [Int]? {
-        switch self {
-        case .ascending:
-            return nil
-        case .descending:
-            return Array((0..<count).reversed())
-        case .shuffled(let seed):
-            var tiles = Array(0..<count)
-            var generator = SplitMix64(seed: seed)
-            func next() -> UInt64 { generator.next() }
-            // Fisher-Yates.
-            for i in stride(from: count - 1, to: 0, by: -1) {
-                tiles.swapAt(i, Int(next() % UInt64(i + 1)))
-            }
-            return tiles
-        }
-    }
-}
-
-/// Runs tiles on a fixed number of threads, each taking the next tile when it is free.
-enum TileScheduler {
-    static func run(tiles: Int, threads: Int, control: RenderControl?, tileDone: @escaping @Sendable (Int) -> Double,
-                    progressBase: Double = 0, order: TileOrder = .ascending, body: @escaping @Sendable (Int) -> Void) {
-        let queue = TileQueue(count: tiles, base: progressBase, order: order.permutation(count: tiles))
-        DispatchQueue.concurrentPerform(iterations: max(1, min(threads, tiles))) { _ in
-            while control?.isCancelled != true, let tile = queue.next() {
-                body(tile)
-                let fraction = queue.finish(weight: tileDone(tile))
-                control?.report(fraction)
-            }
-        }
-    }
-
-    /// The number of threads "all cores" means here.
-    static var availableThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
-}
-
-private final class TileQueue: @unchecked Sendable {
-    private let lock = NSLock()
-    private var nextTile = 0
-    private var done: Double
-    private let count: Int
-    private let order: [Int]?
-
-    init(count: Int, base: Double, order: [Int]?) {
-        self.count = count
-        self.order = order
-        done = base
-    }
-
-    func next() -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard nextTile < count else { return nil }
-        nextTile += 1
-        return order?[nextTile - 1] ?? nextTile - 1
-    }
-
-    func finish(weight: Double) -> Double {
-        lock.lock()
-        defer { lock.unlock() }
-        done += weight
-        return min(1, done)
     }
 }

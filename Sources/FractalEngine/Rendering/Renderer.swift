@@ -2,7 +2,7 @@ import ArbitraryPrecision
 import Foundation
 import FractalNumerics
 
-/// How the pixels of a render are iterated (DESIGN.md section 4).
+/// How the pixels of a render are iterated (Documentation/Design.md section 4).
 public enum ArithmeticPath: String, Sendable, CaseIterable {
     case double
     case doubleDouble = "double-double"
