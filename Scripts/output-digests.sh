@@ -19,3 +19,4 @@ run multibrot4 --preset multibrot --power 4 --size 640x360
 run newton --preset newton --size 640x360
 run glitch1-detect --preset glitch_test_1 --size 320x180 --glitches detect
 run e1000-emulated --preset e1000 --size 640x360 --backend emulated
+run e50-rotated --preset e50 --rotation 30 --size 320x180

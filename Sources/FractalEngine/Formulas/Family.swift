@@ -1,3 +1,5 @@
+import ArbitraryPrecision
+
 /// The fractal families Fathom renders, with their parameters.
 ///
 /// Parameters that are coordinates (Julia's c) stay decimal strings, like a location's center,
@@ -36,4 +38,13 @@ public enum Family: Sendable, Equatable, Hashable {
 
     /// The names `name` can take.
     public static let names = ["mandelbrot", "multibrot", "julia", "newton"]
+
+    /// Julia's parameter c at `precision` (nil for the other families): the one place it is
+    /// parsed. A location that passed `Location.validate` always parses.
+    public func juliaParameter(precision: Precision) throws(LocationError) -> BigComplex? {
+        guard case .julia(let re, let im) = self else { return nil }
+        do { return try BigComplex(parsingRe: re, im: im, precision: precision) } catch {
+            throw .badNumber(field: "julia", text: "\(re), \(im)")
+        }
+    }
 }

@@ -65,12 +65,18 @@ public struct Viewport: Sendable {
         (Double(2 * x + 1 - width) * 0.5, Double(height - 2 * y - 1) * 0.5)
     }
 
+    /// The offset (u, v) turned by the view's rotation: the one place the rotation is
+    /// applied to pixel offsets (the kernels' deltas, the pixel points, exact and double-double).
+    @inlinable @inline(__always)
+    public func rotated(_ u: Double, _ v: Double) -> (Double, Double) {
+        (u * rotation.cos - v * rotation.sin, u * rotation.sin + v * rotation.cos)
+    }
+
     /// The point pixel (x, y) samples, in double-double.
     @inlinable
     public func point(x: Int, y: Int) -> Complex<DoubleDouble> {
         let (u, v) = offsetUnits(x: x, y: y)
-        let ru = u * rotation.cos - v * rotation.sin
-        let rv = u * rotation.sin + v * rotation.cos
+        let (ru, rv) = rotated(u, v)
         return Complex(centerDD.re + spacingDD.scaled(by: ru), centerDD.im + spacingDD.scaled(by: rv))
     }
 
@@ -78,8 +84,7 @@ public struct Viewport: Sendable {
     /// when there is no rotation: re + ((2x + 1 - W) s) / 2).
     public func exactPoint(x: Int, y: Int) -> BigComplex {
         let (u, v) = offsetUnits(x: x, y: y)
-        let ru = u * rotation.cos - v * rotation.sin
-        let rv = u * rotation.sin + v * rotation.cos
+        let (ru, rv) = rotated(u, v)
         let re = center.re + (spacing * BigFloat(2 * ru, precision: precision)).timesPowerOfTwo(-1)
         let im = center.im + (spacing * BigFloat(2 * rv, precision: precision)).timesPowerOfTwo(-1)
         return BigComplex(re, im)

@@ -131,8 +131,7 @@ struct DeltaGrid<D: PerturbationDelta>: Sendable {
         let y = i / width, x = i - y * width
         if !rotated { return Complex(columns[x], rows[y]) }
         let (u, v) = viewport.offsetUnits(x: x, y: y)
-        let ru = u * viewport.rotation.cos - v * viewport.rotation.sin
-        let rv = u * viewport.rotation.sin + v * viewport.rotation.cos
+        let (ru, rv) = viewport.rotated(u, v)
         return Complex(spacing.scaled(by: ru) + offset.re, spacing.scaled(by: rv) + offset.im)
     }
 }

@@ -171,12 +171,7 @@ enum PerturbationRenderer {
         var isJulia = false
         if case .julia = location.family { isJulia = true }
         let precision = Precision(bits: (isJulia ? viewport.precision : viewport.orbitPrecision).bits + settings.extraBits)
-        var juliaC: BigComplex?
-        if case .julia(let re, let im) = location.family {
-            do { juliaC = try BigComplex(parsingRe: re, im: im, precision: precision) } catch {
-                throw LocationError.badNumber(field: "julia", text: "\(re), \(im)")
-            }
-        }
+        let juliaC = try location.family.juliaParameter(precision: precision)
         let center = BigComplex(viewport.center.re.rounded(to: precision), viewport.center.im.rounded(to: precision))
         var referenceSeconds = 0.0
         // Every orbit keeps its low words: pixels at risk are rendered again with 106-bit

@@ -48,8 +48,11 @@ public final class MPFREscape {
         switch family {
         case .mandelbrot: return iterate(z0: zero, c: p, power: 2, maxIterations: maxIterations)
         case .multibrot(let power): return iterate(z0: zero, c: p, power: power, maxIterations: maxIterations)
-        case .julia(let re, let im):
-            let c = (try? BigComplex(parsingRe: re, im: im, precision: precision)) ?? zero
+        case .julia:
+            // A validated location's parameter parses (Location.validate); no silent zero.
+            guard let c = try? family.juliaParameter(precision: precision) else {
+                preconditionFailure("MPFREscape takes validated locations: the Julia parameter does not parse")
+            }
             return iterate(z0: p, c: c, power: 2, maxIterations: maxIterations)
         case .newton:
             preconditionFailure("MPFREscape iterates escape-time families only")

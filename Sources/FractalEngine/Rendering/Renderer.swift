@@ -165,12 +165,8 @@ public enum Renderer {
             if case .newton = location.family { return true } else { return false }
         }())
 
-        func juliaC(_ re: String, _ im: String) throws -> Complex<DoubleDouble> {
-            do {
-                return try BigComplex(parsingRe: re, im: im, precision: viewport.precision).doubleDoubleValue
-            } catch {
-                throw LocationError.badNumber(field: "julia", text: "\(re), \(im)")
-            }
+        func juliaC() throws -> Complex<DoubleDouble> {
+            try location.family.juliaParameter(precision: viewport.precision)!.doubleDoubleValue
         }
 
         func run<K: TileKernel>(_ kernel: K, control: RenderControl? = control) {
@@ -234,8 +230,8 @@ public enum Renderer {
                 threads: threads, control: control, gpu: gpu, field: &field)
         case (.double, .mandelbrot):
             recheckedPixels = try checkedDouble(juliaC: nil, ddJuliaC: nil)
-        case (.double, .julia(let re, let im)):
-            let c = try juliaC(re, im)
+        case (.double, .julia):
+            let c = try juliaC()
             let cd = Complex(c.re.doubleValue, c.im.doubleValue)
             if cd.re * cd.re + cd.im * cd.im <= 4 {
                 recheckedPixels = try checkedDouble(juliaC: cd, ddJuliaC: c)
@@ -249,8 +245,8 @@ public enum Renderer {
             run(NewtonKernel<Double>(newton: NewtonIteration(poly), grid: grid, maxIterations: limit))
         case (.doubleDouble, .mandelbrot):
             run(QuadraticLaneKernel<DoubleDoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: nil, maxIterations: limit))
-        case (.doubleDouble, .julia(let re, let im)):
-            let c = try juliaC(re, im)
+        case (.doubleDouble, .julia):
+            let c = try juliaC()
             if c.re.hi * c.re.hi + c.im.hi * c.im.hi <= 4 {
                 run(QuadraticLaneKernel<DoubleDoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: c, maxIterations: limit))
             } else {
@@ -275,12 +271,12 @@ public enum Renderer {
             switch (path, location.family) {
             case (.double, .mandelbrot): extrasPass(QuadraticFormula(), Double.self, juliaC: nil)
             case (.double, .multibrot(let p)): extrasPass(MultibrotFormula(power: p), Double.self, juliaC: nil)
-            case (.double, .julia(let re, let im)):
-                let c = try juliaC(re, im)
+            case (.double, .julia):
+                let c = try juliaC()
                 extrasPass(QuadraticFormula(), Double.self, juliaC: Complex(c.re.doubleValue, c.im.doubleValue))
             case (.doubleDouble, .mandelbrot): extrasPass(QuadraticFormula(), DoubleDouble.self, juliaC: nil)
             case (.doubleDouble, .multibrot(let p)): extrasPass(MultibrotFormula(power: p), DoubleDouble.self, juliaC: nil)
-            case (.doubleDouble, .julia(let re, let im)): extrasPass(QuadraticFormula(), DoubleDouble.self, juliaC: try juliaC(re, im))
+            case (.doubleDouble, .julia): extrasPass(QuadraticFormula(), DoubleDouble.self, juliaC: try juliaC())
             default: break
             }
             if case .newton = location.family {} else { field.extras = extras }
