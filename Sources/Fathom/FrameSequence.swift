@@ -18,13 +18,13 @@ public struct FrameSequence: Sendable {
     public init(frames: [LocationFile]) { self.frames = frames }
 
     /// `count` frames zooming out of `deep` by `factor` (> 1) a frame.
-    public static func zoomOut(from deep: LocationFile, count: Int, factor: Double) throws(LocationError) -> FrameSequence {
-        guard count >= 1 && count <= 1_000_000 else { throw .badFrameCount(count) }
-        guard factor > 1 && factor.isFinite else { throw .badFactor(factor) }
+    public static func zoomOut(from deep: LocationFile, count: Int, factor: Double) throws -> FrameSequence {
+        guard count >= 1 && count <= 1_000_000 else { throw FathomError.badFrameCount(count) }
+        guard factor > 1 && factor.isFinite else { throw FathomError.badFactor(factor) }
         let location = try deep.location()
         let precision = Precision(bits: 128)
         let r0: BigFloat
-        do { r0 = try BigFloat(parsing: location.radius, precision: precision) } catch { throw .badNumber(field: "radius", text: location.radius) }
+        do { r0 = try BigFloat(parsing: location.radius, precision: precision) } catch { throw LocationError.badNumber(field: "radius", text: location.radius) }
         let f = BigFloat(factor, precision: precision)
         var radius = r0
         var frames: [LocationFile] = []
@@ -41,9 +41,10 @@ public struct FrameSequence: Sendable {
 
     /// Frames between `keyframes` (at least two), `perSegment` frames from each keyframe to
     /// the next, then the last keyframe.
-    public static func between(_ keyframes: [LocationFile], perSegment: Int) throws(LocationError) -> FrameSequence {
-        guard keyframes.count >= 2 else { throw .badFrameCount(keyframes.count) }
-        guard perSegment >= 1 && perSegment * (keyframes.count - 1) <= 1_000_000 else { throw .badFrameCount(perSegment) }
+    public static func between(_ keyframes: [LocationFile], perSegment: Int) throws -> FrameSequence {
+        guard keyframes.count >= 2 else { throw FathomError.badFrameCount(keyframes.count) }
+        let (total, overflow) = perSegment.multipliedReportingOverflow(by: keyframes.count - 1)
+        guard perSegment >= 1 && !overflow && total <= 1_000_000 else { throw FathomError.badFrameCount(perSegment) }
         var frames: [LocationFile] = []
         for (a, b) in zip(keyframes, keyframes.dropFirst()) {
             let la = try a.location(), lb = try b.location()
@@ -120,7 +121,7 @@ public struct FrameSequence: Sendable {
                        cache: ReferenceCache = ReferenceCache(), control: RenderControl? = nil,
                        frameDone: (Int, RenderResult) -> Void = { _, _ in }) throws -> Report {
         guard range.lowerBound >= 0 && range.upperBound < frames.count else {
-            throw LocationError.badFrameRange(range.lowerBound, range.upperBound, frames.count)
+            throw FathomError.badFrameRange(range.lowerBound, range.upperBound, frames.count)
         }
         // Every frame of the slice is checked before any work (and before any file).
         for k in range { _ = try frames[k].location() }

@@ -26,7 +26,7 @@ public enum ImageRender {
                               reference: Int? = nil, bitDepth: Int = 8, control: RenderControl? = nil) throws -> RenderResult {
         let location = try file.location()
         let k = file.supersample ?? 1
-        guard (1...4).contains(k) else { throw LocationError.badSupersample(k) }
+        guard (1...4).contains(k) else { throw FathomError.badSupersample(k) }
         // k x k samples a pixel: the field of a k times larger image with the same radius,
         // whose pixel centers are the samples' (the radius spans the shorter side).
         var sampled = settings

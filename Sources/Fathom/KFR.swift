@@ -76,14 +76,14 @@ public enum KFR {
 
     /// `file` as KFR text: Re, Im, Zoom, Iterations, then FractalType and Power for a
     /// Multibrot, RotateAngle for a rotated view, then the kept keys. Throws for families Kalles Fraktaler does not share.
-    public static func text(of file: LocationFile) throws(LocationError) -> String {
+    public static func text(of file: LocationFile) throws -> String {
         let location = try file.location()
         var lines = ["Re: \(location.centerRe)", "Im: \(location.centerIm)",
                      "Zoom: \(try LocationFile.zoom(fromRadius: location.radius))", "Iterations: \(location.maxIterations)"]
         switch location.family {
         case .mandelbrot: break
         case .multibrot(let p): lines += ["FractalType: 0", "Power: \(p)"]
-        case .julia, .newton: throw .notInKFR(location.family.name)
+        case .julia, .newton: throw FathomError.notInKFR(location.family.name)
         }
         if location.rotation != 0 { lines.append("RotateAngle: \(location.rotation)") }
         for pair in file.kfrExtra ?? [] where pair.count == 2 && !knownKeys.contains(pair[0]) {

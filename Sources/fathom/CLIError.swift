@@ -22,6 +22,7 @@ struct CLIError: Error {
         switch error {
         case let e as CLIError: self = e
         case let e as LocationError: self = .data("\(e)")
+        case let e as FathomError: self = .data("\(e)")
         case let e as ArbitraryPrecisionError: self = .data("\(e)")
         case let e as FileError:
             switch e {

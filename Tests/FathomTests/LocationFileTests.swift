@@ -56,7 +56,7 @@ struct LocationFileTests {
         var julia = file
         julia.family = "julia"
         julia.juliaC = ["-0.8", "0.156"]
-        #expect(throws: LocationError.self) { try KFR.text(of: julia) }
+        #expect(throws: FathomError.notInKFR("julia")) { try KFR.text(of: julia) }
     }
 
     @Test("a file with every key Kalles Fraktaler 2.15 writes: the view and its rotation read, every other key kept and written back")

@@ -209,6 +209,8 @@ let situations: [Situation] = [
               message: "ends before it starts", checks: [.absent("frames")]),
     Situation(label: "sequence slice past the end", args: ["sequence", "--quiet", "--zoom-out", "10", "--frames", "5..12"], code: 65,
               message: "outside"),
+    Situation(label: "sequence with frames past Int", args: ["sequence", "--quiet", "--per-segment", "4611686018427387905", "a.json", "b.json", "a.json"],
+              code: 65, message: "out of range", files: ["a.json": plain, "b.json": locationJSON(radius: "0.5")]),
     Situation(label: "sequence of zero frames", args: ["sequence", "--quiet", "--zoom-out", "0"], code: 65, message: "frames"),
     Situation(label: "sequence factor below one", args: ["sequence", "--quiet", "--zoom-out", "3", "--factor", "0.5"], code: 65,
               message: "greater than 1"),

@@ -19,8 +19,8 @@ struct SequenceTests {
         #expect(seq.frames.allSatisfy { $0.center == deep.center })
         let r99 = try BigFloat(parsing: seq.frames[99].radius, precision: Precision(bits: 64)).doubleValue
         #expect(Swift.abs(r99 / (2e-50 * Math.pow(2, 99)) - 1) < 1e-15)
-        #expect(throws: LocationError.self) { try FrameSequence.zoomOut(from: deep, count: 0, factor: 2) }
-        #expect(throws: LocationError.self) { try FrameSequence.zoomOut(from: deep, count: 10, factor: 0.5) }
+        #expect(throws: FathomError.badFrameCount(0)) { try FrameSequence.zoomOut(from: deep, count: 0, factor: 2) }
+        #expect(throws: FathomError.badFactor(0.5)) { try FrameSequence.zoomOut(from: deep, count: 10, factor: 0.5) }
     }
 
     @Test("between keyframes: radius geometric, center in proportion to the radius, the last frame the last keyframe")
@@ -53,7 +53,8 @@ struct SequenceTests {
                 #expect(off < r.timesPowerOfTwo(-10), "frame \(k): \(got)")
             }
         }
-        #expect(throws: LocationError.self) { try FrameSequence.between([a], perSegment: 8) }
+        #expect(throws: FathomError.badFrameCount(1)) { try FrameSequence.between([a], perSegment: 8) }
+        #expect(throws: FathomError.badFrameCount(Int.max / 2 + 1)) { try FrameSequence.between([a, b, a], perSegment: Int.max / 2 + 1) }
     }
 
     @Test("a slice renders byte-identical frames to the full run, from one reference orbit")
@@ -86,6 +87,6 @@ struct SequenceTests {
         // Not one flat colour, and the frames differ.
         let f3 = try PNGReader.read(path: full + "/frame-00003.png"), f4 = try PNGReader.read(path: full + "/frame-00004.png")
         #expect(Set(f3.pixels).count > 3 && f3 != f4)
-        #expect(throws: LocationError.self) { try seq.render(6...8, into: part, settings: settings) }
+        #expect(throws: FathomError.badFrameRange(6, 8, 8)) { try seq.render(6...8, into: part, settings: settings) }
     }
 }

@@ -89,16 +89,6 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
     case missingField(String)
     /// A number that must be greater than zero (a zoom factor).
     case notPositive(field: String, text: String)
-    /// A view Kalles Fraktaler's .kfr format cannot hold (Julia, Newton, rotation).
-    case notInKFR(String)
-    /// A sequence's frame count (or keyframe count) out of range.
-    case badFrameCount(Int)
-    /// A slice of frames outside the sequence.
-    case badFrameRange(Int, Int, Int)
-    /// Supersampling other than 1...4 samples a side.
-    case badSupersample(Int)
-    /// A zoom-out factor that is not a finite number greater than 1.
-    case badFactor(Double)
 
     public var description: String {
         switch self {
@@ -124,16 +114,6 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
             "location: missing field '\(name)'"
         case .notPositive(let field, let text):
             "\(field): '\(text)' must be greater than zero"
-        case .badFrameCount(let n):
-            "frames: \(n) is out of range (a zoom-out takes 1...1000000 frames, keyframes at least two)"
-        case .badFrameRange(let a, let b, let count):
-            "frames: \(a)..\(b) is not within the sequence's frames 0..\(count - 1)"
-        case .badFactor(let f):
-            "factor: \(f) is not a zoom factor greater than 1 (each frame's radius is the previous one's times the factor)"
-        case .badSupersample(let k):
-            "supersample: \(k) is outside 1...4 (samples a pixel side: 2 is 2x2)"
-        case .notInKFR(let what):
-            "a .kfr file cannot hold \(what) (Kalles Fraktaler's format shares the Mandelbrot and Multibrot families only)"
         }
     }
 }
