@@ -11,12 +11,26 @@ public enum ImageRender {
     @discardableResult
     public static func render(_ file: LocationFile, settings: RenderSettings, to path: String, npy: String? = nil, bitDepth: Int = 8,
                               control: RenderControl? = nil) throws -> RenderResult {
-        let paths = [path] + (npy.map { [$0] } ?? []) + (settings.perturbation.saveReference.map { [$0] } ?? [])
-        let outputs = try OutputSet(paths)
-        let result = try render(file, settings: settings, into: outputs, png: 0, npy: npy == nil ? nil : 1,
-                                reference: settings.perturbation.saveReference == nil ? nil : paths.count - 1, bitDepth: bitDepth, control: control)
-        try outputs.commit()
+        let outputs = try Outputs(png: path, npy: npy, reference: settings.perturbation.saveReference)
+        let result = try render(file, settings: settings, into: outputs.set, png: 0, npy: outputs.npy, reference: outputs.reference,
+                                bitDepth: bitDepth, control: control)
+        try outputs.set.commit()
         return result
+    }
+
+    /// A render's outputs, resolved by the output rules before any work: the PNG (index 0),
+    /// then the NumPy file and the reference orbit when asked for.
+    public struct Outputs {
+        public let set: OutputSet
+        public let npy: Int?
+        public let reference: Int?
+
+        public init(png: String, npy: String?, reference: String?) throws(OutputError) {
+            let paths = [png] + [npy, reference].compactMap { $0 }
+            set = try OutputSet(paths)
+            self.npy = npy == nil ? nil : 1
+            self.reference = reference == nil ? nil : paths.count - 1
+        }
     }
 
     /// Renders `file` and stages the PNG (and the iteration data, and the reference orbit)

@@ -21,8 +21,7 @@ enum FindCommand {
             let value: BigFloat
             do { value = try BigFloat(parsing: d, precision: Precision(bits: 64)) } catch { throw CLIError.data("--depth: '\(d)' is not a decimal number") }
             guard value.signum > 0 else { throw CLIError.data("--depth: '\(d)' must be greater than zero") }
-            let smallest = try BigFloat(parsing: Location.minimumRadius, precision: Precision(bits: 64))
-            guard !(value < smallest) else {
+            guard !(value < Location.minimumRadiusValue) else {
                 throw CLIError.data("--depth: '\(d)' is below the smallest radius Fathom renders (\(Location.minimumRadius))")
             }
             target = value.floatExpValue

@@ -26,7 +26,7 @@ enum RenderCommand {
         let bitDepth = try a.int("bit-depth") ?? 8
         guard bitDepth == 8 || bitDepth == 16 else { throw CLIError.usage("--bit-depth: \(bitDepth) is not 8 or 16") }
         // Every output is resolved (and two on one file refused) before any work.
-        _ = try OutputSet([output] + (npy.map { [$0] } ?? []) + (settings.perturbation.saveReference.map { [$0] } ?? []))
+        let outputs = try ImageRender.Outputs(png: output, npy: npy, reference: settings.perturbation.saveReference)
         // With an image on standard output, the report goes to standard error.
         let toStandardError = output == "-" || npy == "-"
         func report(_ line: String) {
@@ -50,7 +50,9 @@ enum RenderCommand {
         toRender.height = height
         toRender.engine = engine
         defer { if showProgress { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8)) } }
-        let result = try ImageRender.render(toRender, settings: settings, to: output, npy: npy, bitDepth: bitDepth, control: control)
+        let result = try ImageRender.render(toRender, settings: settings, into: outputs.set, png: 0, npy: outputs.npy,
+                                            reference: outputs.reference, bitDepth: bitDepth, control: control)
+        try outputs.set.commit()
         for warning in result.report.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
 
         if !quiet {

@@ -39,6 +39,9 @@ public struct Location: Sendable, Equatable {
     /// The most characters of one decimal number: a million digits carry a center to the
     /// smallest radius with room to spare.
     public static let maximumCharacters = 1_100_000
+    /// The two limits as numbers (64 bits: the comparisons only need the magnitude).
+    public static let maximumCoordinateValue = try! BigFloat(parsing: maximumCoordinate, precision: Precision(bits: 64))
+    public static let minimumRadiusValue = try! BigFloat(parsing: minimumRadius, precision: Precision(bits: 64))
 
     /// Checks every field a user can get wrong, with a message naming the field, and the
     /// limits above, before any work: a location that passes converts to the engine's types
@@ -47,8 +50,7 @@ public struct Location: Sendable, Equatable {
         var numbers = [("center.re", centerRe), ("center.im", centerIm), ("radius", radius)]
         if case .julia(let re, let im) = family { numbers += [("julia.re", re), ("julia.im", im)] }
         let bits = Precision(bits: 64)
-        let largest = try! BigFloat(parsing: Location.maximumCoordinate, precision: bits)
-        let smallest = try! BigFloat(parsing: Location.minimumRadius, precision: bits)
+        let largest = Location.maximumCoordinateValue, smallest = Location.minimumRadiusValue
         for (field, text) in numbers {
             guard text.utf8.count <= Location.maximumCharacters else { throw .tooLong(field: field, characters: text.utf8.count) }
             guard BigFloat.isDecimalNumber(text) else { throw .badNumber(field: field, text: text) }

@@ -142,7 +142,6 @@ public final class OutputSet: @unchecked Sendable {
     public let paths: [String]
     public let targets: [OutputTarget]
     private var temporaries: [String?]
-    private var committed = false
 
     /// Resolves every path (Documentation/Reliability.md's rules) and refuses two outputs on
     /// one file, before any work starts.
@@ -178,7 +177,8 @@ public final class OutputSet: @unchecked Sendable {
             name = "fathom-output"
         }
         let temporary = folder + "/." + name + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        // 0666 less the umask: the mode a new file gets (a replaced one takes its own at commit).
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o666)
         guard fd >= 0 else {
             throw .cannotCreate(path: paths[index], reason: "cannot create a temporary file in '\(folder)': \(String(cString: strerror(errno)))")
         }
@@ -200,8 +200,8 @@ public final class OutputSet: @unchecked Sendable {
 
     /// Moves every staged output into place: all of them, or (on an error) none.
     public func commit() throws(OutputError) {
-        precondition(!committed, "an OutputSet commits once")
-        guard let staged = Optional(temporaries.compactMap { $0 }), staged.count == paths.count else {
+        let staged = temporaries.compactMap { $0 }
+        guard staged.count == paths.count else {
             throw .cannotCreate(path: paths[temporaries.firstIndex { $0 == nil } ?? 0], reason: "nothing was staged for it")
         }
         // Streams first: they cannot be undone, and nothing is in place yet when one fails.
@@ -223,17 +223,12 @@ public final class OutputSet: @unchecked Sendable {
         }
         for (i, target) in targets.enumerated() {
             guard case .file(let path, let mode) = target else { continue }
+            var backup: String?
             if let mode {
+                // The replaced file's mode and owner; its old bytes under a hard link until all are in place.
                 chmod(staged[i], mode)
                 var info = stat()
                 if stat(path, &info) == 0 { _ = chown(staged[i], info.st_uid, info.st_gid) }
-            } else {
-                let mask = umask(0)
-                umask(mask)
-                chmod(staged[i], 0o666 & ~mask)
-            }
-            var backup: String?
-            if mode != nil {
                 let b = staged[i] + ".old"
                 if link(path, b) == 0 { backup = b; TemporaryFiles.add(b) }
             }
@@ -247,7 +242,6 @@ public final class OutputSet: @unchecked Sendable {
             done.append((path, backup))
         }
         for (_, backup) in done { if let backup { TemporaryFiles.remove(backup) } }
-        committed = true
         temporaries = Array(repeating: nil, count: paths.count)
     }
 
