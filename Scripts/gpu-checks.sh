@@ -7,7 +7,6 @@
 #   DIR/locations/*.json               # ../shared/locations (for fathom-bench)
 #   DIR/cpu_e50.npy, cpu_e318.npy, cpu_e1000.npy
 #                                      # `fathom render --preset P --size 640x360 --backend cpu --npy`
-#   DIR/cpu_e1000_rescaled.npy         # the same with --delta rescaled
 # Usage: Scripts/gpu-checks.sh DIR OUT [quick]
 # Exit status: 0 when every check passed; 1 when any render or verify failed or any field
 # differs from the CPU's (each such check prints a line starting "MISMATCH"); 2 on bad usage.
@@ -65,11 +64,9 @@ for p in e50 e318 e1000; do
     if same "$OUT/cuda_$p.npy" cpu_$p.npy; then echo "$p: identical to the CPU's field"; else mismatch "$p: DIFFERS from the CPU's field"; cmp "$OUT/cuda_$p.npy" cpu_$p.npy 2>&1 | head -2; fi
 done
 log "the CPU on this machine (e1000 640x360): the same field as the build machine's CPU"
-rm -f /tmp/cpu_here.npy "$OUT/cuda_r.npy"
+rm -f /tmp/cpu_here.npy
 checked "e1000 render on this CPU" ./fathom render --preset e1000 --size 640x360 --backend cpu --output /tmp/c.png --npy /tmp/cpu_here.npy --quiet
 if same /tmp/cpu_here.npy cpu_e1000.npy; then echo "e1000: identical"; else mismatch "e1000 on this CPU: DIFFERS"; fi
-checked "e1000 rescaled render on CUDA" ./fathom render --preset e1000 --size 640x360 --delta rescaled --backend cuda --gpu-exact on --output /tmp/r.png --npy "$OUT/cuda_r.npy" --quiet
-if same "$OUT/cuda_r.npy" cpu_e1000_rescaled.npy; then echo "e1000 rescaled: identical to the CPU's field"; else mismatch "e1000 rescaled: DIFFERS"; fi
 rm -f "$OUT"/cuda_*.npy
 
 [ "${3:-}" = quick ] && finish
@@ -79,8 +76,7 @@ log "fathom-bench gpu on CUDA (3 runs each, medians)"
 log "fathom-bench gpu on CUDA, exact mode"
 ./fathom-bench gpu --backend cuda --gpu-exact --runs 3 --locations locations || mismatch "fathom-bench gpu on CUDA, exact mode (exit $?)"
 log "the large renders through the CLI (the whole process), with phase times (FATHOM_TRACE)"
-for args in "--preset e1000 --size 1920x1080" "--preset e1086 --size 1024x1024" \
-            "--preset e1000 --size 1920x1080 --delta rescaled" "--preset e1086 --size 1024x1024 --delta rescaled"; do
+for args in "--preset e1000 --size 1920x1080" "--preset e1086 --size 1024x1024"; do
     FATHOM_TRACE=1 timed ./fathom render $args --backend cuda --output /tmp/big.png --verbose || mismatch "render $args on CUDA failed"
 done
 log "fathom-bench gpu on this machine's CPU cores, for comparison"

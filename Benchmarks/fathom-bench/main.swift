@@ -1,5 +1,5 @@
 // fathom-bench: fixed cases, measured by wall time (never by timed tests).
-// Usage: fathom-bench [direct] [reference] [perturbation] [glitch] [deltas] [suite] [--runs N]
+// Usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [--runs N]
 //                     [--json] [--filter TEXT] [--locations DIR]
 import Fathom
 import Foundation
@@ -26,7 +26,7 @@ func parseOptions() -> Options {
         case "--json": o.json = true
         case "--filter": o.filter = it.next()
         case "--locations": o.locations = it.next() ?? o.locations
-        case "direct", "reference", "perturbation", "glitch", "deltas", "suite", "sequence", "gpu": o.groups.insert(a)
+        case "direct", "reference", "perturbation", "glitch", "suite", "sequence", "gpu": o.groups.insert(a)
         case "--backend":
             let name = it.next() ?? ""
             guard let b = ComputeBackend(rawValue: name) else {
@@ -44,7 +44,7 @@ func parseOptions() -> Options {
             SuiteCase.runChild(name: name, size: size, threads: threads, locations: locations, backend: backend, exact: exact)
             exit(0)
         case "--help", "-h":
-            print("usage: fathom-bench [direct] [reference] [perturbation] [glitch] [deltas] [suite] [sequence] [gpu] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact]")
+            print("usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact]")
             print("gpu: the suite's GPU cases (e50, e318, e1000 at 640x360; e1000 1920x1080; e1086 1024x1024) on --backend")
             print("groups default to direct and reference; perturbation, glitch and suite read DIR (default ../shared/locations)")
             exit(0)
@@ -178,35 +178,6 @@ if options.groups.contains("glitch") {
                      "references": Double(p.references.count), "uncorrected": Double(p.uncorrectedPixels),
                      "pixels differing": Double(differ), "max nBig difference": Double(maxCountDifference)], notes)
         }
-    }
-}
-
-// MARK: - deltas
-
-/// Renders e1000 at 320x180 with rescaled and FloatExp deltas, and checks the pixels where
-/// they differ (up to 8) against direct MPFR iteration.
-if options.groups.contains("deltas") {
-    try measure("deltas", "e1000 at 320x180: rescaled vs floatexp, differences vs MPFR", runs: 1) {
-        let loc = try location("e1000")
-        var settings = RenderSettings(width: 320, height: 180)
-        settings.perturbation.deltaType = .rescaled
-        let a = try Renderer.render(location: loc, settings: settings)
-        settings.perturbation.deltaType = .floatExp
-        let b = try Renderer.render(location: loc, settings: settings)
-        let viewport = try Viewport(location: loc, width: 320, height: 180)
-        let mpfr = MPFREscape(precision: viewport.precision)
-        var differ: [Int] = []
-        for i in 0..<a.field.pixelCount where a.field.nBig[i] != b.field.nBig[i] || a.field.n2[i] != b.field.n2[i] { differ.append(i) }
-        var rescaledRight = 0, floatExpRight = 0
-        var notes: [String] = []
-        for i in differ.prefix(8) {
-            let want = mpfr.iterate(pixelX: i % 320, pixelY: i / 320, viewport: viewport, family: loc.family, maxIterations: loc.maxIterations)
-            if want.nBig == a.field.nBig[i] { rescaledRight += 1 }
-            if want.nBig == b.field.nBig[i] { floatExpRight += 1 }
-            notes.append("pixel \(i % 320),\(i / 320): MPFR nBig \(want.nBig), rescaled \(a.field.nBig[i]), floatexp \(b.field.nBig[i])")
-        }
-        return (["rescaled s": a.report.seconds, "floatexp s": b.report.seconds, "pixels differing": Double(differ.count),
-                 "rescaled right": Double(rescaledRight), "floatexp right": Double(floatExpRight)], notes)
     }
 }
 

@@ -16,6 +16,3 @@ extern "C" void fg_emulate_direct(const FKDirectParams *params, long long begin,
     for (long long i = begin; i < end; i++) fathom::directPixel(*params, i);
 }
 
-extern "C" void fg_emulate_rescaled(const FKPerturbParams *params, int multibrot, long long begin, long long end) {
-    for (long long item = begin; item < end; item++) fathom::rescaledPixel(*params, item, multibrot != 0);
-}

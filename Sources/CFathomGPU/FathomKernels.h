@@ -185,25 +185,25 @@ FK_DEVICE double stretchSquared(int power, double r2) {
     return t;
 }
 
-/// (2Z + w 2^S) w (+ dc 2^-S); plain deltas: w = wScaled = dz.
-template <class D> FK_DEVICE Cx<D> quadraticStep(Cx<D> Z, Cx<D> w, Cx<D> wScaled, Cx<D> dc, bool addsDC) {
-    Cx<D> t = cx(Delta<D>::doubled(Z.re) + wScaled.re, Delta<D>::doubled(Z.im) + wScaled.im) * w;
+/// (2Z + dz) dz (+ dc).
+template <class D> FK_DEVICE Cx<D> quadraticStep(Cx<D> Z, Cx<D> dz, Cx<D> dc, bool addsDC) {
+    Cx<D> t = cx(Delta<D>::doubled(Z.re) + dz.re, Delta<D>::doubled(Z.im) + dz.im) * dz;
     return addsDC ? t + dc : t;
 }
 
-/// Horner in dz over the binomials (MultibrotPerturbation.step), rescaled as above.
-template <class D> FK_DEVICE Cx<D> multibrotStep(Cx<D> Z, Cx<D> w, Cx<D> wScaled, Cx<D> dc, int power, const double *binomials) {
+/// Horner in dz over the binomials (MultibrotPerturbation.step).
+template <class D> FK_DEVICE Cx<D> multibrotStep(Cx<D> Z, Cx<D> dz, Cx<D> dc, int power, const double *binomials) {
     Cx<D> h = cx(Delta<D>::one(), Delta<D>::zero());
     Cx<D> zPower = Z;
     for (int k = power - 1; k >= 1; k--) {
-        h = scale(zPower, Delta<D>::fromDouble(binomials[k])) + wScaled * h;
+        h = scale(zPower, Delta<D>::fromDouble(binomials[k])) + dz * h;
         zPower = zPower * Z;
     }
-    return w * h + dc;
+    return dz * h + dc;
 }
 
-template <class D> FK_DEVICE Cx<D> formulaStep(const FKPerturbParams &p, bool multibrot, Cx<D> Z, Cx<D> w, Cx<D> wScaled, Cx<D> dc) {
-    return multibrot ? multibrotStep(Z, w, wScaled, dc, p.power, p.binomials) : quadraticStep(Z, w, wScaled, dc, p.addsDC != 0);
+template <class D> FK_DEVICE Cx<D> formulaStep(const FKPerturbParams &p, bool multibrot, Cx<D> Z, Cx<D> dz, Cx<D> dc) {
+    return multibrot ? multibrotStep(Z, dz, dc, p.power, p.binomials) : quadraticStep(Z, dz, dc, p.addsDC != 0);
 }
 
 // MARK: BLA lookup (BLAView.longestStep)
@@ -357,7 +357,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
             stretch2 *= s.stretchSignificand;
             stretchExponent += s.stretchExponent;
         } else {
-            dz = formulaStep(p, multibrot, orbit[m], dz, dz, dcStep);
+            dz = formulaStep(p, multibrot, orbit[m], dz, dcStep);
             m += 1;
             n += 1;
             stretch2 *= nextStretch;
@@ -418,169 +418,6 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     out.stretch2 = stretch2;
     out.stretchExponent = stretchExponent;
     out.blaLoad = blaLoad;
-    p.out[item - p.first] = out;
-}
-
-// MARK: Rescaled Double deltas (RescaledPerturbationKernel.iterate)
-
-/// 2^k as a Double, 0 below the subnormal range (RescaledPerturbationKernel.power).
-FK_DEVICE double rescaledPower(long long k) {
-    if (k < -1074) return 0;
-    if (k < -1022) return 0x1p-1022 * powerOfTwo(k + 1022);
-    if (k > 1023) return swiftScaled(1, k);
-    return powerOfTwo(k);
-}
-
-FK_DEVICE double largerMagnitude(Cx<double> a) {
-    double x = absolute(a.re), y = absolute(a.im);
-    return y >= x ? y : x;  // Swift.max(x, y)
-}
-
-struct Rescaled {
-    Cx<double> w;
-    long long s;
-    double f1, f2;
-    long long sc;
-
-    /// Puts a FloatExp delta into the rescaled state (`rescale` in the Swift kernel).
-    FK_DEVICE void rescale(Cx<FExp> d) {
-        if (isZero(d.re) && isZero(d.im)) {
-            w = cx(0.0, 0.0);
-            return;
-        }
-        long long e = d.re.e > d.im.e ? d.re.e : d.im.e;
-        w = cx(toDouble(raw(d.re.s, d.re.e - e)), toDouble(raw(d.im.s, d.im.e - e)));
-        s = e;
-        f1 = rescaledPower(s);
-        f2 = rescaledPower(sc - s);
-    }
-
-    /// dz = w 2^s in FloatExp.
-    FK_DEVICE Cx<FExp> exact() const {
-        FExp factor = normalize(1, s);
-        return cx(fexp(w.re) * factor, fexp(w.im) * factor);
-    }
-};
-
-FK_DEVICE void rescaledPixel(const FKPerturbParams &p, long long item, bool multibrot) {
-    const Cx<double> *orbit = (const Cx<double> *)p.orbit;
-    const Cx<FExp> *orbitExact = (const Cx<FExp> *)p.orbitExact;
-    long long last = p.orbitCount - 1;
-    const bool addsDC = p.addsDC != 0;
-    const Cx<FExp> dcExact = pixelDelta<FExp>(p, item);
-    const long long sc = p.scaleExponent;
-    const Cx<double> u = cx(toDouble(raw(dcExact.re.s, dcExact.re.e - sc)), toDouble(raw(dcExact.im.s, dcExact.im.e - sc)));
-    const Cx<FExp> zeroExact = cx(Delta<FExp>::zero(), Delta<FExp>::zero());
-    Rescaled r;
-    r.w = addsDC ? cx(0.0, 0.0) : u;
-    r.s = sc;
-    r.f1 = rescaledPower(r.s);
-    r.f2 = 1.0;
-    r.sc = sc;
-    bool rescaled = true;
-    Cx<double> dz = cx(0.0, 0.0);
-    long long m = 0, n = 0, n2 = 0;
-    // Continue on the critical orbit (Z(0) = 0) from its start.
-    auto toRebaseOrbit = [&]() {
-        m = 0;
-        orbit = (const Cx<double> *)p.rebaseOrbit;
-        orbitExact = (const Cx<FExp> *)p.rebaseExact;
-        last = p.rebaseCount - 1;
-    };
-    const Cx<double> dcPlain = cx(toDouble(dcExact.re), toDouble(dcExact.im));
-    FKPixelOut out;
-    out.kind = FK_MAX_ITERATIONS;
-    out.n = 0;
-    out.steps = 0;
-    out.blaSteps = 0;
-    out.pad = 0;
-    out.r2 = 0;
-    out.stretch2 = 1;
-    out.stretchExponent = 0;
-    out.blaLoad = 0;
-    out.ratio = notANumber();
-
-    while (n < p.maxIterations) {
-        const Cx<double> Z = orbit[m];
-        Cx<double> z;
-        double deltaSquared;
-        if (rescaled) {
-            if (largerMagnitude(Z) < 0x1p-400) {
-                // Near 0: this step in FloatExp, against the orbit's exact value.
-                const Cx<FExp> d = r.exact();
-                r.rescale(formulaStep(p, multibrot, orbitExact[m], d, d, addsDC ? dcExact : zeroExact));
-            } else {
-                r.w = formulaStep(p, multibrot, Z, r.w, scale(r.w, r.f1), addsDC ? scale(u, r.f2) : cx(0.0, 0.0));
-            }
-            m += 1;
-            n += 1;
-            const double big = largerMagnitude(r.w);
-            if (big > 0x1p64 || (big < 0x1p-64 && big > 0)) r.rescale(r.exact());
-            if (r.s > -900) {
-                dz = cx(r.w.re * rescaledPower(r.s), r.w.im * rescaledPower(r.s));
-                rescaled = false;
-            }
-            z = orbit[m] + (rescaled ? cx(0.0, 0.0) : dz);
-            deltaSquared = rescaled ? 0 : lengthSquared(dz);
-            if (rescaled) {
-                const Cx<double> zm = orbit[m];
-                if (largerMagnitude(zm) < 0x1p-900) {
-                    // |Z| is as small as the delta: decide the rebase in FloatExp.
-                    const Cx<FExp> d = r.exact();
-                    const Cx<FExp> zExact = orbitExact[m] + d;
-                    if (p.mode == FK_REBASE && lengthSquared(zExact) < lengthSquared(d)) {
-                        r.rescale(zExact);
-                        toRebaseOrbit();
-                        continue;
-                    }
-                }
-            }
-        } else {
-            dz = formulaStep(p, multibrot, Z, dz, dz, dcPlain);
-            m += 1;
-            n += 1;
-            z = orbit[m] + dz;
-            deltaSquared = lengthSquared(dz);
-        }
-        const double r2 = lengthSquared(z);
-        if (r2 > kRadiusSquared2) {
-            if (n2 == 0) n2 = n;
-            if (r2 > kRadiusSquaredBig) {
-                out.kind = FK_ESCAPED;
-                out.n = (unsigned int)n;
-                out.r2 = r2;
-                break;
-            }
-        }
-        if (p.mode == FK_REBASE) {
-            if (m == last || (!rescaled && r2 < deltaSquared)) {
-                dz = z;
-                toRebaseOrbit();
-                if (rescaled || largerMagnitude(z) < 0x1p-900) {
-                    r.rescale(cx(fexp(z.re), fexp(z.im)));
-                    rescaled = r.s <= -900;
-                }
-            }
-        } else {
-            const double big = lengthSquared(orbit[m]);
-            if (!rescaled && r2 < p.tolerance * big) {
-                out.kind = FK_BOUNDED;
-                out.ratio = r2 / big;
-                break;
-            }
-            if (m == last && n < p.maxIterations) {
-                if (!(r2 > kRadiusSquared2)) {
-                    out.kind = FK_BOUNDED;
-                    out.ratio = 0;
-                    break;
-                }
-                dz = z;
-                rescaled = false;
-                toRebaseOrbit();
-            }
-        }
-    }
-    out.n2 = (unsigned int)n2;
     p.out[item - p.first] = out;
 }
 
@@ -674,14 +511,6 @@ extern "C" __global__ void fathom_perturb_floatexp(FKPerturbParams p) {
 extern "C" __global__ void fathom_perturb_floatexp_multibrot(FKPerturbParams p) {
     long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (item < p.count) fathom::perturbPixel<fathom::FExp>(p, item, true);
-}
-extern "C" __global__ void fathom_rescaled(FKPerturbParams p) {
-    long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (item < p.count) fathom::rescaledPixel(p, item, false);
-}
-extern "C" __global__ void fathom_rescaled_multibrot(FKPerturbParams p) {
-    long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (item < p.count) fathom::rescaledPixel(p, item, true);
 }
 extern "C" __global__ void fathom_direct_double(FKDirectParams p) {
     long long i = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;

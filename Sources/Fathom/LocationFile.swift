@@ -36,7 +36,7 @@ public struct LocationFile: Sendable, Equatable, Codable {
         public var glitches: String?
         /// center or probe.
         public var reference: String?
-        /// double, double-double, floatexp or rescaled (nil: by the pixel spacing).
+        /// double, double-double or floatexp (nil: by the pixel spacing).
         public var delta: String?
         public var bla: Bool?
         public var blaEpsilon: Double?

@@ -92,8 +92,8 @@ enum Help {
       --glitches M           perturbation glitch handling: rebase (default) | detect
       --reference R          first reference: center (default) | probe (longest of a 5x5 probe) |
                              nucleus (the dominant minibrot's nucleus if in view: never escapes)
-      --delta T              perturbation deltas: double | double-double | floatexp |
-                             rescaled (experimental); default: by pixel spacing
+      --delta T              perturbation deltas: double | double-double | floatexp;
+                             default: by pixel spacing
       --bla on|off           bilinear approximation for z^2 + c (default on)
       --bla-epsilon E        BLA's relative error bound per step (default 2^-40)
       --precision-passes on|off

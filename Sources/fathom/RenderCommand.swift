@@ -189,7 +189,7 @@ enum RenderCommand {
             p.placement = placement
         }
         if let d = e.delta {
-            guard let type = DeltaType(rawValue: d) else { throw CLIError.usage("delta: '\(d)' is not double, double-double, rescaled or floatexp") }
+            guard let type = DeltaType(rawValue: d) else { throw CLIError.usage("delta: '\(d)' is not double, double-double or floatexp") }
             p.deltaType = type
         }
         if let b = e.bla { p.bla = b }

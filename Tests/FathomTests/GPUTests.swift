@@ -24,9 +24,7 @@ struct GPUTests {
         ("e50", 48, 27, .rebase, nil),                  // Double deltas with BLA, rebasing
         ("e318", 32, 18, .rebase, nil),                 // FloatExp deltas
         ("e1000", 64, 36, .rebase, nil),                // FloatExp at 1e-1000
-        ("e1000", 48, 27, .rebase, .rescaled),          // rescaled Double deltas
         ("glitch_test_4", 64, 36, .detect, nil),        // Pauldelbrot detection and extra references
-        ("glitch_test_4", 48, 27, .detect, .rescaled),
         ("mandelbrot", 96, 54, .rebase, nil),           // direct Double with the rounding check
         ("seahorse", 96, 54, .rebase, nil),
         ("multibrot", 96, 54, .rebase, nil),            // direct Double, z^3 + c

@@ -45,7 +45,6 @@ int fg_launch(void *function, unsigned int blocks, unsigned int threads, void *p
 /* The same kernels on the CPU, items begin ..< end (the tests compare them with the Swift
  * kernels). */
 void fg_emulate_perturb(const FKPerturbParams *params, int floatExp, int multibrot, long long begin, long long end);
-void fg_emulate_rescaled(const FKPerturbParams *params, int multibrot, long long begin, long long end);
 void fg_emulate_direct(const FKDirectParams *params, long long begin, long long end);
 
 #ifdef __cplusplus

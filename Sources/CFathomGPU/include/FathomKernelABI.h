@@ -62,11 +62,6 @@ typedef struct {
     const void *columns;        /* D per column (Re dc), for a whole image without rotation */
     const void *rows;           /* D per row (Im dc) */
     long long width;
-    /* Rescaled deltas (dz = w 2^S): the orbits' values exactly as Complex<FloatExp> (those
-     * below 2^-400 matter), and Sc, the exponent every dc is scaled by. */
-    const void *orbitExact;
-    const void *rebaseExact;
-    long long scaleExponent;
     FKPixelOut *out;            /* per item of this launch: out[item - first] */
     long long count;
     long long first;

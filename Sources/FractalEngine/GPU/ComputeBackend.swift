@@ -55,8 +55,7 @@ final class GPUExecutor: @unchecked Sendable {
     }
 
     static let kernelNames = ["fathom_perturb_double", "fathom_perturb_double_multibrot", "fathom_perturb_floatexp",
-                              "fathom_perturb_floatexp_multibrot", "fathom_rescaled", "fathom_rescaled_multibrot",
-                              "fathom_direct_double"]
+                              "fathom_perturb_floatexp_multibrot", "fathom_direct_double"]
 
     static let emulation = GPUExecutor(kind: .emulated, deviceName: "CPU emulation", functions: [:])
 

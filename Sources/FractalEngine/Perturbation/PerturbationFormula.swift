@@ -6,16 +6,12 @@ import FractalNumerics
 //   Multibrot p: dz <- sum_{k=1..p} binom(p, k) Z^(p-k) dz^k + dc, by Horner's rule in dz
 //   Julia:       dz <- (2Z + dz) dz          (the pixel enters through dz(0); there is no dc)
 
-/// One perturbation step of a family, generic over the delta type.
-///
-/// Written for rescaled deltas too: with dz = w 2^S, the step is
-/// w <- w H(Z, w 2^S) + dc 2^-S, where dz <- dz H(Z, dz) + dc; `step(Z, w, wScaled, dcTerm)`
-/// takes w, w 2^S and dc 2^-S. Plain deltas are the case S = 0.
+/// One perturbation step of a family, generic over the delta type: dz <- dz H(Z, dz) + dc.
 public protocol PerturbationFormula: Sendable {
     var power: Int { get }
     /// Whether dc enters each step (false for Julia).
     var addsDC: Bool { get }
-    func step<D: DeltaScalar>(_ Z: Complex<D>, _ w: Complex<D>, _ wScaled: Complex<D>, _ dcTerm: Complex<D>) -> Complex<D>
+    func step<D: DeltaScalar>(_ Z: Complex<D>, _ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D>
 }
 
 extension PerturbationFormula {
@@ -27,12 +23,6 @@ extension PerturbationFormula {
         for _ in 1..<power { t *= r2 }
         return t
     }
-
-    /// The plain step dz <- dz H(Z, dz) + dc.
-    @inlinable @inline(__always)
-    public func step<D: DeltaScalar>(_ Z: Complex<D>, _ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D> {
-        step(Z, dz, dz, dc)
-    }
 }
 
 /// z^2 + c: Mandelbrot (with dc) and Julia (without).
@@ -41,11 +31,11 @@ public struct QuadraticPerturbation: PerturbationFormula {
     public init(addsDC: Bool) { self.addsDC = addsDC }
     @inlinable public var power: Int { 2 }
 
-    /// (2Z + w 2^S) w + dc 2^-S.
+    /// (2Z + dz) dz + dc.
     @inlinable @inline(__always)
-    public func step<D: DeltaScalar>(_ Z: Complex<D>, _ w: Complex<D>, _ wScaled: Complex<D>, _ dcTerm: Complex<D>) -> Complex<D> {
-        let t = Complex(Z.re.doubled + wScaled.re, Z.im.doubled + wScaled.im) * w
-        return addsDC ? t + dcTerm : t
+    public func step<D: DeltaScalar>(_ Z: Complex<D>, _ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D> {
+        let t = Complex(Z.re.doubled + dz.re, Z.im.doubled + dz.im) * dz
+        return addsDC ? t + dc : t
     }
 }
 
@@ -63,18 +53,17 @@ public struct MultibrotPerturbation: PerturbationFormula {
         binomials = row
     }
 
-    /// Horner in dz: dz H with H = b1 Z^(p-1) + dz (b2 Z^(p-2) + ... + dz bp), bk = binom(p, k);
-    /// rescaled: w H(Z, w 2^S) + dc 2^-S.
+    /// Horner in dz: dz H with H = b1 Z^(p-1) + dz (b2 Z^(p-2) + ... + dz bp), bk = binom(p, k).
     @inlinable @inline(__always)
-    public func step<D: DeltaScalar>(_ Z: Complex<D>, _ w: Complex<D>, _ wScaled: Complex<D>, _ dcTerm: Complex<D>) -> Complex<D> {
+    public func step<D: DeltaScalar>(_ Z: Complex<D>, _ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D> {
         var h = Complex<D>(D.one, .zero)  // bp = 1
         var zPower = Z  // Z^(p-k) for k = p - 1
         var k = power - 1
         while k >= 1 {
-            h = zPower * D(binomials[k]) + wScaled * h
+            h = zPower * D(binomials[k]) + dz * h
             zPower = zPower * Z
             k -= 1
         }
-        return w * h + dcTerm
+        return dz * h + dc
     }
 }

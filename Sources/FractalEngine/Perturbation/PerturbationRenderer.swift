@@ -9,14 +9,9 @@ public enum DeltaType: String, Sendable, CaseIterable {
     /// Double-double deltas: 106 bits relative to |dz|, for views whose pixels need more
     /// bits below the spacing than Double deltas leave (Documentation/Perturbation.md).
     case doubleDouble = "double-double"
-    /// Experimental: Double deltas with their own Int exponent while they are below Double's
-    /// range (RescaledKernel.swift): FloatExp's range at close to Double's speed.
-    case rescaled
 
     /// Double while the spacing is above 2^-960 (about 1e-289): room for |dz|^2 terms and
-    /// for deltas that shrink before they grow. FloatExp below (`rescaled` is experimental:
-    /// no BLA, and its escape counts still differ from FloatExp's and MPFR's on some pixels
-    /// of e1000; see Documentation/Perturbation.md).
+    /// for deltas that shrink before they grow. FloatExp below.
     public static func forSpacing(log2: Double) -> DeltaType { log2 > -960 ? .double : .floatExp }
 }
 
@@ -147,8 +142,6 @@ enum PerturbationRenderer {
                 try run(settings, formula, FloatExp.self, location, viewport, perturbation, threads, control, gpu, &field)
             case .doubleDouble:
                 try run(settings, formula, DoubleDouble.self, location, viewport, perturbation, threads, control, gpu, &field)
-            case .rescaled:
-                try run(settings, formula, Double.self, location, viewport, perturbation, threads, control, gpu, &field, rescaled: true)
             }
         }
         switch location.family {
@@ -161,7 +154,7 @@ enum PerturbationRenderer {
 
     private static func run<F: PerturbationFormula, D: PerturbationDelta>(
         _ renderSettings: RenderSettings, _ formula: F, _: D.Type, _ location: Location, _ viewport: Viewport, _ settings: PerturbationSettings,
-        _ threads: Int, _ control: RenderControl?, _ gpu: GPUExecutor?, _ field: inout IterationField, rescaled: Bool = false
+        _ threads: Int, _ control: RenderControl?, _ gpu: GPUExecutor?, _ field: inout IterationField
     ) throws -> PerturbationReport {
         // Orbits at 64 bits below the spacing (`Viewport.orbitPrecision`); Julia at the
         // viewport's full precision (with fewer bits, 4 glitched pixels of the Julia oracle
@@ -275,7 +268,7 @@ enum PerturbationRenderer {
         // BLA (Documentation/Perturbation.md): the setting's epsilon for Double
         // and FloatExp deltas, 2^-53 times it for double-double deltas.
         // A trap must see every iteration, which BLA steps skip.
-        let useBLA = settings.bla && !rescaled && renderSettings.extras.trap == nil
+        let useBLA = settings.bla && renderSettings.extras.trap == nil
         var blaSeconds = 0.0
         var loopSteps = [UInt32](repeating: 0, count: count)
         var blaSteps = [UInt32](repeating: 0, count: count)
@@ -314,18 +307,6 @@ enum PerturbationRenderer {
                     func pixelFlags(extras: ExtrasWriter? = nil) -> PixelFlags {
                         PixelFlags(glitched: detect ? f.baseAddress! : nil, ratio: detect ? r.baseAddress! : nil, sensitive: sens.baseAddress!,
                                    steps: steps.baseAddress!, blaSteps: blaStepsBuffer.baseAddress!, extras: extras)
-                    }
-                    if rescaled, let values = values as? [Complex<Double>] {
-                        let kernel = RescaledPerturbationKernel<F>(
-                            formula: formula, orbit: values, rebaseOrbit: (critical as? [Complex<Double>]) ?? values,
-                            orbitTiny: reference.tiny, rebaseTiny: criticalOrbit?.tiny ?? reference.tiny,
-                            grid: ScaledDeltaGrid(viewport: viewport, reference: point), maxIterations: location.maxIterations,
-                            mode: settings.glitchMode, tolerance: tolerance, subset: subset, flags: pixelFlags())
-                        if let gpu, try gpu.perturbRescaled(kernel, count: subset?.count ?? count, field: &field, control: control) { return }
-                        Renderer.fill(&field, kernel: kernel, count: subset?.count ?? count, tilePixels: subset == nil ? 1024 : 16,
-                                      threads: threads, control: subset == nil ? control : nil, progressBase: 0.1,
-                                      order: renderSettings.tileOrder)
-                        return
                     }
                     func fill<T: PixelTracker>(_: T.Type, extras: ExtrasWriter?) throws {
                         var kernel = PerturbationKernel<F, D, T>(
@@ -443,7 +424,7 @@ enum PerturbationRenderer {
             try riskPass(type, orbit: fine, critical: fineCritical, epsilon: settings.blaEpsilon)
         }
         var doubleDoublePixels = 0
-        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && !rescaled && D.significandBits <= 53 {
+        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && D.significandBits <= 53 {
             if control?.isCancelled == true { throw RenderError.cancelled }
             doubleDoublePixels = sensitivePixels.count
             if D.self == Double.self { try widePass(DoubleDouble.self) } else { try widePass(DoubleDoubleExp.self) }
@@ -454,7 +435,7 @@ enum PerturbationRenderer {
         // bits (e50 640x360: 210 pixels left for MPFR, 6 s; Documentation/Perturbation.md).
         var finerOrbitPixels = 0
         let stepSeconds = PerturbationSettings.mpfrStepSeconds(bits: viewport.precision.bits, power: formula.power)
-        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && !rescaled && D.significandBits <= 53 && juliaC == nil
+        if !sensitivePixels.isEmpty && settings.exactSensitivePixels && D.significandBits <= 53 && juliaC == nil
             && Double(sensitivePixels.count) * Double(location.maxIterations) * stepSeconds > 2 * referenceSeconds {
             if control?.isCancelled == true { throw RenderError.cancelled }
             finerOrbitPixels = sensitivePixels.count
@@ -489,7 +470,7 @@ enum PerturbationRenderer {
         if !renderSettings.extras.isEmpty { field.extras = extrasField }
         trace.mark("passes for pixels at risk")
         return PerturbationReport(
-            deltaType: rescaled ? .rescaled : (D.self == Double.self ? .double : (D.self == FloatExp.self ? .floatExp : .doubleDouble)), glitchMode: settings.glitchMode,
+            deltaType: D.self == Double.self ? .double : (D.self == FloatExp.self ? .floatExp : .doubleDouble), glitchMode: settings.glitchMode,
             precisionBits: precision.bits, references: references, referenceLength: primary.count,
             referenceEscaped: primary.escaped, glitchedPixels: firstPassGlitched, uncorrectedPixels: glitched.count,
             referenceSeconds: referenceSeconds, fineBLAPixels: fineBLAPixels, doubleDoublePixels: doubleDoublePixels,
