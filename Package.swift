@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "Fathom", targets: ["Fathom"]),
         .library(name: "FractalNumerics", targets: ["FractalNumerics"]),
         .library(name: "ArbitraryPrecision", targets: ["ArbitraryPrecision"]),
+        .library(name: "FathomGPU", targets: ["FathomGPU"]),
         .executable(name: "fathom", targets: ["fathom"]),
         .executable(name: "fathom-bench", targets: ["fathom-bench"]),
     ],
@@ -46,13 +47,16 @@ let package = Package(
         .target(name: "ArbitraryPrecision", dependencies: ["CMPFR", "FractalNumerics"]),
         .target(
             name: "FractalEngine",
-            dependencies: ["CMPFR", "FractalNumerics", "ArbitraryPrecision", "CFathomGPU"],
+            dependencies: ["CMPFR", "FractalNumerics", "ArbitraryPrecision"],
             swiftSettings: numericSettings
         ),
+        // The CUDA backend above the engine: the engine's `KernelLauncher` for CUDA and for the
+        // kernels' CPU emulation.
+        .target(name: "FathomGPU", dependencies: ["FractalEngine", "CFathomGPU"]),
         .target(name: "FractalImaging", dependencies: ["FractalEngine", "CPNG"]),
         .target(
             name: "Fathom",
-            dependencies: ["FractalNumerics", "ArbitraryPrecision", "FractalEngine", "FractalImaging"]
+            dependencies: ["FractalNumerics", "ArbitraryPrecision", "FractalEngine", "FathomGPU", "FractalImaging"]
         ),
 
         // MARK: Executables

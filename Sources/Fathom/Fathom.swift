@@ -2,5 +2,6 @@
 // location files, presets, oracle verification and one-call rendering to PNG.
 @_exported import ArbitraryPrecision
 @_exported import FractalEngine
+@_exported import FathomGPU
 @_exported import FractalImaging
 @_exported import FractalNumerics

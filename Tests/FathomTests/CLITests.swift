@@ -124,7 +124,7 @@ struct CLITests {
         #expect(fail.stdout.contains("MISMATCH"))
     }
 
-    @Test("a saved reference orbit renders the same image when loaded, and a mismatched one is refused")
+    @Test("a saved reference orbit renders the same image when loaded, serves a lower limit, and one too short is refused")
     func referenceFiles() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -134,9 +134,15 @@ struct CLITests {
         let load = try FathomProcess.run(["render", "--location", e55, "--size", "64x36", "--load-reference", "e55.orbit", "--output", "b.png"], in: folder)
         #expect(load.code == 0, "\(load.stderr)")
         #expect(try PNGReader.read(path: folder + "/a.png") == PNGReader.read(path: folder + "/b.png"))
-        let wrong = try FathomProcess.run(["render", "--location", e55, "--iterations", "999", "--size", "8x8", "--load-reference", "e55.orbit",
+        // The orbit runs to e55's limit (15,000) without escaping: it serves any lower limit
+        // (`ReferenceOrbit.serves`, the cache's rule too), not a higher one.
+        let lower = try FathomProcess.run(["render", "--location", e55, "--iterations", "999", "--size", "8x8", "--load-reference", "e55.orbit",
+                                           "--output", "d.png"], in: folder)
+        #expect(lower.code == 0, "\(lower.stderr)")
+        let wrong = try FathomProcess.run(["render", "--location", e55, "--iterations", "20000", "--size", "8x8", "--load-reference", "e55.orbit",
                                            "--output", "c.png"], in: folder)
         #expect(wrong.code == 65)
+        #expect(wrong.stderr.contains("does not fit this view"), "\(wrong.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/c.png"))
     }
 

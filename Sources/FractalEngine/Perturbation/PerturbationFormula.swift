@@ -11,6 +11,8 @@ public protocol PerturbationFormula: Sendable {
     var power: Int { get }
     /// Whether dc enters each step (false for Julia).
     var addsDC: Bool { get }
+    /// z^p + c's binom(p, k), k = 0 ... p, for Horner's rule (nil: z^2, with or without dc).
+    var binomialRow: [Double]? { get }
     func step<D: DeltaScalar>(_ Z: Complex<D>, _ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D>
 }
 
@@ -30,6 +32,7 @@ public struct QuadraticPerturbation: PerturbationFormula {
     public let addsDC: Bool
     public init(addsDC: Bool) { self.addsDC = addsDC }
     @inlinable public var power: Int { 2 }
+    public var binomialRow: [Double]? { nil }
 
     /// (2Z + dz) dz + dc.
     @inlinable @inline(__always)
@@ -45,6 +48,7 @@ public struct MultibrotPerturbation: PerturbationFormula {
     /// binomials[k] = binom(power, k), k = 0...power.
     public let binomials: [Double]
     public var addsDC: Bool { true }
+    public var binomialRow: [Double]? { binomials }
 
     public init(power: Int) {
         self.power = power

@@ -58,22 +58,34 @@ struct PixelWork {
 
 /// A perturbation delta type that can be read from MPFR (correctly rounded).
 public protocol PerturbationDelta: DeltaScalar {
+    /// The 106-bit type of the same range: what pixels at risk are rendered again in.
+    associatedtype Wide: PerturbationDelta
+    /// The type as a GPU backend's kernels take it (nil: they do not).
+    static var launchDelta: PerturbationLaunch.Delta? { get }
     init(rounding value: BigFloat)
 }
 
 extension Double: PerturbationDelta {
+    public typealias Wide = DoubleDouble
+    public static var launchDelta: PerturbationLaunch.Delta? { .double }
     public init(rounding value: BigFloat) { self = value.doubleValue }
 }
 
 extension FloatExp: PerturbationDelta {
+    public typealias Wide = DoubleDoubleExp
+    public static var launchDelta: PerturbationLaunch.Delta? { .floatExp }
     public init(rounding value: BigFloat) { self = value.floatExpValue }
 }
 
 extension DoubleDouble: PerturbationDelta {
+    public typealias Wide = DoubleDouble
+    public static var launchDelta: PerturbationLaunch.Delta? { nil }
     public init(rounding value: BigFloat) { self = value.doubleDoubleValue }
 }
 
 extension DoubleDoubleExp: PerturbationDelta {
+    public typealias Wide = DoubleDoubleExp
+    public static var launchDelta: PerturbationLaunch.Delta? { nil }
     public init(rounding value: BigFloat) {
         let f = value.floatExpValue
         if f.isZero {

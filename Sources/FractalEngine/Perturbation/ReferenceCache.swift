@@ -10,7 +10,7 @@ import FractalNumerics
 public final class ReferenceCache: @unchecked Sendable {
     private let lock = NSLock()
     private var orbits: [ReferenceOrbit] = []
-    private var tables: [String: Any] = [:]
+    private var tables: [TableIdentity: any CachedTable] = [:]
     /// How many orbits and tables were reused (for tests and benchmarks).
     public private(set) var orbitHits = 0
     public private(set) var tableHits = 0
@@ -23,17 +23,15 @@ public final class ReferenceCache: @unchecked Sendable {
 
     public init() {}
 
-    /// A cached orbit usable for `point` (already rounded to `precision`): same family, long
-    /// enough (escaped, or as long as the limit), at least this precision, with low words if
-    /// asked, and a point that rounds to `point`.
+    /// A cached orbit usable for `point` (already rounded to `precision`): one that serves
+    /// the render (`ReferenceOrbit.serves`), with low words if asked, and a point that rounds
+    /// to `point`.
     func orbit(for point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
                lowWords: Bool) -> ReferenceOrbit? {
         lock.lock()
         defer { lock.unlock() }
-        for o in orbits where o.power == power && o.precision >= precision && (o.escaped || o.count >= maxIterations + 1)
-            && (!lowWords || !o.reLow.isEmpty)
-            && (o.juliaC == nil) == (juliaC == nil) && o.juliaC.map({ $0 == juliaC! }) ?? true
-            && ReferenceCache.within(o.point, point, precision) {
+        for o in orbits where o.serves(power: power, juliaC: juliaC, maxIterations: maxIterations, precision: precision)
+            && (!lowWords || !o.reLow.isEmpty) && ReferenceCache.within(o.point, point, precision) {
             orbitHits += 1
             return o
         }
@@ -58,7 +56,8 @@ public final class ReferenceCache: @unchecked Sendable {
         orbits.append(orbit)
     }
 
-    func table<D: DeltaScalar>(_ key: String, _: D.Type) -> BLATable<D>? {
+    /// The table stored under `key` (whose delta type is D).
+    func table<D: DeltaScalar>(_ key: TableIdentity, _: D.Type) -> BLATable<D>? {
         lock.lock()
         defer { lock.unlock() }
         guard let t = tables[key] as? BLATable<D> else { return nil }
@@ -66,7 +65,7 @@ public final class ReferenceCache: @unchecked Sendable {
         return t
     }
 
-    func store<D: DeltaScalar>(_ table: BLATable<D>, key: String) {
+    func store<D: DeltaScalar>(_ table: BLATable<D>, key: TableIdentity) {
         lock.lock()
         defer { lock.unlock() }
         tables[key] = table
@@ -78,6 +77,47 @@ public final class ReferenceCache: @unchecked Sendable {
         defer { lock.unlock() }
         orbits = []
         tables = [:]
+    }
+}
+
+/// A BLA table of any delta type, as the cache holds it (its key names the type).
+protocol CachedTable: Sendable {}
+extension BLATable: CachedTable {}
+
+/// What identifies a reference orbit: its family (power, Julia's c), its point exactly, its
+/// precision and its length. Names device copies (`DeviceContent`) and cached tables.
+struct OrbitIdentity: Hashable, Sendable {
+    let power: Int
+    let juliaC: [String]?
+    let re: String
+    let im: String
+    let bits: Int
+    let count: Int
+}
+
+/// What identifies a BLA table: the orbit, the delta type, the dc bound (exactly, as D
+/// prints it), the epsilon and whether dc enters the steps. The same identity, the same table.
+struct TableIdentity: Hashable, Sendable {
+    let orbit: OrbitIdentity
+    let delta: ObjectIdentifier
+    let dcMax: String
+    let epsilon: Double
+    let addsDC: Bool
+}
+
+extension ReferenceOrbit {
+    var identity: OrbitIdentity {
+        OrbitIdentity(power: power, juliaC: juliaC.map { [$0.re.decimalString(), $0.im.decimalString()] },
+                      re: point.re.decimalString(), im: point.im.decimalString(), bits: precision.bits, count: count)
+    }
+
+    /// Whether this orbit can serve as the reference of a render of `power` (and Julia's c)
+    /// at `maxIterations` that needs `precision`: the same family, at least that precision,
+    /// and long enough (it escaped, or it runs to the limit). The one rule for cached orbits
+    /// and orbits read from a file.
+    public func serves(power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision) -> Bool {
+        self.power == power && (self.juliaC == nil) == (juliaC == nil) && (self.juliaC.map { $0 == juliaC! } ?? true)
+            && self.precision >= precision && (escaped || count >= maxIterations + 1)
     }
 }
 

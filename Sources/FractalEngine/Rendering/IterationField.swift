@@ -94,7 +94,7 @@ public struct PixelResult: Sendable, Equatable {
 }
 
 /// Writes pixel results into an `IterationField`'s storage from several threads, each to its
-/// own pixels. Valid only while the field's buffers are pinned (inside `Renderer.fill`).
+/// own pixels. Valid only while the field's buffers are pinned (inside `IterationField.withWriter`).
 @usableFromInline
 struct FieldWriter: @unchecked Sendable {
     @usableFromInline let n2: UnsafeMutablePointer<UInt32>

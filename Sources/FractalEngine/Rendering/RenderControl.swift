@@ -32,7 +32,8 @@ public final class RenderControl: @unchecked Sendable {
     /// Progress of a reference orbit: reported as the first 10% of the render.
     func reportReference(_ fraction: Double) { report(0.1 * min(1, fraction)) }
 
-    func report(_ fraction: Double) {
+    /// Progress of the render (0...1): for the passes and the backends that run them.
+    public func report(_ fraction: Double) {
         guard let progress else { return }
         progressLock.lock()
         defer { progressLock.unlock() }

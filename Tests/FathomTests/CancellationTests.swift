@@ -1,5 +1,5 @@
 import Foundation
-import FractalEngine
+import Fathom
 import Testing
 
 /// Cancels a render from another thread at the first progress report that `when` accepts,
@@ -79,7 +79,9 @@ final class CancelProbe: @unchecked Sendable {
 /// scheduler before each tile, a GPU pass before each launch.
 @Suite("Cancellation during a render")
 struct CancellationTests {
-    static let e55 = (re: PerturbationTests.e55Re, im: PerturbationTests.e55Im)
+    /// The e55 view's center (FractalEngineTests' PerturbationTests).
+    static let e55 = (re: "-1.29518908214777745701706417718568192670656646088488846921745350",
+                      im: "0.44093698267832013888090367835626261211321462743139620368266100")
 
     @Test("cancelled while the reference orbit is computed (8,370 bits: polled every step), no step after")
     func duringReference() throws {

@@ -1,18 +1,6 @@
 import CFathomGPU
 import Foundation
-
-/// Where a render's per-pixel kernels run (Documentation/GPU.md).
-public enum ComputeBackend: String, Sendable, CaseIterable {
-    /// CUDA when a driver and a GPU are there, else the CPU (with a warning when a driver
-    /// is there but fails).
-    case auto
-    case cpu
-    /// The CUDA kernels on GPU 0; an error when CUDA cannot be used.
-    case cuda
-    /// The CUDA kernels' source compiled for the CPU and run there: what the tests compare
-    /// with the CPU kernels where there is no GPU. Slow; not for images.
-    case emulated
-}
+import FractalEngine
 
 /// What went wrong with a GPU backend.
 public enum GPUError: Error, CustomStringConvertible, Equatable {
@@ -29,9 +17,10 @@ public enum GPUError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// A GPU backend in use: the CUDA device or its CPU emulation. Holds device memory for one
-/// pass at a time; calls are serialised (one render at a time uses it).
-final class GPUExecutor: @unchecked Sendable {
+/// A GPU backend in use: the CUDA device or its CPU emulation, the engine's `KernelLauncher`.
+/// Holds device memory for one pass at a time; calls are serialised (one render at a time
+/// uses it).
+final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     enum Kind { case cuda, emulated }
     let kind: Kind
     private let lock = NSLock()
@@ -52,6 +41,12 @@ final class GPUExecutor: @unchecked Sendable {
         self.kind = kind
         self.deviceName = deviceName
         self.functions = functions
+    }
+
+    var counters: LauncherCounters {
+        lock.lock()
+        defer { lock.unlock() }
+        return LauncherCounters(seconds: kernelSecondsTotal, passes: passCount, residentHits: residentHitCount)
     }
 
     static let kernelNames = ["fathom_perturb_double", "fathom_perturb_double_multibrot", "fathom_perturb_floatexp",
@@ -225,8 +220,8 @@ final class GPUExecutor: @unchecked Sendable {
         return (d, h)
     }
 
-    /// Device copies kept under their content's name (`GPUResidency`), oldest first.
-    private var residents: [(name: String, buffer: Buffer)] = []
+    /// Device copies kept under their content's name (`DeviceContent`), oldest first.
+    private var residents: [(name: DeviceContent, buffer: Buffer)] = []
     /// How many device copies stay resident.
     static let residentLimit = 12
     /// Uploads that a resident copy saved (for the tests and the trace).
@@ -234,12 +229,12 @@ final class GPUExecutor: @unchecked Sendable {
     var residentHits: Int { lock.lock(); defer { lock.unlock() }; return residentHitCount }
     private var residentHitCount = 0
 
-    /// `array` on the device: the copy kept under `name` if there is one, else a new upload
-    /// (kept under `name` when given).
-    func resident<T>(_ name: String?, _ array: [T]) throws -> Buffer {
-        guard let name else { return try buffer(array) }
+    /// `array` on the device: the copy kept under its content's name if there is one, else a
+    /// new upload (kept under that name when it has one).
+    func resident(_ array: LaunchArray) throws -> Buffer {
+        guard let name = array.content else { return try buffer(array) }
         lock.lock()
-        if let k = residents.firstIndex(where: { $0.name == name && $0.buffer.bytes == array.count * MemoryLayout<T>.stride }) {
+        if let k = residents.firstIndex(where: { $0.name == name && $0.buffer.bytes == array.byteCount }) {
             let hit = residents.remove(at: k)
             residents.append(hit)
             residentHitCount += 1
@@ -255,10 +250,10 @@ final class GPUExecutor: @unchecked Sendable {
         return uploaded
     }
 
-    /// A buffer holding `array`'s elements.
-    func buffer<T>(_ array: [T]) throws -> Buffer {
-        let buffer = try Buffer(bytes: array.count * MemoryLayout<T>.stride, kind: kind)
-        try array.withUnsafeBytes { try buffer.upload($0.baseAddress ?? UnsafeRawPointer(bitPattern: 8)!, bytes: $0.count) }
+    /// A buffer holding `array`'s bytes.
+    func buffer(_ array: LaunchArray) throws -> Buffer {
+        let buffer = try Buffer(bytes: array.byteCount, kind: kind)
+        try array.withBytes { try buffer.upload($0.baseAddress ?? UnsafeRawPointer(bitPattern: 8)!, bytes: $0.count) }
         return buffer
     }
 
@@ -269,11 +264,11 @@ final class GPUExecutor: @unchecked Sendable {
 
     /// Runs `kernel` over items 0 ..< count of `parameters` in launches of at most
     /// `launchItems` items, calling `completed` with each launch's items; `emulate` is the
-    /// CPU version. With a `progressBase`, progress runs from it to 1 after each launch
-    /// (whole-image passes; passes over a subset report none, as on the CPU).
+    /// CPU version. Progress runs from `progressBase` to 1 after each launch (passes without a
+    /// control, those over a subset, report none, as on the CPU).
     func launch<P: LaunchParameters>(_ kernel: String, parameters: P, count: Int,
                    emulate: @escaping @Sendable (UnsafePointer<P>, Int, Int) -> Void, control: RenderControl?,
-                   progressBase: Double? = nil, completed: (Range<Int>) throws -> Void) throws {
+                   progressBase: Double, completed: (Range<Int>) throws -> Void) throws {
         lock.lock()
         defer { lock.unlock() }
         let start = DispatchTime.now().uptimeNanoseconds
@@ -296,7 +291,7 @@ final class GPUExecutor: @unchecked Sendable {
                 }
             case .emulated:
                 let items = end - first, base = first
-                let pieces = Swift.min(items, TileScheduler.availableThreads * 8)
+                let pieces = Swift.min(items, ProcessInfo.processInfo.activeProcessorCount * 8)
                 withUnsafePointer(to: &p) { pointer in
                     let shared = SendableParameters(pointer: pointer)
                     DispatchQueue.concurrentPerform(iterations: pieces) { k in
@@ -305,7 +300,7 @@ final class GPUExecutor: @unchecked Sendable {
                 }
             }
             try completed(first..<end)
-            if let progressBase { control?.report(progressBase + (1 - progressBase) * Double(end) / Double(count)) }
+            control?.report(progressBase + (1 - progressBase) * Double(end) / Double(count))
             first = end
         }
     }
@@ -395,6 +390,12 @@ enum KernelCache {
 }
 
 extension ComputeBackend {
+    /// The launcher for this backend: nil for the CPU (and for `auto` without a usable GPU,
+    /// with the reason in `warning` when a driver was there). Throws for `cuda` without one.
+    public func launcher(exact: Bool, warning: inout String?) throws -> (any KernelLauncher)? {
+        try GPUExecutor.resolve(self, exact: exact, warning: &warning)
+    }
+
     /// Opens the backend now (the driver, the device, the kernels: compiled, or read from the
     /// disk cache) instead of in the first render, and returns the device it runs on ("cpu"
     /// for the CPU, and for `auto` without a usable GPU). Throws what a render would.

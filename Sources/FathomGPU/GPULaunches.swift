@@ -1,0 +1,171 @@
+import CFathomGPU
+import Foundation
+import FractalEngine
+
+// The GPU side of the executor seam: a `DeviceLaunch` from the engine becomes the CUDA kernels'
+// parameters (FathomKernelABI.h). Its arrays go up as they are, once their layouts are checked
+// against the ABI; the outcomes come back per launch, and the engine finishes them with the CPU
+// kernel's own code, so the field and flags equal the CPU's when the device rounds like the
+// CPU (--fmad=false).
+
+extension GPUExecutor {
+    func run(_ launch: DeviceLaunch, control: RenderControl?, progressBase: Double,
+             completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        switch launch {
+        case .perturbation(let p): try perturb(p, control: control, progressBase: progressBase, completed: completed)
+        case .direct(let d): try direct(d, control: control, progressBase: progressBase, completed: completed)
+        }
+    }
+
+    /// A perturbation pass; false when the kernels do not take it (a power above theirs, or
+    /// layouts that differ from the ABI's).
+    private func perturb(_ launch: PerturbationLaunch, control: RenderControl?, progressBase: Double,
+                         completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        guard launch.power <= Int(FK_MAX_POWER), ABI.matches(launch.delta) else { return false }
+        passLock.lock()
+        defer { passLock.unlock() }
+        var trace = PhaseTrace("GPU pass, \(launch.count) items")
+        defer { trace.mark("finish"); trace.print() }
+
+        // Up: orbits and tables (kept on the device under their content's names), the items' dc.
+        let orbit = try resident(launch.orbit)
+        let rebaseOrbit = try launch.rebaseOrbit.map(resident) ?? orbit
+        var keep: [Buffer] = [orbit, rebaseOrbit]
+        func upload(_ table: PerturbationLaunch.Table?) throws -> FKTable {
+            guard let table else { return FKTable(steps: nil, radii: nil, levelStarts: nil, levels: 0) }
+            let steps = try resident(table.steps), radii = try resident(table.radii), starts = try resident(table.levelStarts)
+            keep += [steps, radii, starts]
+            return FKTable(steps: steps.pointer, radii: radii.pointer, levelStarts: starts.pointer.assumingMemoryBound(to: Int64.self),
+                           levels: Int64(table.levels))
+        }
+        let table = try upload(launch.table)
+        let rebaseTable = launch.rebaseSharesTable ? table : try upload(launch.rebaseTable)
+        var p = FKPerturbParams()
+        switch launch.deltas {
+        case .grid(let columns, let rows, let width):
+            let c = try buffer(columns), r = try buffer(rows)
+            keep += [c, r]
+            p.columns = c.pointer
+            p.rows = r.pointer
+            p.width = Int64(width)
+        case .list(let deltas):
+            let d = try buffer(deltas)
+            keep.append(d)
+            p.dc = d.pointer
+        }
+        let (results, host) = try resultBuffers(bytes: Swift.min(launch.count, launchItems) * MemoryLayout<FKPixelOut>.stride)
+        trace.mark("up")
+
+        p.orbit = orbit.pointer
+        p.orbitCount = Int64(launch.orbit.count)
+        p.rebaseOrbit = rebaseOrbit.pointer
+        p.rebaseCount = Int64((launch.rebaseOrbit ?? launch.orbit).count)
+        p.table = table
+        p.rebaseTable = rebaseTable
+        p.out = results.mutablePointer.assumingMemoryBound(to: FKPixelOut.self)
+        p.count = Int64(launch.count)
+        p.maxIterations = Int64(launch.maxIterations)
+        p.power = Int32(launch.power)
+        p.addsDC = launch.addsDC ? 1 : 0
+        p.mode = launch.detect ? Int32(FK_DETECT) : Int32(FK_REBASE)
+        p.tolerance = launch.tolerance
+        if let binomials = launch.binomials {
+            withUnsafeMutableBytes(of: &p.binomials) { raw in
+                let b = raw.bindMemory(to: Double.self)
+                for (k, value) in binomials.enumerated() { b[k] = value }
+            }
+        }
+        let floatExp = launch.delta == .floatExp, multibrot = launch.binomials != nil
+        let name = "fathom_perturb_\(floatExp ? "floatexp" : "double")\(multibrot ? "_multibrot" : "")"
+        try self.launch(name, parameters: p, count: launch.count, emulate: { pointer, begin, end in
+            fg_emulate_perturb(pointer, floatExp ? 1 : 0, multibrot ? 1 : 0, Int64(begin), Int64(end))
+        }, control: control, progressBase: progressBase) { items in
+            trace.mark("kernel")
+            let bytes = items.count * MemoryLayout<FKPixelOut>.stride
+            try results.download(host.pointer, bytes: bytes)
+            trace.mark("down")
+            try completed(items, UnsafeRawBufferPointer(start: host.pointer, count: bytes))
+        }
+        withExtendedLifetime(keep) {}
+        return true
+    }
+
+    /// Direct Double escape time of every pixel; false for powers above the kernels'.
+    private func direct(_ launch: DirectLaunch, control: RenderControl?, progressBase: Double,
+                        completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        guard launch.power <= Int(FK_MAX_POWER), ABI.directMatches else { return false }
+        passLock.lock()
+        defer { passLock.unlock() }
+        let columns = try buffer(launch.columns), rows = try buffer(launch.rows)
+        let (results, host) = try resultBuffers(bytes: Swift.min(launch.count, launchItems) * MemoryLayout<FKDirectOut>.stride)
+        var p = FKDirectParams()
+        p.columns = columns.pointer.assumingMemoryBound(to: Double.self)
+        p.rows = rows.pointer.assumingMemoryBound(to: Double.self)
+        p.out = results.mutablePointer.assumingMemoryBound(to: FKDirectOut.self)
+        p.width = Int64(launch.width)
+        p.count = Int64(launch.count)
+        p.maxIterations = Int64(launch.maxIterations)
+        p.power = Int32(launch.power)
+        p.julia = launch.juliaC == nil ? 0 : 1
+        p.juliaRe = launch.juliaC?.re ?? 0
+        p.juliaIm = launch.juliaC?.im ?? 0
+        try self.launch("fathom_direct_double", parameters: p, count: launch.count, emulate: { pointer, begin, end in
+            fg_emulate_direct(pointer, Int64(begin), Int64(end))
+        }, control: control, progressBase: progressBase) { items in
+            let bytes = items.count * MemoryLayout<FKDirectOut>.stride
+            try results.download(host.pointer, bytes: bytes)
+            try completed(items, UnsafeRawBufferPointer(start: host.pointer, count: bytes))
+        }
+        withExtendedLifetime((columns, rows)) {}
+        return true
+    }
+}
+
+/// Whether the engine lays out what a launch carries as FathomKernelABI.h declares it: the
+/// delta type's Complex and BLA step, and the outcome records.
+enum ABI {
+    static func matches(_ delta: PerturbationLaunch.Delta) -> Bool {
+        let complex = PerturbationLaunch.complexLayout(delta), step = PerturbationLaunch.stepLayout(delta)
+        let scalar = delta == .double ? MemoryLayout<Double>.stride : MemoryLayout<FKFloatExp>.stride
+        guard complex == [2 * scalar, scalar], perturbationOutcomeMatches else { return false }
+        switch delta {
+        case .double:
+            return step == [MemoryLayout<FKStepDouble>.stride, 2 * scalar, MemoryLayout<FKStepDouble>.offset(of: \.radius)!,
+                            MemoryLayout<FKStepDouble>.offset(of: \.stretchExponent)!,
+                            MemoryLayout<FKStepDouble>.offset(of: \.inverseRadiusSquared)!]
+        case .floatExp:
+            return step == [MemoryLayout<FKStepFloatExp>.stride, 2 * scalar, MemoryLayout<FKStepFloatExp>.offset(of: \.radius)!,
+                            MemoryLayout<FKStepFloatExp>.offset(of: \.stretchExponent)!,
+                            MemoryLayout<FKStepFloatExp>.offset(of: \.inverseRadiusSquared)!]
+        }
+    }
+
+    static let perturbationOutcomeMatches: Bool = {
+        typealias O = PerturbationOutcome
+        typealias C = FKPixelOut
+        return MemoryLayout<O>.stride == MemoryLayout<C>.stride
+            && MemoryLayout<O>.offset(of: \.kind) == MemoryLayout<C>.offset(of: \.kind)
+            && MemoryLayout<O>.offset(of: \.n2) == MemoryLayout<C>.offset(of: \.n2)
+            && MemoryLayout<O>.offset(of: \.n) == MemoryLayout<C>.offset(of: \.n)
+            && MemoryLayout<O>.offset(of: \.steps) == MemoryLayout<C>.offset(of: \.steps)
+            && MemoryLayout<O>.offset(of: \.blaSteps) == MemoryLayout<C>.offset(of: \.blaSteps)
+            && MemoryLayout<O>.offset(of: \.r2) == MemoryLayout<C>.offset(of: \.r2)
+            && MemoryLayout<O>.offset(of: \.stretch2) == MemoryLayout<C>.offset(of: \.stretch2)
+            && MemoryLayout<O>.offset(of: \.stretchExponent) == MemoryLayout<C>.offset(of: \.stretchExponent)
+            && MemoryLayout<O>.offset(of: \.blaLoad) == MemoryLayout<C>.offset(of: \.blaLoad)
+            && MemoryLayout<O>.offset(of: \.ratio) == MemoryLayout<C>.offset(of: \.ratio)
+            && PerturbationOutcome.maxIterations == UInt32(FK_MAX_ITERATIONS) && PerturbationOutcome.escaped == UInt32(FK_ESCAPED)
+            && PerturbationOutcome.bounded == UInt32(FK_BOUNDED) && PerturbationLaunch.maximumPower == Int(FK_MAX_POWER)
+    }()
+
+    static let directMatches: Bool = {
+        typealias O = DirectOutcome
+        typealias C = FKDirectOut
+        return MemoryLayout<O>.stride == MemoryLayout<C>.stride
+            && MemoryLayout<O>.offset(of: \.n2) == MemoryLayout<C>.offset(of: \.n2)
+            && MemoryLayout<O>.offset(of: \.nBig) == MemoryLayout<C>.offset(of: \.nBig)
+            && MemoryLayout<O>.offset(of: \.r2) == MemoryLayout<C>.offset(of: \.r2)
+            && MemoryLayout<O>.offset(of: \.e2) == MemoryLayout<C>.offset(of: \.e2)
+            && MemoryLayout<O>.offset(of: \.exponent) == MemoryLayout<C>.offset(of: \.exponent)
+    }()
+}

@@ -1,0 +1,181 @@
+import FractalNumerics
+
+// The GPU side of the executor seam. A pass with a device form describes itself as a
+// `DeviceLaunch`: arrays of bytes in the layouts FathomKernelABI.h declares, and the pass's
+// parameters. A backend (module FathomGPU: CUDA, or its CPU emulation) runs the launch and hands
+// back one outcome per item; the engine finishes them with the CPU kernel's own code (smooth
+// value, precision estimate, flags), so a backend never sees a kernel.
+
+/// A GPU backend as the engine sees it.
+public protocol KernelLauncher: AnyObject, Sendable {
+    /// The device, for reports.
+    var deviceName: String { get }
+    /// Seconds in passes, passes run, and uploads a copy kept on the device saved, since the
+    /// backend was opened (reports take differences).
+    var counters: LauncherCounters { get }
+    /// Runs `launch` over its items in one or more launches, calling `completed` with each
+    /// launch's items and their outcomes (`PerturbationOutcome` or `DirectOutcome`, in item
+    /// order), reporting progress from `progressBase` to 1 through `control`. False
+    /// when this backend does not run the launch (its kernels or memory cannot): the engine then
+    /// runs the pass on the CPU.
+    func run(_ launch: DeviceLaunch, control: RenderControl?, progressBase: Double,
+             completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void) throws -> Bool
+}
+
+/// What a `KernelLauncher` has done since it was opened.
+public struct LauncherCounters: Sendable {
+    public var seconds = 0.0
+    public var passes = 0
+    public var residentHits = 0
+    public init(seconds: Double = 0, passes: Int = 0, residentHits: Int = 0) {
+        self.seconds = seconds
+        self.passes = passes
+        self.residentHits = residentHits
+    }
+}
+
+/// A pass as a backend runs it.
+public enum DeviceLaunch: Sendable {
+    case perturbation(PerturbationLaunch)
+    case direct(DirectLaunch)
+}
+
+/// An array a launch reads, as bytes. `content` names what it holds (an orbit or a part of a
+/// BLA table): a backend may keep device copies under that name for later passes and frames.
+public struct LaunchArray: @unchecked Sendable {
+    public let count: Int
+    public let byteCount: Int
+    public let content: DeviceContent?
+    private let reader: (_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+
+    init<T: Sendable>(_ array: [T], content: DeviceContent? = nil) {
+        count = array.count
+        byteCount = array.count * MemoryLayout<T>.stride
+        self.content = content
+        reader = { body in try array.withUnsafeBytes(body) }
+    }
+
+    /// Calls `body` with the array's bytes.
+    public func withBytes(_ body: (UnsafeRawBufferPointer) throws -> Void) throws { try reader(body) }
+}
+
+/// The name of a launch array's content: the orbit it comes from (or whose table it is part
+/// of), and which array. Opaque to backends: they compare names, nothing else.
+public struct DeviceContent: Hashable, Sendable {
+    let orbit: OrbitIdentity
+    let delta: ObjectIdentifier
+    let table: TableIdentity?
+    let part: Part
+
+    enum Part: Hashable, Sendable { case orbit, steps, radii, levelStarts }
+}
+
+/// A perturbation pass (`PerturbationKernel`): Double or FloatExp deltas, BLA, rebasing or
+/// Pauldelbrot detection, z^2 + c (Julia: without dc) or z^p + c.
+public struct PerturbationLaunch: Sendable {
+    public enum Delta: Sendable { case double, floatExp }
+    /// A BLA table: its steps (`BLAStep<D>`), radii (D), level starts (Int64) and levels.
+    public struct Table: Sendable {
+        public let steps: LaunchArray
+        public let radii: LaunchArray
+        public let levelStarts: LaunchArray
+        public let levels: Int
+    }
+    /// The items' dc (Complex<D>): per column and row (D; a whole image without rotation), or one
+    /// per item.
+    public enum Deltas: Sendable {
+        case grid(columns: LaunchArray, rows: LaunchArray, width: Int)
+        case list(LaunchArray)
+    }
+
+    public let delta: Delta
+    /// Complex<D> values Z(0) ... Z(count - 1).
+    public let orbit: LaunchArray
+    /// The critical orbit a pixel continues on after rebasing; nil: `orbit` itself.
+    public let rebaseOrbit: LaunchArray?
+    /// nil: no BLA.
+    public let table: Table?
+    /// The rebase orbit's table (nil: none, or `table` itself when `rebaseSharesTable`).
+    public let rebaseTable: Table?
+    public let rebaseSharesTable: Bool
+    public let deltas: Deltas
+    public let count: Int
+    public let maxIterations: Int
+    public let power: Int
+    /// Whether dc enters each step (false for Julia).
+    public let addsDC: Bool
+    /// Pauldelbrot's detection instead of rebasing, with its g.
+    public let detect: Bool
+    public let tolerance: Double
+    /// z^p + c by Horner's rule over binom(p, k), k = 0 ... p; nil: z^2 (+ c).
+    public let binomials: [Double]?
+
+    /// The highest power the backends' kernels take (FK_MAX_POWER).
+    public static let maximumPower = 16
+
+    /// The layout of one BLA step of `delta` (`BLAStep<D>`): its stride and the offsets of b,
+    /// radius, stretchExponent and inverseRadiusSquared. A backend checks it against its own.
+    public static func stepLayout(_ delta: Delta) -> [Int] {
+        switch delta {
+        case .double: layout(Double.self)
+        case .floatExp: layout(FloatExp.self)
+        }
+    }
+
+    private static func layout<D: DeltaScalar>(_: D.Type) -> [Int] {
+        typealias Step = BLAStep<D>
+        return [MemoryLayout<Step>.stride, MemoryLayout<Step>.offset(of: \Step.b)!, MemoryLayout<Step>.offset(of: \Step.radius)!,
+                MemoryLayout<Step>.offset(of: \Step.stretchExponent)!, MemoryLayout<Step>.offset(of: \Step.inverseRadiusSquared)!]
+    }
+
+    /// The stride of one Complex<D> and the offset of its imaginary part.
+    public static func complexLayout(_ delta: Delta) -> [Int] {
+        switch delta {
+        case .double: [MemoryLayout<Complex<Double>>.stride, MemoryLayout<Complex<Double>>.offset(of: \.im)!]
+        case .floatExp: [MemoryLayout<Complex<FloatExp>>.stride, MemoryLayout<Complex<FloatExp>>.offset(of: \.im)!]
+        }
+    }
+}
+
+/// How one item of a perturbation launch ended (FKPixelOut in FathomKernelABI.h, field for
+/// field: a backend checks the layout).
+public struct PerturbationOutcome: Sendable {
+    public static let maxIterations: UInt32 = 0, escaped: UInt32 = 1, bounded: UInt32 = 2
+    public var kind: UInt32
+    public var n2: UInt32
+    /// The escape count (`escaped`).
+    public var n: UInt32
+    public var steps: UInt32
+    public var blaSteps: UInt32
+    public var pad: UInt32
+    /// |z|^2 at escape.
+    public var r2: Double
+    /// |dz/dc|^2 = stretch2 * 2^stretchExponent.
+    public var stretch2: Double
+    public var stretchExponent: Int64
+    public var blaLoad: Double
+    /// Detect mode: |z|^2 / |Z|^2 where it glitched.
+    public var ratio: Double
+}
+
+/// Direct Double escape time, z <- z^p + c (Julia: z0 = pixel) over a grid without rotation.
+public struct DirectLaunch: Sendable {
+    /// Re per column and Im per row, as Double.
+    public let columns: LaunchArray
+    public let rows: LaunchArray
+    public let width: Int
+    public let count: Int
+    public let maxIterations: Int
+    public let power: Int
+    public let juliaC: Complex<Double>?
+}
+
+/// How one pixel of a direct launch ended (FKDirectOut): its counts, |z|^2 at nBig, and for
+/// z^2 + c the rounding check's error variance e2 * 2^exponent.
+public struct DirectOutcome: Sendable {
+    public var n2: UInt32
+    public var nBig: UInt32
+    public var r2: Double
+    public var e2: Double
+    public var exponent: Int64
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// One pass of a render: a kernel over items 0 ..< count (the field's pixels, or the entries of
+/// a subset the kernel maps to pixels), in the form the CPU runs (`tiles`) and, when the kernel
+/// has one, the form a GPU backend runs (`device`).
+///
+/// The CPU form is the kernel itself, wrapped once per pass in a closure that runs one tile:
+/// the kernel is a concrete generic type there, so its loop is specialised, and executors see
+/// no kernel type (Documentation/Architecture.md, "The executor seam").
+struct Pass: Sendable {
+    let count: Int
+    /// Items per tile on the CPU (a unit of scheduling and progress).
+    let tilePixels: Int
+    /// Cancellation and progress; nil: the pass is not cancelled midway and reports nothing.
+    let control: RenderControl?
+    /// Progress runs from this to 1 over the pass (reported through `control`).
+    let progressBase: Double
+    let tiles: @Sendable (Range<Int>, FieldWriter) -> Void
+    let device: DeviceForm?
+
+    init<K: TileKernel>(_ kernel: K, count: Int, tilePixels: Int, control: RenderControl? = nil, progressBase: Double = 0,
+                        device: DeviceForm? = nil) {
+        self.count = count
+        self.tilePixels = tilePixels
+        self.control = control
+        self.progressBase = progressBase
+        self.device = device
+        tiles = { range, writer in kernel.run(range, writer) }
+    }
+}
+
+/// A pass as a GPU backend runs it: the launch description, and how the engine turns each
+/// launch's outcomes into the field and the pass's flags (with the CPU kernel's own code).
+struct DeviceForm: Sendable {
+    let launch: DeviceLaunch
+    /// Items `items` of the pass, their outcomes (the launch's outcome type, in order), the
+    /// field's writer.
+    let finish: @Sendable (_ items: Range<Int>, _ outcomes: UnsafeRawBufferPointer, _ writer: FieldWriter) -> Void
+}
+
+/// Runs passes: the seam between the phases of a render and where its kernels run.
+protocol PassExecutor: Sendable {
+    /// Runs `pass` into `field`; throws `RenderError.cancelled` when the pass's control
+    /// cancels (GPU backends also throw their errors).
+    func run(_ pass: Pass, into field: inout IterationField) throws
+    /// The backend's name in reports: "cpu", or the GPU's device.
+    var deviceName: String { get }
+    /// Whether passes should bring their device form (a GPU backend runs those it can).
+    var usesDevice: Bool { get }
+}
+
+/// The CPU: a pass's tiles on `threads` threads, taken in `order`.
+struct CPUTiles: PassExecutor {
+    let threads: Int
+    let order: TileOrder
+
+    var deviceName: String { "cpu" }
+    var usesDevice: Bool { false }
+
+    func run(_ pass: Pass, into field: inout IterationField) throws {
+        let count = pass.count, tileSize = max(1, pass.tilePixels)
+        let tiles = (count + tileSize - 1) / tileSize
+        let base = pass.progressBase
+        let tiler = pass.tiles
+        field.withWriter { writer in
+            TileScheduler.run(
+                tiles: tiles, threads: threads, control: pass.control,
+                tileDone: { tile in (1 - base) * Double(min(tileSize, count - tile * tileSize)) / Double(count) },
+                progressBase: base, order: order,
+                body: { tile in tiler(tile * tileSize..<min(count, (tile + 1) * tileSize), writer) })
+        }
+    }
+}
+
+/// A GPU backend (`KernelLauncher`, module FathomGPU): passes with a device form run there,
+/// the others (and those the backend declines) on `cpu`.
+struct DeviceExecutor: PassExecutor {
+    let launcher: any KernelLauncher
+    let cpu: CPUTiles
+
+    var deviceName: String { launcher.deviceName }
+    var usesDevice: Bool { true }
+
+    func run(_ pass: Pass, into field: inout IterationField) throws {
+        guard pass.count > 0 else { return }
+        if let form = pass.device {
+            let ran = try launcher.run(form.launch, control: pass.control, progressBase: pass.progressBase) { items, outcomes in
+                field.withWriter { writer in form.finish(items, outcomes, writer) }
+            }
+            if ran { return }
+        }
+        try cpu.run(pass, into: &field)
+    }
+}

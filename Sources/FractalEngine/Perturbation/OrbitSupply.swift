@@ -1,0 +1,96 @@
+import ArbitraryPrecision
+import Dispatch
+import Foundation
+
+/// Reference orbits for one render's phases: from the cache, else computed in MPFR (and
+/// cached), with the time spent. Every orbit keeps its low words, so pixels at risk can be
+/// rendered again with 106-bit deltas from the same orbit without a second MPFR run.
+final class OrbitSupply: @unchecked Sendable {
+    let power: Int
+    let juliaC: BigComplex?
+    let maxIterations: Int
+    let precision: Precision
+    let cache: ReferenceCache?
+    let threads: Int
+    let control: RenderControl?
+    /// Seconds spent fetching and computing orbits (the report's reference time).
+    private(set) var seconds = 0.0
+
+    init(power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision, cache: ReferenceCache?, threads: Int,
+         control: RenderControl?) {
+        self.power = power
+        self.juliaC = juliaC
+        self.maxIterations = maxIterations
+        self.precision = precision
+        self.cache = cache
+        self.threads = threads
+        self.control = control
+    }
+
+    /// The orbit of `point` (rounded to `precision`), with low words unless asked otherwise;
+    /// a second thread for its products when nothing else runs (`partner`).
+    func orbit(at point: BigComplex, lowWords: Bool = true) throws -> ReferenceOrbit {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        return try fetch(point, lowWords: lowWords, partner: threads > 1)
+    }
+
+    /// Several orbits at once, one per thread (the probe's candidates; Julia's reference and
+    /// critical orbits): each is a single-threaded MPFR loop.
+    func orbits(at points: [BigComplex]) throws -> [ReferenceOrbit] {
+        if points.count == 1 || threads == 1 { return try points.map { try orbit(at: $0) } }
+        let start = DispatchTime.now().uptimeNanoseconds
+        let results = OrbitResults(count: points.count)
+        DispatchQueue.concurrentPerform(iterations: points.count) { k in
+            results.set(k, Result { try fetch(points[k], lowWords: true, partner: false) })
+        }
+        seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return try results.values()
+    }
+
+    /// An orbit at `finer` precision, computed (not cached: a cached finer orbit would make this
+    /// render depend on the renders before it, and a sequence's slices must equal the full run).
+    func finerOrbit(at point: BigComplex, precision finer: Precision) throws -> ReferenceOrbit {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        return try ReferenceOrbit.compute(
+            point: BigComplex(point.re.rounded(to: finer), point.im.rounded(to: finer)), power: power, juliaC: nil,
+            maxIterations: maxIterations, precision: finer, lowWords: true, control: control, partnerThread: threads > 1)
+    }
+
+    /// The orbit of `point` from the cache, else computed and cached; safe on several threads.
+    private func fetch(_ point: BigComplex, lowWords: Bool, partner: Bool) throws -> ReferenceOrbit {
+        if let cached = cache?.orbit(for: point, power: power, juliaC: juliaC, maxIterations: maxIterations, precision: precision,
+                                     lowWords: lowWords) {
+            return cached
+        }
+        let computed = try ReferenceOrbit.compute(point: point, power: power, juliaC: juliaC, maxIterations: maxIterations,
+                                                  precision: precision, lowWords: lowWords, control: control, partnerThread: partner)
+        cache?.store(computed)
+        return computed
+    }
+}
+
+/// Orbits computed on several threads, in order, with the first error.
+private final class OrbitResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Result<ReferenceOrbit, any Error>?]
+
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    func set(_ k: Int, _ r: Result<ReferenceOrbit, any Error>) {
+        lock.lock()
+        results[k] = r
+        lock.unlock()
+    }
+
+    func values() throws -> [ReferenceOrbit] { try results.map { try $0!.get() } }
+}
+
+/// An orbit and its identity, computed once when a cache or a device needs it.
+final class Reference: @unchecked Sendable {
+    let orbit: ReferenceOrbit
+    private(set) lazy var identity: OrbitIdentity = orbit.identity
+
+    init(_ orbit: ReferenceOrbit) { self.orbit = orbit }
+}

@@ -1,0 +1,91 @@
+import FractalNumerics
+
+/// What a pass's orbits and tables are called on a device (nil entries: not kept there).
+struct DeviceNames {
+    var orbit: OrbitIdentity?
+    var rebaseOrbit: OrbitIdentity?
+    var table: TableIdentity?
+    var rebaseTable: TableIdentity?
+}
+
+extension PerturbationKernel {
+    /// This pass (items 0 ..< count) as a GPU backend runs it (`PerturbationLaunch`), and how its
+    /// outcomes are finished: with this kernel's own `escaped`, so the field and flags equal
+    /// the CPU's when the device rounds like the CPU. Nil where no backend kernel exists:
+    /// tracking kernels (extras), 106-bit deltas, powers above `PerturbationLaunch.maximumPower`.
+    func deviceForm(count: Int, names: DeviceNames) -> DeviceForm? {
+        guard !T.isActive, let delta = D.launchDelta, formula.power <= PerturbationLaunch.maximumPower else { return nil }
+        let kind = ObjectIdentifier(D.self)
+        func array<V: Sendable>(_ values: [V], _ orbit: OrbitIdentity?, _ table: TableIdentity? = nil,
+                                _ part: DeviceContent.Part) -> LaunchArray {
+            LaunchArray(values, content: orbit.map { DeviceContent(orbit: $0, delta: kind, table: table, part: part) })
+        }
+        func launchTable(_ table: BLATable<D>?, _ name: TableIdentity?) -> PerturbationLaunch.Table? {
+            guard let table, !table.steps.isEmpty else { return nil }
+            let orbit = name?.orbit
+            return PerturbationLaunch.Table(
+                steps: array(table.steps, orbit, name, .steps), radii: array(table.radii, orbit, name, .radii),
+                levelStarts: array(table.levelStarts, orbit, name, .levelStarts), levels: table.levelCount)
+        }
+        let sharesOrbit = sameStorage(orbit, rebaseOrbit)
+        let sharesTable = bla != nil && rebaseBLA != nil && sameStorage(bla!.steps, rebaseBLA!.steps)
+        let deltas: PerturbationLaunch.Deltas
+        if subset == nil && !grid.rotated {
+            deltas = .grid(columns: LaunchArray(grid.columns), rows: LaunchArray(grid.rows), width: grid.width)
+        } else {
+            deltas = .list(LaunchArray(grid.deltas(of: subset, count: count)))
+        }
+        let launch = PerturbationLaunch(
+            delta: delta, orbit: array(orbit, names.orbit, nil, .orbit),
+            rebaseOrbit: sharesOrbit ? nil : array(rebaseOrbit, names.rebaseOrbit, nil, .orbit),
+            table: launchTable(bla, names.table), rebaseTable: sharesTable ? nil : launchTable(rebaseBLA, names.rebaseTable),
+            rebaseSharesTable: sharesTable, deltas: deltas, count: count, maxIterations: maxIterations, power: formula.power,
+            addsDC: formula.addsDC, detect: mode == .detect, tolerance: tolerance, binomials: formula.binomialRow)
+        let kernel = self
+        return DeviceForm(launch: .perturbation(launch)) { items, raw, writer in kernel.finish(items, raw, writer) }
+    }
+
+    /// Writes the result and flags of `items` from their outcomes (`items.lowerBound` first).
+    private func finish(_ items: Range<Int>, _ raw: UnsafeRawBufferPointer, _ writer: FieldWriter) {
+        let outcomes = SendablePointer(UnsafeMutablePointer(mutating: raw.bindMemory(to: PerturbationOutcome.self).baseAddress!))
+        let first = items.lowerBound, epsilon = bla?.epsilon ?? 0
+        Parallel.forEachChunk(items.count, threads: TileScheduler.availableThreads) { range in
+            for k in range {
+                let j = first + k
+                let i = subset?[j] ?? j
+                let out = outcomes.pointer[k]
+                var work = PixelWork()
+                work.steps = Int(out.steps)
+                work.blaSteps = Int(out.blaSteps)
+                var result = PixelResult.bounded, ratio = Double.nan, sensitive = false
+                switch out.kind {
+                case PerturbationOutcome.escaped:
+                    (result, sensitive) = escaped(n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), stretch2: out.stretch2,
+                                                  stretchExponent: Int(out.stretchExponent), blaLoad: out.blaLoad, epsilon: epsilon)
+                case PerturbationOutcome.bounded: ratio = out.ratio
+                default: result = PixelResult(n2: out.n2, nBig: 0, smooth: .nan)
+                }
+                writer.write(i, result)
+                flags.record(i, ratio: ratio, sensitive: sensitive, work: work)
+            }
+        }
+    }
+}
+
+/// Whether two arrays share their storage (the rebase orbit that is the orbit itself).
+func sameStorage<T>(_ a: [T], _ b: [T]) -> Bool {
+    a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
+}
+
+extension DeltaGrid {
+    /// The dc of `count` items (the subset's pixels, or pixels 0 ..< count), on all cores.
+    func deltas(of subset: [Int]?, count: Int) -> [Complex<D>] {
+        [Complex<D>](unsafeUninitializedCapacity: count) { d, initialized in
+            let out = SendablePointer(d.baseAddress!)
+            Parallel.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
+                for j in range { (out.pointer + j).initialize(to: delta(subset?[j] ?? j)) }
+            }
+            initialized = count
+        }
+    }
+}

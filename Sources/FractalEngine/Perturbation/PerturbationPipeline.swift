@@ -1,0 +1,206 @@
+import ArbitraryPrecision
+import Foundation
+import FractalNumerics
+
+// The perturbation render as five phases (Documentation/Architecture.md, "Phases"), each in its
+// own file under Phases/:
+//   1. PlaceReferences        the primary reference (center, probe or nucleus; or a file) and,
+//                             for Julia, the critical orbit
+//   2. ApproximationTables    BLA tables for an orbit, its delta type and its pixels
+//   3. FirstPass              every pixel against the primary reference
+//   4. GlitchCorrection       detect mode: new references among the glitched pixels
+//   5. SettlePixels           the pixels whose smooth value is at risk: finer BLA, 106-bit
+//                             deltas, a finer orbit, then direct MPFR
+// They share one `PerturbationJob` (parameters, executor, orbits supply, tables) and one
+// `PassBuffers` (per-pixel flags). The formula and the delta type are chosen once, here.
+
+enum PerturbationRenderer {
+    /// Renders `field` by perturbation (Documentation/Perturbation.md), its passes run by
+    /// `executor`.
+    static func render(location: Location, viewport: Viewport, settings: RenderSettings, executor: any PassExecutor,
+                       threads: Int, control: RenderControl?, field: inout IterationField) throws -> PerturbationReport {
+        let delta = deltaType(location: location, viewport: viewport, forced: settings.perturbation.deltaType)
+        func withDelta<F: PerturbationFormula>(_ formula: F) throws -> PerturbationReport {
+            switch delta {
+            case .double: try run(formula, Double.self)
+            case .floatExp: try run(formula, FloatExp.self)
+            case .doubleDouble: try run(formula, DoubleDouble.self)
+            }
+        }
+        func run<F: PerturbationFormula, D: PerturbationDelta>(_ formula: F, _: D.Type) throws -> PerturbationReport {
+            let job = try PerturbationJob<F, D>(formula: formula, deltaType: delta, location: location, viewport: viewport,
+                                                settings: settings, executor: executor, threads: threads, control: control)
+            return try job.render(into: &field)
+        }
+        switch location.family {
+        case .mandelbrot: return try withDelta(QuadraticPerturbation(addsDC: true))
+        case .julia: return try withDelta(QuadraticPerturbation(addsDC: false))
+        case .multibrot(let p): return try withDelta(MultibrotPerturbation(power: p))
+        case .newton: throw RenderError.noPerturbationFormula(family: "newton")
+        }
+    }
+
+    /// The forced type, else by the spacing; Julia sets whose critical orbit escapes take
+    /// double-double where Double would do: pixels outliving an escaping critical orbit
+    /// continue from z itself, which Double holds only to 2^-53 absolute
+    /// (Documentation/Perturbation.md).
+    static func deltaType(location: Location, viewport: Viewport, forced: DeltaType?) -> DeltaType {
+        if let forced { return forced }
+        let delta = DeltaType.forSpacing(log2: viewport.log2Spacing)
+        if delta == .double, case .julia(let re, let im) = location.family,
+           criticalOrbitEscapes(re: re, im: im, within: location.maxIterations) {
+            return .doubleDouble
+        }
+        return delta
+    }
+
+    /// Whether the orbit of 0 under z^2 + c leaves |z| <= 2 within `limit` steps (Double is
+    /// enough to choose a delta type).
+    static func criticalOrbitEscapes(re: String, im: String, within limit: Int) -> Bool {
+        guard let cr = Double(re), let ci = Double(im) else { return false }
+        var x = 0.0, y = 0.0
+        for _ in 0..<min(limit, 100_000) {
+            (x, y) = (x * x - y * y + cr, 2 * x * y + ci)
+            if x * x + y * y > 4 { return true }
+        }
+        return false
+    }
+}
+
+/// What every phase of one perturbation render reads: the view, the settings, where passes
+/// run, the orbits (computed or cached) and the tables built for them.
+struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
+    let formula: F
+    let deltaType: DeltaType
+    let location: Location
+    let viewport: Viewport
+    let settings: PerturbationSettings
+    let renderSettings: RenderSettings
+    let executor: any PassExecutor
+    let threads: Int
+    let control: RenderControl?
+    /// The orbits' precision: 64 bits below the spacing (`Viewport.orbitPrecision`), Julia at
+    /// the viewport's full precision (with fewer bits, 4 glitched pixels of the Julia oracle
+    /// file stayed uncorrected in detect mode), plus the setting's extra bits.
+    let precision: Precision
+    let juliaC: BigComplex?
+    /// The view's center at `precision`.
+    let center: BigComplex
+    /// Pauldelbrot's g for this power.
+    let tolerance: Double
+    let orbits: OrbitSupply
+    let tables: ApproximationTables<F>
+    /// The pixels of this render: `RenderSettings.onlyPixels`, or nil for all.
+    var only: [Int]? { renderSettings.onlyPixels }
+    var maxIterations: Int { location.maxIterations }
+
+    init(formula: F, deltaType: DeltaType, location: Location, viewport: Viewport, settings: RenderSettings,
+         executor: any PassExecutor, threads: Int, control: RenderControl?) throws {
+        self.formula = formula
+        self.deltaType = deltaType
+        self.location = location
+        self.viewport = viewport
+        self.settings = settings.perturbation
+        renderSettings = settings
+        self.executor = executor
+        self.threads = threads
+        self.control = control
+        var isJulia = false
+        if case .julia = location.family { isJulia = true }
+        precision = Precision(bits: (isJulia ? viewport.precision : viewport.orbitPrecision).bits + settings.perturbation.extraBits)
+        juliaC = try location.family.juliaParameter(precision: precision)
+        center = BigComplex(viewport.center.re.rounded(to: precision), viewport.center.im.rounded(to: precision))
+        tolerance = PerturbationSettings.glitchTolerance(power: formula.power)
+        orbits = OrbitSupply(power: formula.power, juliaC: juliaC, maxIterations: location.maxIterations, precision: precision,
+                             cache: settings.perturbation.cache, threads: threads, control: control)
+        // A trap must see every iteration, which BLA steps skip.
+        tables = ApproximationTables(formula: formula, viewport: viewport, cache: settings.perturbation.cache, threads: threads,
+                                     enabled: settings.perturbation.bla && settings.extras.trap == nil,
+                                     epsilon: settings.perturbation.blaEpsilon, names: executor.usesDevice)
+    }
+
+    /// `point` rounded to the orbits' precision.
+    func rounded(_ point: BigComplex) -> BigComplex {
+        BigComplex(point.re.rounded(to: precision), point.im.rounded(to: precision))
+    }
+
+    /// The five phases in order, and their report.
+    func render(into field: inout IterationField) throws -> PerturbationReport {
+        var trace = PhaseTrace("perturbation")
+        defer { trace.print() }
+        let references = try PlaceReferences(job: self).run()
+        trace.mark("reference")
+        let buffers = PassBuffers(count: field.pixelCount, detect: settings.glitchMode == .detect)
+        let first = try FirstPass(job: self, references: references, buffers: buffers).run(into: &field)
+        trace.mark("first pass")
+        let correction = try GlitchCorrection(job: self, first: first, buffers: buffers, references: references).run(into: &field)
+        trace.mark("glitch passes")
+        let settled = try SettlePixels(job: self, references: references, buffers: buffers).run(into: &field)
+        trace.mark("passes for pixels at risk")
+        if !renderSettings.extras.isEmpty { field.extras = first.extras }
+        var report = PerturbationReport(
+            deltaType: deltaType, glitchMode: settings.glitchMode, precisionBits: precision.bits,
+            references: correction.points.map { ($0.re.decimalString(), $0.im.decimalString()) },
+            referenceLength: references.primary.orbit.count, referenceEscaped: references.primary.orbit.escaped,
+            glitchedPixels: correction.flagged, uncorrectedPixels: correction.uncorrected, referenceSeconds: orbits.seconds,
+            doubleDoublePixels: settled.doubleDoublePixels, reiteratedPixels: settled.reiteratedPixels)
+        report.fineBLAPixels = settled.fineBLAPixels
+        report.finerOrbitPixels = settled.finerOrbitPixels
+        report.unsettledPixels = settled.unsettledPixels
+        report.blaSeconds = tables.seconds
+        (report.loopSteps, report.blaSteps) = buffers.totalSteps()
+        return report
+    }
+}
+
+/// The per-pixel side outputs every perturbation pass writes (`PixelFlags`): in detect mode the
+/// glitch flags and ratios, whether each pixel's smooth value is at risk, and the loop steps.
+/// Allocated once per render; the passes write disjoint pixels.
+final class PassBuffers: @unchecked Sendable {
+    let count: Int
+    let glitched: UnsafeMutableBufferPointer<UInt8>
+    let ratios: UnsafeMutableBufferPointer<Double>
+    let sensitive: UnsafeMutableBufferPointer<UInt8>
+    let steps: UnsafeMutableBufferPointer<UInt32>
+    let blaSteps: UnsafeMutableBufferPointer<UInt32>
+
+    init(count: Int, detect: Bool) {
+        self.count = count
+        func zeroed<T>(_ n: Int, _ value: T) -> UnsafeMutableBufferPointer<T> {
+            let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, n))
+            b.initialize(repeating: value)
+            return UnsafeMutableBufferPointer(rebasing: b[0..<n])
+        }
+        glitched = zeroed(detect ? count : 0, 0)
+        ratios = zeroed(detect ? count : 0, .nan)
+        sensitive = zeroed(count, 0)
+        steps = zeroed(count, 0)
+        blaSteps = zeroed(count, 0)
+    }
+
+    deinit {
+        for base in [UnsafeMutableRawPointer(glitched.baseAddress), UnsafeMutableRawPointer(ratios.baseAddress),
+                     UnsafeMutableRawPointer(sensitive.baseAddress), UnsafeMutableRawPointer(steps.baseAddress),
+                     UnsafeMutableRawPointer(blaSteps.baseAddress)] {
+            base?.deallocate()
+        }
+    }
+
+    var detects: Bool { !glitched.isEmpty }
+
+    /// The flags a whole-field pass writes: everything, with `extras` for a tracking kernel.
+    func allFlags(extras: ExtrasWriter? = nil) -> PixelFlags {
+        PixelFlags(glitched: detects ? glitched.baseAddress : nil, ratio: detects ? ratios.baseAddress : nil,
+                   sensitive: sensitive.baseAddress, steps: steps.baseAddress, blaSteps: blaSteps.baseAddress, extras: extras)
+    }
+
+    /// The flags a pass over pixels at risk writes: only whether each is still at risk.
+    var riskFlags: PixelFlags { PixelFlags(glitched: nil, ratio: nil, sensitive: sensitive.baseAddress) }
+
+    func isGlitched(_ i: Int) -> Bool { detects && glitched[i] != 0 }
+    func isSensitive(_ i: Int) -> Bool { sensitive[i] != 0 }
+
+    func totalSteps() -> (Int, Int) {
+        (steps.reduce(0) { $0 + Int($1) }, blaSteps.reduce(0) { $0 + Int($1) })
+    }
+}

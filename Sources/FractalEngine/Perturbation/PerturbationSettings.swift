@@ -1,0 +1,119 @@
+import ArbitraryPrecision
+import Foundation
+import FractalNumerics
+
+/// The delta type of a perturbation render (chosen once per render by the pixel spacing).
+public enum DeltaType: String, Sendable, CaseIterable {
+    case double
+    case floatExp = "floatexp"
+    /// Double-double deltas: 106 bits relative to |dz|, for views whose pixels need more
+    /// bits below the spacing than Double deltas leave (Documentation/Perturbation.md).
+    case doubleDouble = "double-double"
+
+    /// Double while the spacing is above 2^-960 (about 1e-289): room for |dz|^2 terms and
+    /// for deltas that shrink before they grow. FloatExp below.
+    public static func forSpacing(log2: Double) -> DeltaType { log2 > -960 ? .double : .floatExp }
+}
+
+/// Where the first reference goes.
+public enum ReferencePlacement: String, Sendable, CaseIterable {
+    /// The view's center.
+    case center
+    /// The point of a 5 x 5 probe of the view whose orbit is longest (the xFractal app's rule).
+    case probe
+    /// The nucleus of the minibrot that dominates the view (`MinibrotFinder`), when it lies
+    /// inside the view: a reference that never escapes. Mandelbrot only; else the center.
+    case nucleus
+}
+
+/// Perturbation settings.
+public struct PerturbationSettings: Sendable, Equatable {
+    public var glitchMode: GlitchMode
+    public var placement: ReferencePlacement
+    /// Force a delta type instead of choosing by spacing.
+    public var deltaType: DeltaType?
+    /// References the detect mode may add after the first.
+    public var referenceBudget: Int
+    /// Extra MPFR bits beyond -log2(spacing) + 64.
+    public var extraBits: Int
+    /// Read the primary reference orbit from this file instead of computing it (it must serve
+    /// the render: `ReferenceOrbit.serves`).
+    public var loadReference: String?
+    /// Write the primary reference orbit to this file.
+    public var saveReference: String?
+    /// Stage the primary reference orbit's file in this output of its caller's `OutputSet`
+    /// instead (committed with the caller's other outputs; `saveReference` is then unused).
+    public var referenceOutput: OutputSlot?
+    /// Iterate pixels whose smooth value the deltas may not hold to 1e-7 again, directly in
+    /// MPFR (`PrecisionEstimate`).
+    public var exactSensitivePixels: Bool = true
+    /// The most CPU time the MPFR pass may take, estimated as pixels x iteration limit x
+    /// `mpfrStepSeconds` (an upper bound: that many iterations each): 300 s.
+    public var mpfrBudgetSeconds: Double = 300
+
+    /// A generous estimate of one direct MPFR iteration's cost: measured here about 1 us at
+    /// 1,100 bits and 400 us at 77,000 bits (products grow faster than linearly in bits).
+    public static func mpfrStepSeconds(bits: Int, power: Int) -> Double {
+        1.2e-6 * Math.pow(Double(bits) / 1000, 1.6) * Double(power - 1)
+    }
+    /// Bilinear approximation (BLA): skip iterations while the terms nonlinear in dz stay
+    /// below `blaEpsilon` relative (every family but Newton, every delta type).
+    public var bla: Bool = true
+    /// BLA's epsilon (Documentation/Design.md section 6; Documentation/Perturbation.md for the choice).
+    public var blaEpsilon: Double = PerturbationSettings.defaultBLAEpsilon
+    public static let defaultBLAEpsilon = 0x1p-40
+    /// Reference orbits and BLA tables shared by renders of the same center (zoom sequences).
+    public var cache: ReferenceCache?
+
+    public init(glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .center, deltaType: DeltaType? = nil, referenceBudget: Int = 512, extraBits: Int = 0) {
+        self.glitchMode = glitchMode
+        self.placement = placement
+        self.deltaType = deltaType
+        self.referenceBudget = referenceBudget
+        self.extraBits = extraBits
+    }
+
+    /// Pauldelbrot's g for power p: 1e-6 for p = 2, ten times larger for each further power,
+    /// at most 1e-2. The often cited 1e-7 for p = 2 missed glitches of 5 pixels of
+    /// glitch_test_1 at 320x180 (wrong by up to 5 iterations against MPFR); 1e-6 caught all
+    /// (`fathom-bench glitch`, Documentation/Perturbation.md).
+    public static func glitchTolerance(power: Int) -> Double {
+        min(1e-2, 1e-6 * Math.pow(10, Double(power - 2)))
+    }
+}
+
+/// What a perturbation render did.
+public struct PerturbationReport: Sendable {
+    public var deltaType: DeltaType
+    public var glitchMode: GlitchMode
+    public var precisionBits: Int
+    /// The reference points used, first the primary one, as decimal strings.
+    public var references: [(re: String, im: String)]
+    /// Length of the primary reference orbit and whether it escaped.
+    public var referenceLength: Int
+    public var referenceEscaped: Bool
+    /// Pixels the detect mode flagged in the first pass, and those left after correction.
+    public var glitchedPixels: Int
+    public var uncorrectedPixels: Int
+    public var referenceSeconds: Double
+    /// Pixels rendered again with BLA at epsilon 2^-53 because their smooth value was at risk.
+    public var fineBLAPixels: Int = 0
+    /// Pixels rendered again with 106-bit deltas (double-double, or extended-range
+    /// double-double below 2^-960) because their smooth value was at risk.
+    public var doubleDoublePixels: Int
+    /// Pixels rendered again with 106-bit deltas against an orbit at 64 more bits (the
+    /// orbit's own rounding kept them at risk).
+    public var finerOrbitPixels: Int = 0
+    /// Pixels iterated again directly in MPFR because it was still at risk.
+    public var reiteratedPixels: Int
+    /// Pixels still at risk after the 106-bit pass that the MPFR budget did not cover
+    /// (`PerturbationSettings.mpfrBudgetSeconds`): their counts are very likely right, their smooth
+    /// values not checked to 1e-7.
+    public var unsettledPixels: Int = 0
+    /// Seconds spent building BLA tables (all references).
+    public var blaSeconds: Double = 0
+    /// Loop steps over all pixels and passes (each a BLA step or one perturbation step), and
+    /// how many of them were BLA steps.
+    public var loopSteps: Int = 0
+    public var blaSteps: Int = 0
+}

@@ -1,0 +1,55 @@
+import Dispatch
+import FractalNumerics
+
+/// A BLA table and what identifies it (for the cache and for device copies).
+struct NamedTable<E: DeltaScalar> {
+    let table: BLATable<E>
+    let identity: TableIdentity?
+}
+
+/// Phase 2: BLA tables (Documentation/Perturbation.md) for an orbit, a delta type and the
+/// pixels a pass iterates: from the cache when one holds the same table, else built on all
+/// threads. Nil when BLA is off (by the setting, or because a trap must see every iteration).
+final class ApproximationTables<F: PerturbationFormula>: @unchecked Sendable {
+    let formula: F
+    let viewport: Viewport
+    let cache: ReferenceCache?
+    let threads: Int
+    let enabled: Bool
+    /// The setting's epsilon, for Double and FloatExp deltas; 2^-53 times it for 106-bit deltas.
+    let epsilon: Double
+    /// Whether tables need identities without a cache (device copies are kept by name).
+    let names: Bool
+    /// Seconds spent building tables.
+    private(set) var seconds = 0.0
+
+    init(formula: F, viewport: Viewport, cache: ReferenceCache?, threads: Int, enabled: Bool, epsilon: Double, names: Bool) {
+        self.formula = formula
+        self.viewport = viewport
+        self.cache = cache
+        self.threads = threads
+        self.enabled = enabled
+        self.epsilon = epsilon
+        self.names = names
+    }
+
+    /// The table for `values` (the orbit `reference` as E) whose steps hold for the pixels of
+    /// `subset` (nil: the whole image; []: dc = 0, the critical orbit's), at `baseEpsilon`.
+    func table<E: PerturbationDelta>(_ values: [Complex<E>], of reference: Reference, grid: DeltaGrid<E>, subset: [Int]?,
+                                     epsilon baseEpsilon: Double? = nil) -> NamedTable<E>? {
+        guard enabled else { return nil }
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        let dcMax = formula.addsDC ? grid.maxMagnitude(over: subset, height: viewport.height) : E.zero
+        let epsilon = (baseEpsilon ?? self.epsilon) * (E.significandBits > 53 ? 0x1p-53 : 1)
+        // The same orbit, deltas, bound and epsilon: the same table.
+        let identity = cache == nil && !names ? nil
+            : TableIdentity(orbit: reference.identity, delta: ObjectIdentifier(E.self), dcMax: "\(dcMax)", epsilon: epsilon,
+                            addsDC: formula.addsDC)
+        if let identity, let cached = cache?.table(identity, E.self) { return NamedTable(table: cached, identity: identity) }
+        let built = BLATable(orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
+                             escapeGaps: reference.orbit.escapeGaps, threads: threads)
+        if let identity { cache?.store(built, key: identity) }
+        return NamedTable(table: built, identity: identity)
+    }
+}
