@@ -1,5 +1,6 @@
 /// What the Fathom module's own formats and requests can get wrong (the engine's location
-/// errors stay `LocationError`): a view a .kfr file cannot hold, sequences, supersampling.
+/// errors stay `LocationError`): a view a .kfr file cannot hold, sequences, supersampling,
+/// engine settings.
 public enum FathomError: Error, Equatable, CustomStringConvertible {
     /// A view Kalles Fraktaler's .kfr format cannot hold (Julia, Newton).
     case notInKFR(String)
@@ -11,6 +12,11 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
     case badSupersample(Int)
     /// A zoom-out factor that is not a finite number greater than 1.
     case badFactor(Double)
+    /// An engine setting (`field`, e.g. `engine.delta`) whose `value` is not one of the
+    /// engine's (`accepted`, their raw values).
+    case unknownEngineValue(field: String, value: String, accepted: [String])
+    /// A BLA epsilon (`field`) outside (0, 1).
+    case badBLAEpsilon(field: String, value: Double)
 
     public var description: String {
         switch self {
@@ -22,8 +28,21 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
             "factor: \(f) is not a zoom factor greater than 1 (each frame's radius is the previous one's times the factor)"
         case .badSupersample(let k):
             "supersample: \(k) is outside 1...4 (samples a pixel side: 2 is 2x2)"
+        case .unknownEngineValue(let field, let value, let accepted):
+            "\(field): '\(FathomError.quoted(value))' is not one of \(accepted.joined(separator: ", "))"
+        case .badBLAEpsilon(let field, let value):
+            "\(field): \(value) is not a number in (0, 1)"
         case .notInKFR(let what):
             "a .kfr file cannot hold \(what) (Kalles Fraktaler's format shares the Mandelbrot and Multibrot families only)"
         }
+    }
+
+    /// A value read from a file as one short line: control characters escaped (`\n`), at
+    /// most 60 characters (then `...`).
+    static func quoted(_ text: String) -> String {
+        let escaped = text.unicodeScalars.map { scalar in
+            [.control, .lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory) ? scalar.escaped(asASCII: true) : String(scalar)
+        }
+        return escaped.count > 60 ? escaped.prefix(57).joined() + "..." : escaped.joined()
     }
 }

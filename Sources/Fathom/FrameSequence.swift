@@ -115,8 +115,10 @@ public struct FrameSequence: Sendable {
     }
 
     /// Renders `range` of the frames into `folder` at `settings` (each frame's size comes from
-    /// `settings`); `frameDone` is called after each frame. A cache shared with the caller may
-    /// be passed to keep orbits across calls.
+    /// `settings`; its engine settings are laid over them, as `ImageRender.render` does, also
+    /// for the renders that prime the cache and resolve the colours); `frameDone` is called
+    /// after each frame. A cache shared with the caller may be passed to keep orbits across
+    /// calls.
     public func render(_ range: ClosedRange<Int>, into folder: String, settings: RenderSettings, bitDepth: Int = 8,
                        cache: ReferenceCache = ReferenceCache(), control: RenderControl? = nil,
                        frameDone: (Int, RenderResult) -> Void = { _, _ in }) throws -> Report {
@@ -135,6 +137,7 @@ public struct FrameSequence: Sendable {
             let group = frames.indices.filter { frames[$0].center == frames[k].center }
             let deepest = try group.min { try radiusValue($0) < radiusValue($1) }!
             var prime = settings
+            try frames[deepest].engine?.apply(to: &prime)
             prime.onlyPixels = []
             _ = try Renderer.render(location: frames[deepest].location(), settings: prime, control: control)
             primed.insert(frames[k].center)
@@ -172,6 +175,7 @@ public struct FrameSequence: Sendable {
         let frame = frames[deepest]
         let location = try frame.location()
         var preview = settings
+        try frame.engine?.apply(to: &preview)
         preview.width = Swift.max(1, (settings.width + 3) / 4)
         preview.height = Swift.max(1, (settings.height + 3) / 4)
         preview.extras = ExtrasRequest()

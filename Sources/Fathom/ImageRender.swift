@@ -6,8 +6,10 @@ import Foundation
 /// `OutputSet`: resolved before the render starts (a path that must not be written, or two
 /// outputs on one file, fail at once), and all written or none.
 public enum ImageRender {
-    /// Renders `file` (its size, colour and engine settings already in it or in `settings`)
-    /// and writes the PNG to `path` (and the iteration data to `npy`); returns the render's result.
+    /// Renders `file` and writes the PNG to `path` (and the iteration data to `npy`); returns
+    /// the render's result. The size is `settings`'; the file's colour and engine settings
+    /// apply (each engine setting the file gives replaces `settings`' own, as
+    /// `LocationFile.EngineSettings.apply(to:)` does).
     @discardableResult
     public static func render(_ file: LocationFile, settings: RenderSettings, to path: String, npy: String? = nil, bitDepth: Int = 8,
                               control: RenderControl? = nil) throws -> RenderResult {
@@ -33,8 +35,9 @@ public enum ImageRender {
         }
     }
 
-    /// Renders `file` and stages the PNG (and the iteration data, and the reference orbit)
-    /// in `outputs` at the given indices; the caller commits them with its other outputs.
+    /// Renders `file` (with its engine settings laid over `settings`) and stages the PNG (and
+    /// the iteration data, and the reference orbit) in `outputs` at the given indices; the
+    /// caller commits them with its other outputs.
     @discardableResult
     public static func render(_ file: LocationFile, settings: RenderSettings, into outputs: OutputSet, png: Int, npy: Int? = nil,
                               reference: Int? = nil, bitDepth: Int = 8, control: RenderControl? = nil) throws -> RenderResult {
@@ -44,6 +47,7 @@ public enum ImageRender {
         // k x k samples a pixel: the field of a k times larger image with the same radius,
         // whose pixel centers are the samples' (the radius spans the shorter side).
         var sampled = settings
+        try file.engine?.apply(to: &sampled)
         sampled.width *= k
         sampled.height *= k
         let color = file.color ?? ColorSettings()

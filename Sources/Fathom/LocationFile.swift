@@ -28,32 +28,6 @@ public struct LocationFile: Sendable, Equatable, Codable {
     /// Set by Fathom when it renders: how it rendered (path, bits, threads).
     public var render: RenderInfo?
 
-    /// Engine settings a location file can carry; the command line overrides each.
-    public struct EngineSettings: Sendable, Equatable, Codable {
-        /// double, double-double or perturbation (nil: chosen by the view's depth).
-        public var path: String?
-        /// rebase or detect.
-        public var glitches: String?
-        /// center or probe.
-        public var reference: String?
-        /// double, double-double or floatexp (nil: by the pixel spacing).
-        public var delta: String?
-        public var bla: Bool?
-        public var blaEpsilon: Double?
-        public var precisionPasses: Bool?
-
-        public init(path: String? = nil, glitches: String? = nil, reference: String? = nil, delta: String? = nil,
-                    bla: Bool? = nil, blaEpsilon: Double? = nil, precisionPasses: Bool? = nil) {
-            self.path = path
-            self.glitches = glitches
-            self.reference = reference
-            self.delta = delta
-            self.bla = bla
-            self.blaEpsilon = blaEpsilon
-            self.precisionPasses = precisionPasses
-        }
-    }
-
     /// What the renderer did, stored with the image.
     public struct RenderInfo: Sendable, Equatable, Codable {
         public var path: String

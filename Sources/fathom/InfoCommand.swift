@@ -26,9 +26,10 @@ enum InfoCommand {
                 + (c.quantiles.map { " (counts \($0.first!)...\($0.last!), \($0.count - 1) segments)" } ?? "")))
         }
         if let e = file.engine, e != LocationFile.EngineSettings() {
-            let parts: [String?] = [e.path.map { "path \($0)" }, e.glitches.map { "glitches \($0)" }, e.reference.map { "reference \($0)" },
-                                    e.delta.map { "delta \($0)" }, e.bla.map { "bla \($0 ? "on" : "off")" },
-                                    e.blaEpsilon.map { "bla-epsilon \($0)" }, e.precisionPasses.map { "precision-passes \($0 ? "on" : "off")" }]
+            let parts: [String?] = [e.path.map { "path \($0.rawValue)" }, e.glitches.map { "glitches \($0.rawValue)" },
+                                    e.reference.map { "reference \($0.rawValue)" }, e.delta.map { "delta \($0.rawValue)" },
+                                    e.bla.map { "bla \($0 ? "on" : "off")" }, e.blaEpsilon.map { "bla-epsilon \($0)" },
+                                    e.precisionPasses.map { "precision-passes \($0 ? "on" : "off")" }]
             lines.append("engine: " + parts.compactMap { $0 }.joined(separator: ", "))
         }
         if let r = file.render {

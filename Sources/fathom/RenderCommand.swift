@@ -128,8 +128,9 @@ enum RenderCommand {
         }
         (settings.backend, settings.gpuExact) = try backend(a)
         let engine = try engineSettings(a, file.engine)
-        settings.path = try path(engine)
-        settings.perturbation = try perturbationSettings(engine, a)
+        try engine.apply(to: &settings)
+        settings.perturbation.loadReference = a["load-reference"]
+        settings.perturbation.saveReference = a["save-reference"]
         return (settings, engine)
     }
 
@@ -146,13 +147,14 @@ enum RenderCommand {
     }
 
     /// The file's engine settings with --path, --glitches, --reference, --delta, --bla,
-    /// --bla-epsilon and --precision-passes laid over them.
+    /// --bla-epsilon and --precision-passes laid over them (each checked here: a file's are
+    /// checked when it is read).
     static func engineSettings(_ a: Arguments, _ base: LocationFile.EngineSettings?) throws -> LocationFile.EngineSettings {
         var e = base ?? LocationFile.EngineSettings()
-        if let v = a["path"] { e.path = v }
-        if let v = a["glitches"] { e.glitches = v }
-        if let v = a["reference"] { e.reference = v }
-        if let v = a["delta"] { e.delta = v }
+        if let v: ArithmeticPath = try engineValue(a, "path", oneOf: true) { e.path = v }
+        if let v: GlitchMode = try engineValue(a, "glitches") { e.glitches = v }
+        if let v: ReferencePlacement = try engineValue(a, "reference") { e.reference = v }
+        if let v: DeltaType = try engineValue(a, "delta") { e.delta = v }
         if let v = a["bla"] {
             guard v == "on" || v == "off" else { throw CLIError.usage("--bla: '\(v)' is not on or off") }
             e.bla = v == "on"
@@ -162,42 +164,32 @@ enum RenderCommand {
             e.precisionPasses = v == "on"
         }
         if let v = a["bla-epsilon"] {
-            guard let eps = Double(v), eps > 0, eps < 1 else { throw CLIError.data("--bla-epsilon: '\(v)' is not a number in (0, 1)") }
+            guard let eps = Double(v), LocationFile.EngineSettings.isBLAEpsilon(eps) else {
+                throw CLIError.data("--bla-epsilon: '\(v)' is not a number in (0, 1)")
+            }
             e.blaEpsilon = eps
         }
         return e
     }
 
-    /// The arithmetic path forced by `e` (nil: by depth).
-    static func path(_ e: LocationFile.EngineSettings) throws -> ArithmeticPath? {
-        guard let p = e.path else { return nil }
-        guard let path = ArithmeticPath(rawValue: p) else {
-            throw CLIError.usage("path: '\(p)' is not one of double, double-double, perturbation")
+    /// The engine's value that --`name` spells (its raw value, as in a location file); another
+    /// is a usage error listing the engine's values ("is not a, b or c", or "is not one of a,
+    /// b, c" with `oneOf`).
+    static func engineValue<T: CaseIterable & RawRepresentable>(_ a: Arguments, _ name: String, oneOf: Bool = false) throws -> T?
+    where T.RawValue == String {
+        guard let text = a[name] else { return nil }
+        guard let value = T(rawValue: text) else {
+            let names = T.allCases.map(\.rawValue)
+            let list = oneOf ? "one of " + names.joined(separator: ", ") : names.dropLast().joined(separator: ", ") + " or " + names.last!
+            throw CLIError.usage("\(name): '\(text)' is not \(list)")
         }
-        return path
+        return value
     }
 
-    /// Perturbation settings from `e`, each value checked.
+    /// Perturbation settings from `e` (`EngineSettings.apply`) and the reference orbit files.
     static func perturbationSettings(_ e: LocationFile.EngineSettings, _ a: Arguments) throws -> PerturbationSettings {
         var p = PerturbationSettings()
-        if let g = e.glitches {
-            guard let mode = GlitchMode(rawValue: g) else { throw CLIError.usage("glitches: '\(g)' is not rebase or detect") }
-            p.glitchMode = mode
-        }
-        if let r = e.reference {
-            guard let placement = ReferencePlacement(rawValue: r) else { throw CLIError.usage("reference: '\(r)' is not center, probe or nucleus") }
-            p.placement = placement
-        }
-        if let d = e.delta {
-            guard let type = DeltaType(rawValue: d) else { throw CLIError.usage("delta: '\(d)' is not double, double-double or floatexp") }
-            p.deltaType = type
-        }
-        if let b = e.bla { p.bla = b }
-        if let v = e.precisionPasses { p.exactSensitivePixels = v }
-        if let eps = e.blaEpsilon {
-            guard eps > 0, eps < 1 else { throw CLIError.data("bla-epsilon: \(eps) is not a number in (0, 1)") }
-            p.blaEpsilon = eps
-        }
+        try e.apply(to: &p)
         p.loadReference = a["load-reference"]
         p.saveReference = a["save-reference"]
         return p

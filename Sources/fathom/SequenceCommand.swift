@@ -11,7 +11,7 @@ enum SequenceCommand {
         let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"])
         if a.has("help") { print(Help.sequence); return }
 
-        let sequence: FrameSequence
+        let planned: FrameSequence
         var first: LocationFile
         if !a.positionals.isEmpty {
             // Keyframes: location files (JSON, .kfr or Fathom PNGs), in order.
@@ -21,7 +21,7 @@ enum SequenceCommand {
             let keys = try a.positionals.map { try LocationFile.read(path: $0) }
             guard keys.count >= 2 else { throw CLIError.usage("a keyframe sequence needs at least two location files") }
             let perSegment = try a.int("per-segment") ?? 30
-            sequence = try FrameSequence.between(keys, perSegment: perSegment)
+            planned = try FrameSequence.between(keys, perSegment: perSegment)
             first = keys[0]
         } else {
             guard let countText = a["zoom-out"] else {
@@ -30,14 +30,22 @@ enum SequenceCommand {
             guard let count = Int(countText) else { throw CLIError.data("--zoom-out: '\(countText)' is not a whole number") }
             first = try RenderCommand.baseLocation(a)
             let factor = try a.double("factor") ?? 2
-            sequence = try FrameSequence.zoomOut(from: first, count: count, factor: factor)
+            planned = try FrameSequence.zoomOut(from: first, count: count, factor: factor)
         }
 
         if let (w, h) = try a.size() {
             first.width = w
             first.height = h
         }
+        // The engine settings are each frame's own (its keyframe's), with the command line's
+        // laid over them; the render settings carry the rest.
+        first.engine = nil
         let (settings, _) = try RenderCommand.renderSettings(a, first)
+        let sequence = FrameSequence(frames: try planned.frames.map { frame in
+            var frame = frame
+            frame.engine = try RenderCommand.engineSettings(a, frame.engine)
+            return frame
+        })
         let bitDepth = try a.int("bit-depth") ?? 8
         guard bitDepth == 8 || bitDepth == 16 else { throw CLIError.usage("--bit-depth: \(bitDepth) is not 8 or 16") }
 

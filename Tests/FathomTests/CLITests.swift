@@ -206,4 +206,63 @@ struct CLITests {
         // Not one flat colour.
         #expect(Set(stride(from: 0, to: image.pixels.count, by: 3).map { image.pixels[$0] }).count > 3)
     }
+
+    @Test("the command line overrides a location file's engine settings; a bad value names the engine's values")
+    func engineOverrides() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try String(decoding: engineJSON(#"{"path": "double-double", "glitches": "detect"}"#), as: UTF8.self)
+            .write(toFile: folder + "/f.json", atomically: true, encoding: .utf8)
+        func render(_ extra: [String]) throws -> FathomProcess.Result {
+            try FathomProcess.run(["render", "--location", "f.json", "--size", "16x16", "--output", "o.png"] + extra, in: folder)
+        }
+        let file = try render([])
+        #expect(file.code == 0 && file.stdout.contains(", path double-double ("), "\(file.stdout) \(file.stderr)")
+        let direct = try render(["--path", "double"])
+        #expect(direct.code == 0 && direct.stdout.contains(", path double ("), "\(direct.stdout) \(direct.stderr)")
+        let detect = try render(["--path", "perturbation"])
+        #expect(detect.code == 0 && detect.stdout.contains(", path perturbation (") && detect.stdout.contains(", glitches detect"),
+                "\(detect.stdout) \(detect.stderr)")
+        let rebase = try render(["--path", "perturbation", "--glitches", "rebase", "--delta", "floatexp"])
+        #expect(rebase.code == 0 && rebase.stdout.contains("deltas floatexp") && rebase.stdout.contains(", glitches rebase"),
+                "\(rebase.stdout) \(rebase.stderr)")
+        // The PNG stores the settings the render used: the file's with the command line's over them.
+        #expect(try LocationFile.read(path: folder + "/o.png").engine == .init(path: .perturbation, glitches: .rebase, delta: .floatExp))
+
+        // A bad option value: a usage error listing the engine's values (the list follows the enum).
+        let deltas = DeltaType.allCases.map(\.rawValue)
+        for (option, message) in [("path", "path: 'foo' is not one of double, double-double, perturbation"),
+                                  ("glitches", "glitches: 'foo' is not rebase or detect"),
+                                  ("reference", "reference: 'foo' is not center, probe or nucleus"),
+                                  ("delta", "delta: 'foo' is not \(deltas.dropLast().joined(separator: ", ")) or \(deltas.last!)")] {
+            let bad = try render(["--quiet", "--\(option)", "foo"])
+            #expect(bad.code == 64 && bad.stderr == "fathom: \(message) (see 'fathom help')\n", "\(bad.stderr)")
+        }
+        // A bad value in the file: the file is malformed (exit 65), for every command that reads it.
+        try String(decoding: engineJSON(#"{"path": "fast"}"#), as: UTF8.self).write(toFile: folder + "/g.json", atomically: true, encoding: .utf8)
+        let paths = ArithmeticPath.allCases.map(\.rawValue).joined(separator: ", ")
+        for args in [["render", "--quiet", "--location", "g.json"], ["render", "--quiet", "--location", "g.json", "--path", "double"], ["info", "g.json"]] {
+            let bad = try FathomProcess.run(args, in: folder)
+            #expect(bad.code == 65 && bad.stderr == "fathom: 'g.json' is not a valid location file: engine.path: 'fast' is not one of \(paths)\n",
+                    "\(args): \(bad.stderr)")
+        }
+    }
+
+    @Test("sequence frames render with their keyframe's engine settings, the command line over them")
+    func sequenceEngine() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try String(decoding: engineJSON(#"{"path": "double-double"}"#), as: UTF8.self).write(toFile: folder + "/a.json", atomically: true, encoding: .utf8)
+        try String(decoding: engineJSON("{}", radius: "1"), as: UTF8.self).write(toFile: folder + "/b.json", atomically: true, encoding: .utf8)
+        let r = try FathomProcess.run(["sequence", "--per-segment", "1", "--size", "16x9", "a.json", "b.json"], in: folder)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("frame 0: radius 1.5, path double-double,") && r.stdout.contains("frame 1: radius 1, path double,"), "\(r.stdout)")
+        #expect(try LocationFile.read(path: folder + "/frames/frame-00000.png").engine == .init(path: .doubleDouble))
+        #expect(try LocationFile.read(path: folder + "/frames/frame-00001.png").engine == nil)
+        let forced = try FathomProcess.run(["sequence", "--per-segment", "1", "--size", "16x9", "--path", "double", "--output-dir", "f2", "a.json", "b.json"],
+                                           in: folder)
+        #expect(forced.code == 0, "\(forced.stderr)")
+        #expect(forced.stdout.contains("frame 0: radius 1.5, path double,") && forced.stdout.contains("frame 1: radius 1, path double,"), "\(forced.stdout)")
+        #expect(try LocationFile.read(path: folder + "/f2/frame-00001.png").engine == .init(path: .double))
+    }
 }

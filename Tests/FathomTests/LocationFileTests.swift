@@ -97,7 +97,7 @@ struct LocationFileTests {
                                        "--glitches", "detect", "--bla-epsilon", "1e-9", "--palette", "hot", "--output", "s.png"], in: folder)
         #expect(r.code == 0, "\(r.stderr)")
         let file = try LocationFile.read(path: folder + "/s.png")
-        #expect(file.engine == LocationFile.EngineSettings(glitches: "detect", blaEpsilon: 1e-9))
+        #expect(file.engine == LocationFile.EngineSettings(glitches: .detect, blaEpsilon: 1e-9))
         #expect(file.color?.palette == .hot)
         #expect(file.width == 24 && file.height == 16 && file.maxIterations == 300)
         #expect(try file.location().centerRe == Presets.named("seahorse")!.location.centerRe)
@@ -115,6 +115,155 @@ struct LocationFileTests {
         #expect(fromKFR.code == 0, "\(fromKFR.stderr)")
         let bad = try FathomProcess.run(["convert", "s.png", "s.txt"], in: folder)
         #expect(bad.code == 64 && !FileManager.default.fileExists(atPath: folder + "/s.txt"))
+    }
+}
+
+/// A location file's JSON with `engine` as its engine settings.
+func engineJSON(_ engine: String, radius: String = "1.5", center: String = #""-0.5", "0""#, iterations: Int = 100) -> Data {
+    Data(#"{"family": "mandelbrot", "center": [\#(center)], "radius": "\#(radius)", "maxIterations": \#(iterations), "engine": \#(engine)}"#.utf8)
+}
+
+extension LocationFileTests {
+    @Suite("Engine settings in a location file: the engine's types, checked when read")
+    struct EngineSettingsTests {
+        typealias Engine = LocationFile.EngineSettings
+
+        func decode(_ engine: String) throws(FileError) -> Engine? {
+            try LocationFile.decode(engineJSON(engine), path: "e.json").engine
+        }
+
+        @Test("each value of each field decodes from its raw value and encodes to it", arguments: [
+            ArithmeticPath.allCases.map { ("path", $0.rawValue, Engine(path: $0)) },
+            GlitchMode.allCases.map { ("glitches", $0.rawValue, Engine(glitches: $0)) },
+            ReferencePlacement.allCases.map { ("reference", $0.rawValue, Engine(reference: $0)) },
+            DeltaType.allCases.map { ("delta", $0.rawValue, Engine(delta: $0)) },
+        ].joined().map { $0 })
+        func eachValue(_ field: String, _ raw: String, _ expected: Engine) throws {
+            #expect(try decode(#"{"\#(field)": "\#(raw)"}"#) == expected)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            #expect(String(decoding: try encoder.encode(expected), as: UTF8.self) == #"{"\#(field)":"\#(raw)"}"#)
+        }
+
+        @Test("the JSON spelling: double-double, floatexp, probe; absent fields stay absent; a round trip keeps every field")
+        func roundTrip() throws {
+            let engine = Engine(path: .perturbation, glitches: .detect, reference: .probe, delta: .floatExp, bla: false, blaEpsilon: 0.25,
+                                precisionPasses: false)
+            var file = try LocationFile.decode(engineJSON("{}"), path: "e.json")
+            #expect(file.engine == Engine())
+            file.engine = engine
+            let json = file.jsonString()
+            #expect(json.contains(#""engine":{"bla":false,"blaEpsilon":0.25,"delta":"floatexp","glitches":"detect","path":"perturbation","#
+                                  + #""precisionPasses":false,"reference":"probe"}"#), "\(json)")
+            #expect(try LocationFile.decode(Data(json.utf8), path: "e.json") == file)
+            #expect(try LocationFile.decode(Data(file.prettyJSONString().utf8), path: "e.json") == file)
+            file.engine = Engine(path: .doubleDouble, delta: .doubleDouble)
+            #expect(file.jsonString().contains(#""engine":{"delta":"double-double","path":"double-double"}"#), "\(file.jsonString())")
+            #expect(try LocationFile.decode(Data(file.jsonString().utf8), path: "e.json") == file)
+            // The spelling is the raw value, exactly.
+            #expect(try decode(#"{"path": "double-double", "delta": "floatexp"}"#) == Engine(path: .doubleDouble, delta: .floatExp))
+            #expect(try decode(#"{"path": null}"#) == Engine())
+        }
+
+        @Test("an unknown value is refused in one line naming the field, the value and the accepted values", arguments: [
+            ("path", ArithmeticPath.allCases.map(\.rawValue)), ("glitches", GlitchMode.allCases.map(\.rawValue)),
+            ("reference", ReferencePlacement.allCases.map(\.rawValue)), ("delta", DeltaType.allCases.map(\.rawValue)),
+        ])
+        func unknownValue(_ field: String, _ accepted: [String]) throws {
+            let reason = "engine.\(field): 'foo' is not one of \(accepted.joined(separator: ", "))"
+            #expect(throws: FileError.malformed(path: "e.json", reason: reason)) { try decode(#"{"\#(field)": "foo"}"#) }
+            // Spelled otherwise than the raw value: refused too (the spelling is exact).
+            let shouted = accepted[0].uppercased()
+            #expect(throws: FileError.malformed(path: "e.json", reason: "engine.\(field): '\(shouted)' is not one of \(accepted.joined(separator: ", "))")) {
+                try decode(#"{"\#(field)": "\#(shouted)"}"#)
+            }
+        }
+
+        @Test("the message in full, through the reader and the error's own description")
+        func message() throws {
+            let delta = DeltaType.allCases.map(\.rawValue).joined(separator: ", ")
+            #expect(delta.hasPrefix("double, floatexp, double-double"))
+            let error = FathomError.unknownEngineValue(field: "engine.delta", value: "foo", accepted: DeltaType.allCases.map(\.rawValue))
+            #expect(error.description == "engine.delta: 'foo' is not one of \(delta)")
+            do {
+                _ = try LocationFile.decode(engineJSON(#"{"delta": "foo"}"#), path: "bad.json")
+                Issue.record("an unknown delta type was read")
+            } catch {
+                #expect(error.description == "'bad.json' is not a valid location file: engine.delta: 'foo' is not one of \(delta)")
+            }
+            // A value that would break the line, or run on, is shown escaped and cut.
+            #expect(throws: FileError.malformed(path: "e.json", reason: #"engine.glitches: 'a\nb' is not one of rebase, detect"#)) {
+                try decode(#"{"glitches": "a\nb"}"#)
+            }
+            let long = String(repeating: "x", count: 500)
+            #expect(throws: FileError.malformed(path: "e.json", reason: "engine.glitches: '\(String(repeating: "x", count: 57))...' is not one of rebase, detect")) {
+                try decode(#"{"glitches": "\#(long)"}"#)
+            }
+            // The wrong type, and a BLA epsilon outside (0, 1).
+            #expect(throws: FileError.malformed(path: "e.json", reason: "field 'engine.delta' has the wrong type")) { try decode(#"{"delta": 3}"#) }
+            #expect(throws: FileError.malformed(path: "e.json", reason: "engine.blaEpsilon: 2.0 is not a number in (0, 1)")) {
+                try decode(#"{"blaEpsilon": 2}"#)
+            }
+            var settings = PerturbationSettings()
+            #expect(throws: FathomError.badBLAEpsilon(field: "engine.blaEpsilon", value: 0)) { try Engine(blaEpsilon: 0).apply(to: &settings) }
+        }
+
+        @Test("apply lays the given fields over render settings and leaves the others")
+        func apply() throws {
+            var settings = RenderSettings(width: 8, height: 8, path: .double)
+            settings.perturbation.glitchMode = .detect
+            settings.perturbation.bla = false
+            try Engine().apply(to: &settings)
+            #expect(settings.path == .double && settings.perturbation.glitchMode == .detect && !settings.perturbation.bla)
+            try Engine(path: .doubleDouble, reference: .probe, delta: .floatExp, bla: true, blaEpsilon: 0.5, precisionPasses: false).apply(to: &settings)
+            #expect(settings.path == .doubleDouble)
+            #expect(settings.perturbation.glitchMode == .detect)
+            #expect(settings.perturbation.placement == .probe)
+            #expect(settings.perturbation.deltaType == .floatExp)
+            #expect(settings.perturbation.bla && settings.perturbation.blaEpsilon == 0.5 && !settings.perturbation.exactSensitivePixels)
+            try Engine(glitches: .rebase).apply(to: &settings)
+            #expect(settings.perturbation.glitchMode == .rebase && settings.path == .doubleDouble)
+        }
+
+        @Test("ImageRender.render honours the file's arithmetic path: double-double forced on a shallow view")
+        func renderPath() throws {
+            let folder = try makeFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let plain = try LocationFile.decode(engineJSON("{}"), path: "a.json")
+            let direct = try ImageRender.render(plain, settings: RenderSettings(width: 32, height: 32), to: folder + "/a.png")
+            #expect(direct.report.path == .double)
+            let forced = try LocationFile.decode(engineJSON(#"{"path": "double-double"}"#), path: "b.json")
+            // The file's path wins over the settings' own.
+            let result = try ImageRender.render(forced, settings: RenderSettings(width: 32, height: 32, path: .double), to: folder + "/b.png")
+            #expect(result.report.path == .doubleDouble)
+            let stored = try LocationFile.read(path: folder + "/b.png")
+            #expect(stored.render?.path == "double-double")
+            #expect(stored.engine == Engine(path: .doubleDouble))
+            // A file without engine settings leaves the settings' path.
+            let settingsPath = try ImageRender.render(plain, settings: RenderSettings(width: 32, height: 32, path: .doubleDouble), to: folder + "/c.png")
+            #expect(settingsPath.report.path == .doubleDouble)
+        }
+
+        @Test("ImageRender.render honours the file's perturbation settings: detect mode, FloatExp deltas")
+        func renderPerturbation() throws {
+            let folder = try makeFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let view = (center: #""-0.7436438870371587", "0.1318259042053119""#, radius: "1e-6", iterations: 400)
+            let plain = try LocationFile.decode(engineJSON(#"{"path": "perturbation"}"#, radius: view.radius, center: view.center, iterations: view.iterations),
+                                                path: "p.json")
+            let rebase = try ImageRender.render(plain, settings: RenderSettings(width: 24, height: 16), to: folder + "/p.png")
+            #expect(rebase.report.path == .perturbation)
+            #expect(rebase.report.perturbation?.glitchMode == .rebase)
+            #expect(rebase.report.perturbation?.deltaType == .double)
+            let file = try LocationFile.decode(engineJSON(#"{"path": "perturbation", "glitches": "detect", "delta": "floatexp"}"#,
+                                                          radius: view.radius, center: view.center, iterations: view.iterations), path: "d.json")
+            let result = try ImageRender.render(file, settings: RenderSettings(width: 24, height: 16), to: folder + "/d.png")
+            #expect(result.report.path == .perturbation)
+            #expect(result.report.perturbation?.glitchMode == .detect)
+            #expect(result.report.perturbation?.deltaType == .floatExp)
+            let stored = try LocationFile.read(path: folder + "/d.png")
+            #expect(stored.render?.glitchMode == "detect" && stored.render?.deltaType == "floatexp")
+        }
     }
 }
 

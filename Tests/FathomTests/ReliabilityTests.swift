@@ -169,6 +169,10 @@ let situations: [Situation] = [
     Situation(label: "location file with a colour out of range", args: ["render", "--location", "bad.json"], code: 65,
               message: "color.interior: [300, -1, 0] is not three components within 0...1",
               files: ["bad.json": locationJSON(extra: #", "color": {"interior": [300, -1, 0]}"#)]),
+    Situation(label: "location file with an unknown engine value", args: ["render", "--location", "bad.json"], code: 65,
+              message: "'bad.json' is not a valid location file: engine.delta: 'foo' is not one of "
+                  + DeltaType.allCases.map(\.rawValue).joined(separator: ", "),
+              files: ["bad.json": locationJSON(extra: #", "engine": {"delta": "foo"}"#)]),
     Situation(label: "kfr file without a zoom", args: ["render", "--location", "bad.kfr"], code: 65, message: "Zoom",
               files: ["bad.kfr": "Re: 0\r\nIm: 0\r\nIterations: 100\r\n"]),
     Situation(label: "kfr file of another fractal type", args: ["info", "bad.kfr"], code: 65, message: "FractalType",

@@ -4,7 +4,7 @@ import Foundation
 /// What the commands do with a location file after reading it, up to the render itself:
 /// `info` (the location, the zoom), `convert` (JSON and, for the Mandelbrot family, KFR text
 /// that reads back to the same location), `render`'s checks before its long work (the size,
-/// supersampling, the plan with its viewport) and the colouring of a small made-up field with the file's
+/// supersampling, the engine settings, the plan with its viewport) and the colouring of a small made-up field with the file's
 /// colour settings. A thrown error is the expected outcome for bad input; a trap is a finding.
 public enum CheckLocation {
     public static func check(_ file: LocationFile) {
@@ -39,6 +39,7 @@ public enum CheckLocation {
         guard (1...4).contains(k), (try? ImageSize.validate(width: width * k, height: height * k)) != nil else { return }
         settings.width *= k
         settings.height *= k
+        if let engine = file.engine { guard (try? engine.apply(to: &settings)) != nil else { return } }
         _ = try? Renderer.plan(location: location, settings: settings)
 
         // Colouring, as ImageRender does after the render, on a 4 x 4 field of assorted counts.

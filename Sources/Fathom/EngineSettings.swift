@@ -1,0 +1,93 @@
+extension LocationFile {
+    /// Engine settings a location file can carry, in the engine's own types; each field is
+    /// optional (nil: the engine's default) and the command line overrides each. In JSON each
+    /// value is spelled as the engine's raw value (`"double-double"`, `"floatexp"`); a value
+    /// the engine does not have is refused naming the field, the value and the accepted ones
+    /// (`engine.delta: 'foo' is not one of double, floatexp, double-double`).
+    public struct EngineSettings: Sendable, Equatable {
+        /// The arithmetic forced (nil: chosen by the view's depth).
+        public var path: ArithmeticPath?
+        /// How perturbation handles glitches (nil: rebase).
+        public var glitches: GlitchMode?
+        /// Where the first reference goes (nil: the center).
+        public var reference: ReferencePlacement?
+        /// The perturbation delta type forced (nil: by the pixel spacing).
+        public var delta: DeltaType?
+        public var bla: Bool?
+        /// BLA's relative error bound per step, 0 < E < 1.
+        public var blaEpsilon: Double?
+        public var precisionPasses: Bool?
+
+        public init(path: ArithmeticPath? = nil, glitches: GlitchMode? = nil, reference: ReferencePlacement? = nil, delta: DeltaType? = nil,
+                    bla: Bool? = nil, blaEpsilon: Double? = nil, precisionPasses: Bool? = nil) {
+            self.path = path
+            self.glitches = glitches
+            self.reference = reference
+            self.delta = delta
+            self.bla = bla
+            self.blaEpsilon = blaEpsilon
+            self.precisionPasses = precisionPasses
+        }
+
+        /// Lays these settings over `settings`: each field given replaces the engine's
+        /// setting, a nil field leaves it as it is. A BLA epsilon outside (0, 1) is refused.
+        public func apply(to settings: inout PerturbationSettings) throws(FathomError) {
+            if let blaEpsilon {
+                guard EngineSettings.isBLAEpsilon(blaEpsilon) else { throw .badBLAEpsilon(field: "engine.blaEpsilon", value: blaEpsilon) }
+                settings.blaEpsilon = blaEpsilon
+            }
+            if let glitches { settings.glitchMode = glitches }
+            if let reference { settings.placement = reference }
+            if let delta { settings.deltaType = delta }
+            if let bla { settings.bla = bla }
+            if let precisionPasses { settings.exactSensitivePixels = precisionPasses }
+        }
+
+        /// Lays these settings over `settings` (the arithmetic path and the perturbation
+        /// settings): what `ImageRender.render` does with a file's engine settings.
+        public func apply(to settings: inout RenderSettings) throws(FathomError) {
+            try apply(to: &settings.perturbation)
+            if let path { settings.path = path }
+        }
+
+        /// Whether `e` is a BLA epsilon: a number in (0, 1).
+        public static func isBLAEpsilon(_ e: Double) -> Bool { e > 0 && e < 1 }
+    }
+}
+
+extension LocationFile.EngineSettings: Codable {
+    enum CodingKeys: String, CodingKey {
+        case path, glitches, reference, delta, bla, blaEpsilon, precisionPasses
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func field(_ key: CodingKeys) -> String {
+            (decoder.codingPath + [key]).map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        /// The engine's value spelled by `key`'s string.
+        func value<T: CaseIterable & RawRepresentable>(_ key: CodingKeys) throws -> T? where T.RawValue == String {
+            guard let text = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
+            guard let value = T(rawValue: text) else {
+                throw FathomError.unknownEngineValue(field: field(key), value: text, accepted: T.allCases.map(\.rawValue))
+            }
+            return value
+        }
+        self.init(path: try value(.path), glitches: try value(.glitches), reference: try value(.reference), delta: try value(.delta),
+                  bla: try c.decodeIfPresent(Bool.self, forKey: .bla), blaEpsilon: try c.decodeIfPresent(Double.self, forKey: .blaEpsilon),
+                  precisionPasses: try c.decodeIfPresent(Bool.self, forKey: .precisionPasses))
+        if let e = blaEpsilon, !Self.isBLAEpsilon(e) { throw FathomError.badBLAEpsilon(field: field(.blaEpsilon), value: e) }
+    }
+
+    /// The raw values, and only the fields given (as before the fields were typed).
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(path?.rawValue, forKey: .path)
+        try c.encodeIfPresent(glitches?.rawValue, forKey: .glitches)
+        try c.encodeIfPresent(reference?.rawValue, forKey: .reference)
+        try c.encodeIfPresent(delta?.rawValue, forKey: .delta)
+        try c.encodeIfPresent(bla, forKey: .bla)
+        try c.encodeIfPresent(blaEpsilon, forKey: .blaEpsilon)
+        try c.encodeIfPresent(precisionPasses, forKey: .precisionPasses)
+    }
+}
