@@ -47,7 +47,8 @@ let package = Package(
         .target(
             name: "FractalEngine",
             dependencies: ["CMPFR", "FractalNumerics", "ArbitraryPrecision", "CFathomGPU"],
-            swiftSettings: numericSettings
+            swiftSettings: numericSettings,
+            plugins: ["EmbedKernels"]  // KernelSource.text, the GPU kernels' source
         ),
         .target(name: "FractalImaging", dependencies: ["FractalEngine", "CPNG"]),
         .target(
@@ -63,6 +64,13 @@ let package = Package(
             path: "Benchmarks/fathom-bench",
             swiftSettings: numericSettings
         ),
+
+        // MARK: Build tools
+        // KernelSource.swift, generated at build time from CFathomGPU's two kernel headers
+        // (Documentation/GPU.md): the plugin finds them through the CFathomGPU target, so it
+        // serves any target that lists it in `plugins:`.
+        .executableTarget(name: "embed-kernels", path: "Sources/embed-kernels"),
+        .plugin(name: "EmbedKernels", capability: .buildTool(), dependencies: ["embed-kernels"]),
 
         // MARK: Tests
         .testTarget(name: "FractalNumericsTests", dependencies: ["FractalNumerics", "ArbitraryPrecision"]),
