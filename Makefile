@@ -56,6 +56,8 @@ bench: release
 # Swift runtime and Foundation, MPFR, GMP, libpng and zlib linked statically; it needs only
 # glibc >= 2.34 and libstdc++. A pkg-config file for MPFR in .build/static-libs puts that folder,
 # which holds only the static archives, first on the linker's path. CUDA is opened at run time.
+# Only the two products: every executable linked here needs GlibcCompat.c's __wrap_hypot, and the
+# package's build tool (embed-kernels) has none (built for the plugin, it links dynamically).
 STATIC_LIBS = $(CURDIR)/.build/static-libs
 MULTIARCH := $(shell gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 portable: deps
@@ -64,8 +66,9 @@ portable: deps
 		a=/usr/lib/$(MULTIARCH)/lib$$l.a; [ -f $$a ] || { echo "error: $$a is missing"; exit 1; }; \
 		ln -sf $$a $(STATIC_LIBS)/lib$$l.a; done
 	@printf 'Name: mpfr\nDescription: MPFR, static\nVersion: 4\nCflags:\nLibs: -L$(STATIC_LIBS) -lmpfr -lgmp\n' > $(STATIC_LIBS)/mpfr.pc
-	PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --static-swift-stdlib --build-path .build/portable \
-		-Xlinker --wrap=hypot -Xlinker --wrap=hypotf
+	for p in fathom fathom-bench; do \
+		PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --static-swift-stdlib --build-path .build/portable \
+			--product $$p -Xlinker --wrap=hypot -Xlinker --wrap=hypotf || exit 1; done
 	@mkdir -p dist && cp .build/portable/release/fathom .build/portable/release/fathom-bench dist/
 	@echo "dist/fathom and dist/fathom-bench need:"; ldd dist/fathom | awk '{print "  " $$1}'
 	@echo "newest glibc symbol version: $$(objdump -T dist/fathom | grep -o 'GLIBC_[0-9.]*' | sort -V | tail -1)"

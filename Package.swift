@@ -52,7 +52,11 @@ let package = Package(
         ),
         // The CUDA backend above the engine: the engine's `KernelLauncher` for CUDA and for the
         // kernels' CPU emulation.
-        .target(name: "FathomGPU", dependencies: ["FractalEngine", "CFathomGPU"]),
+        .target(
+            name: "FathomGPU",
+            dependencies: ["FractalEngine", "CFathomGPU"],
+            plugins: ["EmbedKernels"]  // KernelSource.text, the GPU kernels' source
+        ),
         .target(name: "FractalImaging", dependencies: ["FractalEngine", "CPNG"]),
         .target(
             name: "Fathom",
@@ -67,6 +71,13 @@ let package = Package(
             path: "Benchmarks/fathom-bench",
             swiftSettings: numericSettings
         ),
+
+        // MARK: Build tools
+        // KernelSource.swift, generated at build time from CFathomGPU's two kernel headers
+        // (Documentation/GPU.md): the plugin finds them through the CFathomGPU target, so it
+        // serves any target that lists it in `plugins:`.
+        .executableTarget(name: "embed-kernels", path: "Sources/embed-kernels"),
+        .plugin(name: "EmbedKernels", capability: .buildTool(), dependencies: ["embed-kernels"]),
 
         // MARK: Tests
         .testTarget(name: "FractalNumericsTests", dependencies: ["FractalNumerics", "ArbitraryPrecision"]),
