@@ -60,6 +60,21 @@ struct GPUTests {
         }
     }
 
+    @Test("Julia on the direct Double path (lanes with the rounding check; |c| > 2 without) on the emulated kernels equals the CPU's")
+    func juliaDirect() throws {
+        let outside = Location(family: .julia(re: "0.3", im: "2.05"), centerRe: "0", centerIm: "0", radius: "1.5", maxIterations: 500)
+        for location in [Self.location("julia"), outside] {
+            var settings = RenderSettings(width: 96, height: 54)
+            let cpu = try Renderer.render(location: location, settings: settings)
+            settings.backend = .emulated
+            let gpu = try Renderer.render(location: location, settings: settings)
+            #expect(cpu.report.path == .double)
+            #expect(gpu.report.gpuPasses > 0)
+            #expect(gpu.field == cpu.field, "\(location.name ?? "julia |c| > 2")")
+            #expect(gpu.field.nBig.contains { $0 > 1 }, "pixels escape after more than one step")
+        }
+    }
+
     @Test("a second render of the same view reuses the orbit and table kept on the device, with the same field")
     func residentUploads() throws {
         let location = Location(centerRe: "-0.743643887037158704752191506114774", centerIm: "0.131825904205311970493132056385139",
