@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps demo test test-asan test-tsan build release bench verify portable fuzz fuzz-build clean
+.PHONY: deps demo test format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -27,9 +27,21 @@ demo: release
 
 # Release mode: the double-double and MPFR checks run ~30x faster than in debug, which
 # more than pays for the optimised build. The CLI tests run the built `fathom` executable.
-test: deps
+test: deps lint
 	$(SWIFT) build -c release
 	$(SWIFT) test -c release
+
+# swift-format, which ships with the toolchain (`swift format`, 6.x); its settings are in
+# .swift-format (line length 120). `make format` rewrites the Swift sources in place; `make lint`
+# fails on any finding (--strict), and `make test` runs it first. Generated files opt out with
+# `swift-format-ignore-file` in their header.
+FORMAT_PATHS = Package.swift Sources Tests Benchmarks Fuzz Plugins
+
+format:
+	$(SWIFT) format --in-place --recursive --configuration .swift-format $(FORMAT_PATHS)
+
+lint:
+	$(SWIFT) format lint --strict --recursive --configuration .swift-format $(FORMAT_PATHS)
 
 # The test suite under Address Sanitizer and Thread Sanitizer, each in its own build folder
 # (the normal .build/release stays as it is). Release mode, as `make test`: the sanitizers
