@@ -5,7 +5,8 @@ import PackageDescription
 
 /// Hot loops stay portable (baseline x86-64 / arm64). `FATHOM_NATIVE=1 swift build` opts in to
 /// `-target-cpu haswell` for the numeric modules; benchmark with and without (STYLE.md).
-let nativeFlags: [SwiftSetting] = Context.environment["FATHOM_NATIVE"] == "1"
+let nativeFlags: [SwiftSetting] =
+    Context.environment["FATHOM_NATIVE"] == "1"
     ? [.unsafeFlags(["-Xcc", "-march=haswell", "-target-cpu", "haswell"]), .define("FATHOM_FMA")]
     : []
 let numericSettings: [SwiftSetting] = nativeFlags
@@ -81,7 +82,8 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "FractalNumericsTests", dependencies: ["FractalNumerics", "ArbitraryPrecision"]),
-        .testTarget(name: "ArbitraryPrecisionTests", dependencies: ["ArbitraryPrecision"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "ArbitraryPrecisionTests", dependencies: ["ArbitraryPrecision"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FractalEngineTests", dependencies: ["FractalEngine"]),
         .testTarget(name: "FractalImagingTests", dependencies: ["FractalImaging"]),
         .testTarget(name: "FathomTests", dependencies: ["Fathom"], resources: [.copy("Fixtures")]),

@@ -22,7 +22,8 @@ let package = Package(
         // What a command does with a location after reading it, shared by three fuzzers.
         .target(name: "CFuzzDriver"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzDriver", .product(name: "Fathom", package: "Fathom")]),
-    ] + fuzzers.map {
-        .executableTarget(name: $0, dependencies: ["FuzzSupport", .product(name: "Fathom", package: "Fathom")])
-    }
+    ]
+        + fuzzers.map {
+            .executableTarget(name: $0, dependencies: ["FuzzSupport", .product(name: "Fathom", package: "Fathom")])
+        }
 )

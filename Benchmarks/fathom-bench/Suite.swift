@@ -33,7 +33,8 @@ struct SuiteCase {
     ]
 
     /// The shallow case: Seahorse valley at a radius the Double path carries (640x360).
-    static let shallow = Location(name: "shallow", centerRe: "-0.7453", centerIm: "0.1127", radius: "0.05", maxIterations: 2000)
+    static let shallow = Location(
+        name: "shallow", centerRe: "-0.7453", centerIm: "0.1127", radius: "0.05", maxIterations: 2000)
 
     /// One line of JSON with the case's figures.
     struct Figures: Codable {
@@ -57,12 +58,15 @@ struct SuiteCase {
         var gpuSeconds: Double = 0
     }
 
-    static func runChild(name: String, size: String, threads: Int, locations: String, backend: ComputeBackend = .cpu, exact: Bool = false) {
+    static func runChild(
+        name: String, size: String, threads: Int, locations: String, backend: ComputeBackend = .cpu, exact: Bool = false
+    ) {
         do {
             let opening = DispatchTime.now().uptimeNanoseconds
             _ = try backend.prepare(exact: exact)
             let backendStart = Double(DispatchTime.now().uptimeNanoseconds - opening) / 1e9
-            let loc = name == "shallow" ? shallow : try LocationFile.read(path: locations + "/" + name + ".json").location()
+            let loc =
+                name == "shallow" ? shallow : try LocationFile.read(path: locations + "/" + name + ".json").location()
             let parts = size.split(separator: "x").compactMap { Int($0) }
             guard parts.count == 2 else { throw CocoaError(.formatting) }
             let checked = SuiteCase.all.first { $0.location == name }?.checkedPixels ?? 0
@@ -80,7 +84,9 @@ struct SuiteCase {
                 for j in 0..<4 {
                     for i in 0..<4 {
                         let x = (parts[0] - 1) * (2 * i + 1) / 8, y = (parts[1] - 1) * (2 * j + 1) / 8
-                        let want = mpfr.iterate(pixelX: x, pixelY: y, viewport: viewport, family: loc.family, maxIterations: loc.maxIterations)
+                        let want = mpfr.iterate(
+                            pixelX: x, pixelY: y, viewport: viewport, family: loc.family,
+                            maxIterations: loc.maxIterations)
                         let k = y * parts[0] + x
                         tried += 1
                         if want.n2 == r.field.n2[k] && want.nBig == r.field.nBig[k] { exactPixels += 1 }
@@ -101,7 +107,8 @@ struct SuiteCase {
                 wallSeconds: r.report.seconds, referenceSeconds: reference, blaSeconds: bla,
                 pixelSeconds: r.report.seconds - reference - bla,
                 effectiveIterationsPerSecond: Double(r.field.iterationsRepresented) / r.report.seconds,
-                blaStepsPerPixel: Double(p?.blaSteps ?? 0) / pixels, loopStepsPerPixel: Double(p?.loopSteps ?? 0) / pixels,
+                blaStepsPerPixel: Double(p?.blaSteps ?? 0) / pixels,
+                loopStepsPerPixel: Double(p?.loopSteps ?? 0) / pixels,
                 peakRSSMiB: rssKiB / 1024, path: r.report.path.rawValue, deltas: p?.deltaType.rawValue ?? "-",
                 mpfrChecked: tried, mpfrExact: exactPixels, mpfrMaxSmoothError: maxSmooth,
                 backend: r.report.backend, backendStartSeconds: backendStart, gpuSeconds: r.report.gpuSeconds)
@@ -125,27 +132,34 @@ enum Suite {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         if !options.json {
             print("suite: each case a child process; wall = render (reference + BLA + pixels), RSS = the child's peak")
-            print(pad("case", 16) + pad("size", 10) + ["wall s", "ref s", "BLA s", "pixel s", "eff. it/s", "BLA/px", "steps/px", "RSS MiB"]
-                .map { pad($0, 10, right: true) }.joined() + "  MPFR check")
+            print(
+                pad("case", 16) + pad("size", 10)
+                    + ["wall s", "ref s", "BLA s", "pixel s", "eff. it/s", "BLA/px", "steps/px", "RSS MiB"]
+                    .map { pad($0, 10, right: true) }.joined() + "  MPFR check")
         }
         let cases = options.groups.contains("gpu") ? SuiteCase.gpu : SuiteCase.all
         if options.groups.contains("gpu") && !options.json {
-            print("gpu: backend \(options.backend.rawValue)\(options.gpuExact ? " (exact)" : ""); GPU s = the render's GPU passes, open s = opening the backend (before the render)")
+            print(
+                "gpu: backend \(options.backend.rawValue)\(options.gpuExact ? " (exact)" : ""); GPU s = the render's GPU passes, open s = opening the backend (before the render)"
+            )
         }
         for c in cases where options.filter.map({ c.name.contains($0) }) ?? true {
             var runs: [SuiteCase.Figures] = []
             for _ in 0..<options.runs {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = ["suite-case", c.location, c.size, String(c.threads), options.locations,
-                                     options.backend.rawValue, options.gpuExact ? "exact" : "fmad"]
+                process.arguments = [
+                    "suite-case", c.location, c.size, String(c.threads), options.locations,
+                    options.backend.rawValue, options.gpuExact ? "exact" : "fmad",
+                ]
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 try process.run()
                 let data = pipe.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
                 guard process.terminationStatus == 0,
-                      let f = try? JSONDecoder().decode(SuiteCase.Figures.self, from: data) else {
+                    let f = try? JSONDecoder().decode(SuiteCase.Figures.self, from: data)
+                else {
                     print("suite: case \(c.name) failed (status \(process.terminationStatus))")
                     continue
                 }
@@ -154,22 +168,40 @@ enum Suite {
             guard !runs.isEmpty else { continue }
             let sorted = runs.sorted { $0.wallSeconds < $1.wallSeconds }
             let f = sorted[sorted.count / 2]
-            let check = f.mpfrChecked > 0 ? String(format: "%d/%d exact, smooth err %.1e", f.mpfrExact, f.mpfrChecked, f.mpfrMaxSmoothError) : "-"
+            let check =
+                f.mpfrChecked > 0
+                ? String(format: "%d/%d exact, smooth err %.1e", f.mpfrExact, f.mpfrChecked, f.mpfrMaxSmoothError) : "-"
             if !options.json {
-                let cells = [String(format: "%.2f", f.wallSeconds), String(format: "%.2f", f.referenceSeconds), String(format: "%.2f", f.blaSeconds),
-                             String(format: "%.2f", f.pixelSeconds), String(format: "%.3g", f.effectiveIterationsPerSecond),
-                             String(format: "%.1f", f.blaStepsPerPixel), String(format: "%.1f", f.loopStepsPerPixel), String(format: "%.0f", f.peakRSSMiB)]
-                let gpu = f.backend == "cpu" ? "" : String(format: "  GPU %.3f s, open %.2f s", f.gpuSeconds, f.backendStartSeconds) + " (\(f.backend))"
-                print(pad(c.name, 16) + pad(c.size, 10) + cells.map { pad($0, 10, right: true) }.joined() + "  " + check + gpu)
+                let cells = [
+                    String(format: "%.2f", f.wallSeconds), String(format: "%.2f", f.referenceSeconds),
+                    String(format: "%.2f", f.blaSeconds),
+                    String(format: "%.2f", f.pixelSeconds), String(format: "%.3g", f.effectiveIterationsPerSecond),
+                    String(format: "%.1f", f.blaStepsPerPixel), String(format: "%.1f", f.loopStepsPerPixel),
+                    String(format: "%.0f", f.peakRSSMiB),
+                ]
+                let gpu =
+                    f.backend == "cpu"
+                    ? ""
+                    : String(format: "  GPU %.3f s, open %.2f s", f.gpuSeconds, f.backendStartSeconds)
+                        + " (\(f.backend))"
+                print(
+                    pad(c.name, 16) + pad(c.size, 10) + cells.map { pad($0, 10, right: true) }.joined() + "  " + check
+                        + gpu)
             }
-            record(Measurement(
-                group: "suite", name: "\(c.name) \(c.size)", runs: runs.count, medianSeconds: f.wallSeconds, bestSeconds: sorted[0].wallSeconds,
-                figures: ["wall s": f.wallSeconds, "reference s": f.referenceSeconds, "BLA s": f.blaSeconds, "pixel s": f.pixelSeconds,
-                          "effective iter/s": f.effectiveIterationsPerSecond, "BLA steps/pixel": f.blaStepsPerPixel,
-                          "loop steps/pixel": f.loopStepsPerPixel, "peak RSS MiB": f.peakRSSMiB,
-                          "MPFR checked": Double(f.mpfrChecked), "MPFR exact": Double(f.mpfrExact), "MPFR max smooth error": f.mpfrMaxSmoothError,
-                          "GPU s": f.gpuSeconds, "backend open s": f.backendStartSeconds],
-                notes: ["path \(f.path), deltas \(f.deltas), backend \(f.backend)"]))
+            record(
+                Measurement(
+                    group: "suite", name: "\(c.name) \(c.size)", runs: runs.count, medianSeconds: f.wallSeconds,
+                    bestSeconds: sorted[0].wallSeconds,
+                    figures: [
+                        "wall s": f.wallSeconds, "reference s": f.referenceSeconds, "BLA s": f.blaSeconds,
+                        "pixel s": f.pixelSeconds,
+                        "effective iter/s": f.effectiveIterationsPerSecond, "BLA steps/pixel": f.blaStepsPerPixel,
+                        "loop steps/pixel": f.loopStepsPerPixel, "peak RSS MiB": f.peakRSSMiB,
+                        "MPFR checked": Double(f.mpfrChecked), "MPFR exact": Double(f.mpfrExact),
+                        "MPFR max smooth error": f.mpfrMaxSmoothError,
+                        "GPU s": f.gpuSeconds, "backend open s": f.backendStartSeconds,
+                    ],
+                    notes: ["path \(f.path), deltas \(f.deltas), backend \(f.backend)"]))
         }
     }
 }

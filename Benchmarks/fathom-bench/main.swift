@@ -30,7 +30,8 @@ func parseOptions() -> Options {
         case "--backend":
             let name = it.next() ?? ""
             guard let b = ComputeBackend(rawValue: name) else {
-                FileHandle.standardError.write(Data("fathom-bench: --backend '\(name)' is not one of auto, cpu, cuda, emulated\n".utf8))
+                FileHandle.standardError.write(
+                    Data("fathom-bench: --backend '\(name)' is not one of auto, cpu, cuda, emulated\n".utf8))
                 exit(64)
             }
             o.backend = b
@@ -41,12 +42,19 @@ func parseOptions() -> Options {
             let locations = it.next() ?? o.locations
             let backend = ComputeBackend(rawValue: it.next() ?? "cpu") ?? .cpu
             let exact = it.next() == "exact"
-            SuiteCase.runChild(name: name, size: size, threads: threads, locations: locations, backend: backend, exact: exact)
+            SuiteCase.runChild(
+                name: name, size: size, threads: threads, locations: locations, backend: backend, exact: exact)
             exit(0)
         case "--help", "-h":
-            print("usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact]")
-            print("gpu: the suite's GPU cases (e50, e318, e1000 at 640x360; e1000 1920x1080; e1086 1024x1024) on --backend")
-            print("groups default to direct and reference; perturbation, glitch and suite read DIR (default ../shared/locations)")
+            print(
+                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact]"
+            )
+            print(
+                "gpu: the suite's GPU cases (e50, e318, e1000 at 640x360; e1000 1920x1080; e1086 1024x1024) on --backend"
+            )
+            print(
+                "groups default to direct and reference; perturbation, glitch and suite read DIR (default ../shared/locations)"
+            )
             exit(0)
         default:
             FileHandle.standardError.write(Data("fathom-bench: unknown argument '\(a)'\n".utf8))
@@ -72,7 +80,9 @@ struct Measurement: Codable {
 let options = parseOptions()
 var results: [Measurement] = []
 
-@MainActor func measure(_ group: String, _ name: String, runs: Int? = nil, _ body: () throws -> (figures: [String: Double], notes: [String])) rethrows {
+@MainActor func measure(
+    _ group: String, _ name: String, runs: Int? = nil, _ body: () throws -> (figures: [String: Double], notes: [String])
+) rethrows {
     guard options.filter.map({ name.contains($0) || group.contains($0) }) ?? true else { return }
     var times: [Double] = []
     var last: (figures: [String: Double], notes: [String]) = ([:], [])
@@ -82,13 +92,17 @@ var results: [Measurement] = []
         times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
     times.sort()
-    let m = Measurement(group: group, name: name, runs: times.count, medianSeconds: times[times.count / 2], bestSeconds: times[0],
-                        figures: last.figures, notes: last.notes)
+    let m = Measurement(
+        group: group, name: name, runs: times.count, medianSeconds: times[times.count / 2], bestSeconds: times[0],
+        figures: last.figures, notes: last.notes)
     results.append(m)
     if !options.json {
-        let figures = m.figures.sorted { $0.key < $1.key }.map { String(format: "%@ %.4g", $0.key, $0.value) }.joined(separator: ", ")
-        print(String(format: "%-10@ %-58@ median %8.3f s  best %8.3f s  %@", group as NSString, name as NSString,
-                     m.medianSeconds, m.bestSeconds, figures as NSString))
+        let figures = m.figures.sorted { $0.key < $1.key }.map { String(format: "%@ %.4g", $0.key, $0.value) }.joined(
+            separator: ", ")
+        print(
+            String(
+                format: "%-10@ %-58@ median %8.3f s  best %8.3f s  %@", group as NSString, name as NSString,
+                m.medianSeconds, m.bestSeconds, figures as NSString))
         for note in m.notes { print("           " + note) }
     }
 }
@@ -105,7 +119,9 @@ if options.groups.contains("direct") {
     for path in [ArithmeticPath.double, .doubleDouble] {
         for threads in Array(Set([1, cores])).sorted() {
             try measure("direct", "\(path.rawValue), -2..1 x -1.5..1.5, 1000x1000, \(threads) thread(s)") {
-                let r = try Renderer.render(location: fullView, settings: RenderSettings(width: 1000, height: 1000, threads: threads, path: path))
+                let r = try Renderer.render(
+                    location: fullView,
+                    settings: RenderSettings(width: 1000, height: 1000, threads: threads, path: path))
                 blackHole(r)
                 return (["M iter/s": Double(r.field.iterationsRepresented) / r.report.seconds / 1e6], [])
             }
@@ -128,8 +144,10 @@ if options.groups.contains("reference") {
             blackHole(orbit)
             let opsAlone = MPFROperations.mandelbrotSteps(c: c, steps: steps, precision: p)
             let orbitPerStep = Double(t1 - t0) / Double(steps) / 1e3
-            return (["orbit us/step": orbitPerStep, "MPFR ops us/step": opsAlone, "ratio": orbitPerStep / opsAlone],
-                    [orbit.escaped ? "escaped early: figures cover fewer steps" : ""].filter { !$0.isEmpty })
+            return (
+                ["orbit us/step": orbitPerStep, "MPFR ops us/step": opsAlone, "ratio": orbitPerStep / opsAlone],
+                [orbit.escaped ? "escaped early: figures cover fewer steps" : ""].filter { !$0.isEmpty }
+            )
         }
     }
 }
@@ -142,9 +160,15 @@ if options.groups.contains("perturbation") {
             let loc = try location(name)
             let r = try Renderer.render(location: loc, settings: RenderSettings(width: 640, height: 360))
             let p = r.report.perturbation
-            return (["wall s": r.report.seconds, "reference s": p?.referenceSeconds ?? 0,
-                     "effective M iter/s": Double(r.field.iterationsRepresented) / r.report.seconds / 1e6],
-                    ["deltas \(p?.deltaType.rawValue ?? "-"), reference \(p?.precisionBits ?? 0) bits, \(p?.referenceLength ?? 0) steps"])
+            return (
+                [
+                    "wall s": r.report.seconds, "reference s": p?.referenceSeconds ?? 0,
+                    "effective M iter/s": Double(r.field.iterationsRepresented) / r.report.seconds / 1e6,
+                ],
+                [
+                    "deltas \(p?.deltaType.rawValue ?? "-"), reference \(p?.precisionBits ?? 0) bits, \(p?.referenceLength ?? 0) steps"
+                ]
+            )
         }
     }
 }
@@ -164,19 +188,29 @@ if options.groups.contains("glitch") {
             var notes: [String] = []
             let viewport = try Viewport(location: loc, width: 320, height: 180)
             let mpfr = MPFREscape(precision: viewport.precision)
-            for i in 0..<detect.field.pixelCount where detect.field.n2[i] != rebase.field.n2[i] || detect.field.nBig[i] != rebase.field.nBig[i] {
+            for i in 0..<detect.field.pixelCount
+            where detect.field.n2[i] != rebase.field.n2[i] || detect.field.nBig[i] != rebase.field.nBig[i] {
                 differ += 1
                 maxCountDifference = max(maxCountDifference, abs(Int(detect.field.nBig[i]) - Int(rebase.field.nBig[i])))
                 if differ <= 8 {
                     // Which mode is right: direct MPFR iteration of the pixel.
-                    let want = mpfr.iterate(pixelX: i % 320, pixelY: i / 320, viewport: viewport, family: loc.family, maxIterations: loc.maxIterations)
-                    notes.append("pixel \(i % 320),\(i / 320): n2/nBig MPFR \(want.n2)/\(want.nBig), detect \(detect.field.n2[i])/\(detect.field.nBig[i]), rebase \(rebase.field.n2[i])/\(rebase.field.nBig[i])")
+                    let want = mpfr.iterate(
+                        pixelX: i % 320, pixelY: i / 320, viewport: viewport, family: loc.family,
+                        maxIterations: loc.maxIterations)
+                    notes.append(
+                        "pixel \(i % 320),\(i / 320): n2/nBig MPFR \(want.n2)/\(want.nBig), detect \(detect.field.n2[i])/\(detect.field.nBig[i]), rebase \(rebase.field.n2[i])/\(rebase.field.nBig[i])"
+                    )
                 }
             }
             let p = detect.report.perturbation!
-            return (["detect s": detect.report.seconds, "rebase s": rebase.report.seconds, "glitched": Double(p.glitchedPixels),
-                     "references": Double(p.references.count), "uncorrected": Double(p.uncorrectedPixels),
-                     "pixels differing": Double(differ), "max nBig difference": Double(maxCountDifference)], notes)
+            return (
+                [
+                    "detect s": detect.report.seconds, "rebase s": rebase.report.seconds,
+                    "glitched": Double(p.glitchedPixels),
+                    "references": Double(p.references.count), "uncorrected": Double(p.uncorrectedPixels),
+                    "pixels differing": Double(differ), "max nBig difference": Double(maxCountDifference),
+                ], notes
+            )
         }
     }
 }
@@ -193,7 +227,9 @@ if options.groups.contains("sequence") {
         return l
     }
     for cached in [false, true] {
-        try measure("sequence", "e1086 zoom-out, 4 frames at 320x180, \(cached ? "one reference cache" : "no cache")", runs: 1) {
+        try measure(
+            "sequence", "e1086 zoom-out, 4 frames at 320x180, \(cached ? "one reference cache" : "no cache")", runs: 1
+        ) {
             var settings = RenderSettings(width: 320, height: 180)
             let cache = ReferenceCache()
             if cached { settings.perturbation.cache = cache }

@@ -24,7 +24,7 @@ struct EmbedKernels: BuildToolPlugin {
                 arguments: [output.path(percentEncoded: false)] + headers.map { $0.path(percentEncoded: false) },
                 inputFiles: headers,
                 outputFiles: [output]
-            ),
+            )
         ]
     }
 }

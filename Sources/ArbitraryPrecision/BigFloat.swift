@@ -61,7 +61,7 @@ public struct BigFloat: @unchecked Sendable {
         let status = mpfr_set_str(storage.pointer, text, 10, MPFR_RNDN)
         let hasNonzeroDigit = text.prefix { $0 != "e" && $0 != "E" }.contains { $0 >= "1" && $0 <= "9" }
         guard status == 0, fathom_mpfr_inf_p(storage.pointer) == 0,
-              fathom_mpfr_zero_p(storage.pointer) == 0 || !hasNonzeroDigit
+            fathom_mpfr_zero_p(storage.pointer) == 0 || !hasNonzeroDigit
         else { throw .notADecimalNumber(text) }
     }
 
@@ -151,7 +151,8 @@ public struct BigFloat: @unchecked Sendable {
     }
 
     /// Write access to the underlying `mpfr_t` (copied first if shared).
-    public mutating func withMutablePointer<R>(_ body: (UnsafeMutablePointer<__mpfr_struct>) throws -> R) rethrows -> R {
+    public mutating func withMutablePointer<R>(_ body: (UnsafeMutablePointer<__mpfr_struct>) throws -> R) rethrows -> R
+    {
         makeUnique()
         return try body(storage.pointer)
     }
@@ -169,7 +170,9 @@ public struct BigFloat: @unchecked Sendable {
 extension BigFloat {
     private static func binary(
         _ a: BigFloat, _ b: BigFloat,
-        _ op: (UnsafeMutablePointer<__mpfr_struct>, UnsafePointer<__mpfr_struct>, UnsafePointer<__mpfr_struct>, mpfr_rnd_t) -> Int32
+        _ op: (
+            UnsafeMutablePointer<__mpfr_struct>, UnsafePointer<__mpfr_struct>, UnsafePointer<__mpfr_struct>, mpfr_rnd_t
+        ) -> Int32
     ) -> BigFloat {
         let r = BigFloat(precision: max(a.precision, b.precision))
         _ = op(r.storage.pointer, a.storage.pointer, b.storage.pointer, MPFR_RNDN)

@@ -18,8 +18,11 @@ extension LocationFile {
         public var blaEpsilon: Double?
         public var precisionPasses: Bool?
 
-        public init(path: ArithmeticPath? = nil, glitches: GlitchMode? = nil, reference: ReferencePlacement? = nil, delta: DeltaType? = nil,
-                    bla: Bool? = nil, blaEpsilon: Double? = nil, precisionPasses: Bool? = nil) {
+        public init(
+            path: ArithmeticPath? = nil, glitches: GlitchMode? = nil, reference: ReferencePlacement? = nil,
+            delta: DeltaType? = nil,
+            bla: Bool? = nil, blaEpsilon: Double? = nil, precisionPasses: Bool? = nil
+        ) {
             self.path = path
             self.glitches = glitches
             self.reference = reference
@@ -33,7 +36,9 @@ extension LocationFile {
         /// setting, a nil field leaves it as it is. A BLA epsilon outside (0, 1) is refused.
         public func apply(to settings: inout PerturbationSettings) throws(FathomError) {
             if let blaEpsilon {
-                guard EngineSettings.isBLAEpsilon(blaEpsilon) else { throw .badBLAEpsilon(field: "engine.blaEpsilon", value: blaEpsilon) }
+                guard EngineSettings.isBLAEpsilon(blaEpsilon) else {
+                    throw .badBLAEpsilon(field: "engine.blaEpsilon", value: blaEpsilon)
+                }
                 settings.blaEpsilon = blaEpsilon
             }
             if let glitches { settings.glitchMode = glitches }
@@ -69,14 +74,20 @@ extension LocationFile.EngineSettings: Codable {
         func value<T: CaseIterable & RawRepresentable>(_ key: CodingKeys) throws -> T? where T.RawValue == String {
             guard let text = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
             guard let value = T(rawValue: text) else {
-                throw FathomError.unknownEngineValue(field: field(key), value: text, accepted: T.allCases.map(\.rawValue))
+                throw FathomError.unknownEngineValue(
+                    field: field(key), value: text, accepted: T.allCases.map(\.rawValue))
             }
             return value
         }
-        self.init(path: try value(.path), glitches: try value(.glitches), reference: try value(.reference), delta: try value(.delta),
-                  bla: try c.decodeIfPresent(Bool.self, forKey: .bla), blaEpsilon: try c.decodeIfPresent(Double.self, forKey: .blaEpsilon),
-                  precisionPasses: try c.decodeIfPresent(Bool.self, forKey: .precisionPasses))
-        if let e = blaEpsilon, !Self.isBLAEpsilon(e) { throw FathomError.badBLAEpsilon(field: field(.blaEpsilon), value: e) }
+        self.init(
+            path: try value(.path), glitches: try value(.glitches), reference: try value(.reference),
+            delta: try value(.delta),
+            bla: try c.decodeIfPresent(Bool.self, forKey: .bla),
+            blaEpsilon: try c.decodeIfPresent(Double.self, forKey: .blaEpsilon),
+            precisionPasses: try c.decodeIfPresent(Bool.self, forKey: .precisionPasses))
+        if let e = blaEpsilon, !Self.isBLAEpsilon(e) {
+            throw FathomError.badBLAEpsilon(field: field(.blaEpsilon), value: e)
+        }
     }
 
     /// The raw values, and only the fields given (as before the fields were typed).

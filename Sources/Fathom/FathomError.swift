@@ -41,7 +41,8 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
     /// most 60 characters (then `...`).
     static func quoted(_ text: String) -> String {
         let escaped = text.unicodeScalars.map { scalar in
-            [.control, .lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory) ? scalar.escaped(asASCII: true) : String(scalar)
+            [.control, .lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory)
+                ? scalar.escaped(asASCII: true) : String(scalar)
         }
         return escaped.count > 60 ? escaped.prefix(57).joined() + "..." : escaped.joined()
     }

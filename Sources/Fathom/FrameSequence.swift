@@ -24,7 +24,9 @@ public struct FrameSequence: Sendable {
         let location = try deep.location()
         let precision = Precision(bits: 128)
         let r0: BigFloat
-        do { r0 = try BigFloat(parsing: location.radius, precision: precision) } catch { throw LocationError.badNumber(field: "radius", text: location.radius) }
+        do { r0 = try BigFloat(parsing: location.radius, precision: precision) } catch {
+            throw LocationError.badNumber(field: "radius", text: location.radius)
+        }
         let f = BigFloat(factor, precision: precision)
         var radius = r0
         var frames: [LocationFile] = []
@@ -59,14 +61,18 @@ public struct FrameSequence: Sendable {
     }
 
     /// The frame at `t` in [0, 1) from `a` (location `la`) towards `lb`.
-    static func interpolate(_ a: LocationFile, _ la: Location, _ lb: Location, t: Double, frame: Int) throws(LocationError) -> LocationFile {
+    static func interpolate(_ a: LocationFile, _ la: Location, _ lb: Location, t: Double, frame: Int)
+        throws(LocationError) -> LocationFile
+    {
         var out = a
         out.render = nil
         out.name = (a.name ?? "frame") + "-\(frame)"
-        out.maxIterations = Int((Double(la.maxIterations) + (Double(lb.maxIterations) - Double(la.maxIterations)) * t).rounded())
+        out.maxIterations = Int(
+            (Double(la.maxIterations) + (Double(lb.maxIterations) - Double(la.maxIterations)) * t).rounded())
         guard t > 0 else { return out }
         // Enough bits for both centers' digits and 80 below the smaller radius.
-        let r64a = try parse(la.radius, "radius", Precision(bits: 64)), r64b = try parse(lb.radius, "radius", Precision(bits: 64))
+        let r64a = try parse(la.radius, "radius", Precision(bits: 64)),
+            r64b = try parse(lb.radius, "radius", Precision(bits: 64))
         let deepest = min(r64a.exponent, r64b.exponent)
         let digits = max(la.centerRe.count, la.centerIm.count, lb.centerRe.count, lb.centerIm.count)
         let precision = Precision(bits: max(Precision.forDecimalDigits(digits).bits, -deepest + 80, 128))
@@ -80,7 +86,10 @@ public struct FrameSequence: Sendable {
         // w = (r - r_deep) / (r_other - r_deep), computed from the deeper end so that it is
         // exact relative to the distance that remains there.
         let aDeeper = ra < rb
-        let (cDeep, cOther) = aDeeper ? ((la.centerRe, la.centerIm), (lb.centerRe, lb.centerIm)) : ((lb.centerRe, lb.centerIm), (la.centerRe, la.centerIm))
+        let (cDeep, cOther) =
+            aDeeper
+            ? ((la.centerRe, la.centerIm), (lb.centerRe, lb.centerIm))
+            : ((lb.centerRe, lb.centerIm), (la.centerRe, la.centerIm))
         let (rDeep, rOther) = aDeeper ? (ra, rb) : (rb, ra)
         let w: FloatExp = rOther == rDeep ? FloatExp(aDeeper ? t : 1 - t) : (r - rDeep) / (rOther - rDeep)
         let wBig = BigFloat(w, precision: precision)
@@ -95,7 +104,9 @@ public struct FrameSequence: Sendable {
     }
 
     static func parse(_ text: String, _ field: String, _ precision: Precision) throws(LocationError) -> BigFloat {
-        do { return try BigFloat(parsing: text, precision: precision) } catch { throw .badNumber(field: field, text: text) }
+        do { return try BigFloat(parsing: text, precision: precision) } catch {
+            throw .badNumber(field: field, text: text)
+        }
     }
 
     /// The file name of frame k.
@@ -119,9 +130,11 @@ public struct FrameSequence: Sendable {
     /// for the renders that prime the cache and resolve the colours); `frameDone` is called
     /// after each frame. A cache shared with the caller may be passed to keep orbits across
     /// calls.
-    public func render(_ range: ClosedRange<Int>, into folder: String, settings: RenderSettings, bitDepth: Int = 8,
-                       cache: ReferenceCache = ReferenceCache(), control: RenderControl? = nil,
-                       frameDone: (Int, RenderResult) -> Void = { _, _ in }) throws -> Report {
+    public func render(
+        _ range: ClosedRange<Int>, into folder: String, settings: RenderSettings, bitDepth: Int = 8,
+        cache: ReferenceCache = ReferenceCache(), control: RenderControl? = nil,
+        frameDone: (Int, RenderResult) -> Void = { _, _ in }
+    ) throws -> Report {
         guard range.lowerBound >= 0 && range.upperBound < frames.count else {
             throw FathomError.badFrameRange(range.lowerBound, range.upperBound, frames.count)
         }
@@ -150,11 +163,14 @@ public struct FrameSequence: Sendable {
             frame.height = settings.height
             if let key, (frame.color ?? ColorSettings()).scale == .automatic {
                 var color = frame.color ?? ColorSettings()
-                (color.scale, color.quantiles, color.density, color.offset) = (key.scale, key.quantiles, key.density, key.offset)
+                (color.scale, color.quantiles, color.density, color.offset) = (
+                    key.scale, key.quantiles, key.density, key.offset
+                )
                 frame.color = color
             }
-            let result = try ImageRender.render(frame, settings: settings, to: folder + "/" + FrameSequence.fileName(frame: k),
-                                                bitDepth: bitDepth, control: control)
+            let result = try ImageRender.render(
+                frame, settings: settings, to: folder + "/" + FrameSequence.fileName(frame: k),
+                bitDepth: bitDepth, control: control)
             report.framesRendered += 1
             if (result.report.perturbation?.finerOrbitPixels ?? 0) > 0 { report.finerOrbits += 1 }
             frameDone(k, result)

@@ -11,11 +11,14 @@ public enum ImageRender {
     /// apply (each engine setting the file gives replaces `settings`' own, as
     /// `LocationFile.EngineSettings.apply(to:)` does).
     @discardableResult
-    public static func render(_ file: LocationFile, settings: RenderSettings, to path: String, npy: String? = nil, bitDepth: Int = 8,
-                              control: RenderControl? = nil) throws -> RenderResult {
+    public static func render(
+        _ file: LocationFile, settings: RenderSettings, to path: String, npy: String? = nil, bitDepth: Int = 8,
+        control: RenderControl? = nil
+    ) throws -> RenderResult {
         let outputs = try Outputs(png: path, npy: npy, reference: settings.perturbation.saveReference)
-        let result = try render(file, settings: settings, into: outputs.set, png: 0, npy: outputs.npy, reference: outputs.reference,
-                                bitDepth: bitDepth, control: control)
+        let result = try render(
+            file, settings: settings, into: outputs.set, png: 0, npy: outputs.npy, reference: outputs.reference,
+            bitDepth: bitDepth, control: control)
         try outputs.set.commit()
         return result
     }
@@ -39,8 +42,10 @@ public enum ImageRender {
     /// the iteration data, and the reference orbit) in `outputs` at the given indices; the
     /// caller commits them with its other outputs.
     @discardableResult
-    public static func render(_ file: LocationFile, settings: RenderSettings, into outputs: OutputSet, png: Int, npy: Int? = nil,
-                              reference: Int? = nil, bitDepth: Int = 8, control: RenderControl? = nil) throws -> RenderResult {
+    public static func render(
+        _ file: LocationFile, settings: RenderSettings, into outputs: OutputSet, png: Int, npy: Int? = nil,
+        reference: Int? = nil, bitDepth: Int = 8, control: RenderControl? = nil
+    ) throws -> RenderResult {
         let location = try file.location()
         let k = file.supersample ?? 1
         guard (1...4).contains(k) else { throw FathomError.badSupersample(k) }
@@ -65,9 +70,14 @@ public enum ImageRender {
         // The colours resolved from the field are what the PNG stores: rendering the stored
         // location again gives the same colours, whatever its size.
         let resolved = color.resolved(for: result.field, rootCount: rootCount)
-        let image = Colorizer.image(result.field, rootCount: rootCount, settings: resolved, bitDepth: bitDepth, supersample: k)
-        try PNGWriter.stage(image, text: [(FathomInfo.locationKey, stored(file, color: resolved, settings: settings, result: result).jsonString())],
-                            in: outputs, at: png)
+        let image = Colorizer.image(
+            result.field, rootCount: rootCount, settings: resolved, bitDepth: bitDepth, supersample: k)
+        try PNGWriter.stage(
+            image,
+            text: [
+                (FathomInfo.locationKey, stored(file, color: resolved, settings: settings, result: result).jsonString())
+            ],
+            in: outputs, at: png)
         if let npy { try outputs.stage(NPYWriter.data(result.field), at: npy) }
         if control?.isCancelled == true { throw RenderError.cancelled }
         return result
@@ -75,17 +85,20 @@ public enum ImageRender {
 
     /// The location file stored with an image: the view, size, colour, engine settings and
     /// what the renderer did.
-    public static func stored(_ file: LocationFile, color: ColorSettings, settings: RenderSettings, result: RenderResult) -> LocationFile {
+    public static func stored(
+        _ file: LocationFile, color: ColorSettings, settings: RenderSettings, result: RenderResult
+    ) -> LocationFile {
         var stored = file
         stored.width = settings.width
         stored.height = settings.height
         stored.color = color
         if stored.engine == LocationFile.EngineSettings() { stored.engine = nil }
         let r = result.report
-        stored.render = .init(path: r.path.rawValue, requiredBits: r.requiredBits, fathomVersion: FathomInfo.version,
-                              deltaType: r.perturbation?.deltaType.rawValue, glitchMode: r.perturbation?.glitchMode.rawValue,
-                              precisionBits: r.perturbation?.precisionBits,
-                              references: r.perturbation?.references.map { [$0.re, $0.im] })
+        stored.render = .init(
+            path: r.path.rawValue, requiredBits: r.requiredBits, fathomVersion: FathomInfo.version,
+            deltaType: r.perturbation?.deltaType.rawValue, glitchMode: r.perturbation?.glitchMode.rawValue,
+            precisionBits: r.perturbation?.precisionBits,
+            references: r.perturbation?.references.map { [$0.re, $0.im] })
         return stored
     }
 }

@@ -9,7 +9,9 @@ public enum KFR {
     /// The keys Fathom reads. The rotation is `RotateAngle` (Kalles Fraktaler 2.15) or
     /// `Rotate` (earlier versions), in degrees counter-clockwise; a view stretched by
     /// `StretchAmount` other than 0 is refused (Fathom has no stretched views).
-    public static let knownKeys: Set<String> = ["Re", "Im", "Zoom", "Iterations", "FractalType", "Power", "Rotate", "RotateAngle"]
+    public static let knownKeys: Set<String> = [
+        "Re", "Im", "Zoom", "Iterations", "FractalType", "Power", "Rotate", "RotateAngle",
+    ]
 
     /// Whether `data` starts like a KFR file (a `Re: ` line first, after blank lines).
     static func looksLikeKFR(_ data: Data) -> Bool {
@@ -42,7 +44,11 @@ public enum KFR {
             throw .malformed(path: path, reason: "Iterations '\(values["Iterations"]!)' is not a whole number")
         }
         if let type = values["FractalType"], type != "0" {
-            throw .malformed(path: path, reason: "FractalType \(type) is not the Mandelbrot family (type 0), the only one Fathom shares with Kalles Fraktaler")
+            throw .malformed(
+                path: path,
+                reason:
+                    "FractalType \(type) is not the Mandelbrot family (type 0), the only one Fathom shares with Kalles Fraktaler"
+            )
         }
         var power = 2
         if let p = values["Power"] {
@@ -60,16 +66,20 @@ public enum KFR {
                 throw .malformed(path: path, reason: "\(key) '\(text.prefix(40))' is not an angle in degrees")
             }
             if rotation != 0 && degrees != rotation {
-                throw .malformed(path: path, reason: "Rotate and RotateAngle disagree (\(rotation) and \(degrees) degrees)")
+                throw .malformed(
+                    path: path, reason: "Rotate and RotateAngle disagree (\(rotation) and \(degrees) degrees)")
             }
             rotation = degrees
         }
-        if let stretch = extra.first(where: { $0[0] == "StretchAmount" })?[1], let amount = Double(stretch), amount != 0 {
+        if let stretch = extra.first(where: { $0[0] == "StretchAmount" })?[1], let amount = Double(stretch), amount != 0
+        {
             throw .malformed(path: path, reason: "StretchAmount \(stretch): Fathom renders no stretched views")
         }
-        var file = LocationFile(location: Location(family: power == 2 ? .mandelbrot : .multibrot(power: power),
-                                                   centerRe: values["Re"]!, centerIm: values["Im"]!, radius: radius,
-                                                   rotation: rotation, maxIterations: iterations))
+        var file = LocationFile(
+            location: Location(
+                family: power == 2 ? .mandelbrot : .multibrot(power: power),
+                centerRe: values["Re"]!, centerIm: values["Im"]!, radius: radius,
+                rotation: rotation, maxIterations: iterations))
         file.kfrExtra = extra.isEmpty ? nil : extra
         return file
     }
@@ -78,8 +88,10 @@ public enum KFR {
     /// Multibrot, RotateAngle for a rotated view, then the kept keys. Throws for families Kalles Fraktaler does not share.
     public static func text(of file: LocationFile) throws -> String {
         let location = try file.location()
-        var lines = ["Re: \(location.centerRe)", "Im: \(location.centerIm)",
-                     "Zoom: \(try LocationFile.zoom(fromRadius: location.radius))", "Iterations: \(location.maxIterations)"]
+        var lines = [
+            "Re: \(location.centerRe)", "Im: \(location.centerIm)",
+            "Zoom: \(try LocationFile.zoom(fromRadius: location.radius))", "Iterations: \(location.maxIterations)",
+        ]
         switch location.family {
         case .mandelbrot: break
         case .multibrot(let p): lines += ["FractalType: 0", "Power: \(p)"]
@@ -110,7 +122,9 @@ extension LocationFile {
         let given = text.filter(\.isNumber).count
         let precision = Precision.forDecimalDigits(max(40, given + 20))
         let value: BigFloat
-        do { value = try BigFloat(parsing: text, precision: precision) } catch { throw .badNumber(field: field, text: text) }
+        do { value = try BigFloat(parsing: text, precision: precision) } catch {
+            throw .badNumber(field: field, text: text)
+        }
         guard value.signum > 0 && value.isFinite else { throw .notPositive(field: field, text: text) }
         return (BigFloat(2, precision: precision) / value).decimalString(significantDigits: digits(given))
     }

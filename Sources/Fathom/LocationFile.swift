@@ -39,8 +39,10 @@ public struct LocationFile: Sendable, Equatable, Codable {
         public var precisionBits: Int?
         public var references: [[String]]?
 
-        public init(path: String, requiredBits: Int, fathomVersion: String, deltaType: String? = nil, glitchMode: String? = nil,
-                    precisionBits: Int? = nil, references: [[String]]? = nil) {
+        public init(
+            path: String, requiredBits: Int, fathomVersion: String, deltaType: String? = nil, glitchMode: String? = nil,
+            precisionBits: Int? = nil, references: [[String]]? = nil
+        ) {
             self.path = path
             self.requiredBits = requiredBits
             self.fathomVersion = fathomVersion
@@ -92,10 +94,13 @@ public struct LocationFile: Sendable, Equatable, Codable {
         }
         // Published files sometimes pad numbers with spaces (shared/locations/glitch_test_5):
         // surrounding whitespace is dropped; anything else must be a decimal number.
-        func trim(_ s: String) -> String { String(s.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()) }
+        func trim(_ s: String) -> String {
+            String(s.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        }
         if case .julia(let re, let im) = fam { fam = .julia(re: trim(re), im: trim(im)) }
-        let loc = Location(name: name, family: fam, centerRe: trim(center[0]), centerIm: trim(center[1]), radius: trim(radius),
-                           rotation: rotation ?? 0, maxIterations: maxIterations)
+        let loc = Location(
+            name: name, family: fam, centerRe: trim(center[0]), centerIm: trim(center[1]), radius: trim(radius),
+            rotation: rotation ?? 0, maxIterations: maxIterations)
         try loc.validate()
         return loc
     }
@@ -117,7 +122,8 @@ public struct LocationFile: Sendable, Equatable, Codable {
                 throw .malformed(path: path, reason: "unreadable PNG chunks")
             }
             guard let json = chunks.first(where: { $0.0 == FathomInfo.locationKey })?.1 else {
-                throw .malformed(path: path, reason: "a PNG without Fathom's location chunk '\(FathomInfo.locationKey)'")
+                throw .malformed(
+                    path: path, reason: "a PNG without Fathom's location chunk '\(FathomInfo.locationKey)'")
             }
             return try decodeJSON(Data(json.utf8), path: path)
         }
@@ -179,9 +185,12 @@ public enum FileError: Error, Equatable, CustomStringConvertible {
         guard !isFolder.boolValue else { throw .unreadable(path: path, reason: "it is a folder") }
         var info = stat()
         guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file (a device, FIFO or socket)") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .unreadable(path: path, reason: "not a regular file (a device, FIFO or socket)")
+        }
         guard info.st_size <= FileError.maximumSize else {
-            throw .unreadable(path: path, reason: "\(info.st_size) bytes, more than a location file's \(FileError.maximumSize)")
+            throw .unreadable(
+                path: path, reason: "\(info.st_size) bytes, more than a location file's \(FileError.maximumSize)")
         }
         guard access(path, R_OK) == 0 else { throw .unreadable(path: path, reason: "permission denied") }
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -194,10 +203,13 @@ public enum FileError: Error, Equatable, CustomStringConvertible {
     /// not fit an integer field (2.5, 1e30) as "not valid JSON": valid JSON is told apart.
     static func describe(_ error: Error, json: Data) -> String {
         if case DecodingError.dataCorrupted(let context) = error, context.codingPath.isEmpty,
-           let object = try? JSONSerialization.jsonObject(with: json) {
+            let object = try? JSONSerialization.jsonObject(with: json)
+        {
             guard let fields = object as? [String: Any] else { return "not a JSON object" }
             for key in LocationFile.integerFields {
-                if let n = fields[key] as? NSNumber, Int(exactly: n.doubleValue) == nil || Swift.abs(n.doubleValue) > 9e15 {
+                if let n = fields[key] as? NSNumber,
+                    Int(exactly: n.doubleValue) == nil || Swift.abs(n.doubleValue) > 9e15
+                {
                     return "field '\(key)': \(n) is not a whole number in range"
                 }
             }

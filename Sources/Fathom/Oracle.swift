@@ -36,7 +36,8 @@ public struct OracleFile: Sendable, Decodable {
     }
 
     public var locationFile: LocationFile {
-        var f = LocationFile(location: Location(centerRe: center[0], centerIm: center[1], radius: radius, maxIterations: maxIterations))
+        var f = LocationFile(
+            location: Location(centerRe: center[0], centerIm: center[1], radius: radius, maxIterations: maxIterations))
         f.name = name
         f.family = family
         f.power = power
@@ -91,11 +92,15 @@ public enum Verifier {
 
     /// `sampledOnly` renders just the sampled pixels (still through `Renderer.render`), for
     /// deep locations whose whole image would take minutes.
-    public static func verify(_ oracle: OracleFile, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits,
-                              perturbation: PerturbationSettings = PerturbationSettings(), sampledOnly: Bool = false,
-                              backend: ComputeBackend = .cpu, gpuExact: Bool = false) throws -> VerifyReport {
+    public static func verify(
+        _ oracle: OracleFile, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits,
+        perturbation: PerturbationSettings = PerturbationSettings(), sampledOnly: Bool = false,
+        backend: ComputeBackend = .cpu, gpuExact: Bool = false
+    ) throws -> VerifyReport {
         let location = try oracle.locationFile.location()
-        var settings = RenderSettings(width: oracle.width, height: oracle.height, threads: threads, guardBits: guardBits, perturbation: perturbation)
+        var settings = RenderSettings(
+            width: oracle.width, height: oracle.height, threads: threads, guardBits: guardBits,
+            perturbation: perturbation)
         settings.backend = backend
         settings.gpuExact = gpuExact
         if sampledOnly { settings.onlyPixels = oracle.pixels.map { $0.y * oracle.width + $0.x } }
@@ -113,10 +118,13 @@ public enum Verifier {
             if let expected = pixel.smooth, !pixel.smoothUnstable, !pixel.unstable {
                 smoothError = got.smooth.isNaN ? .infinity : Swift.abs(got.smooth - expected)
             }
-            rows.append(VerifyReport.Row(pixel: pixel, got: got, countsMatch: countsMatch, smoothError: smoothError,
-                                         smoothMatches: (smoothError ?? 0) <= smoothTolerance))
+            rows.append(
+                VerifyReport.Row(
+                    pixel: pixel, got: got, countsMatch: countsMatch, smoothError: smoothError,
+                    smoothMatches: (smoothError ?? 0) <= smoothTolerance))
         }
-        var report = VerifyReport(name: oracle.name, outcome: .passed, path: result.report.path, seconds: result.report.seconds, rows: rows)
+        var report = VerifyReport(
+            name: oracle.name, outcome: .passed, path: result.report.path, seconds: result.report.seconds, rows: rows)
         report.perturbation = result.report.perturbation
         report.backend = result.report.backend
         report.warnings = result.report.warnings

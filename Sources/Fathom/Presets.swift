@@ -7,20 +7,27 @@ public struct Preset: Sendable {
     public let width: Int
     public let height: Int
 
-    init(name: String, summary: String, family: Family = .mandelbrot, centerRe: String, centerIm: String,
-         radius: String, maxIterations: Int, width: Int = 1280, height: Int = 720) {
+    init(
+        name: String, summary: String, family: Family = .mandelbrot, centerRe: String, centerIm: String,
+        radius: String, maxIterations: Int, width: Int = 1280, height: Int = 720
+    ) {
         self.name = name
         self.summary = summary
-        self.location = Location(name: name, family: family, centerRe: centerRe, centerIm: centerIm, radius: radius, maxIterations: maxIterations)
+        self.location = Location(
+            name: name, family: family, centerRe: centerRe, centerIm: centerIm, radius: radius,
+            maxIterations: maxIterations)
         self.width = width
         self.height = height
     }
 
     /// The arithmetic the renderer picks for this preset at its own size.
     public var path: ArithmeticPath {
-        guard let viewport = try? Viewport(location: location, width: width, height: height) else { return .perturbation }
-        return Renderer.automaticPath(bits: Renderer.requiredBits(viewport: viewport, guardBits: RenderSettings.defaultGuardBits),
-                                      guardBits: RenderSettings.defaultGuardBits, family: location.family)
+        guard let viewport = try? Viewport(location: location, width: width, height: height) else {
+            return .perturbation
+        }
+        return Renderer.automaticPath(
+            bits: Renderer.requiredBits(viewport: viewport, guardBits: RenderSettings.defaultGuardBits),
+            guardBits: RenderSettings.defaultGuardBits, family: location.family)
     }
 }
 
@@ -31,18 +38,25 @@ public enum Presets {
     public static let defaultName = "e1000"
 
     public static let familyDefaults: [Preset] = [
-        Preset(name: "mandelbrot", summary: "the whole Mandelbrot set, -2..1 on the real axis",
-               centerRe: "-0.5", centerIm: "0", radius: "1.5", maxIterations: 1000),
-        Preset(name: "multibrot", summary: "the Multibrot set z^3 + c",
-               family: .multibrot(power: 3), centerRe: "0", centerIm: "0", radius: "1.5", maxIterations: 1000),
-        Preset(name: "julia", summary: "the Julia set of z^2 - 0.8 + 0.156i",
-               family: .julia(re: "-0.8", im: "0.156"), centerRe: "0", centerIm: "0", radius: "1.2", maxIterations: 1000),
-        Preset(name: "newton", summary: "Newton's method for z^3 - 1, coloured by root and speed",
-               family: .newton(NewtonPolynomial("z^3-1")!), centerRe: "0", centerIm: "0", radius: "1.5", maxIterations: 100),
-        Preset(name: "seahorse", summary: "Seahorse Valley (fractalshades' seahorse example)",
-               centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 1000),
-        Preset(name: "elephant", summary: "Elephant Valley, east of the main cardioid",
-               centerRe: "0.2802", centerIm: "0.0080", radius: "0.012", maxIterations: 1000),
+        Preset(
+            name: "mandelbrot", summary: "the whole Mandelbrot set, -2..1 on the real axis",
+            centerRe: "-0.5", centerIm: "0", radius: "1.5", maxIterations: 1000),
+        Preset(
+            name: "multibrot", summary: "the Multibrot set z^3 + c",
+            family: .multibrot(power: 3), centerRe: "0", centerIm: "0", radius: "1.5", maxIterations: 1000),
+        Preset(
+            name: "julia", summary: "the Julia set of z^2 - 0.8 + 0.156i",
+            family: .julia(re: "-0.8", im: "0.156"), centerRe: "0", centerIm: "0", radius: "1.2", maxIterations: 1000),
+        Preset(
+            name: "newton", summary: "Newton's method for z^3 - 1, coloured by root and speed",
+            family: .newton(NewtonPolynomial("z^3-1")!), centerRe: "0", centerIm: "0", radius: "1.5", maxIterations: 100
+        ),
+        Preset(
+            name: "seahorse", summary: "Seahorse Valley (fractalshades' seahorse example)",
+            centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 1000),
+        Preset(
+            name: "elephant", summary: "Elephant Valley, east of the main cardioid",
+            centerRe: "0.2802", centerIm: "0.0080", radius: "0.012", maxIterations: 1000),
     ]
 
     public static var all: [Preset] { familyDefaults + published }

@@ -35,6 +35,7 @@ public final class ProgressMeter: @unchecked Sendable {
     /// m:ss, or h:mm:ss from an hour.
     public static func duration(_ seconds: Double) -> String {
         let s = Int(max(0, seconds).rounded())
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+        return s >= 3600
+            ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
     }
 }

@@ -49,8 +49,10 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
         return LauncherCounters(seconds: kernelSecondsTotal, passes: passCount, residentHits: residentHitCount)
     }
 
-    static let kernelNames = ["fathom_perturb_double", "fathom_perturb_double_multibrot", "fathom_perturb_floatexp",
-                              "fathom_perturb_floatexp_multibrot", "fathom_direct_double"]
+    static let kernelNames = [
+        "fathom_perturb_double", "fathom_perturb_double_multibrot", "fathom_perturb_floatexp",
+        "fathom_perturb_floatexp_multibrot", "fathom_direct_double",
+    ]
 
     static let emulation = GPUExecutor(kind: .emulated, deviceName: "CPU emulation", functions: [:])
 
@@ -93,10 +95,14 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
         func load(_ image: [UInt8]) throws {
             try image.withUnsafeBytes { bytes in try call { fg_load_module(bytes.baseAddress!, &module, $0, $1) } }
         }
-        let (image, cached) = try KernelCache.cubin(architecture: architecture, exact: exact, driverVersion: Int(driverVersion))
-        do { try load(image) } catch where cached {
+        let (image, cached) = try KernelCache.cubin(
+            architecture: architecture, exact: exact, driverVersion: Int(driverVersion))
+        do { try load(image) } catch  where cached {
             // A cached file the driver rejects (damaged, or from another toolkit): compile anew.
-            try load(KernelCache.cubin(architecture: architecture, exact: exact, driverVersion: Int(driverVersion), fresh: true).image)
+            try load(
+                KernelCache.cubin(
+                    architecture: architecture, exact: exact, driverVersion: Int(driverVersion), fresh: true
+                ).image)
         }
         var functions: [String: UnsafeMutableRawPointer] = [:]
         for kernel in kernelNames {
@@ -104,8 +110,9 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
             try call { fg_get_function(module, kernel, &function, $0, $1) }
             functions[kernel] = function!
         }
-        return GPUExecutor(kind: .cuda, deviceName: "\(GPUExecutor.text(name)) (\(architecture), \(memory >> 30) GiB)",
-                           functions: functions)
+        return GPUExecutor(
+            kind: .cuda, deviceName: "\(GPUExecutor.text(name)) (\(architecture), \(memory >> 30) GiB)",
+            functions: functions)
     }
 
     /// A NUL-terminated C string in `buffer`.
@@ -245,7 +252,9 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
         let uploaded = try buffer(array)
         lock.lock()
         residents.append((name, uploaded))
-        if residents.count > GPUExecutor.residentLimit { residents.removeFirst(residents.count - GPUExecutor.residentLimit) }
+        if residents.count > GPUExecutor.residentLimit {
+            residents.removeFirst(residents.count - GPUExecutor.residentLimit)
+        }
         lock.unlock()
         return uploaded
     }
@@ -266,9 +275,11 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     /// `launchItems` items, calling `completed` with each launch's items; `emulate` is the
     /// CPU version. Progress runs from `progressBase` to 1 after each launch (passes without a
     /// control, those over a subset, report none, as on the CPU).
-    func launch<P: LaunchParameters>(_ kernel: String, parameters: P, count: Int,
-                   emulate: @escaping @Sendable (UnsafePointer<P>, Int, Int) -> Void, control: RenderControl?,
-                   progressBase: Double, completed: (Range<Int>) throws -> Void) throws {
+    func launch<P: LaunchParameters>(
+        _ kernel: String, parameters: P, count: Int,
+        emulate: @escaping @Sendable (UnsafePointer<P>, Int, Int) -> Void, control: RenderControl?,
+        progressBase: Double, completed: (Range<Int>) throws -> Void
+    ) throws {
         lock.lock()
         defer { lock.unlock() }
         let start = DispatchTime.now().uptimeNanoseconds
@@ -354,21 +365,27 @@ enum KernelCache {
     /// cache stays valid without NVRTC, which only a compile needs).
     static func key(architecture: String, exact: Bool, driverVersion: Int) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in (KernelSource.text + options(architecture: architecture, exact: exact).joined(separator: " ")).utf8 {
+        for byte in (KernelSource.text + options(architecture: architecture, exact: exact).joined(separator: " ")).utf8
+        {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         return "fathom-\(architecture)-\(exact ? "exact" : "fmad")-\(String(hash, radix: 16))-cuda\(driverVersion)"
     }
 
     /// The kernels' CUBIN, from the cache (`cached`) unless `fresh`, else compiled and stored.
-    static func cubin(architecture: String, exact: Bool, driverVersion: Int, fresh: Bool = false) throws -> (image: [UInt8], cached: Bool) {
+    static func cubin(architecture: String, exact: Bool, driverVersion: Int, fresh: Bool = false) throws -> (
+        image: [UInt8], cached: Bool
+    ) {
         let path = folder + "/" + key(architecture: architecture, exact: exact, driverVersion: driverVersion) + ".cubin"
         if !fresh, let data = FileManager.default.contents(atPath: path), !data.isEmpty { return ([UInt8](data), true) }
         let options = options(architecture: architecture, exact: exact)
         var image: UnsafeMutableRawPointer?
         var size = 0
         try withCStrings(options) { pointers in
-            try GPUExecutor.call { fg_compile(KernelSource.text, "fathom_kernels.cu", pointers, Int32(options.count), &image, &size, $0, $1) }
+            try GPUExecutor.call {
+                fg_compile(
+                    KernelSource.text, "fathom_kernels.cu", pointers, Int32(options.count), &image, &size, $0, $1)
+            }
         }
         defer { fg_free_image(image) }
         let bytes = [UInt8](UnsafeRawBufferPointer(start: image, count: size))
@@ -381,7 +398,9 @@ enum KernelCache {
         return (bytes, false)
     }
 
-    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> R) rethrows -> R {
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> R)
+        rethrows -> R
+    {
         let copies = strings.map { strdup($0) }
         defer { copies.forEach { free($0) } }
         let pointers = copies.map { UnsafePointer<CChar>($0) }

@@ -9,8 +9,10 @@ import FractalEngine
 // CPU (--fmad=false).
 
 extension GPUExecutor {
-    func run(_ launch: DeviceLaunch, control: RenderControl?, progressBase: Double,
-             completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+    func run(
+        _ launch: DeviceLaunch, control: RenderControl?, progressBase: Double,
+        completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Bool {
         switch launch {
         case .perturbation(let p): try perturb(p, control: control, progressBase: progressBase, completed: completed)
         case .direct(let d): try direct(d, control: control, progressBase: progressBase, completed: completed)
@@ -19,8 +21,10 @@ extension GPUExecutor {
 
     /// A perturbation pass; false when the kernels do not take it (a power above theirs, or
     /// layouts that differ from the ABI's).
-    private func perturb(_ launch: PerturbationLaunch, control: RenderControl?, progressBase: Double,
-                         completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+    private func perturb(
+        _ launch: PerturbationLaunch, control: RenderControl?, progressBase: Double,
+        completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Bool {
         guard launch.power <= Int(FK_MAX_POWER), ABI.matches(launch.delta) else { return false }
         passLock.lock()
         defer { passLock.unlock() }
@@ -33,10 +37,13 @@ extension GPUExecutor {
         var keep: [Buffer] = [orbit, rebaseOrbit]
         func upload(_ table: PerturbationLaunch.Table?) throws -> FKTable {
             guard let table else { return FKTable(steps: nil, radii: nil, levelStarts: nil, levels: 0) }
-            let steps = try resident(table.steps), radii = try resident(table.radii), starts = try resident(table.levelStarts)
+            let steps = try resident(table.steps), radii = try resident(table.radii),
+                starts = try resident(table.levelStarts)
             keep += [steps, radii, starts]
-            return FKTable(steps: steps.pointer, radii: radii.pointer, levelStarts: starts.pointer.assumingMemoryBound(to: Int64.self),
-                           levels: Int64(table.levels))
+            return FKTable(
+                steps: steps.pointer, radii: radii.pointer,
+                levelStarts: starts.pointer.assumingMemoryBound(to: Int64.self),
+                levels: Int64(table.levels))
         }
         let table = try upload(launch.table)
         let rebaseTable = launch.rebaseSharesTable ? table : try upload(launch.rebaseTable)
@@ -53,7 +60,8 @@ extension GPUExecutor {
             keep.append(d)
             p.dc = d.pointer
         }
-        let (results, host) = try resultBuffers(bytes: Swift.min(launch.count, launchItems) * MemoryLayout<FKPixelOut>.stride)
+        let (results, host) = try resultBuffers(
+            bytes: Swift.min(launch.count, launchItems) * MemoryLayout<FKPixelOut>.stride)
         trace.mark("up")
 
         p.orbit = orbit.pointer
@@ -77,9 +85,12 @@ extension GPUExecutor {
         }
         let floatExp = launch.delta == .floatExp, multibrot = launch.binomials != nil
         let name = "fathom_perturb_\(floatExp ? "floatexp" : "double")\(multibrot ? "_multibrot" : "")"
-        try self.launch(name, parameters: p, count: launch.count, emulate: { pointer, begin, end in
-            fg_emulate_perturb(pointer, floatExp ? 1 : 0, multibrot ? 1 : 0, Int64(begin), Int64(end))
-        }, control: control, progressBase: progressBase) { items in
+        try self.launch(
+            name, parameters: p, count: launch.count,
+            emulate: { pointer, begin, end in
+                fg_emulate_perturb(pointer, floatExp ? 1 : 0, multibrot ? 1 : 0, Int64(begin), Int64(end))
+            }, control: control, progressBase: progressBase
+        ) { items in
             trace.mark("kernel")
             let bytes = items.count * MemoryLayout<FKPixelOut>.stride
             try results.download(host.pointer, bytes: bytes)
@@ -91,13 +102,16 @@ extension GPUExecutor {
     }
 
     /// Direct Double escape time of every pixel; false for powers above the kernels'.
-    private func direct(_ launch: DirectLaunch, control: RenderControl?, progressBase: Double,
-                        completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+    private func direct(
+        _ launch: DirectLaunch, control: RenderControl?, progressBase: Double,
+        completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Bool {
         guard launch.power <= Int(FK_MAX_POWER), ABI.directMatches else { return false }
         passLock.lock()
         defer { passLock.unlock() }
         let columns = try buffer(launch.columns), rows = try buffer(launch.rows)
-        let (results, host) = try resultBuffers(bytes: Swift.min(launch.count, launchItems) * MemoryLayout<FKDirectOut>.stride)
+        let (results, host) = try resultBuffers(
+            bytes: Swift.min(launch.count, launchItems) * MemoryLayout<FKDirectOut>.stride)
         var p = FKDirectParams()
         p.columns = columns.pointer.assumingMemoryBound(to: Double.self)
         p.rows = rows.pointer.assumingMemoryBound(to: Double.self)
@@ -109,9 +123,12 @@ extension GPUExecutor {
         p.julia = launch.juliaC == nil ? 0 : 1
         p.juliaRe = launch.juliaC?.re ?? 0
         p.juliaIm = launch.juliaC?.im ?? 0
-        try self.launch("fathom_direct_double", parameters: p, count: launch.count, emulate: { pointer, begin, end in
-            fg_emulate_direct(pointer, Int64(begin), Int64(end))
-        }, control: control, progressBase: progressBase) { items in
+        try self.launch(
+            "fathom_direct_double", parameters: p, count: launch.count,
+            emulate: { pointer, begin, end in
+                fg_emulate_direct(pointer, Int64(begin), Int64(end))
+            }, control: control, progressBase: progressBase
+        ) { items in
             let bytes = items.count * MemoryLayout<FKDirectOut>.stride
             try results.download(host.pointer, bytes: bytes)
             try completed(items, UnsafeRawBufferPointer(start: host.pointer, count: bytes))
@@ -130,13 +147,17 @@ enum ABI {
         guard complex == [2 * scalar, scalar], perturbationOutcomeMatches else { return false }
         switch delta {
         case .double:
-            return step == [MemoryLayout<FKStepDouble>.stride, 2 * scalar, MemoryLayout<FKStepDouble>.offset(of: \.radius)!,
-                            MemoryLayout<FKStepDouble>.offset(of: \.stretchExponent)!,
-                            MemoryLayout<FKStepDouble>.offset(of: \.inverseRadiusSquared)!]
+            return step == [
+                MemoryLayout<FKStepDouble>.stride, 2 * scalar, MemoryLayout<FKStepDouble>.offset(of: \.radius)!,
+                MemoryLayout<FKStepDouble>.offset(of: \.stretchExponent)!,
+                MemoryLayout<FKStepDouble>.offset(of: \.inverseRadiusSquared)!,
+            ]
         case .floatExp:
-            return step == [MemoryLayout<FKStepFloatExp>.stride, 2 * scalar, MemoryLayout<FKStepFloatExp>.offset(of: \.radius)!,
-                            MemoryLayout<FKStepFloatExp>.offset(of: \.stretchExponent)!,
-                            MemoryLayout<FKStepFloatExp>.offset(of: \.inverseRadiusSquared)!]
+            return step == [
+                MemoryLayout<FKStepFloatExp>.stride, 2 * scalar, MemoryLayout<FKStepFloatExp>.offset(of: \.radius)!,
+                MemoryLayout<FKStepFloatExp>.offset(of: \.stretchExponent)!,
+                MemoryLayout<FKStepFloatExp>.offset(of: \.inverseRadiusSquared)!,
+            ]
         }
     }
 
@@ -154,7 +175,8 @@ enum ABI {
             && MemoryLayout<O>.offset(of: \.stretchExponent) == MemoryLayout<C>.offset(of: \.stretchExponent)
             && MemoryLayout<O>.offset(of: \.blaLoad) == MemoryLayout<C>.offset(of: \.blaLoad)
             && MemoryLayout<O>.offset(of: \.ratio) == MemoryLayout<C>.offset(of: \.ratio)
-            && PerturbationOutcome.maxIterations == UInt32(FK_MAX_ITERATIONS) && PerturbationOutcome.escaped == UInt32(FK_ESCAPED)
+            && PerturbationOutcome.maxIterations == UInt32(FK_MAX_ITERATIONS)
+            && PerturbationOutcome.escaped == UInt32(FK_ESCAPED)
             && PerturbationOutcome.bounded == UInt32(FK_BOUNDED) && PerturbationLaunch.maximumPower == Int(FK_MAX_POWER)
     }()
 

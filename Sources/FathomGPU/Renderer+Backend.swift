@@ -8,7 +8,9 @@ extension Renderer {
     ///
     /// Throws what the engine's `render(location:settings:device:control:)` throws, and
     /// `GPUError` for `cuda` without a usable GPU.
-    public static func render(location: Location, settings: RenderSettings, control: RenderControl? = nil) throws -> RenderResult {
+    public static func render(location: Location, settings: RenderSettings, control: RenderControl? = nil) throws
+        -> RenderResult
+    {
         var warning: String?
         let device = try settings.backend.launcher(exact: settings.gpuExact, warning: &warning)
         do {

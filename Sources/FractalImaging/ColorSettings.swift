@@ -1,4 +1,5 @@
 import FractalEngine
+
 /// How iteration data become colours (Documentation/Coloring.md).
 ///
 /// The phase of a pixel is value' x density / 32 + offset, where value' is the pixel's count
@@ -65,8 +66,11 @@ public struct ColorSettings: Sendable, Equatable {
     /// Settings with the given fields. With neither density, offset nor scale given the scale is
     /// `.automatic`; with density or offset given and no scale it is `.linear` (the meaning
     /// they always had), density 1 and offset 0 where not given.
-    public init(palette: Palette = .cosine, density: Double? = nil, offset: Double? = nil, smooth: Bool = true, scale: Scale? = nil,
-                interior: RGB = .black) {
+    public init(
+        palette: Palette = .cosine, density: Double? = nil, offset: Double? = nil, smooth: Bool = true,
+        scale: Scale? = nil,
+        interior: RGB = .black
+    ) {
         self.palette = palette
         self.density = density ?? 1
         self.offset = offset ?? 0
@@ -112,32 +116,44 @@ extension ColorSettings: Codable {
         func name(_ key: CodingKeys) -> String { ColorError.field(decoder.codingPath, key) }
         func number(_ key: CodingKeys, _ ok: (Double) -> Bool, _ rule: String) throws -> Double? {
             guard let x = try c.decodeIfPresent(Double.self, forKey: key) else { return nil }
-            guard x.isFinite, ok(x) else { throw ColorError.invalid(field: name(key), reason: "\(ColorError.text(x)) is not \(rule)") }
+            guard x.isFinite, ok(x) else {
+                throw ColorError.invalid(field: name(key), reason: "\(ColorError.text(x)) is not \(rule)")
+            }
             return x
         }
         var palette = Palette.cosine
         if let text = try c.decodeIfPresent(String.self, forKey: .palette) {
             guard let p = Palette(rawValue: text.lowercased()) else {
-                throw ColorError.invalid(field: name(.palette), reason: "'\(text)' is not one of \(Palette.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw ColorError.invalid(
+                    field: name(.palette),
+                    reason: "'\(text)' is not one of \(Palette.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             palette = p
         }
         var scale: Scale?
         if let text = try c.decodeIfPresent(String.self, forKey: .scale) {
             guard let s = Scale(rawValue: text.lowercased()) else {
-                throw ColorError.invalid(field: name(.scale), reason: "'\(text)' is not one of \(Scale.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw ColorError.invalid(
+                    field: name(.scale),
+                    reason: "'\(text)' is not one of \(Scale.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             scale = s
         }
         let density = try number(.density, { $0 > 0 }, "a finite number > 0")
         let offset = try number(.offset, { _ in true }, "a finite number")
         if scale == .automatic, density != nil || offset != nil {
-            throw ColorError.invalid(field: name(density != nil ? .density : .offset), reason: "has no meaning with scale 'auto' (give scale linear, log or histogram)")
+            throw ColorError.invalid(
+                field: name(density != nil ? .density : .offset),
+                reason: "has no meaning with scale 'auto' (give scale linear, log or histogram)")
         }
-        self.init(palette: palette, density: density, offset: offset, smooth: try c.decodeIfPresent(Bool.self, forKey: .smooth) ?? true,
-                  scale: scale, interior: try c.decodeIfPresent(RGB.self, forKey: .interior) ?? .black)
+        self.init(
+            palette: palette, density: density, offset: offset,
+            smooth: try c.decodeIfPresent(Bool.self, forKey: .smooth) ?? true,
+            scale: scale, interior: try c.decodeIfPresent(RGB.self, forKey: .interior) ?? .black)
         if let q = try c.decodeIfPresent([Double].self, forKey: .quantiles) {
-            guard self.scale == .histogram else { throw ColorError.invalid(field: name(.quantiles), reason: "only with scale 'histogram'") }
+            guard self.scale == .histogram else {
+                throw ColorError.invalid(field: name(.quantiles), reason: "only with scale 'histogram'")
+            }
             try ColorSettings.checkQuantiles(q, field: name(.quantiles))
             quantiles = q
         }
@@ -146,10 +162,13 @@ extension ColorSettings: Codable {
         slope = try c.decodeIfPresent(SlopeLight.self, forKey: .slope)
         trap = try c.decodeIfPresent(OrbitTrap.self, forKey: .trap)
         if let trap {
-            let (re, im): (Double, Double) = switch trap {
-            case .point(let re, let im), .cross(let re, let im): (re, im)
+            let (re, im): (Double, Double) =
+                switch trap {
+                case .point(let re, let im), .cross(let re, let im): (re, im)
+                }
+            guard re.isFinite, im.isFinite else {
+                throw ColorError.invalid(field: name(.trap), reason: "the trap's re and im must be finite")
             }
-            guard re.isFinite, im.isFinite else { throw ColorError.invalid(field: name(.trap), reason: "the trap's re and im must be finite") }
         }
     }
 
@@ -172,9 +191,13 @@ extension ColorSettings: Codable {
 
     /// A histogram table: 2...1025 finite counts, nondecreasing.
     static func checkQuantiles(_ q: [Double], field: String) throws(ColorError) {
-        guard (2...1025).contains(q.count) else { throw .invalid(field: field, reason: "needs 2 to 1025 counts, has \(q.count)") }
+        guard (2...1025).contains(q.count) else {
+            throw .invalid(field: field, reason: "needs 2 to 1025 counts, has \(q.count)")
+        }
         guard q.allSatisfy(\.isFinite) else { throw .invalid(field: field, reason: "counts must be finite") }
-        guard zip(q, q.dropFirst()).allSatisfy({ $0 <= $1 }) else { throw .invalid(field: field, reason: "counts must not decrease") }
+        guard zip(q, q.dropFirst()).allSatisfy({ $0 <= $1 }) else {
+            throw .invalid(field: field, reason: "counts must not decrease")
+        }
     }
 }
 
@@ -189,8 +212,11 @@ extension ColorSettings.SlopeLight {
             guard let x = try c.decodeIfPresent(Double.self, forKey: key) else { continue }
             let ok = x.isFinite && (key != .height || x > 0) && (key != .strength || (0...1).contains(x))
             guard ok else {
-                let rule = key == .height ? "a finite number > 0" : key == .strength ? "within 0...1" : "a finite angle in degrees"
-                throw ColorError.invalid(field: ColorError.field(decoder.codingPath, key), reason: "\(ColorError.text(x)) is not \(rule)")
+                let rule =
+                    key == .height
+                    ? "a finite number > 0" : key == .strength ? "within 0...1" : "a finite angle in degrees"
+                throw ColorError.invalid(
+                    field: ColorError.field(decoder.codingPath, key), reason: "\(ColorError.text(x)) is not \(rule)")
             }
             self[keyPath: path] = x
         }
@@ -204,8 +230,11 @@ extension RGB: Codable {
         var v: [Double] = []
         while !c.isAtEnd && v.count < 4 { v.append(try c.decode(Double.self)) }
         guard v.count == 3, v.allSatisfy({ $0.isFinite && (0...1).contains($0) }) else {
-            throw ColorError.invalid(field: ColorError.field(decoder.codingPath),
-                                     reason: "[\(v.map(ColorError.text).joined(separator: ", "))\(c.isAtEnd ? "" : ", ...")] is not three components within 0...1")
+            throw ColorError.invalid(
+                field: ColorError.field(decoder.codingPath),
+                reason:
+                    "[\(v.map(ColorError.text).joined(separator: ", "))\(c.isAtEnd ? "" : ", ...")] is not three components within 0...1"
+            )
         }
         self.init(v[0], v[1], v[2])
     }

@@ -50,7 +50,9 @@ public enum Colorizer {
     }
 
     /// The colour of one pixel result with its extras (distance estimate, slope, trap).
-    public static func color(_ p: PixelResult, extras e: PixelExtraValues?, rootCount: Int, settings: ColorSettings) -> RGB {
+    public static func color(_ p: PixelResult, extras e: PixelExtraValues?, rootCount: Int, settings: ColorSettings)
+        -> RGB
+    {
         if rootCount > 0 {
             // Newton: hue by root, brightness by speed.
             guard p.root > 0 else { return settings.interior }
@@ -81,7 +83,9 @@ public enum Colorizer {
         }
         if let light = settings.slope, e.slopeRe.isFinite {
             let a = light.angle * Double.pi / 180
-            let t = Swift.max(0, (Double(e.slopeRe) * Math.cos(a) + Double(e.slopeIm) * Math.sin(a) + light.height) / (1 + light.height))
+            let t = Swift.max(
+                0,
+                (Double(e.slopeRe) * Math.cos(a) + Double(e.slopeIm) * Math.sin(a) + light.height) / (1 + light.height))
             k *= 1 - light.strength + light.strength * t
         }
         if k != 1 { c = RGB(c.r * k, c.g * k, c.b * k) }
@@ -104,16 +108,19 @@ public enum Colorizer {
 
     static func extras(_ field: IterationField, _ i: Int) -> PixelExtraValues? {
         guard let x = field.extras else { return nil }
-        return PixelExtraValues(distance: x.distance.isEmpty ? .nan : x.distance[i], slopeRe: x.slopeRe.isEmpty ? .nan : x.slopeRe[i],
-                                slopeIm: x.slopeIm.isEmpty ? .nan : x.slopeIm[i], trap: x.trap.isEmpty ? .infinity : x.trap[i])
+        return PixelExtraValues(
+            distance: x.distance.isEmpty ? .nan : x.distance[i], slopeRe: x.slopeRe.isEmpty ? .nan : x.slopeRe[i],
+            slopeIm: x.slopeIm.isEmpty ? .nan : x.slopeIm[i], trap: x.trap.isEmpty ? .infinity : x.trap[i])
     }
 
     /// The whole image, at 8 or 16 bits a sample. With `supersample` k > 1 the field holds
     /// k x k samples a pixel (a field k times the image's width and height) and each pixel
     /// is the mean of its samples' colours (a box filter, before rounding). An automatic
     /// scale is resolved from the whole field first (every sample).
-    public static func image(_ field: IterationField, rootCount: Int = 0, settings: ColorSettings, bitDepth: Int = 8,
-                             supersample k: Int = 1) -> RGBImage {
+    public static func image(
+        _ field: IterationField, rootCount: Int = 0, settings: ColorSettings, bitDepth: Int = 8,
+        supersample k: Int = 1
+    ) -> RGBImage {
         let settings = settings.resolved(for: field, rootCount: rootCount)
         precondition(bitDepth == 8 || bitDepth == 16)
         precondition(k >= 1 && field.width % k == 0 && field.height % k == 0)
@@ -128,12 +135,16 @@ public enum Colorizer {
                 for i in count * chunk / chunks..<count * (chunk + 1) / chunks {
                     var c = RGB.black
                     if k == 1 {
-                        c = color(field[i % width, i / width], extras: extras(field, i), rootCount: rootCount, settings: settings)
+                        c = color(
+                            field[i % width, i / width], extras: extras(field, i), rootCount: rootCount,
+                            settings: settings)
                     } else {
                         let x0 = (i % width) * k, y0 = (i / width) * k
                         for y in y0..<y0 + k {
                             for x in x0..<x0 + k {
-                                let s = color(field[x, y], extras: extras(field, y * field.width + x), rootCount: rootCount, settings: settings)
+                                let s = color(
+                                    field[x, y], extras: extras(field, y * field.width + x), rootCount: rootCount,
+                                    settings: settings)
                                 c = RGB(c.r + s.r, c.g + s.g, c.b + s.b)
                             }
                         }
@@ -146,7 +157,10 @@ public enum Colorizer {
                     } else {
                         let (r, g, b) = c.words
                         (o[0], o[1], o[2], o[3], o[4], o[5]) =
-                            (UInt8(r >> 8), UInt8(r & 0xff), UInt8(g >> 8), UInt8(g & 0xff), UInt8(b >> 8), UInt8(b & 0xff))
+                            (
+                                UInt8(r >> 8), UInt8(r & 0xff), UInt8(g >> 8), UInt8(g & 0xff), UInt8(b >> 8),
+                                UInt8(b & 0xff)
+                            )
                     }
                 }
             }

@@ -21,7 +21,9 @@ public struct Gradient: Sendable, Equatable, Codable {
         guard !stops.isEmpty else { throw .empty }
         guard stops.allSatisfy({ $0.position >= 0 && $0.position < 1 }) else { throw .positionOutOfRange }
         let sorted = stops.sorted { $0.position < $1.position }
-        guard zip(sorted, sorted.dropFirst()).allSatisfy({ $0.position < $1.position }) else { throw .duplicatePosition }
+        guard zip(sorted, sorted.dropFirst()).allSatisfy({ $0.position < $1.position }) else {
+            throw .duplicatePosition
+        }
         self.stops = sorted
     }
 
@@ -43,8 +45,9 @@ public struct Gradient: Sendable, Equatable, Codable {
         if span <= 0 { span += 1 }
         if offset < 0 { offset += 1 }
         let w = offset / span
-        return RGB(a.color.r + (b.color.r - a.color.r) * w, a.color.g + (b.color.g - a.color.g) * w,
-                   a.color.b + (b.color.b - a.color.b) * w)
+        return RGB(
+            a.color.r + (b.color.r - a.color.r) * w, a.color.g + (b.color.g - a.color.g) * w,
+            a.color.b + (b.color.b - a.color.b) * w)
     }
 
     /// Parses a gradient file: one stop a line, `RRGGBB` or `#RRGGBB` (stops then spread
@@ -70,9 +73,10 @@ public struct Gradient: Sendable, Equatable, Codable {
         guard !stops.isEmpty else { throw .empty }
         let positioned = stops.filter { $0.0 != nil }.count
         guard positioned == 0 || positioned == stops.count else { throw .mixedPositions }
-        return try Gradient(stops: stops.enumerated().map { k, s in
-            Stop(position: s.0 ?? Double(k) / Double(stops.count), color: s.1)
-        })
+        return try Gradient(
+            stops: stops.enumerated().map { k, s in
+                Stop(position: s.0 ?? Double(k) / Double(stops.count), color: s.1)
+            })
     }
 
     static func hex(_ text: String) -> RGB? {

@@ -1,5 +1,5 @@
-import FractalEngine
 import Foundation
+import FractalEngine
 
 /// Writes an `IterationField` as a NumPy .npy file (format version 1.0, numpy.org's
 /// "NEP 1: a simple file format for NumPy arrays"): one structured array of shape
@@ -24,7 +24,9 @@ public enum NPYWriter {
         let itemSize = 16 + (field.hasRoots ? 1 : 0)
         var bytes = header(width: field.width, height: field.height, hasRoots: field.hasRoots)
         bytes.reserveCapacity(bytes.count + itemSize * field.pixelCount)
-        func append<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+        func append<T: FixedWidthInteger>(_ v: T) {
+            withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+        }
         for i in 0..<field.pixelCount {
             append(field.n2[i])
             append(field.nBig[i])

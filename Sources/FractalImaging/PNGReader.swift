@@ -11,7 +11,9 @@ public enum PNGReader {
         var message = [CChar](repeating: 0, count: 256)
         let status = fathom_png_read_rgb(path, &pixels, &width, &height, &depth, &message, Int32(message.count))
         guard status == 0, let pixels else {
-            throw .unreadable(path: path, reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw .unreadable(
+                path: path,
+                reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         defer { fathom_png_free(pixels) }
         let samples = Int(width) * Int(height) * 3
@@ -26,7 +28,9 @@ public enum PNGReader {
 
     /// The tEXt chunks, keyword -> text, in file order.
     public static func textChunks(path: String) throws(ImageReadError) -> [(String, String)] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path, reason: "cannot open") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .unreadable(path: path, reason: "cannot open")
+        }
         return try textChunks(bytes: [UInt8](data), path: path)
     }
 

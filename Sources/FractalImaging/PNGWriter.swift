@@ -1,6 +1,6 @@
 import CPNG
-import FractalEngine
 import Foundation
+import FractalEngine
 
 /// Writes PNG files through libpng, by the output rules of `OutputSet` (AtomicFile.swift):
 /// the image goes to a temporary file, moved into place only when complete, so a failed or
@@ -14,7 +14,9 @@ public enum PNGWriter {
     }
 
     /// Encodes `image` into output `index` of `set` (committed by the caller).
-    public static func stage(_ image: RGBImage, text: [(String, String)] = [], in set: OutputSet, at index: Int) throws(OutputError) {
+    public static func stage(_ image: RGBImage, text: [(String, String)] = [], in set: OutputSet, at index: Int)
+        throws(OutputError)
+    {
         let temporary = try set.temporaryPath(index)
         let path = set.paths[index]
         var message = [CChar](repeating: 0, count: 256)

@@ -80,7 +80,8 @@ public enum Palette: String, Sendable, CaseIterable, Codable {
         case .chromatic: return .hsv(hue: f, saturation: 1, value: 1)
         case .cosine:
             let a = 2 * Double.pi * f
-            return RGB(0.5 + 0.5 * Math.cos(a), 0.5 + 0.5 * Math.cos(a + 2 * .pi / 3), 0.5 + 0.5 * Math.cos(a + 4 * .pi / 3))
+            return RGB(
+                0.5 + 0.5 * Math.cos(a), 0.5 + 0.5 * Math.cos(a + 2 * .pi / 3), 0.5 + 0.5 * Math.cos(a + 4 * .pi / 3))
         }
     }
 }

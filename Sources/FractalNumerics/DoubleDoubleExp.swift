@@ -53,8 +53,12 @@ extension DoubleDoubleExp: RealScalar {
     @inlinable public init(_ value: Double) { self.init(normalizing: DoubleDouble(value), 0) }
 
     /// The nearest Double (overflows and underflows like FloatExp's).
-    @inlinable public var doubleValue: Double { FloatExp(significand: significand.doubleValue, exponent: exponent).doubleValue }
-    @inlinable public var leadingDouble: Double { FloatExp(rawSignificand: significand.hi, exponent: exponent).doubleValue }
+    @inlinable public var doubleValue: Double {
+        FloatExp(significand: significand.doubleValue, exponent: exponent).doubleValue
+    }
+    @inlinable public var leadingDouble: Double {
+        FloatExp(rawSignificand: significand.hi, exponent: exponent).doubleValue
+    }
 
     @inlinable @inline(__always)
     public static func + (a: DoubleDoubleExp, b: DoubleDoubleExp) -> DoubleDoubleExp {
@@ -69,7 +73,9 @@ extension DoubleDoubleExp: RealScalar {
     }
 
     @inlinable @inline(__always)
-    public static prefix func - (a: DoubleDoubleExp) -> DoubleDoubleExp { DoubleDoubleExp(raw: -a.significand, exponent: a.exponent) }
+    public static prefix func - (a: DoubleDoubleExp) -> DoubleDoubleExp {
+        DoubleDoubleExp(raw: -a.significand, exponent: a.exponent)
+    }
 
     @inlinable @inline(__always)
     public static func - (a: DoubleDoubleExp, b: DoubleDoubleExp) -> DoubleDoubleExp { a + (-b) }
@@ -84,7 +90,9 @@ extension DoubleDoubleExp: RealScalar {
         DoubleDoubleExp(normalizing: a.significand / b.significand, a.exponent &- b.exponent)
     }
 
-    @inlinable public var doubled: DoubleDoubleExp { isZero ? self : DoubleDoubleExp(raw: significand, exponent: exponent + 1) }
+    @inlinable public var doubled: DoubleDoubleExp {
+        isZero ? self : DoubleDoubleExp(raw: significand, exponent: exponent + 1)
+    }
 
     @inlinable public func scaled(by d: Double) -> DoubleDoubleExp { self * DoubleDoubleExp(d) }
 
@@ -108,7 +116,9 @@ extension DoubleDoubleExp: DeltaScalar {
     @inlinable public static func complexMagnitude(_ re: DoubleDoubleExp, _ im: DoubleDoubleExp) -> DoubleDoubleExp {
         DoubleDoubleExp(FloatExp.complexMagnitude(re.floatExpValue, im.floatExpValue))
     }
-    @inlinable public static func magnitude(_ re: DoubleDoubleExp, _ im: DoubleDoubleExp, isBelow r: DoubleDoubleExp) -> Bool {
+    @inlinable public static func magnitude(_ re: DoubleDoubleExp, _ im: DoubleDoubleExp, isBelow r: DoubleDoubleExp)
+        -> Bool
+    {
         FloatExp.magnitude(re.floatExpValue, im.floatExpValue, isBelow: r.floatExpValue)
     }
 }

@@ -23,7 +23,9 @@ struct Failure: Error {
 func embed(_ headers: [String], into output: String) throws {
     var text = ""
     for path in headers {
-        guard let data = FileManager.default.contents(atPath: path) else { throw Failure(message: "cannot read \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Failure(message: "cannot read \(path)")
+        }
         guard let contents = String(data: data, encoding: .utf8) else { throw Failure(message: "\(path) is not UTF-8") }
         // A multi-line literal reads a carriage return as a line break, so the string would differ.
         guard !contents.utf8.contains(13) else { throw Failure(message: "\(path) has a carriage return") }

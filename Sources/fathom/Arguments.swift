@@ -68,7 +68,9 @@ struct Arguments {
     /// "A,B" as two strings.
     func pair(_ name: String) throws(CLIError) -> (String, String)? {
         guard let text = options[name] else { return nil }
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
         guard parts.count == 2 else { throw .data("--\(name): '\(text)' is not two values separated by a comma") }
         return (parts[0], parts[1])
     }

@@ -43,16 +43,21 @@ enum PresetsCommand {
         let parsed = try Arguments(args, valued: [], flagNames: ["help"])
         if parsed.has("help") { print(Help.presets); return }
         guard parsed.positionals.isEmpty else { throw CLIError.usage("presets takes no arguments") }
-        print(pad("name", 24) + pad("family", 12) + pad("radius", 12) + pad("iterations", 12) + pad("path", 16) + "about")
+        print(
+            pad("name", 24) + pad("family", 12) + pad("radius", 12) + pad("iterations", 12) + pad("path", 16) + "about")
         for p in Presets.all {
-            print(pad(p.name, 24) + pad(p.location.family.name, 12) + pad(shortRadius(p.location.radius), 12) + pad("\(p.location.maxIterations)", 12)
-                  + pad(p.path.rawValue, 16) + p.summary)
+            print(
+                pad(p.name, 24) + pad(p.location.family.name, 12) + pad(shortRadius(p.location.radius), 12)
+                    + pad("\(p.location.maxIterations)", 12)
+                    + pad(p.path.rawValue, 16) + p.summary)
         }
     }
 
     /// A radius as three significant digits and its exponent (9.76e-1299), never cut.
     static func shortRadius(_ text: String) -> String {
-        guard text.count > 11, let value = try? BigFloat(parsing: text, precision: Precision(bits: 64)) else { return text }
+        guard text.count > 11, let value = try? BigFloat(parsing: text, precision: Precision(bits: 64)) else {
+            return text
+        }
         return value.decimalString(significantDigits: 3)
     }
 }
@@ -66,7 +71,9 @@ enum CatalogueCommand {
         if topic == "families" {
             print(Catalogue.listing(Catalogue.families, common: Catalogue.viewParameters, commonTitle: "every family:"))
         } else {
-            print(Catalogue.listing(Catalogue.palettes, common: Catalogue.colorParameters, commonTitle: "colouring, with any palette:"))
+            print(
+                Catalogue.listing(
+                    Catalogue.palettes, common: Catalogue.colorParameters, commonTitle: "colouring, with any palette:"))
         }
     }
 }

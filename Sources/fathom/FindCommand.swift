@@ -5,24 +5,32 @@ import Foundation
 /// `--depth R` an automatic descent to a minibrot smaller than R.
 enum FindCommand {
     static func run(_ args: [String]) throws {
-        let valued: Set<String> = ["location", "preset", "center", "re", "im", "radius", "zoom", "iterations", "depth", "fraction",
-                                   "save", "render", "size", "threads"]
+        let valued: Set<String> = [
+            "location", "preset", "center", "re", "im", "radius", "zoom", "iterations", "depth", "fraction",
+            "save", "render", "size", "threads",
+        ]
         let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"])
         if a.has("help") { print(Help.find); return }
         guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
         var file = try RenderCommand.baseLocation(a)
         try RenderCommand.applyOverrides(a, to: &file)
         let location = try file.location()
-        guard case .mandelbrot = location.family else { throw CLIError.data("find: only the Mandelbrot family has minibrots to find (this view is \(location.family.name))") }
+        guard case .mandelbrot = location.family else {
+            throw CLIError.data(
+                "find: only the Mandelbrot family has minibrots to find (this view is \(location.family.name))")
+        }
         let viewport = try Viewport(location: location, width: 1, height: 1)
         let radius = viewport.radius.floatExpValue
         var target: FloatExp?
         if let d = a["depth"] {
             let value: BigFloat
-            do { value = try BigFloat(parsing: d, precision: Precision(bits: 64)) } catch { throw CLIError.data("--depth: '\(d)' is not a decimal number") }
+            do { value = try BigFloat(parsing: d, precision: Precision(bits: 64)) } catch {
+                throw CLIError.data("--depth: '\(d)' is not a decimal number")
+            }
             guard value.signum > 0 else { throw CLIError.data("--depth: '\(d)' must be greater than zero") }
             guard !(value < Location.minimumRadiusValue) else {
-                throw CLIError.data("--depth: '\(d)' is below the smallest radius Fathom renders (\(Location.minimumRadius))")
+                throw CLIError.data(
+                    "--depth: '\(d)' is below the smallest radius Fathom renders (\(Location.minimumRadius))")
             }
             target = value.floatExpValue
         }
@@ -51,20 +59,30 @@ enum FindCommand {
         }
         let found: MinibrotFinder.Minibrot
         if let target {
-            guard let levels = MinibrotFinder.descend(from: center, radius: radius, to: target, fraction: fraction, levelDone: { level in
-                guard !quiet else { return }
-                print("level: view radius \(decimal(level.viewRadius)), " + describe(level.minibrot))
-            }) else { throw CLIError.other("find: no minibrot found in this view") }
+            guard
+                let levels = MinibrotFinder.descend(
+                    from: center, radius: radius, to: target, fraction: fraction,
+                    levelDone: { level in
+                        guard !quiet else { return }
+                        print("level: view radius \(decimal(level.viewRadius)), " + describe(level.minibrot))
+                    })
+            else { throw CLIError.other("find: no minibrot found in this view") }
             found = levels.last!.minibrot
             guard found.size * FloatExp(4) < target else {
-                throw CLIError.other("find: the descent stopped at a minibrot of size \(decimal(found.size)) (no deeper one found around it)")
+                throw CLIError.other(
+                    "find: the descent stopped at a minibrot of size \(decimal(found.size)) (no deeper one found around it)"
+                )
             }
         } else {
-            guard let m = MinibrotFinder.find(near: center, radius: radius) else { throw CLIError.other("find: no minibrot found in this view") }
+            guard let m = MinibrotFinder.find(near: center, radius: radius) else {
+                throw CLIError.other("find: no minibrot found in this view")
+            }
             found = m
             if !quiet { print("minibrot: " + describe(m)) }
         }
-        var result = LocationFile(location: MinibrotFinder.location(of: found, iterations: location.maxIterations, name: "minibrot-p\(found.period)"))
+        var result = LocationFile(
+            location: MinibrotFinder.location(
+                of: found, iterations: location.maxIterations, name: "minibrot-p\(found.period)"))
         result.color = file.color
         if !quiet {
             print(String(format: "found in %.1f s:", Date().timeIntervalSince(start)))
@@ -82,8 +100,11 @@ enum FindCommand {
             try ImageSize.validate(width: size.0, height: size.1)
             var settings = RenderSettings(width: size.0, height: size.1)
             settings.threads = try a.int("threads") ?? 0
-            let r = try ImageRender.render(result, settings: settings, into: outputs, png: paths.count - 1, control: control)
-            rendered = String(format: "wrote %@: %dx%d, path %@, %.2f s", png, size.0, size.1, r.report.path.rawValue, r.report.seconds)
+            let r = try ImageRender.render(
+                result, settings: settings, into: outputs, png: paths.count - 1, control: control)
+            rendered = String(
+                format: "wrote %@: %dx%d, path %@, %.2f s", png, size.0, size.1, r.report.path.rawValue,
+                r.report.seconds)
         }
         if control.isCancelled { throw RenderError.cancelled }
         try outputs.commit()

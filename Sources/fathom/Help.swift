@@ -20,178 +20,178 @@ enum Help {
     }
 
     static let overview = """
-    fathom: deep-zoom escape-time fractal renderer
+        fathom: deep-zoom escape-time fractal renderer
 
-    usage: fathom <command> [options]
+        usage: fathom <command> [options]
 
-    commands:
-      render     render a view to a PNG file
-      find       find the minibrot that dominates a view, or descend to a chosen depth
-      sequence   render a zoom-out or the frames between keyframes to numbered PNGs
-      verify     check the renderer against oracle files (exact MPFR escape data)
-      presets    list the built-in views
-      info       print the location in a .json, .kfr or Fathom PNG file
-      convert    convert a location between Fathom JSON and Kalles Fraktaler .kfr
-      families   list the fractal families with their parameters, ranges and defaults
-      palettes   list the palettes and the colouring options
-      help       this text, or 'fathom help <command>'
-      version    print the version
+        commands:
+          render     render a view to a PNG file
+          find       find the minibrot that dominates a view, or descend to a chosen depth
+          sequence   render a zoom-out or the frames between keyframes to numbered PNGs
+          verify     check the renderer against oracle files (exact MPFR escape data)
+          presets    list the built-in views
+          info       print the location in a .json, .kfr or Fathom PNG file
+          convert    convert a location between Fathom JSON and Kalles Fraktaler .kfr
+          families   list the fractal families with their parameters, ranges and defaults
+          palettes   list the palettes and the colouring options
+          help       this text, or 'fathom help <command>'
+          version    print the version
 
-    'fathom <command> --help' describes a command. Exit codes: 0 ok, 64 usage, 65 bad data,
-    66 cannot open input, 73 cannot create output, 1 other (mismatch, view too deep).
-    """
+        'fathom <command> --help' describes a command. Exit codes: 0 ok, 64 usage, 65 bad data,
+        66 cannot open input, 73 cannot create output, 1 other (mismatch, view too deep).
+        """
 
     static let render: String = """
-    usage: fathom render [options]
+        usage: fathom render [options]
 
-    what to render (later options override earlier sources: --location or --preset, then the rest):
-      --location FILE        a location file: Fathom JSON (also oracle files and shared/locations),
-                             Kalles Fraktaler .kfr, or a PNG Fathom wrote
-      --preset NAME          a built-in view (see 'fathom presets'); default: the family's view
-      --family NAME          \(Catalogue.familyNames.joined(separator: " | ")) (see 'fathom families')
-      --center RE,IM         center as decimal strings, |re|, |im| <= 1e10 (or --re RE --im IM)
-      --radius R             half the shorter image side, 1e-1000000...1e10 (e.g. 4e-14)
-      --zoom Z               instead of --radius: radius = 2 / Z
-      --rotation DEG         rotate the view counter-clockwise about its center
-      --iterations N         iteration limit, 1...2000000000
-      --power P              Multibrot power, \(Family.powerRange.lowerBound)...\(Family.powerRange.upperBound)
-      --julia RE,IM          Julia parameter c (implies --family julia)
-      --newton POLY          Newton polynomial, e.g. z^3-1, z^4-1, z^3-2z+2 (implies --family newton)
+        what to render (later options override earlier sources: --location or --preset, then the rest):
+          --location FILE        a location file: Fathom JSON (also oracle files and shared/locations),
+                                 Kalles Fraktaler .kfr, or a PNG Fathom wrote
+          --preset NAME          a built-in view (see 'fathom presets'); default: the family's view
+          --family NAME          \(Catalogue.familyNames.joined(separator: " | ")) (see 'fathom families')
+          --center RE,IM         center as decimal strings, |re|, |im| <= 1e10 (or --re RE --im IM)
+          --radius R             half the shorter image side, 1e-1000000...1e10 (e.g. 4e-14)
+          --zoom Z               instead of --radius: radius = 2 / Z
+          --rotation DEG         rotate the view counter-clockwise about its center
+          --iterations N         iteration limit, 1...2000000000
+          --power P              Multibrot power, \(Family.powerRange.lowerBound)...\(Family.powerRange.upperBound)
+          --julia RE,IM          Julia parameter c (implies --family julia)
+          --newton POLY          Newton polynomial, e.g. z^3-1, z^4-1, z^3-2z+2 (implies --family newton)
 
-    image and colour:
-      --size WxH             pixels, each side 1...32768, at most 100 million in all (default 1280x720)
-      --supersample K        K x K samples a pixel (1...4), their colours averaged
-      --palette NAME         \(Catalogue.paletteNames.joined(separator: " | ")) (default \(ColorSettings().palette.rawValue); see 'fathom palettes')
-      --gradient FILE        a user palette: one colour stop a line, RRGGBB or POSITION RRGGBB
-                             (positions in [0, 1), cyclic, linear in RGB)
-      --density X            palette cycles per 32 iterations (linear, log), across the view
-                             (histogram); > 0 (default 1; given alone: scale linear)
-      --offset X             palette phase offset in cycles (default 0)
-      --smooth on|off        smooth iteration count (default on)
-      --color-scale S        auto | linear | log | histogram (default auto: the view's histogram,
-                             4 cycles across it, stored explicitly in the PNG)
-      --interior RRGGBB      colour of points that do not escape (default 000000)
-      --boundary W           boundary shading: darken within W pixels of the set (distance estimate)
-      --slope A[,H[,S]]      slope lighting from angle A degrees, height H (1.5), strength S (0.75)
-      --trap point:RE,IM | cross:RE,IM
-                             colour by the orbit's closest approach to a point or cross
+        image and colour:
+          --size WxH             pixels, each side 1...32768, at most 100 million in all (default 1280x720)
+          --supersample K        K x K samples a pixel (1...4), their colours averaged
+          --palette NAME         \(Catalogue.paletteNames.joined(separator: " | ")) (default \(ColorSettings().palette.rawValue); see 'fathom palettes')
+          --gradient FILE        a user palette: one colour stop a line, RRGGBB or POSITION RRGGBB
+                                 (positions in [0, 1), cyclic, linear in RGB)
+          --density X            palette cycles per 32 iterations (linear, log), across the view
+                                 (histogram); > 0 (default 1; given alone: scale linear)
+          --offset X             palette phase offset in cycles (default 0)
+          --smooth on|off        smooth iteration count (default on)
+          --color-scale S        auto | linear | log | histogram (default auto: the view's histogram,
+                                 4 cycles across it, stored explicitly in the PNG)
+          --interior RRGGBB      colour of points that do not escape (default 000000)
+          --boundary W           boundary shading: darken within W pixels of the set (distance estimate)
+          --slope A[,H[,S]]      slope lighting from angle A degrees, height H (1.5), strength S (0.75)
+          --trap point:RE,IM | cross:RE,IM
+                                 colour by the orbit's closest approach to a point or cross
 
-    engine and output:
-      --output PATH          PNG file (default fathom.png; - for stdout); all outputs written or none
-      --bit-depth 8|16       PNG samples of 8 (default) or 16 bits
-      --npy PATH             also write the per-pixel data as a NumPy .npy file: a (height,
-                             width) structured array of n2, nBig (uint32), smooth (float64)
-      --threads N            worker threads, 0 = all cores (default 0)
-      --backend B            auto (default: CUDA when a driver loads, else the CPU) | cpu |
-                             cuda (an error without a GPU); see Documentation/GPU.md
-      --gpu-exact on|off     CUDA kernels without fused multiply-adds: iteration data equal
-                             to the CPU's bit for bit (default off)
-      --guard-bits N         bits kept below the pixel spacing when choosing Double or
-                             double-double (default 40)
-      --path P               force double, double-double or perturbation
-      --glitches M           perturbation glitch handling: rebase (default) | detect
-      --reference R          first reference: center (default) | probe (longest of a 5x5 probe) |
-                             nucleus (the dominant minibrot's nucleus if in view: never escapes)
-      --delta T              perturbation deltas: double | double-double | floatexp;
-                             default: by pixel spacing
-      --bla on|off           bilinear approximation for z^2 + c (default on)
-      --bla-epsilon E        BLA's relative error bound per step (default 2^-40)
-      --precision-passes on|off
-                             render again pixels whose smooth value may miss 1e-7
-                             (default on; off trades that guarantee for speed)
-      --save-reference FILE  write the reference orbit (reusable by a later render)
-      --load-reference FILE  read the reference orbit instead of computing it
-      --verbose, --quiet     more output (the estimate, reference points) or less
-    """
+        engine and output:
+          --output PATH          PNG file (default fathom.png; - for stdout); all outputs written or none
+          --bit-depth 8|16       PNG samples of 8 (default) or 16 bits
+          --npy PATH             also write the per-pixel data as a NumPy .npy file: a (height,
+                                 width) structured array of n2, nBig (uint32), smooth (float64)
+          --threads N            worker threads, 0 = all cores (default 0)
+          --backend B            auto (default: CUDA when a driver loads, else the CPU) | cpu |
+                                 cuda (an error without a GPU); see Documentation/GPU.md
+          --gpu-exact on|off     CUDA kernels without fused multiply-adds: iteration data equal
+                                 to the CPU's bit for bit (default off)
+          --guard-bits N         bits kept below the pixel spacing when choosing Double or
+                                 double-double (default 40)
+          --path P               force double, double-double or perturbation
+          --glitches M           perturbation glitch handling: rebase (default) | detect
+          --reference R          first reference: center (default) | probe (longest of a 5x5 probe) |
+                                 nucleus (the dominant minibrot's nucleus if in view: never escapes)
+          --delta T              perturbation deltas: double | double-double | floatexp;
+                                 default: by pixel spacing
+          --bla on|off           bilinear approximation for z^2 + c (default on)
+          --bla-epsilon E        BLA's relative error bound per step (default 2^-40)
+          --precision-passes on|off
+                                 render again pixels whose smooth value may miss 1e-7
+                                 (default on; off trades that guarantee for speed)
+          --save-reference FILE  write the reference orbit (reusable by a later render)
+          --load-reference FILE  read the reference orbit instead of computing it
+          --verbose, --quiet     more output (the estimate, reference points) or less
+        """
 
     static let verify = """
-    usage: fathom verify [--threads N] [--guard-bits N] [--glitches rebase|detect]
-                         [--reference center|probe|nucleus] [--delta double|double-double|floatexp]
-                         [--bla on|off] [--bla-epsilon E] [--backend auto|cpu|cuda]
-                         [--gpu-exact on|off] [--sampled] [--all] FILE...
+        usage: fathom verify [--threads N] [--guard-bits N] [--glitches rebase|detect]
+                             [--reference center|probe|nucleus] [--delta double|double-double|floatexp]
+                             [--bla on|off] [--bla-epsilon E] [--backend auto|cpu|cuda]
+                             [--gpu-exact on|off] [--sampled] [--all] FILE...
 
-    Renders each oracle file's location at its width x height through the normal render path
-    and compares the sampled pixels: n2 and nBig exactly on every stable pixel, smooth within
-    1e-6 where the oracle does not mark it unstable. Prints a table per file (mismatches only,
-    or every pixel with --all). --sampled renders only the sampled pixels (same path, much
-    faster at extreme depth). Exits 1 if any file does not match or cannot be verified.
-    """
+        Renders each oracle file's location at its width x height through the normal render path
+        and compares the sampled pixels: n2 and nBig exactly on every stable pixel, smooth within
+        1e-6 where the oracle does not mark it unstable. Prints a table per file (mismatches only,
+        or every pixel with --all). --sampled renders only the sampled pixels (same path, much
+        faster at extreme depth). Exits 1 if any file does not match or cannot be verified.
+        """
 
     static let presets = """
-    usage: fathom presets
+        usage: fathom presets
 
-    Lists the built-in views: each family's default view, Seahorse and Elephant Valley, and the
-    published deep locations (shared/locations). Render one with 'fathom render --preset NAME'.
-    """
+        Lists the built-in views: each family's default view, Seahorse and Elephant Valley, and the
+        published deep locations (shared/locations). Render one with 'fathom render --preset NAME'.
+        """
 
     static let families = """
-    usage: fathom families
+        usage: fathom families
 
-    Lists the fractal families, each with its parameters: the command-line option, the values
-    it takes, its default and its key in a location file.
-    """
+        Lists the fractal families, each with its parameters: the command-line option, the values
+        it takes, its default and its key in a location file.
+        """
 
     static let palettes = """
-    usage: fathom palettes
+        usage: fathom palettes
 
-    Lists the palettes and the colouring options that apply to all of them, with their values,
-    defaults and keys in a location file.
-    """
+        Lists the palettes and the colouring options that apply to all of them, with their values,
+        defaults and keys in a location file.
+        """
 
     static let info = """
-    usage: fathom info [--json] FILE
+        usage: fathom info [--json] FILE
 
-    Prints the location in FILE: a Fathom location JSON, a Kalles Fraktaler .kfr file, or a
-    PNG written by Fathom (its fathom-location chunk): family, center, radius and zoom,
-    iterations, size, colouring, engine settings, how it was rendered, and the .kfr keys kept
-    but not used. --json prints the whole location file as JSON instead.
-    """
+        Prints the location in FILE: a Fathom location JSON, a Kalles Fraktaler .kfr file, or a
+        PNG written by Fathom (its fathom-location chunk): family, center, radius and zoom,
+        iterations, size, colouring, engine settings, how it was rendered, and the .kfr keys kept
+        but not used. --json prints the whole location file as JSON instead.
+        """
 
     static let convert = """
-    usage: fathom convert IN OUT
+        usage: fathom convert IN OUT
 
-    Converts a location: IN is a Fathom JSON, .kfr or Fathom PNG; OUT ends in .json (Fathom's
-    location file) or .kfr (Re, Im, Zoom, Iterations, then the keys kept from an imported
-    .kfr). Julia and Newton views have no .kfr form. OUT is written atomically.
-    """
+        Converts a location: IN is a Fathom JSON, .kfr or Fathom PNG; OUT ends in .json (Fathom's
+        location file) or .kfr (Re, Im, Zoom, Iterations, then the keys kept from an imported
+        .kfr). Julia and Newton views have no .kfr form. OUT is written atomically.
+        """
 
     static let sequence = """
-    usage: fathom sequence --zoom-out N [--factor F] (--location FILE | --preset NAME) [options]
-           fathom sequence [--per-segment N] KEYFRAME KEYFRAME... [options]
+        usage: fathom sequence --zoom-out N [--factor F] (--location FILE | --preset NAME) [options]
+               fathom sequence [--per-segment N] KEYFRAME KEYFRAME... [options]
 
-    Renders frames to numbered PNGs (frame-00000.png, ...) in --output-dir (default frames,
-    created if its parent exists). A zoom-out: N frames, frame k at the location's center
-    with radius r * F^k (F default 2), so frame 0 is the deepest. Keyframes (location files:
-    JSON, .kfr or Fathom PNGs): --per-segment frames (default 30) from each keyframe to the
-    next, then the last keyframe; the radius moves logarithmically, the center in proportion
-    to the radius, iterations linearly; family, colour and engine settings snap to the pair's
-    first keyframe. Frames that share a center share one reference orbit.
+        Renders frames to numbered PNGs (frame-00000.png, ...) in --output-dir (default frames,
+        created if its parent exists). A zoom-out: N frames, frame k at the location's center
+        with radius r * F^k (F default 2), so frame 0 is the deepest. Keyframes (location files:
+        JSON, .kfr or Fathom PNGs): --per-segment frames (default 30) from each keyframe to the
+        next, then the last keyframe; the radius moves logarithmically, the center in proportion
+        to the radius, iterations linearly; family, colour and engine settings snap to the pair's
+        first keyframe. Frames that share a center share one reference orbit.
 
-    options:
-      --frames A..B          render frames A to B only (a slice: byte-identical to the same
-                             frames of a full run, so a long sequence can be shared out)
-      --size WxH             frame size (default: the location's, else 1280x720)
-      --threads N, --bit-depth 8|16, --quiet
-      --path, --glitches, --reference, --delta, --bla, --bla-epsilon, --precision-passes,
-      --backend, --gpu-exact as for render (on a GPU the orbits and BLA tables stay on the
-                             device from frame to frame while the center is the same)
-    """
+        options:
+          --frames A..B          render frames A to B only (a slice: byte-identical to the same
+                                 frames of a full run, so a long sequence can be shared out)
+          --size WxH             frame size (default: the location's, else 1280x720)
+          --threads N, --bit-depth 8|16, --quiet
+          --path, --glitches, --reference, --delta, --bla, --bla-epsilon, --precision-passes,
+          --backend, --gpu-exact as for render (on a GPU the orbits and BLA tables stay on the
+                                 device from frame to frame while the center is the same)
+        """
 
     static let find = """
-    usage: fathom find [view options as for render] [--depth R [--fraction F]] [--save FILE]
-                       [--render PNG [--size WxH]] [--quiet]
+        usage: fathom find [view options as for render] [--depth R [--fraction F]] [--save FILE]
+                           [--render PNG [--size WxH]] [--quiet]
 
-    Finds the minibrot that dominates the view (Mandelbrot): its period (the first n whose
-    disc around the center, mapped to first order, contains 0), its nucleus by Newton's method
-    in MPFR, and its size estimate, and prints the location that shows it (its nucleus at the
-    center, radius 4 x size, at least 100 periods of iterations). With --depth R it descends:
-    zoom F of the way (in log radius, default 0.5) towards the minibrot, find the next,
-    deeper one around it, and repeat until the minibrot's radius is below R.
-    --save FILE writes the location (.json or .kfr); --render PNG renders it (default 640x360).
-    """
+        Finds the minibrot that dominates the view (Mandelbrot): its period (the first n whose
+        disc around the center, mapped to first order, contains 0), its nucleus by Newton's method
+        in MPFR, and its size estimate, and prints the location that shows it (its nucleus at the
+        center, radius 4 x size, at least 100 periods of iterations). With --depth R it descends:
+        zoom F of the way (in log radius, default 0.5) towards the minibrot, find the next,
+        deeper one around it, and repeat until the minibrot's radius is below R.
+        --save FILE writes the location (.json or .kfr); --render PNG renders it (default 640x360).
+        """
 
     static let version = """
-    fathom version
-      Prints Fathom's version and the MPFR library's.
-    """
+        fathom version
+          Prints Fathom's version and the MPFR library's.
+        """
 }

@@ -13,31 +13,43 @@ enum InfoCommand {
             print(file.prettyJSONString(), terminator: "")
             return
         }
-        var lines = ["family: \(location.family.name)" + familyDetail(location.family),
-                     "center: \(location.centerRe), \(location.centerIm)",
-                     "radius: \(location.radius) (zoom \(try LocationFile.zoom(fromRadius: location.radius).prefix(24)))",
-                     "iterations: \(location.maxIterations)"]
+        var lines = [
+            "family: \(location.family.name)" + familyDetail(location.family),
+            "center: \(location.centerRe), \(location.centerIm)",
+            "radius: \(location.radius) (zoom \(try LocationFile.zoom(fromRadius: location.radius).prefix(24)))",
+            "iterations: \(location.maxIterations)",
+        ]
         if location.rotation != 0 { lines.append("rotation: \(location.rotation) degrees") }
         if let w = file.width, let h = file.height { lines.append("size: \(w)x\(h)") }
         if let c = file.color {
             let smooth = "smooth \(c.smooth ? "on" : "off")"
-            lines.append("colour: palette \(c.palette.rawValue), " + (c.scale == .automatic ? "\(smooth), scale auto (adapts to the view)"
-                : "density \(c.density), offset \(c.offset), \(smooth), scale \(c.scale.rawValue)"
-                + (c.quantiles.map { " (counts \($0.first!)...\($0.last!), \($0.count - 1) segments)" } ?? "")))
+            lines.append(
+                "colour: palette \(c.palette.rawValue), "
+                    + (c.scale == .automatic
+                        ? "\(smooth), scale auto (adapts to the view)"
+                        : "density \(c.density), offset \(c.offset), \(smooth), scale \(c.scale.rawValue)"
+                            + (c.quantiles.map { " (counts \($0.first!)...\($0.last!), \($0.count - 1) segments)" }
+                                ?? ""))
+            )
         }
         if let e = file.engine, e != LocationFile.EngineSettings() {
-            let parts: [String?] = [e.path.map { "path \($0.rawValue)" }, e.glitches.map { "glitches \($0.rawValue)" },
-                                    e.reference.map { "reference \($0.rawValue)" }, e.delta.map { "delta \($0.rawValue)" },
-                                    e.bla.map { "bla \($0 ? "on" : "off")" }, e.blaEpsilon.map { "bla-epsilon \($0)" },
-                                    e.precisionPasses.map { "precision-passes \($0 ? "on" : "off")" }]
+            let parts: [String?] = [
+                e.path.map { "path \($0.rawValue)" }, e.glitches.map { "glitches \($0.rawValue)" },
+                e.reference.map { "reference \($0.rawValue)" }, e.delta.map { "delta \($0.rawValue)" },
+                e.bla.map { "bla \($0 ? "on" : "off")" }, e.blaEpsilon.map { "bla-epsilon \($0)" },
+                e.precisionPasses.map { "precision-passes \($0 ? "on" : "off")" },
+            ]
             lines.append("engine: " + parts.compactMap { $0 }.joined(separator: ", "))
         }
         if let r = file.render {
-            lines.append("rendered by Fathom \(r.fathomVersion): path \(r.path), \(r.requiredBits) bits"
-                         + (r.deltaType.map { ", deltas \($0)" } ?? "") + (r.glitchMode.map { ", glitches \($0)" } ?? ""))
+            lines.append(
+                "rendered by Fathom \(r.fathomVersion): path \(r.path), \(r.requiredBits) bits"
+                    + (r.deltaType.map { ", deltas \($0)" } ?? "") + (r.glitchMode.map { ", glitches \($0)" } ?? ""))
         }
         if let extra = file.kfrExtra, !extra.isEmpty {
-            lines.append("Kalles Fraktaler keys kept (not used by Fathom): " + extra.map { $0.first ?? "" }.joined(separator: ", "))
+            lines.append(
+                "Kalles Fraktaler keys kept (not used by Fathom): "
+                    + extra.map { $0.first ?? "" }.joined(separator: ", "))
         }
         print(lines.joined(separator: "\n"))
     }

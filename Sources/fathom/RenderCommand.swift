@@ -5,8 +5,10 @@ enum RenderCommand {
     static let valued: Set<String> = [
         "family", "center", "re", "im", "radius", "zoom", "size", "iterations", "palette", "density",
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
-        "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta", "load-reference", "save-reference",
-        "bla", "bla-epsilon", "precision-passes", "bit-depth", "npy", "gradient", "supersample", "boundary", "slope", "trap",
+        "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta",
+        "load-reference", "save-reference",
+        "bla", "bla-epsilon", "precision-passes", "bit-depth", "npy", "gradient", "supersample", "boundary", "slope",
+        "trap",
         "backend", "gpu-exact",
     ]
 
@@ -41,7 +43,9 @@ enum RenderCommand {
         var progress: (@Sendable (Double) -> Void)?
         if showProgress {
             progress = { (fraction: Double) in
-                if let line = meter.update(fraction) { FileHandle.standardError.write(Data(("\r" + line + "   ").utf8)) }
+                if let line = meter.update(fraction) {
+                    FileHandle.standardError.write(Data(("\r" + line + "   ").utf8))
+                }
             }
         }
         let control = Cancellation.control(progress: progress)
@@ -49,21 +53,34 @@ enum RenderCommand {
         toRender.width = width
         toRender.height = height
         toRender.engine = engine
-        defer { if showProgress { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8)) } }
-        let result = try ImageRender.render(toRender, settings: settings, into: outputs.set, png: 0, npy: outputs.npy,
-                                            reference: outputs.reference, bitDepth: bitDepth, control: control)
+        defer {
+            if showProgress {
+                FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8))
+            }
+        }
+        let result = try ImageRender.render(
+            toRender, settings: settings, into: outputs.set, png: 0, npy: outputs.npy,
+            reference: outputs.reference, bitDepth: bitDepth, control: control)
         try outputs.set.commit()
         for warning in result.report.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
 
         if !quiet {
             let r = result.report
             let timing = String(format: "%.2f s, %.0f M iterations", r.seconds, Double(r.iterations) / 1e6)
-            report("wrote \(output): \(width)x\(height), \(location.family.name), path \(r.path.rawValue) (view needs \(r.requiredBits) bits), \(timing)")
+            report(
+                "wrote \(output): \(width)x\(height), \(location.family.name), path \(r.path.rawValue) (view needs \(r.requiredBits) bits), \(timing)"
+            )
             if let p = r.perturbation { report(describe(p)) }
-            if r.backend != "cpu" { report("backend: \(r.backend), " + String(format: "%.3f s in %d GPU passes", r.gpuSeconds, r.gpuPasses)) }
-            if r.doubleDoublePixels > 0 { report("double: \(r.doubleDoublePixels) pixels again in double-double (rounding check)") }
+            if r.backend != "cpu" {
+                report("backend: \(r.backend), " + String(format: "%.3f s in %d GPU passes", r.gpuSeconds, r.gpuPasses))
+            }
+            if r.doubleDoublePixels > 0 {
+                report("double: \(r.doubleDoublePixels) pixels again in double-double (rounding check)")
+            }
             if a.has("verbose") {
-                report("threads \(r.threads), guard bits \(settings.guardBits), radius \(abbreviated(location.radius)), iterations \(location.maxIterations)")
+                report(
+                    "threads \(r.threads), guard bits \(settings.guardBits), radius \(abbreviated(location.radius)), iterations \(location.maxIterations)"
+                )
                 if let p = r.perturbation {
                     for (k, ref) in p.references.enumerated() {
                         report("reference \(k): \(abbreviated(ref.re)), \(abbreviated(ref.im))")
@@ -77,7 +94,9 @@ enum RenderCommand {
     /// its exponent and its digit count (the whole value is in the PNG's location chunk).
     static func abbreviated(_ text: String) -> String {
         guard text.utf8.count > 40 else { return text }
-        guard let value = try? BigFloat(parsing: text, precision: Precision(bits: 64)) else { return String(text.prefix(37)) + "..." }
+        guard let value = try? BigFloat(parsing: text, precision: Precision(bits: 64)) else {
+            return String(text.prefix(37)) + "..."
+        }
         let digits = text.prefix { $0 != "e" && $0 != "E" }.filter(\.isNumber).count
         return value.decimalString(significantDigits: 16) + " (\(digits) digits)"
     }
@@ -89,8 +108,12 @@ enum RenderCommand {
         }
         if a.has("verbose") && a.has("quiet") { throw CLIError.usage("give --verbose or --quiet, not both") }
         if let family = a["family"]?.lowercased() {
-            if a["julia"] != nil && family != "julia" { throw CLIError.usage("--julia is the Julia family's parameter, not \(family)'s") }
-            if a["newton"] != nil && family != "newton" { throw CLIError.usage("--newton is the Newton family's polynomial, not \(family)'s") }
+            if a["julia"] != nil && family != "julia" {
+                throw CLIError.usage("--julia is the Julia family's parameter, not \(family)'s")
+            }
+            if a["newton"] != nil && family != "newton" {
+                throw CLIError.usage("--newton is the Newton family's polynomial, not \(family)'s")
+            }
             if a["power"] != nil && family != "multibrot" && family != "mandelbrot" {
                 throw CLIError.usage("--power is the Multibrot family's power, not \(family)'s")
             }
@@ -105,21 +128,30 @@ enum RenderCommand {
         guard let bits = plan.referenceBits else { return }
         let memory = RenderPlan.physicalMemory
         if plan.referenceBytes > memory {
-            throw CLIError.data("the reference orbit may take \(plan.referenceSteps) steps at \(bits) bits, up to \(plan.referenceBytes >> 20) MiB with its BLA table, more than this machine's \(memory >> 20) MiB: lower --iterations (at most about \(RenderPlan.maximumReferenceSteps(memory: memory)))")
+            throw CLIError.data(
+                "the reference orbit may take \(plan.referenceSteps) steps at \(bits) bits, up to \(plan.referenceBytes >> 20) MiB with its BLA table, more than this machine's \(memory >> 20) MiB: lower --iterations (at most about \(RenderPlan.maximumReferenceSteps(memory: memory)))"
+            )
         }
         guard !quiet, verbose || plan.referenceSeconds > 10 else { return }
-        FileHandle.standardError.write(Data(("estimate: view needs \(plan.requiredBits) bits; reference orbit at \(bits) bits, up to \(plan.referenceSteps) steps, up to "
-            + ProgressMeter.duration(plan.referenceSeconds) + " here (less if it escapes), up to \(plan.referenceBytes >> 20) MiB\n").utf8))
+        FileHandle.standardError.write(
+            Data(
+                ("estimate: view needs \(plan.requiredBits) bits; reference orbit at \(bits) bits, up to \(plan.referenceSteps) steps, up to "
+                    + ProgressMeter.duration(plan.referenceSeconds)
+                    + " here (less if it escapes), up to \(plan.referenceBytes >> 20) MiB\n").utf8))
     }
 
     /// The render settings from `file` (size, guard bits, engine) and --threads, --guard-bits
     /// and the engine options; also the engine settings themselves (stored with the image).
-    static func renderSettings(_ a: Arguments, _ file: LocationFile) throws -> (RenderSettings, LocationFile.EngineSettings) {
+    static func renderSettings(_ a: Arguments, _ file: LocationFile) throws -> (
+        RenderSettings, LocationFile.EngineSettings
+    ) {
         let width = file.width ?? 1280, height = file.height ?? 720
         try ImageSize.validate(width: width, height: height)
         var settings = RenderSettings(width: width, height: height)
         if let t = try a.int("threads") {
-            guard t >= 0 && t <= 1024 else { throw CLIError.data("--threads: \(t) is outside 0...1024 (0 = all cores)") }
+            guard t >= 0 && t <= 1024 else {
+                throw CLIError.data("--threads: \(t) is outside 0...1024 (0 = all cores)")
+            }
             settings.threads = t
         }
         if let g = try a.int("guard-bits") ?? file.guardBits {
@@ -149,7 +181,9 @@ enum RenderCommand {
     /// The file's engine settings with --path, --glitches, --reference, --delta, --bla,
     /// --bla-epsilon and --precision-passes laid over them (each checked here: a file's are
     /// checked when it is read).
-    static func engineSettings(_ a: Arguments, _ base: LocationFile.EngineSettings?) throws -> LocationFile.EngineSettings {
+    static func engineSettings(_ a: Arguments, _ base: LocationFile.EngineSettings?) throws
+        -> LocationFile.EngineSettings
+    {
         var e = base ?? LocationFile.EngineSettings()
         if let v: ArithmeticPath = try engineValue(a, "path", oneOf: true) { e.path = v }
         if let v: GlitchMode = try engineValue(a, "glitches") { e.glitches = v }
@@ -175,12 +209,16 @@ enum RenderCommand {
     /// The engine's value that --`name` spells (its raw value, as in a location file); another
     /// is a usage error listing the engine's values ("is not a, b or c", or "is not one of a,
     /// b, c" with `oneOf`).
-    static func engineValue<T: CaseIterable & RawRepresentable>(_ a: Arguments, _ name: String, oneOf: Bool = false) throws -> T?
+    static func engineValue<T: CaseIterable & RawRepresentable>(_ a: Arguments, _ name: String, oneOf: Bool = false)
+        throws -> T?
     where T.RawValue == String {
         guard let text = a[name] else { return nil }
         guard let value = T(rawValue: text) else {
             let names = T.allCases.map(\.rawValue)
-            let list = oneOf ? "one of " + names.joined(separator: ", ") : names.dropLast().joined(separator: ", ") + " or " + names.last!
+            let list =
+                oneOf
+                ? "one of " + names.joined(separator: ", ")
+                : names.dropLast().joined(separator: ", ") + " or " + names.last!
             throw CLIError.usage("\(name): '\(text)' is not \(list)")
         }
         return value
@@ -197,7 +235,8 @@ enum RenderCommand {
 
     /// One line about a perturbation render.
     static func describe(_ p: PerturbationReport) -> String {
-        var line = "perturbation: deltas \(p.deltaType.rawValue), reference \(p.precisionBits) bits, \(p.referenceLength) steps"
+        var line =
+            "perturbation: deltas \(p.deltaType.rawValue), reference \(p.precisionBits) bits, \(p.referenceLength) steps"
             + (p.referenceEscaped ? " (escaped)" : "") + String(format: ", %.2f s in references", p.referenceSeconds)
             + ", glitches \(p.glitchMode.rawValue)"
             + (p.fineBLAPixels > 0 ? ", \(p.fineBLAPixels) sensitive pixels again with BLA at 2^-53" : "")
@@ -205,9 +244,12 @@ enum RenderCommand {
             + (p.finerOrbitPixels > 0 ? ", \(p.finerOrbitPixels) against an orbit at 64 more bits" : "")
             + (p.reiteratedPixels > 0 ? ", \(p.reiteratedPixels) in MPFR" : "")
             + (p.unsettledPixels > 0 ? ", \(p.unsettledPixels) left unchecked (over the MPFR budget)" : "")
-            + (p.blaSteps > 0 ? String(format: ", BLA table %.2f s, ", p.blaSeconds) + "\(p.blaSteps) of \(p.loopSteps) loop steps BLA" : "")
+            + (p.blaSteps > 0
+                ? String(format: ", BLA table %.2f s, ", p.blaSeconds)
+                    + "\(p.blaSteps) of \(p.loopSteps) loop steps BLA" : "")
         if p.glitchMode == .detect {
-            line += ": \(p.glitchedPixels) pixels glitched, \(p.references.count) references, \(p.uncorrectedPixels) left"
+            line +=
+                ": \(p.glitchedPixels) pixels glitched, \(p.references.count) references, \(p.uncorrectedPixels) left"
         }
         return line
     }
@@ -227,7 +269,8 @@ enum RenderCommand {
     static func applyOverrides(_ a: Arguments, to file: inout LocationFile) throws {
         if let family = a["family"] {
             guard Catalogue.family(named: family) != nil else {
-                throw CLIError.usage("unknown family '\(family)' (known: \(Catalogue.familyNames.joined(separator: ", ")))")
+                throw CLIError.usage(
+                    "unknown family '\(family)' (known: \(Catalogue.familyNames.joined(separator: ", ")))")
             }
             file.family = family.lowercased()
             if family.lowercased() == "multibrot" && file.power == 2 { file.power = 3 }
@@ -256,7 +299,8 @@ enum RenderCommand {
         var color = file.color ?? ColorSettings()
         if let name = a["palette"] {
             guard let p = Catalogue.palette(named: name) else {
-                throw CLIError.usage("unknown palette '\(name)' (known: \(Catalogue.paletteNames.joined(separator: ", ")))")
+                throw CLIError.usage(
+                    "unknown palette '\(name)' (known: \(Catalogue.paletteNames.joined(separator: ", ")))")
             }
             color.palette = p
         }
@@ -277,10 +321,13 @@ enum RenderCommand {
         }
         if let s = a["color-scale"] {
             guard let scale = ColorSettings.Scale(rawValue: s) else {
-                throw CLIError.usage("--color-scale: '\(s)' is not \(ColorSettings.Scale.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw CLIError.usage(
+                    "--color-scale: '\(s)' is not \(ColorSettings.Scale.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             if scale == .automatic && (density != nil || offset != nil) {
-                throw CLIError.usage("--color-scale auto adapts density and offset to the view: give it without --density and --offset")
+                throw CLIError.usage(
+                    "--color-scale auto adapts density and offset to the view: give it without --density and --offset")
             }
             // A new scale starts from its defaults (a histogram takes its table from the new
             // field), except for what the command line gives.
@@ -294,21 +341,30 @@ enum RenderCommand {
             color.scale = scale
         }
         if let hex = a["interior"] {
-            guard hex.count == 6, let v = UInt32(hex, radix: 16) else { throw CLIError.data("--interior: '\(hex)' is not a colour RRGGBB") }
+            guard hex.count == 6, let v = UInt32(hex, radix: 16) else {
+                throw CLIError.data("--interior: '\(hex)' is not a colour RRGGBB")
+            }
             color.interior = RGB(Double(v >> 16) / 255, Double((v >> 8) & 255) / 255, Double(v & 255) / 255)
         }
         if let k = try a.int("supersample") { file.supersample = k == 1 ? nil : k }
         if let w = a["boundary"] {
-            if w == "off" { color.boundaryWidth = nil } else {
-                guard let v = Double(w), v > 0, v.isFinite else { throw CLIError.data("--boundary: '\(w)' is not a width in pixels > 0 (or off)") }
+            if w == "off" {
+                color.boundaryWidth = nil
+            } else {
+                guard let v = Double(w), v > 0, v.isFinite else {
+                    throw CLIError.data("--boundary: '\(w)' is not a width in pixels > 0 (or off)")
+                }
                 color.boundaryWidth = v
             }
         }
         if let text = a["slope"] {
-            if text == "off" { color.slope = nil } else {
+            if text == "off" {
+                color.slope = nil
+            } else {
                 let parts = text.split(separator: ",").map { Double($0) }
                 guard (1...3).contains(parts.count), parts.allSatisfy({ $0?.isFinite == true }) else {
-                    throw CLIError.data("--slope: '\(text)' is not ANGLE[,HEIGHT[,STRENGTH]] (degrees, > 0, 0...1) or off")
+                    throw CLIError.data(
+                        "--slope: '\(text)' is not ANGLE[,HEIGHT[,STRENGTH]] (degrees, > 0, 0...1) or off")
                 }
                 var light = ColorSettings.SlopeLight(angle: parts[0]!)
                 if parts.count > 1 { light.height = parts[1]! }
@@ -320,17 +376,23 @@ enum RenderCommand {
             }
         }
         if let text = a["trap"] {
-            if text == "off" { color.trap = nil } else {
+            if text == "off" {
+                color.trap = nil
+            } else {
                 let kind = text.prefix { $0 != ":" }
                 let rest = text.dropFirst(kind.count + 1).split(separator: ",").map { Double($0) }
-                guard rest.count == 2, let re = rest[0], let im = rest[1], re.isFinite, im.isFinite, kind == "point" || kind == "cross" else {
+                guard rest.count == 2, let re = rest[0], let im = rest[1], re.isFinite, im.isFinite,
+                    kind == "point" || kind == "cross"
+                else {
                     throw CLIError.data("--trap: '\(text)' is not point:RE,IM or cross:RE,IM (or off)")
                 }
                 color.trap = kind == "point" ? .point(re: re, im: im) : .cross(re: re, im: im)
             }
         }
         if let path = a["gradient"] {
-            guard let data = FileManager.default.contents(atPath: path) else { throw CLIError.noInput("cannot read gradient file '\(path)'") }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CLIError.noInput("cannot read gradient file '\(path)'")
+            }
             do { color.gradient = try Gradient.parse(String(decoding: data, as: UTF8.self)) } catch {
                 throw CLIError.data("'\(path)': \(error)")
             }

@@ -5,9 +5,11 @@ import Foundation
 /// numbered PNGs; `--frames A..B` renders a slice.
 enum SequenceCommand {
     static func run(_ args: [String]) throws {
-        let valued: Set<String> = ["location", "preset", "zoom-out", "factor", "per-segment", "size", "frames", "output-dir",
-                                   "threads", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon", "precision-passes", "path",
-                                   "backend", "gpu-exact"]
+        let valued: Set<String> = [
+            "location", "preset", "zoom-out", "factor", "per-segment", "size", "frames", "output-dir",
+            "threads", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon", "precision-passes", "path",
+            "backend", "gpu-exact",
+        ]
         let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"])
         if a.has("help") { print(Help.sequence); return }
 
@@ -27,7 +29,9 @@ enum SequenceCommand {
             guard let countText = a["zoom-out"] else {
                 throw CLIError.usage("give --zoom-out N with --location or --preset, or two or more keyframe files")
             }
-            guard let count = Int(countText) else { throw CLIError.data("--zoom-out: '\(countText)' is not a whole number") }
+            guard let count = Int(countText) else {
+                throw CLIError.data("--zoom-out: '\(countText)' is not a whole number")
+            }
             first = try RenderCommand.baseLocation(a)
             let factor = try a.double("factor") ?? 2
             planned = try FrameSequence.zoomOut(from: first, count: count, factor: factor)
@@ -41,11 +45,12 @@ enum SequenceCommand {
         // laid over them; the render settings carry the rest.
         first.engine = nil
         let (settings, _) = try RenderCommand.renderSettings(a, first)
-        let sequence = FrameSequence(frames: try planned.frames.map { frame in
-            var frame = frame
-            frame.engine = try RenderCommand.engineSettings(a, frame.engine)
-            return frame
-        })
+        let sequence = FrameSequence(
+            frames: try planned.frames.map { frame in
+                var frame = frame
+                frame.engine = try RenderCommand.engineSettings(a, frame.engine)
+                return frame
+            })
         let bitDepth = try a.int("bit-depth") ?? 8
         guard bitDepth == 8 || bitDepth == 16 else { throw CLIError.usage("--bit-depth: \(bitDepth) is not 8 or 16") }
 
@@ -59,11 +64,15 @@ enum SequenceCommand {
         let control = Cancellation.control()
         let report: FrameSequence.Report
         do {
-            report = try sequence.render(range, into: folder, settings: settings, bitDepth: bitDepth, control: control) { k, result in
+            report = try sequence.render(range, into: folder, settings: settings, bitDepth: bitDepth, control: control)
+            { k, result in
                 guard !quiet else { return }
                 let r = result.report
-                print(String(format: "frame %d: radius %@, path %@, %.2f s", k, RenderCommand.abbreviated(sequence.frames[k].radius),
-                             r.path.rawValue, r.seconds))
+                print(
+                    String(
+                        format: "frame %d: radius %@, path %@, %.2f s", k,
+                        RenderCommand.abbreviated(sequence.frames[k].radius),
+                        r.path.rawValue, r.seconds))
             }
         } catch {
             // A folder this command made and filled with nothing goes again (rmdir: only if empty).
@@ -71,10 +80,16 @@ enum SequenceCommand {
             throw error
         }
         if !quiet {
-            print(String(format: "sequence: %d of %d frames (%d..%d) in %@, %.1f s; reference orbits: %d computed, %d reused",
-                         report.framesRendered, sequence.frames.count, range.lowerBound, range.upperBound, folder, report.seconds,
-                         report.orbitsComputed, report.orbitsReused)
-                  + (report.finerOrbits > 0 ? "; \(report.finerOrbits) frames also took the reference at 64 more bits for pixels at risk" : ""))
+            print(
+                String(
+                    format:
+                        "sequence: %d of %d frames (%d..%d) in %@, %.1f s; reference orbits: %d computed, %d reused",
+                    report.framesRendered, sequence.frames.count, range.lowerBound, range.upperBound, folder,
+                    report.seconds,
+                    report.orbitsComputed, report.orbitsReused)
+                    + (report.finerOrbits > 0
+                        ? "; \(report.finerOrbits) frames also took the reference at 64 more bits for pixels at risk"
+                        : ""))
         }
     }
 
@@ -85,7 +100,9 @@ enum SequenceCommand {
         guard parts.count == 2, let lo = Int(parts[0]), let hi = Int(parts[1]) else {
             throw CLIError.data("--frames: '\(text)' is not A..B (first and last frame, e.g. 40..49)")
         }
-        guard lo <= hi else { throw CLIError.data("--frames: \(text) ends before it starts: give the first frame first (\(hi)..\(lo))") }
+        guard lo <= hi else {
+            throw CLIError.data("--frames: \(text) ends before it starts: give the first frame first (\(hi)..\(lo))")
+        }
         guard lo >= 0 && hi < count else {
             throw CLIError.data("--frames: \(text) is outside the sequence's frames 0..\(count - 1)")
         }
@@ -96,7 +113,9 @@ enum SequenceCommand {
     static func prepareFolder(_ folder: String) throws -> Bool {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
-            guard isFolder.boolValue else { throw CLIError.cannotCreate("cannot write frames into '\(folder)': it is a file") }
+            guard isFolder.boolValue else {
+                throw CLIError.cannotCreate("cannot write frames into '\(folder)': it is a file")
+            }
         } else {
             let parent = URL(fileURLWithPath: folder).deletingLastPathComponent().path
             guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
@@ -107,7 +126,9 @@ enum SequenceCommand {
             }
             return true
         }
-        guard access(folder, W_OK) == 0 else { throw CLIError.cannotCreate("cannot write frames into '\(folder)': not writable") }
+        guard access(folder, W_OK) == 0 else {
+            throw CLIError.cannotCreate("cannot write frames into '\(folder)': not writable")
+        }
         return false
     }
 }

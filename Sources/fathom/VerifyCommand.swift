@@ -3,20 +3,28 @@ import Foundation
 
 enum VerifyCommand {
     static func run(_ args: [String]) throws {
-        let a = try Arguments(args, valued: ["threads", "guard-bits", "glitches", "reference", "delta", "bla", "bla-epsilon", "precision-passes", "backend", "gpu-exact"], flagNames: ["help", "all", "sampled"])
+        let a = try Arguments(
+            args,
+            valued: [
+                "threads", "guard-bits", "glitches", "reference", "delta", "bla", "bla-epsilon", "precision-passes",
+                "backend", "gpu-exact",
+            ], flagNames: ["help", "all", "sampled"])
         if a.has("help") { print(Help.verify); return }
         guard !a.positionals.isEmpty else { throw CLIError.usage("verify needs at least one oracle file") }
         let threads = try a.int("threads") ?? 0
         let guardBits = try a.int("guard-bits") ?? RenderSettings.defaultGuardBits
         guard threads >= 0 && threads <= 1024 else { throw CLIError.data("--threads: \(threads) is outside 0...1024") }
-        guard guardBits >= 0 && guardBits <= 64 else { throw CLIError.data("--guard-bits: \(guardBits) is outside 0...64") }
+        guard guardBits >= 0 && guardBits <= 64 else {
+            throw CLIError.data("--guard-bits: \(guardBits) is outside 0...64")
+        }
         let perturbation = try RenderCommand.perturbationSettings(RenderCommand.engineSettings(a, nil), a)
         let (backend, gpuExact) = try RenderCommand.backend(a)
         let oracles = try a.positionals.map { try OracleFile.read(path: $0) }
         var failed = 0, unsupported = 0
         for oracle in oracles {
-            let report = try Verifier.verify(oracle, threads: threads, guardBits: guardBits, perturbation: perturbation,
-                                             sampledOnly: a.has("sampled"), backend: backend, gpuExact: gpuExact)
+            let report = try Verifier.verify(
+                oracle, threads: threads, guardBits: guardBits, perturbation: perturbation,
+                sampledOnly: a.has("sampled"), backend: backend, gpuExact: gpuExact)
             for warning in report.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
             printTable(report, all: a.has("all"))
             switch report.outcome {
@@ -39,21 +47,26 @@ enum VerifyCommand {
         case .passed, .failed: break
         }
         let status = r.outcome == .passed ? "PASS" : "FAIL"
-        print("\(r.name): \(status)  path \(r.path?.rawValue ?? "-"), \(r.rows.count) pixels, \(r.checked) stable, "
-              + "\(r.countMismatches) count mismatches, \(r.smoothMismatches) smooth mismatches, "
-              + String(format: "max smooth error %.2e, render %.2f s", r.maxSmoothError, r.seconds))
+        print(
+            "\(r.name): \(status)  path \(r.path?.rawValue ?? "-"), \(r.rows.count) pixels, \(r.checked) stable, "
+                + "\(r.countMismatches) count mismatches, \(r.smoothMismatches) smooth mismatches, "
+                + String(format: "max smooth error %.2e, render %.2f s", r.maxSmoothError, r.seconds))
         if let p = r.perturbation { print("  " + RenderCommand.describe(p)) }
         if r.backend != "cpu" { print("  backend: \(r.backend)") }
         let shown = r.rows.filter { all || !$0.countsMatch || !$0.smoothMatches }
         guard !shown.isEmpty else { print(""); return }
-        print("  " + pad("x", 6) + pad("y", 6) + pad("n2 want", 10) + pad("n2 got", 10) + pad("nBig want", 10) + pad("nBig got", 10) + pad("smooth err", 12) + "status")
+        print(
+            "  " + pad("x", 6) + pad("y", 6) + pad("n2 want", 10) + pad("n2 got", 10) + pad("nBig want", 10)
+                + pad("nBig got", 10) + pad("smooth err", 12) + "status")
         func show(_ v: Int?) -> String { v.map(String.init) ?? "-" }
         for row in shown {
             let p = row.pixel
             let state = p.unstable ? "unstable (skipped)" : (row.countsMatch && row.smoothMatches ? "ok" : "MISMATCH")
-            print("  " + pad("\(p.x)", 6) + pad("\(p.y)", 6) + pad(show(p.n2), 10) + pad(row.got.n2 == 0 ? "-" : "\(row.got.n2)", 10)
-                  + pad(show(p.nBig), 10) + pad(row.got.nBig == 0 ? "-" : "\(row.got.nBig)", 10)
-                  + pad(row.smoothError.map { String(format: "%.1e", $0) } ?? "-", 12) + state)
+            print(
+                "  " + pad("\(p.x)", 6) + pad("\(p.y)", 6) + pad(show(p.n2), 10)
+                    + pad(row.got.n2 == 0 ? "-" : "\(row.got.n2)", 10)
+                    + pad(show(p.nBig), 10) + pad(row.got.nBig == 0 ? "-" : "\(row.got.nBig)", 10)
+                    + pad(row.smoothError.map { String(format: "%.1e", $0) } ?? "-", 12) + state)
         }
         print("")
     }

@@ -53,7 +53,7 @@ struct BigFloatTests {
         let precision = Precision(bits: bits)
         var state: UInt64 = UInt64(bits)
         for _ in 0..<200 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let numerator = BigFloat(Int(truncatingIfNeeded: state >> 1), precision: precision)
             let exponentShift = Int(state % 4001) - 2000
             let value = (numerator / BigFloat(7, precision: precision)).timesPowerOfTwo(exponentShift)
@@ -79,13 +79,17 @@ struct BigFloatTests {
         #expect(deep.doubleValue == 0)
         let fe = deep.floatExpValue
         #expect(fe.significand < 0)
-        #expect(BigFloat(fe, precision: Precision(bits: 100)).rounded(to: Precision(bits: 53)) == deep.rounded(to: Precision(bits: 53)))
+        #expect(
+            BigFloat(fe, precision: Precision(bits: 100)).rounded(to: Precision(bits: 53))
+                == deep.rounded(to: Precision(bits: 53)))
     }
 
-    @Test("malformed decimal strings are rejected", arguments: [
-        "", "-", ".", "1.2.3", "abc", "1e", "1e+", "--1", "+-1", "inf", "nan", "0x10", " 1", "1 ", "1,5", "1e5.5",
-        "1e99999999999999999999", "@inf@", "1_000",
-    ])
+    @Test(
+        "malformed decimal strings are rejected",
+        arguments: [
+            "", "-", ".", "1.2.3", "abc", "1e", "1e+", "--1", "+-1", "inf", "nan", "0x10", " 1", "1 ", "1,5", "1e5.5",
+            "1e99999999999999999999", "@inf@", "1_000",
+        ])
     func malformed(text: String) {
         #expect(throws: ArbitraryPrecisionError.notADecimalNumber(text)) {
             try BigFloat(parsing: text, precision: Precision(bits: 64))
@@ -93,7 +97,9 @@ struct BigFloatTests {
     }
 
     /// m 2^e exactly, at `precision` (m < 2^64, given as its high and low 32-bit halves).
-    static func exact(_ high: Int, _ low: Int, times2ToThe e: Int, negative: Bool = false, precision: Precision) -> BigFloat {
+    static func exact(_ high: Int, _ low: Int, times2ToThe e: Int, negative: Bool = false, precision: Precision)
+        -> BigFloat
+    {
         let m = BigFloat(high, precision: precision).timesPowerOfTwo(32) + BigFloat(low, precision: precision)
         return (negative ? -m : m).timesPowerOfTwo(e)
     }
@@ -101,8 +107,10 @@ struct BigFloatTests {
     @Test("well-formed decimal strings parse to their exact values (sign of zero included)")
     func wellFormed() throws {
         let p = Precision(bits: 64)
-        for (text, value) in [("0", 0.0), ("-0", -0.0), ("1", 1), ("+1.5", 1.5), ("-.5", -0.5), ("5.", 5), ("2E+10", 2e10),
-                              ("0.000", 0), ("-0.0e-7", -0.0), ("1048576.25", 1048576.25)] {
+        for (text, value) in [
+            ("0", 0.0), ("-0", -0.0), ("1", 1), ("+1.5", 1.5), ("-.5", -0.5), ("5.", 5), ("2E+10", 2e10),
+            ("0.000", 0), ("-0.0e-7", -0.0), ("1048576.25", 1048576.25),
+        ] {
             let v = try BigFloat(parsing: text, precision: p)
             // These are exact in binary: the value itself, and its sign (a zero's too).
             #expect(v == BigFloat(value, precision: p), "\(text)")
@@ -111,14 +119,21 @@ struct BigFloatTests {
         // Not exact in binary: the nearest 64-bit value, m 2^e, from exact rational arithmetic
         // (Python's Fraction: m = round(x 2^-e) to nearest, 2^63 <= m < 2^64).
         // 0.1 = 0xCCCCCCCCCCCCCCCD 2^-67.
-        #expect(try BigFloat(parsing: "0.1", precision: p) == Self.exact(0xCCCC_CCCC, 0xCCCC_CCCD, times2ToThe: -67, precision: p))
+        #expect(
+            try BigFloat(parsing: "0.1", precision: p)
+                == Self.exact(0xCCCC_CCCC, 0xCCCC_CCCD, times2ToThe: -67, precision: p))
         // 1e-100000 = 0x9211CB7471EE2149 2^-332256.
-        #expect(try BigFloat(parsing: "1e-100000", precision: p) == Self.exact(0x9211_CB74, 0x71EE_2149, times2ToThe: -332256, precision: p))
+        #expect(
+            try BigFloat(parsing: "1e-100000", precision: p)
+                == Self.exact(0x9211_CB74, 0x71EE_2149, times2ToThe: -332256, precision: p))
         // -3e-400000 = -0xA2CE4380D6D52743 2^-1328833.
-        #expect(try BigFloat(parsing: "-3e-400000", precision: p)
-                == Self.exact(0xA2CE_4380, 0xD6D5_2743, times2ToThe: -1328833, negative: true, precision: p))
+        #expect(
+            try BigFloat(parsing: "-3e-400000", precision: p)
+                == Self.exact(0xA2CE_4380, 0xD6D5_2743, times2ToThe: -1_328_833, negative: true, precision: p))
         // And a neighbour is not equal: the comparison sees the last bit.
-        #expect(try BigFloat(parsing: "0.1", precision: p) != Self.exact(0xCCCC_CCCC, 0xCCCC_CCCC, times2ToThe: -67, precision: p))
+        #expect(
+            try BigFloat(parsing: "0.1", precision: p)
+                != Self.exact(0xCCCC_CCCC, 0xCCCC_CCCC, times2ToThe: -67, precision: p))
     }
 
     @Test("copies are independent (copy-on-write)")

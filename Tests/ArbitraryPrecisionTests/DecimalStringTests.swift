@@ -6,7 +6,10 @@ import Testing
     @Test("decimal strings drop trailing zeros, keep sign and exponent, and read back")
     func shapes() throws {
         let p = Precision(bits: 200)
-        for (text, expected) in [("1.5", "1.5"), ("-1.5", "-1.5"), ("100", "1e2"), ("-0.000244140625", "-2.44140625e-4"), ("7", "7"), ("0", "0")] {
+        for (text, expected) in [
+            ("1.5", "1.5"), ("-1.5", "-1.5"), ("100", "1e2"), ("-0.000244140625", "-2.44140625e-4"), ("7", "7"),
+            ("0", "0"),
+        ] {
             let value = try BigFloat(parsing: text, precision: p)
             #expect(value.decimalString() == expected, "\(text)")
             #expect(try BigFloat(parsing: value.decimalString(), precision: p) == value)
@@ -21,6 +24,8 @@ import Testing
     func longTrailingZeros() throws {
         let value = try BigFloat(parsing: "1.5", precision: Precision(bits: 1 << 22))
         #expect(value.decimalString() == "1.5")
-        #expect(try BigFloat(parsing: "-6.103515625e-5", precision: Precision(bits: 1 << 22)).decimalString() == "-6.103515625e-5")  // -2^-14
+        #expect(
+            try BigFloat(parsing: "-6.103515625e-5", precision: Precision(bits: 1 << 22)).decimalString()
+                == "-6.103515625e-5")  // -2^-14
     }
 }

@@ -28,8 +28,10 @@ struct FathomProcess {
     /// Runs fathom in `folder`; `standardOutput`: a file to write stdout to instead of a
     /// pipe; `signal`: a signal sent that many seconds after stderr first shows the text
     /// (so that it lands in the work, not in the process's start).
-    static func run(_ args: [String], in folder: String, standardOutput: String? = nil,
-                    signal: (Int32, after: String, delay: Double)? = nil) throws -> Result {
+    static func run(
+        _ args: [String], in folder: String, standardOutput: String? = nil,
+        signal: (Int32, after: String, delay: Double)? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = args
@@ -62,9 +64,10 @@ struct FathomProcess {
             errData = err.fileHandleForReading.readDataToEndOfFile()
         }
         process.waitUntilExit()
-        return Result(code: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData,
-                      uncaughtSignal: process.terminationReason == .uncaughtSignal)
+        return Result(
+            code: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData,
+            uncaughtSignal: process.terminationReason == .uncaughtSignal)
     }
 }
 
@@ -81,8 +84,11 @@ struct CLITests {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let re = "-0.74364388703715870475219150611477" + String(repeating: "1234567890", count: 10)
-        let r = try FathomProcess.run(["render", "--center", "\(re),0.1318259042053119", "--radius", "1e-12",
-                                       "--iterations", "600", "--size", "32x20", "--palette", "hot", "--output", "x.png"], in: folder)
+        let r = try FathomProcess.run(
+            [
+                "render", "--center", "\(re),0.1318259042053119", "--radius", "1e-12",
+                "--iterations", "600", "--size", "32x20", "--palette", "hot", "--output", "x.png",
+            ], in: folder)
         #expect(r.code == 0, "\(r.stderr)")
         #expect(r.stdout.contains("path double-double"))
         let image = try PNGReader.read(path: folder + "/x.png")
@@ -97,7 +103,8 @@ struct CLITests {
         #expect(file.render?.path == "double-double")
         // Rendering the stored location again gives the same image.
         try json.write(toFile: folder + "/again.json", atomically: true, encoding: .utf8)
-        let again = try FathomProcess.run(["render", "--location", "again.json", "--output", "y.png", "--quiet"], in: folder)
+        let again = try FathomProcess.run(
+            ["render", "--location", "again.json", "--output", "y.png", "--quiet"], in: folder)
         #expect(again.code == 0, "\(again.stderr)")
         #expect(try PNGReader.read(path: folder + "/y.png") == image)
     }
@@ -106,11 +113,13 @@ struct CLITests {
     func verify() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let pass = try FathomProcess.run(["verify", try fixture("pub_a_seahorse_shallow"), try fixture("pub_b_e14")], in: folder)
+        let pass = try FathomProcess.run(
+            ["verify", try fixture("pub_a_seahorse_shallow"), try fixture("pub_b_e14")], in: folder)
         #expect(pass.code == 0, "\(pass.stdout)\(pass.stderr)")
         #expect(pass.stdout.contains("pub_a_seahorse_shallow: PASS"))
         #expect(pass.stdout.contains("2 passed, 0 failed"))
-        let deep = try FathomProcess.run(["verify", "--glitches", "detect", try fixture("pub_g_julia_e20")], in: folder)
+        let deep = try FathomProcess.run(
+            ["verify", "--glitches", "detect", try fixture("pub_g_julia_e20")], in: folder)
         #expect(deep.code == 0, "\(deep.stdout)\(deep.stderr)")
         #expect(deep.stdout.contains("pub_g_julia_e20: PASS  path perturbation"))
         #expect(deep.stdout.contains("glitches detect"))
@@ -124,23 +133,35 @@ struct CLITests {
         #expect(fail.stdout.contains("MISMATCH"))
     }
 
-    @Test("a saved reference orbit renders the same image when loaded, serves a lower limit, and one too short is refused")
+    @Test(
+        "a saved reference orbit renders the same image when loaded, serves a lower limit, and one too short is refused"
+    )
     func referenceFiles() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let e55 = try fixture("pub_c_e55")
-        let save = try FathomProcess.run(["render", "--location", e55, "--size", "64x36", "--save-reference", "e55.orbit", "--output", "a.png"], in: folder)
+        let save = try FathomProcess.run(
+            ["render", "--location", e55, "--size", "64x36", "--save-reference", "e55.orbit", "--output", "a.png"],
+            in: folder)
         #expect(save.code == 0, "\(save.stderr)")
-        let load = try FathomProcess.run(["render", "--location", e55, "--size", "64x36", "--load-reference", "e55.orbit", "--output", "b.png"], in: folder)
+        let load = try FathomProcess.run(
+            ["render", "--location", e55, "--size", "64x36", "--load-reference", "e55.orbit", "--output", "b.png"],
+            in: folder)
         #expect(load.code == 0, "\(load.stderr)")
         #expect(try PNGReader.read(path: folder + "/a.png") == PNGReader.read(path: folder + "/b.png"))
         // The orbit runs to e55's limit (15,000) without escaping: it serves any lower limit
         // (`ReferenceOrbit.serves`, the cache's rule too), not a higher one.
-        let lower = try FathomProcess.run(["render", "--location", e55, "--iterations", "999", "--size", "8x8", "--load-reference", "e55.orbit",
-                                           "--output", "d.png"], in: folder)
+        let lower = try FathomProcess.run(
+            [
+                "render", "--location", e55, "--iterations", "999", "--size", "8x8", "--load-reference", "e55.orbit",
+                "--output", "d.png",
+            ], in: folder)
         #expect(lower.code == 0, "\(lower.stderr)")
-        let wrong = try FathomProcess.run(["render", "--location", e55, "--iterations", "20000", "--size", "8x8", "--load-reference", "e55.orbit",
-                                           "--output", "c.png"], in: folder)
+        let wrong = try FathomProcess.run(
+            [
+                "render", "--location", e55, "--iterations", "20000", "--size", "8x8", "--load-reference", "e55.orbit",
+                "--output", "c.png",
+            ], in: folder)
         #expect(wrong.code == 65)
         #expect(wrong.stderr.contains("does not fit this view"), "\(wrong.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/c.png"))
@@ -150,13 +171,18 @@ struct CLITests {
     func help() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for args in [["help"], ["--help"], ["render", "--help"], ["verify", "--help"], ["presets", "--help"], ["help", "render"],
-                     ["families", "--help"], ["palettes", "--help"]] {
+        for args in [
+            ["help"], ["--help"], ["render", "--help"], ["verify", "--help"], ["presets", "--help"],
+            ["help", "render"],
+            ["families", "--help"], ["palettes", "--help"],
+        ] {
             let r = try FathomProcess.run(args, in: folder)
             #expect(r.code == 0 && r.stdout.contains("usage: fathom"), "\(args)")
         }
         let presets = try FathomProcess.run(["presets"], in: folder)
-        for name in ["mandelbrot", "julia", "newton", "multibrot", "seahorse", "elephant", "e1086", "e52465", "glitch_test_1"] {
+        for name in [
+            "mandelbrot", "julia", "newton", "multibrot", "seahorse", "elephant", "e1086", "e52465", "glitch_test_1",
+        ] {
             #expect(presets.stdout.contains(name + " "), "\(name)")
         }
     }
@@ -171,7 +197,9 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let families = try FathomProcess.run(["families"], in: folder)
         #expect(families.code == 0)
-        for name in Family.names { #expect(families.stdout.contains("\n\(name): ") || families.stdout.hasPrefix("\(name): "), "\(name)") }
+        for name in Family.names {
+            #expect(families.stdout.contains("\n\(name): ") || families.stdout.hasPrefix("\(name): "), "\(name)")
+        }
         #expect(families.stdout.contains("--power P: the power p; 2...16; default 3"))
         let palettes = try FathomProcess.run(["palettes"], in: folder)
         #expect(palettes.code == 0)
@@ -187,7 +215,8 @@ struct CLITests {
     func find() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let r = try FathomProcess.run(["find", "--preset", "seahorse", "--depth", "1e-100", "--save", "m.kfr"], in: folder)
+        let r = try FathomProcess.run(
+            ["find", "--preset", "seahorse", "--depth", "1e-100", "--save", "m.kfr"], in: folder)
         #expect(r.code == 0, "\(r.stderr)")
         #expect(r.stdout.contains("level: ") && r.stdout.contains("period: "))
         let file = try LocationFile.read(path: folder + "/m.kfr")
@@ -196,11 +225,14 @@ struct CLITests {
         #expect(file.center[0].count > 100)
     }
 
-    @Test("every family renders from the command line", arguments: ["mandelbrot", "multibrot", "julia", "newton", "seahorse", "elephant"])
+    @Test(
+        "every family renders from the command line",
+        arguments: ["mandelbrot", "multibrot", "julia", "newton", "seahorse", "elephant"])
     func families(preset: String) throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let r = try FathomProcess.run(["render", "--preset", preset, "--size", "40x30", "--iterations", "200", "--output", "p.png"], in: folder)
+        let r = try FathomProcess.run(
+            ["render", "--preset", preset, "--size", "40x30", "--iterations", "200", "--output", "p.png"], in: folder)
         #expect(r.code == 0, "\(r.stderr)")
         let image = try PNGReader.read(path: folder + "/p.png")
         // Not one flat colour.
@@ -214,37 +246,53 @@ struct CLITests {
         try String(decoding: engineJSON(#"{"path": "double-double", "glitches": "detect"}"#), as: UTF8.self)
             .write(toFile: folder + "/f.json", atomically: true, encoding: .utf8)
         func render(_ extra: [String]) throws -> FathomProcess.Result {
-            try FathomProcess.run(["render", "--location", "f.json", "--size", "16x16", "--output", "o.png"] + extra, in: folder)
+            try FathomProcess.run(
+                ["render", "--location", "f.json", "--size", "16x16", "--output", "o.png"] + extra, in: folder)
         }
         let file = try render([])
         #expect(file.code == 0 && file.stdout.contains(", path double-double ("), "\(file.stdout) \(file.stderr)")
         let direct = try render(["--path", "double"])
         #expect(direct.code == 0 && direct.stdout.contains(", path double ("), "\(direct.stdout) \(direct.stderr)")
         let detect = try render(["--path", "perturbation"])
-        #expect(detect.code == 0 && detect.stdout.contains(", path perturbation (") && detect.stdout.contains(", glitches detect"),
-                "\(detect.stdout) \(detect.stderr)")
+        #expect(
+            detect.code == 0 && detect.stdout.contains(", path perturbation (")
+                && detect.stdout.contains(", glitches detect"),
+            "\(detect.stdout) \(detect.stderr)")
         let rebase = try render(["--path", "perturbation", "--glitches", "rebase", "--delta", "floatexp"])
-        #expect(rebase.code == 0 && rebase.stdout.contains("deltas floatexp") && rebase.stdout.contains(", glitches rebase"),
-                "\(rebase.stdout) \(rebase.stderr)")
+        #expect(
+            rebase.code == 0 && rebase.stdout.contains("deltas floatexp")
+                && rebase.stdout.contains(", glitches rebase"),
+            "\(rebase.stdout) \(rebase.stderr)")
         // The PNG stores the settings the render used: the file's with the command line's over them.
-        #expect(try LocationFile.read(path: folder + "/o.png").engine == .init(path: .perturbation, glitches: .rebase, delta: .floatExp))
+        #expect(
+            try LocationFile.read(path: folder + "/o.png").engine
+                == .init(path: .perturbation, glitches: .rebase, delta: .floatExp))
 
         // A bad option value: a usage error listing the engine's values (the list follows the enum).
         let deltas = DeltaType.allCases.map(\.rawValue)
-        for (option, message) in [("path", "path: 'foo' is not one of double, double-double, perturbation"),
-                                  ("glitches", "glitches: 'foo' is not rebase or detect"),
-                                  ("reference", "reference: 'foo' is not center, probe or nucleus"),
-                                  ("delta", "delta: 'foo' is not \(deltas.dropLast().joined(separator: ", ")) or \(deltas.last!)")] {
+        for (option, message) in [
+            ("path", "path: 'foo' is not one of double, double-double, perturbation"),
+            ("glitches", "glitches: 'foo' is not rebase or detect"),
+            ("reference", "reference: 'foo' is not center, probe or nucleus"),
+            ("delta", "delta: 'foo' is not \(deltas.dropLast().joined(separator: ", ")) or \(deltas.last!)"),
+        ] {
             let bad = try render(["--quiet", "--\(option)", "foo"])
             #expect(bad.code == 64 && bad.stderr == "fathom: \(message) (see 'fathom help')\n", "\(bad.stderr)")
         }
         // A bad value in the file: the file is malformed (exit 65), for every command that reads it.
-        try String(decoding: engineJSON(#"{"path": "fast"}"#), as: UTF8.self).write(toFile: folder + "/g.json", atomically: true, encoding: .utf8)
+        try String(decoding: engineJSON(#"{"path": "fast"}"#), as: UTF8.self).write(
+            toFile: folder + "/g.json", atomically: true, encoding: .utf8)
         let paths = ArithmeticPath.allCases.map(\.rawValue).joined(separator: ", ")
-        for args in [["render", "--quiet", "--location", "g.json"], ["render", "--quiet", "--location", "g.json", "--path", "double"], ["info", "g.json"]] {
+        for args in [
+            ["render", "--quiet", "--location", "g.json"],
+            ["render", "--quiet", "--location", "g.json", "--path", "double"], ["info", "g.json"],
+        ] {
             let bad = try FathomProcess.run(args, in: folder)
-            #expect(bad.code == 65 && bad.stderr == "fathom: 'g.json' is not a valid location file: engine.path: 'fast' is not one of \(paths)\n",
-                    "\(args): \(bad.stderr)")
+            #expect(
+                bad.code == 65
+                    && bad.stderr
+                        == "fathom: 'g.json' is not a valid location file: engine.path: 'fast' is not one of \(paths)\n",
+                "\(args): \(bad.stderr)")
         }
     }
 
@@ -252,17 +300,28 @@ struct CLITests {
     func sequenceEngine() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try String(decoding: engineJSON(#"{"path": "double-double"}"#), as: UTF8.self).write(toFile: folder + "/a.json", atomically: true, encoding: .utf8)
-        try String(decoding: engineJSON("{}", radius: "1"), as: UTF8.self).write(toFile: folder + "/b.json", atomically: true, encoding: .utf8)
-        let r = try FathomProcess.run(["sequence", "--per-segment", "1", "--size", "16x9", "a.json", "b.json"], in: folder)
+        try String(decoding: engineJSON(#"{"path": "double-double"}"#), as: UTF8.self).write(
+            toFile: folder + "/a.json", atomically: true, encoding: .utf8)
+        try String(decoding: engineJSON("{}", radius: "1"), as: UTF8.self).write(
+            toFile: folder + "/b.json", atomically: true, encoding: .utf8)
+        let r = try FathomProcess.run(
+            ["sequence", "--per-segment", "1", "--size", "16x9", "a.json", "b.json"], in: folder)
         #expect(r.code == 0, "\(r.stderr)")
-        #expect(r.stdout.contains("frame 0: radius 1.5, path double-double,") && r.stdout.contains("frame 1: radius 1, path double,"), "\(r.stdout)")
+        #expect(
+            r.stdout.contains("frame 0: radius 1.5, path double-double,")
+                && r.stdout.contains("frame 1: radius 1, path double,"), "\(r.stdout)")
         #expect(try LocationFile.read(path: folder + "/frames/frame-00000.png").engine == .init(path: .doubleDouble))
         #expect(try LocationFile.read(path: folder + "/frames/frame-00001.png").engine == nil)
-        let forced = try FathomProcess.run(["sequence", "--per-segment", "1", "--size", "16x9", "--path", "double", "--output-dir", "f2", "a.json", "b.json"],
-                                           in: folder)
+        let forced = try FathomProcess.run(
+            [
+                "sequence", "--per-segment", "1", "--size", "16x9", "--path", "double", "--output-dir", "f2", "a.json",
+                "b.json",
+            ],
+            in: folder)
         #expect(forced.code == 0, "\(forced.stderr)")
-        #expect(forced.stdout.contains("frame 0: radius 1.5, path double,") && forced.stdout.contains("frame 1: radius 1, path double,"), "\(forced.stdout)")
+        #expect(
+            forced.stdout.contains("frame 0: radius 1.5, path double,")
+                && forced.stdout.contains("frame 1: radius 1, path double,"), "\(forced.stdout)")
         #expect(try LocationFile.read(path: folder + "/f2/frame-00001.png").engine == .init(path: .double))
     }
 }

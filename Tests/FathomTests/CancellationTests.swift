@@ -1,5 +1,5 @@
-import Foundation
 import Fathom
+import Foundation
 import Testing
 
 /// Cancels a render from another thread at the first progress report that `when` accepts,
@@ -32,7 +32,9 @@ final class CancelProbe: @unchecked Sendable {
 
     /// Runs `render` on a thread of its own and cancels it from the calling thread when the
     /// phase `when` accepts is reached.
-    static func run(when: @escaping @Sendable (Double) -> Bool, _ render: @escaping @Sendable (RenderControl) throws -> Void) -> Outcome {
+    static func run(
+        when: @escaping @Sendable (Double) -> Bool, _ render: @escaping @Sendable (RenderControl) throws -> Void
+    ) -> Outcome {
         let probe = CancelProbe(when: when)
         let control = RenderControl { probe.progress($0) }
         let finished = DispatchSemaphore(value: 0)
@@ -50,7 +52,9 @@ final class CancelProbe: @unchecked Sendable {
         control.cancel()
         probe.cancelled.signal()
         finished.wait()
-        return Outcome(error: result.error, secondsAfterCancel: Double(result.end - min(result.end, cancelTime)) / 1e9, probe: probe)
+        return Outcome(
+            error: result.error, secondsAfterCancel: Double(result.end - min(result.end, cancelTime)) / 1e9,
+            probe: probe)
     }
 
     private func progress(_ fraction: Double) {
@@ -80,8 +84,10 @@ final class CancelProbe: @unchecked Sendable {
 @Suite("Cancellation during a render")
 struct CancellationTests {
     /// The e55 view's center (FractalEngineTests' PerturbationTests).
-    static let e55 = (re: "-1.29518908214777745701706417718568192670656646088488846921745350",
-                      im: "0.44093698267832013888090367835626261211321462743139620368266100")
+    static let e55 = (
+        re: "-1.29518908214777745701706417718568192670656646088488846921745350",
+        im: "0.44093698267832013888090367835626261211321462743139620368266100"
+    )
 
     @Test("cancelled while the reference orbit is computed (8,370 bits: polled every step), no step after")
     func duringReference() throws {
@@ -91,8 +97,9 @@ struct CancellationTests {
         let viewport = try Viewport(location: loc, width: 8, height: 6)
         #expect(viewport.orbitPrecision.bits >= 8192)
         let outcome = CancelProbe.run(when: { $0 > 0 && $0 < 0.1 }) { control in
-            _ = try Renderer.render(location: loc, settings: RenderSettings(width: 8, height: 6, threads: 2, path: .perturbation),
-                                    control: control)
+            _ = try Renderer.render(
+                location: loc, settings: RenderSettings(width: 8, height: 6, threads: 2, path: .perturbation),
+                control: control)
         }
         let at = try #require(outcome.probe.fractionAtCancel, "the reference phase was reached")
         #expect(at < 0.1)
@@ -107,8 +114,9 @@ struct CancellationTests {
         let loc = Location(centerRe: Self.e55.re, centerIm: Self.e55.im, radius: "1e-30", maxIterations: 5000)
         // 128 x 64 pixels: 8 tiles of 1024 in the first pass, on 2 threads.
         let outcome = CancelProbe.run(when: { $0 > 0.1 && $0 < 1 }) { control in
-            _ = try Renderer.render(location: loc, settings: RenderSettings(width: 128, height: 64, threads: 2, path: .perturbation),
-                                    control: control)
+            _ = try Renderer.render(
+                location: loc, settings: RenderSettings(width: 128, height: 64, threads: 2, path: .perturbation),
+                control: control)
         }
         #expect(outcome.probe.fractionAtCancel != nil)
         #expect(outcome.error as? RenderError == .cancelled, "\(String(describing: outcome.error))")
@@ -120,10 +128,13 @@ struct CancellationTests {
 
     @Test("cancelled during a direct pass: no other tile starts")
     func duringDirectPass() throws {
-        let loc = Location(centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 1000)
+        let loc = Location(
+            centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 1000)
         // 16 tiles of 2048 pixels on 2 threads.
         let outcome = CancelProbe.run(when: { $0 > 0 && $0 < 1 }) { control in
-            _ = try Renderer.render(location: loc, settings: RenderSettings(width: 256, height: 128, threads: 2, path: .double), control: control)
+            _ = try Renderer.render(
+                location: loc, settings: RenderSettings(width: 256, height: 128, threads: 2, path: .double),
+                control: control)
         }
         #expect(outcome.probe.fractionAtCancel != nil)
         #expect(outcome.error as? RenderError == .cancelled, "\(String(describing: outcome.error))")
@@ -156,9 +167,12 @@ struct CancellationTests {
         let box = Box()
         let control = RenderControl { _ in box.control?.cancel() }
         box.control = control
-        let loc = Location(centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 1000)
+        let loc = Location(
+            centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 1000)
         #expect(throws: RenderError.cancelled) {
-            try Renderer.render(location: loc, settings: RenderSettings(width: 64, height: 64, threads: 1, tilePixels: 256), control: control)
+            try Renderer.render(
+                location: loc, settings: RenderSettings(width: 64, height: 64, threads: 1, tilePixels: 256),
+                control: control)
         }
     }
 }

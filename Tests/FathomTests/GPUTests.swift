@@ -9,8 +9,10 @@ import Testing
 @Suite("GPU backend")
 struct GPUTests {
     /// A small render of `preset` (or `location`) on `backend`.
-    static func render(_ location: Location, width: Int, height: Int, backend: ComputeBackend, glitches: GlitchMode = .rebase,
-                       delta: DeltaType? = nil, extras: Bool = false) throws -> RenderResult {
+    static func render(
+        _ location: Location, width: Int, height: Int, backend: ComputeBackend, glitches: GlitchMode = .rebase,
+        delta: DeltaType? = nil, extras: Bool = false
+    ) throws -> RenderResult {
         var settings = RenderSettings(width: width, height: height)
         settings.perturbation.deltaType = delta
         settings.backend = backend
@@ -21,13 +23,13 @@ struct GPUTests {
     }
 
     static let cases: [(String, Int, Int, GlitchMode, DeltaType?)] = [
-        ("e50", 48, 27, .rebase, nil),                  // Double deltas with BLA, rebasing
-        ("e318", 32, 18, .rebase, nil),                 // FloatExp deltas
-        ("e1000", 64, 36, .rebase, nil),                // FloatExp at 1e-1000
-        ("glitch_test_4", 64, 36, .detect, nil),        // Pauldelbrot detection and extra references
-        ("mandelbrot", 96, 54, .rebase, nil),           // direct Double with the rounding check
+        ("e50", 48, 27, .rebase, nil),  // Double deltas with BLA, rebasing
+        ("e318", 32, 18, .rebase, nil),  // FloatExp deltas
+        ("e1000", 64, 36, .rebase, nil),  // FloatExp at 1e-1000
+        ("glitch_test_4", 64, 36, .detect, nil),  // Pauldelbrot detection and extra references
+        ("mandelbrot", 96, 54, .rebase, nil),  // direct Double with the rounding check
         ("seahorse", 96, 54, .rebase, nil),
-        ("multibrot", 96, 54, .rebase, nil),            // direct Double, z^3 + c
+        ("multibrot", 96, 54, .rebase, nil),  // direct Double, z^3 + c
     ]
 
     static func location(_ name: String) -> Location { Presets.named(name)!.location }
@@ -35,19 +37,26 @@ struct GPUTests {
     @Test("the emulated GPU kernels give the CPU's iteration field", arguments: 0..<cases.count)
     func emulationEqualsCPU(_ k: Int) throws {
         let (name, w, h, glitches, delta) = Self.cases[k]
-        let cpu = try Self.render(Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches, delta: delta)
-        let gpu = try Self.render(Self.location(name), width: w, height: h, backend: .emulated, glitches: glitches, delta: delta)
+        let cpu = try Self.render(
+            Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches, delta: delta)
+        let gpu = try Self.render(
+            Self.location(name), width: w, height: h, backend: .emulated, glitches: glitches, delta: delta)
         #expect(gpu.report.backend == "CPU emulation")
         #expect(gpu.report.gpuPasses > 0)
-        #expect(gpu.field == cpu.field, "\(name): \(zip(gpu.field.nBig, cpu.field.nBig).filter { $0 != $1 }.count) counts differ")
+        #expect(
+            gpu.field == cpu.field,
+            "\(name): \(zip(gpu.field.nBig, cpu.field.nBig).filter { $0 != $1 }.count) counts differ")
         #expect(gpu.report.perturbation?.loopSteps == cpu.report.perturbation?.loopSteps)
         #expect(gpu.report.perturbation?.glitchedPixels == cpu.report.perturbation?.glitchedPixels)
     }
 
     @Test("Julia and Multibrot perturbation on the emulated kernels equal the CPU's")
     func juliaAndMultibrotPerturbation() throws {
-        let julia = Location(family: .julia(re: "-0.8", im: "0.156"), centerRe: "0.0302", centerIm: "0.0402", radius: "1e-20", maxIterations: 3000)
-        let multibrot = Location(family: .multibrot(power: 4), centerRe: "-0.3106", centerIm: "0.7", radius: "1e-18", maxIterations: 2000)
+        let julia = Location(
+            family: .julia(re: "-0.8", im: "0.156"), centerRe: "0.0302", centerIm: "0.0402", radius: "1e-20",
+            maxIterations: 3000)
+        let multibrot = Location(
+            family: .multibrot(power: 4), centerRe: "-0.3106", centerIm: "0.7", radius: "1e-18", maxIterations: 2000)
         for location in [julia, multibrot] {
             var settings = RenderSettings(width: 40, height: 24, path: .perturbation)
             settings.perturbation.deltaType = .double
@@ -60,9 +69,12 @@ struct GPUTests {
         }
     }
 
-    @Test("Julia on the direct Double path (lanes with the rounding check; |c| > 2 without) on the emulated kernels equals the CPU's")
+    @Test(
+        "Julia on the direct Double path (lanes with the rounding check; |c| > 2 without) on the emulated kernels equals the CPU's"
+    )
     func juliaDirect() throws {
-        let outside = Location(family: .julia(re: "0.3", im: "2.05"), centerRe: "0", centerIm: "0", radius: "1.5", maxIterations: 500)
+        let outside = Location(
+            family: .julia(re: "0.3", im: "2.05"), centerRe: "0", centerIm: "0", radius: "1.5", maxIterations: 500)
         for location in [Self.location("julia"), outside] {
             var settings = RenderSettings(width: 96, height: 54)
             let cpu = try Renderer.render(location: location, settings: settings)
@@ -77,8 +89,9 @@ struct GPUTests {
 
     @Test("a second render of the same view reuses the orbit and table kept on the device, with the same field")
     func residentUploads() throws {
-        let location = Location(centerRe: "-0.743643887037158704752191506114774", centerIm: "0.131825904205311970493132056385139",
-                                radius: "1e-22", maxIterations: 4000)
+        let location = Location(
+            centerRe: "-0.743643887037158704752191506114774", centerIm: "0.131825904205311970493132056385139",
+            radius: "1e-22", maxIterations: 4000)
         let first = try Self.render(location, width: 40, height: 24, backend: .emulated)
         let second = try Self.render(location, width: 40, height: 24, backend: .emulated)
         let cpu = try Self.render(location, width: 40, height: 24, backend: .cpu)
@@ -99,15 +112,23 @@ struct GPUTests {
     /// literal does not read back as the headers' text (the last newline is dropped, as it always was).
     @Test("the kernel source NVRTC compiles is the one the emulation compiles: the ABI header, then the kernels")
     func embeddedSourceIsCurrent() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let abi = try String(contentsOf: root.appendingPathComponent("Sources/CFathomGPU/include/FathomKernelABI.h"), encoding: .utf8)
-        let kernels = try String(contentsOf: root.appendingPathComponent("Sources/CFathomGPU/FathomKernels.h"), encoding: .utf8)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let abi = try String(
+            contentsOf: root.appendingPathComponent("Sources/CFathomGPU/include/FathomKernelABI.h"), encoding: .utf8)
+        let kernels = try String(
+            contentsOf: root.appendingPathComponent("Sources/CFathomGPU/FathomKernels.h"), encoding: .utf8)
         #expect(abi.hasSuffix("\n") && kernels.hasSuffix("\n"))
         let expected = String((abi + kernels).dropLast())
         let embedded = Array(ComputeBackend.kernelSource.utf8), headers = Array(expected.utf8)
         let same = embedded == headers  // bytes: the kernel cache hashes them
-        let first = zip(embedded, headers).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(embedded.count, headers.count)
-        #expect(same, "the EmbedKernels plugin's output is stale or altered: \(embedded.count) bytes, the headers \(headers.count), first difference at byte \(first)")
+        let first =
+            zip(embedded, headers).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            ?? min(embedded.count, headers.count)
+        #expect(
+            same,
+            "the EmbedKernels plugin's output is stale or altered: \(embedded.count) bytes, the headers \(headers.count), first difference at byte \(first)"
+        )
     }
 
     /// Whether a CUDA driver is there. Only `GPUError.noDriver` means "no": any other
@@ -124,13 +145,16 @@ struct GPUTests {
     }()
 
     // Skipped (reported as such by the test runner) on machines without a CUDA driver.
-    @Test("on a CUDA device, exact mode gives the CPU's iteration field, byte for byte",
-          .enabled(if: GPUTests.cudaDriverPresent, "no CUDA driver on this machine"))
+    @Test(
+        "on a CUDA device, exact mode gives the CPU's iteration field, byte for byte",
+        .enabled(if: GPUTests.cudaDriverPresent, "no CUDA driver on this machine"))
     func cudaEqualsCPU() throws {
         let device = try ComputeBackend.cuda.prepare(exact: true)
         for (name, w, h, glitches, delta) in Self.cases {
-            let cpu = try Self.render(Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches, delta: delta)
-            let gpu = try Self.render(Self.location(name), width: w, height: h, backend: .cuda, glitches: glitches, delta: delta)
+            let cpu = try Self.render(
+                Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches, delta: delta)
+            let gpu = try Self.render(
+                Self.location(name), width: w, height: h, backend: .cuda, glitches: glitches, delta: delta)
             #expect(gpu.report.backend == device)
             // IterationField's == compares n2, nBig and the bit patterns of smooth.
             #expect(gpu.field == cpu.field, "\(name) on \(device)")
@@ -142,25 +166,33 @@ struct GPUTests {
     func commandLine() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let bad = try FathomProcess.run(["render", "--preset", "mandelbrot", "--size", "32x18", "--backend", "opencl"], in: folder)
+        let bad = try FathomProcess.run(
+            ["render", "--preset", "mandelbrot", "--size", "32x18", "--backend", "opencl"], in: folder)
         #expect(bad.code == 64)
         #expect(bad.stderr.contains("--backend: 'opencl' is not one of auto, cpu, cuda"))
-        let auto = try FathomProcess.run(["render", "--preset", "mandelbrot", "--size", "32x18", "--output", "auto.png"], in: folder)
+        let auto = try FathomProcess.run(
+            ["render", "--preset", "mandelbrot", "--size", "32x18", "--output", "auto.png"], in: folder)
         #expect(auto.code == 0)
         #expect(FileManager.default.fileExists(atPath: folder + "/auto.png"))
     }
 
     // Skipped on machines with a CUDA driver, where there is no missing driver to report.
-    @Test("--backend cuda without a driver is a one-line error and no image; auto falls back silently",
-          .enabled(if: !GPUTests.cudaDriverPresent, "a CUDA driver is present"))
+    @Test(
+        "--backend cuda without a driver is a one-line error and no image; auto falls back silently",
+        .enabled(if: !GPUTests.cudaDriverPresent, "a CUDA driver is present"))
     func commandLineWithoutDriver() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let cuda = try FathomProcess.run(["render", "--preset", "mandelbrot", "--size", "32x18", "--backend", "cuda", "--output", "x.png"], in: folder)
+        let cuda = try FathomProcess.run(
+            ["render", "--preset", "mandelbrot", "--size", "32x18", "--backend", "cuda", "--output", "x.png"],
+            in: folder)
         #expect(cuda.code == 1)
-        #expect(cuda.stderr.hasPrefix("fathom: --backend cuda: ") && cuda.stderr.filter { $0 == "\n" }.count == 1, "\(cuda.stderr)")
+        #expect(
+            cuda.stderr.hasPrefix("fathom: --backend cuda: ") && cuda.stderr.filter { $0 == "\n" }.count == 1,
+            "\(cuda.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/x.png"))
-        let auto = try FathomProcess.run(["render", "--preset", "mandelbrot", "--size", "32x18", "--output", "auto.png"], in: folder)
+        let auto = try FathomProcess.run(
+            ["render", "--preset", "mandelbrot", "--size", "32x18", "--output", "auto.png"], in: folder)
         #expect(auto.code == 0)
         #expect(auto.stderr.isEmpty, "auto without a driver falls back without a warning")
     }

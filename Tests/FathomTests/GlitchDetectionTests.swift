@@ -13,7 +13,9 @@ struct GlitchDetectionTests {
         ("glitch_test_4", 64, 36), ("glitch_test_5", 64, 36),
     ]
 
-    @Test("detect mode finds glitches, takes references, leaves none, and its corrections are MPFR's", arguments: 0..<views.count)
+    @Test(
+        "detect mode finds glitches, takes references, leaves none, and its corrections are MPFR's",
+        arguments: 0..<views.count)
     func detect(_ k: Int) throws {
         let (name, w, h) = Self.views[k]
         let location = try #require(Presets.named(name)).location
@@ -29,10 +31,14 @@ struct GlitchDetectionTests {
         let uncorrected = try Renderer.render(location: location, settings: settings)
         let first = try #require(uncorrected.report.perturbation)
         #expect(first.references.count == 1)
-        #expect(first.glitchedPixels == report.glitchedPixels && first.uncorrectedPixels == report.glitchedPixels, "\(name)")
+        #expect(
+            first.glitchedPixels == report.glitchedPixels && first.uncorrectedPixels == report.glitchedPixels, "\(name)"
+        )
         // The pixels whose counts the extra references changed.
         let field = corrected.field, before = uncorrected.field
-        let changed = (0..<field.pixelCount).filter { field.n2[$0] != before.n2[$0] || field.nBig[$0] != before.nBig[$0] }
+        let changed = (0..<field.pixelCount).filter {
+            field.n2[$0] != before.n2[$0] || field.nBig[$0] != before.nBig[$0]
+        }
         #expect(!changed.isEmpty, "\(name): the corrections changed no count")
         #expect(changed.count <= report.glitchedPixels)
         // Up to 6 of them, spread over the list, and 2 pixels no glitch touched, against direct
@@ -42,10 +48,16 @@ struct GlitchDetectionTests {
         let sample = (0..<Swift.min(6, changed.count)).map { changed[$0 * changed.count / Swift.min(6, changed.count)] }
         let untouched = (0..<field.pixelCount).filter { !changed.contains($0) && field.nBig[$0] == before.nBig[$0] }
         for i in sample + [untouched.first!, untouched.last!] {
-            let want = mpfr.iterate(pixelX: i % w, pixelY: i / w, viewport: viewport, family: location.family, maxIterations: location.maxIterations)
+            let want = mpfr.iterate(
+                pixelX: i % w, pixelY: i / w, viewport: viewport, family: location.family,
+                maxIterations: location.maxIterations)
             let got = field[i % w, i / w]
-            #expect(got.n2 == want.n2 && got.nBig == want.nBig, "\(name) pixel (\(i % w), \(i / w)): \(got.n2)/\(got.nBig), MPFR \(want.n2)/\(want.nBig)")
-            if !want.smooth.isNaN { #expect(Swift.abs(got.smooth - want.smooth) < 1e-6, "\(name) pixel (\(i % w), \(i / w)) smooth") }
+            #expect(
+                got.n2 == want.n2 && got.nBig == want.nBig,
+                "\(name) pixel (\(i % w), \(i / w)): \(got.n2)/\(got.nBig), MPFR \(want.n2)/\(want.nBig)")
+            if !want.smooth.isNaN {
+                #expect(Swift.abs(got.smooth - want.smooth) < 1e-6, "\(name) pixel (\(i % w), \(i / w)) smooth")
+            }
         }
     }
 }
@@ -57,12 +69,14 @@ struct GlitchDetectionTests {
 @Suite("Determinism of perturbation renders")
 struct DeterminismTests {
     static let schedules: [(threads: Int, order: TileOrder)] = [
-        (2, .descending), (3, .shuffled(seed: 20241129)), (8, .shuffled(seed: 7)),
+        (2, .descending), (3, .shuffled(seed: 20_241_129)), (8, .shuffled(seed: 7)),
     ]
 
     /// Renders on 1 thread in tile order, then on each schedule; returns the first render.
-    static func expectSameField(_ name: String, width: Int, height: Int, mode: GlitchMode = .rebase,
-                                backend: ComputeBackend = .cpu) throws -> RenderResult {
+    static func expectSameField(
+        _ name: String, width: Int, height: Int, mode: GlitchMode = .rebase,
+        backend: ComputeBackend = .cpu
+    ) throws -> RenderResult {
         let location = try #require(Presets.named(name)).location
         var settings = RenderSettings(width: width, height: height, threads: 1, path: .perturbation)
         settings.perturbation.glitchMode = mode
@@ -72,7 +86,10 @@ struct DeterminismTests {
             settings.threads = threads
             settings.tileOrder = order
             let other = try Renderer.render(location: location, settings: settings)
-            #expect(other.field == base.field, "\(name): \(threads) threads, \(order): \(zip(other.field.smooth, base.field.smooth).filter { $0.bitPattern != $1.bitPattern }.count) smooth values differ")
+            #expect(
+                other.field == base.field,
+                "\(name): \(threads) threads, \(order): \(zip(other.field.smooth, base.field.smooth).filter { $0.bitPattern != $1.bitPattern }.count) smooth values differ"
+            )
             #expect(other.report.perturbation?.references.count == base.report.perturbation?.references.count)
         }
         return base
@@ -83,8 +100,9 @@ struct DeterminismTests {
         let base = try Self.expectSameField("glitch_test_2", width: 64, height: 36)
         let p = try #require(base.report.perturbation)
         #expect(p.deltaType == .double && p.blaSteps > 0)
-        #expect(p.fineBLAPixels > 0 && p.doubleDoublePixels > 0 && p.reiteratedPixels > 0,
-                "passes run: \(p.fineBLAPixels) / \(p.doubleDoublePixels) / \(p.reiteratedPixels)")
+        #expect(
+            p.fineBLAPixels > 0 && p.doubleDoublePixels > 0 && p.reiteratedPixels > 0,
+            "passes run: \(p.fineBLAPixels) / \(p.doubleDoublePixels) / \(p.reiteratedPixels)")
     }
 
     @Test("FloatExp deltas with BLA (e318, 32 x 18)")

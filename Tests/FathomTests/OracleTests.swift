@@ -24,14 +24,18 @@ struct OracleTests {
     /// The perturbation files, whole, in both glitch modes (with BLA, e318 takes about 8 s),
     /// and e318 once more on its sampled pixels only (`RenderSettings.onlyPixels`, the same
     /// render path `fathom verify --sampled` takes at extreme depths).
-    @Test("deep files match in both glitch modes", arguments: [
-        ("pub_c_e55", false), ("pub_f_multibrot3_e30", false), ("pub_g_julia_e20", false), ("pub_d_e113", false), ("pub_e_e318", false),
-        ("pub_e_e318", true),
-    ])
+    @Test(
+        "deep files match in both glitch modes",
+        arguments: [
+            ("pub_c_e55", false), ("pub_f_multibrot3_e30", false), ("pub_g_julia_e20", false), ("pub_d_e113", false),
+            ("pub_e_e318", false),
+            ("pub_e_e318", true),
+        ])
     func deep(name: String, sampledOnly: Bool) throws {
         let oracle = try OracleFile.read(path: try fixture(name))
         for mode in GlitchMode.allCases {
-            let report = try Verifier.verify(oracle, perturbation: PerturbationSettings(glitchMode: mode), sampledOnly: sampledOnly)
+            let report = try Verifier.verify(
+                oracle, perturbation: PerturbationSettings(glitchMode: mode), sampledOnly: sampledOnly)
             #expect(report.path == .perturbation)
             #expect(report.outcome == .passed, "\(name) \(mode)")
             #expect(report.countMismatches == 0, "\(name) \(mode)")
@@ -78,7 +82,7 @@ struct OracleTests {
     @Test("the sampled pixels are the oracle README's SplitMix64 sequence")
     func sampling() throws {
         let oracle = try OracleFile.read(path: try fixture("pub_b_e14"))
-        var generator = SplitMix64(seed: 20241129)
+        var generator = SplitMix64(seed: 20_241_129)
         func next() -> UInt64 { generator.next() }
         var pixels = [(0, 0), (639, 0), (0, 359), (639, 359), (320, 180)]
         while pixels.count < 101 {

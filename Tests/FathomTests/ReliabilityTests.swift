@@ -56,14 +56,18 @@ struct Situation: Sendable, CustomTestStringConvertible {
 }
 
 let plain = #"{"family": "mandelbrot", "center": ["0", "0"], "radius": "1", "maxIterations": 100}"#
-func locationJSON(center: String = #""0", "0""#, radius: String = "1", iterations: String = "100", extra: String = "") -> String {
+func locationJSON(center: String = #""0", "0""#, radius: String = "1", iterations: String = "100", extra: String = "")
+    -> String
+{
     #"{"family": "mandelbrot", "center": [\#(center)], "radius": "\#(radius)", "maxIterations": \#(iterations)\#(extra)}"#
 }
 let small = ["--size", "16x9", "--iterations", "50"]
 
 let situations: [Situation] = [
     // Input the command line cannot use.
-    Situation(label: "malformed center", args: ["render", "--center", "1.2.3,0"], code: 65, message: "is not a decimal number"),
+    Situation(
+        label: "malformed center", args: ["render", "--center", "1.2.3,0"], code: 65, message: "is not a decimal number"
+    ),
     Situation(label: "malformed radius", args: ["render", "--radius", "abc"], code: 65, message: "radius"),
     Situation(label: "radius zero", args: ["render", "--radius", "0"], code: 65, message: "greater than zero"),
     Situation(label: "radius negative", args: ["render", "--radius", "-1e-5"], code: 65, message: "greater than zero"),
@@ -72,191 +76,365 @@ let situations: [Situation] = [
     Situation(label: "size over the limit", args: ["render", "--size", "40000x40000"], code: 65, message: "size"),
     Situation(label: "size malformed", args: ["render", "--size", "big"], code: 65, message: "WIDTHxHEIGHT"),
     Situation(label: "iterations zero", args: ["render", "--iterations", "0"], code: 65, message: "iterations"),
-    Situation(label: "iterations not a number", args: ["render", "--iterations", "lots"], code: 65, message: "not an integer"),
-    Situation(label: "iterations past Int", args: ["render", "--iterations", "99999999999999999999999"], code: 65, message: "not an integer"),
-    Situation(label: "multibrot power out of range", args: ["render", "--family", "multibrot", "--power", "40"], code: 65, message: "power"),
-    Situation(label: "malformed Newton polynomial", args: ["render", "--family", "newton", "--newton", "z^^3"], code: 65, message: "polynomial"),
-    Situation(label: "Newton polynomial whose terms add up past the limit",
-              args: ["render", "--newton", "z^3+" + String(repeating: "9", count: 308) + "z+" + String(repeating: "9", count: 308) + "z"],
-              code: 65, message: "polynomial"),
-    Situation(label: "Newton polynomial without the family", args: ["render", "--newton", "zz+++"], code: 65, message: "polynomial"),
-    Situation(label: "Newton polynomial implies the family", args: ["render"] + small + ["--newton", "z^3-1", "--output", "n.png"], code: 0,
-              checks: [.png("n.png", mode: 0o644), .standardOutput(", newton, ")]),
+    Situation(
+        label: "iterations not a number", args: ["render", "--iterations", "lots"], code: 65, message: "not an integer"),
+    Situation(
+        label: "iterations past Int", args: ["render", "--iterations", "99999999999999999999999"], code: 65,
+        message: "not an integer"),
+    Situation(
+        label: "multibrot power out of range", args: ["render", "--family", "multibrot", "--power", "40"], code: 65,
+        message: "power"),
+    Situation(
+        label: "malformed Newton polynomial", args: ["render", "--family", "newton", "--newton", "z^^3"], code: 65,
+        message: "polynomial"),
+    Situation(
+        label: "Newton polynomial whose terms add up past the limit",
+        args: [
+            "render", "--newton",
+            "z^3+" + String(repeating: "9", count: 308) + "z+" + String(repeating: "9", count: 308) + "z",
+        ],
+        code: 65, message: "polynomial"),
+    Situation(
+        label: "Newton polynomial without the family", args: ["render", "--newton", "zz+++"], code: 65,
+        message: "polynomial"),
+    Situation(
+        label: "Newton polynomial implies the family",
+        args: ["render"] + small + ["--newton", "z^3-1", "--output", "n.png"], code: 0,
+        checks: [.png("n.png", mode: 0o644), .standardOutput(", newton, ")]),
     Situation(label: "malformed Julia parameter", args: ["render", "--julia", "0.3,abc"], code: 65, message: "julia"),
     Situation(label: "negative thread count", args: ["render", "--threads", "-1"], code: 65, message: "threads"),
-    Situation(label: "unknown palette", args: ["render", "--palette", "rainbow"], code: 64, message: "unknown palette"),
+    Situation(
+        label: "unknown palette", args: ["render", "--palette", "rainbow"], code: 64, message: "unknown palette"),
     Situation(label: "density zero", args: ["render", "--density", "0"], code: 65, message: "not a number > 0"),
-    Situation(label: "unknown colour scale", args: ["render", "--color-scale", "sqrt"], code: 64, message: "--color-scale"),
-    Situation(label: "automatic colour scale with a density", args: ["render", "--color-scale", "auto", "--density", "2"], code: 64,
-              message: "without --density"),
-    Situation(label: "unknown family", args: ["render", "--family", "burningship"], code: 64, message: "unknown family"),
+    Situation(
+        label: "unknown colour scale", args: ["render", "--color-scale", "sqrt"], code: 64, message: "--color-scale"),
+    Situation(
+        label: "automatic colour scale with a density", args: ["render", "--color-scale", "auto", "--density", "2"],
+        code: 64,
+        message: "without --density"),
+    Situation(
+        label: "unknown family", args: ["render", "--family", "burningship"], code: 64, message: "unknown family"),
     Situation(label: "unknown preset", args: ["render", "--preset", "nowhere"], code: 64, message: "unknown preset"),
     Situation(label: "unknown option", args: ["render", "--sharpness", "3"], code: 64, message: "unknown option"),
     Situation(label: "option without its value", args: ["render", "--radius"], code: 64, message: "needs a value"),
-    Situation(label: "option given twice", args: ["render", "--radius", "1", "--radius", "2"], code: 64, message: "given twice"),
+    Situation(
+        label: "option given twice", args: ["render", "--radius", "1", "--radius", "2"], code: 64,
+        message: "given twice"),
     Situation(label: "unknown command", args: ["paint"], code: 64, message: "unknown command"),
-    Situation(label: "version with an unknown option", args: ["version", "--foo"], code: 64, message: "unknown option"),
+    Situation(
+        label: "version with an unknown option", args: ["version", "--foo"], code: 64, message: "unknown option"),
     Situation(label: "help of an unknown command", args: ["help", "paint"], code: 64, message: "no help"),
-    Situation(label: "help for version", args: ["help", "version"], code: 0, checks: [.standardOutput("fathom version")]),
+    Situation(
+        label: "help for version", args: ["help", "version"], code: 0, checks: [.standardOutput("fathom version")]),
     Situation(label: "verify without files", args: ["verify"], code: 64),
     // Conflicting options: refused, never one silently winning.
-    Situation(label: "center and re together", args: ["render", "--center", "0,0", "--re", "1"], code: 64, message: "not both"),
-    Situation(label: "radius and zoom together", args: ["render", "--radius", "1", "--zoom", "2"], code: 64, message: "not both"),
-    Situation(label: "Julia parameter on another family", args: ["render", "--family", "mandelbrot", "--julia", "0,0"], code: 64, message: "--julia"),
-    Situation(label: "Newton polynomial on another family", args: ["render", "--family", "julia", "--newton", "z^3-1"], code: 64, message: "--newton"),
-    Situation(label: "verbose and quiet together", args: ["render", "--verbose", "--quiet"], code: 64, message: "not both"),
-    Situation(label: "location and preset together", args: ["render", "--location", "a.json", "--preset", "e50"], code: 64, message: "not both",
-              files: ["a.json": plain]),
+    Situation(
+        label: "center and re together", args: ["render", "--center", "0,0", "--re", "1"], code: 64, message: "not both"
+    ),
+    Situation(
+        label: "radius and zoom together", args: ["render", "--radius", "1", "--zoom", "2"], code: 64,
+        message: "not both"),
+    Situation(
+        label: "Julia parameter on another family", args: ["render", "--family", "mandelbrot", "--julia", "0,0"],
+        code: 64, message: "--julia"),
+    Situation(
+        label: "Newton polynomial on another family", args: ["render", "--family", "julia", "--newton", "z^3-1"],
+        code: 64, message: "--newton"),
+    Situation(
+        label: "verbose and quiet together", args: ["render", "--verbose", "--quiet"], code: 64, message: "not both"),
+    Situation(
+        label: "location and preset together", args: ["render", "--location", "a.json", "--preset", "e50"], code: 64,
+        message: "not both",
+        files: ["a.json": plain]),
     // Numbers of huge magnitude and absurd work: refused before any work.
-    Situation(label: "center beyond Double", args: ["render", "--center", "1e309,0"], code: 65, message: "outside the range"),
-    Situation(label: "negative imaginary center beyond Double", args: ["render", "--center", "0,-1e309"], code: 65, message: "outside the range"),
-    Situation(label: "center with a 10,000-digit integer part", args: ["render", "--center", String(repeating: "7", count: 10_000) + ",0"],
-              code: 65, message: "outside the range"),
-    Situation(label: "radius below the smallest", args: ["render", "--radius", "1e-99999999"], code: 65, message: "outside the range"),
-    Situation(label: "radius past MPFR's exponent range", args: ["render", "--radius", "1e-99999999999999999999"], code: 65,
-              message: "outside the range"),
-    Situation(label: "zoom past the smallest radius", args: ["render", "--zoom", "1e99999999"], code: 65, message: "outside the range"),
-    Situation(label: "radius above the largest", args: ["render", "--radius", "1e99999999"], code: 65, message: "outside the range"),
-    Situation(label: "number longer than a million digits", args: ["render", "--location", "long.json"], code: 65, message: "longer than",
-              files: ["long.json": locationJSON(center: #""0.\#(String(repeating: "1", count: 1_200_000))", "0""#)]),
-    Situation(label: "reference orbit larger than the memory", args: ["render", "--preset", "e50", "--iterations", "2000000000"], code: 65,
-              message: "more than this machine's"),
-    Situation(label: "kfr zoom past the smallest radius", args: ["render", "--location", "z.kfr"], code: 65, message: "outside the range",
-              files: ["z.kfr": "Re: 0\r\nIm: 0\r\nZoom: 1e99999999\r\nIterations: 100\r\n"]),
-    Situation(label: "info of a kfr zoom past the smallest radius", args: ["info", "z.kfr"], code: 65, message: "outside the range",
-              files: ["z.kfr": "Re: 0\r\nIm: 0\r\nZoom: 1e99999999\r\nIterations: 100\r\n"]),
-    Situation(label: "JSON center beyond Double", args: ["render", "--location", "c.json"], code: 65, message: "outside the range",
-              files: ["c.json": locationJSON(center: #""1e400", "0""#)]),
-    Situation(label: "info of a JSON center beyond Double", args: ["info", "c.json"], code: 65, message: "outside the range",
-              files: ["c.json": locationJSON(center: #""1e400", "0""#)]),
-    Situation(label: "convert of a JSON center beyond Double", args: ["convert", "c.json", "c.kfr"], code: 65, message: "outside the range",
-              files: ["c.json": locationJSON(center: #""1e400", "0""#)]),
-    Situation(label: "sequence of a center beyond Double", args: ["sequence", "--zoom-out", "3", "--location", "c.json"], code: 65,
-              message: "outside the range", files: ["c.json": locationJSON(center: #""1e400", "0""#)], checks: [.absent("frames")]),
+    Situation(
+        label: "center beyond Double", args: ["render", "--center", "1e309,0"], code: 65, message: "outside the range"),
+    Situation(
+        label: "negative imaginary center beyond Double", args: ["render", "--center", "0,-1e309"], code: 65,
+        message: "outside the range"),
+    Situation(
+        label: "center with a 10,000-digit integer part",
+        args: ["render", "--center", String(repeating: "7", count: 10_000) + ",0"],
+        code: 65, message: "outside the range"),
+    Situation(
+        label: "radius below the smallest", args: ["render", "--radius", "1e-99999999"], code: 65,
+        message: "outside the range"),
+    Situation(
+        label: "radius past MPFR's exponent range", args: ["render", "--radius", "1e-99999999999999999999"], code: 65,
+        message: "outside the range"),
+    Situation(
+        label: "zoom past the smallest radius", args: ["render", "--zoom", "1e99999999"], code: 65,
+        message: "outside the range"),
+    Situation(
+        label: "radius above the largest", args: ["render", "--radius", "1e99999999"], code: 65,
+        message: "outside the range"),
+    Situation(
+        label: "number longer than a million digits", args: ["render", "--location", "long.json"], code: 65,
+        message: "longer than",
+        files: ["long.json": locationJSON(center: #""0.\#(String(repeating: "1", count: 1_200_000))", "0""#)]),
+    Situation(
+        label: "reference orbit larger than the memory",
+        args: ["render", "--preset", "e50", "--iterations", "2000000000"], code: 65,
+        message: "more than this machine's"),
+    Situation(
+        label: "kfr zoom past the smallest radius", args: ["render", "--location", "z.kfr"], code: 65,
+        message: "outside the range",
+        files: ["z.kfr": "Re: 0\r\nIm: 0\r\nZoom: 1e99999999\r\nIterations: 100\r\n"]),
+    Situation(
+        label: "info of a kfr zoom past the smallest radius", args: ["info", "z.kfr"], code: 65,
+        message: "outside the range",
+        files: ["z.kfr": "Re: 0\r\nIm: 0\r\nZoom: 1e99999999\r\nIterations: 100\r\n"]),
+    Situation(
+        label: "JSON center beyond Double", args: ["render", "--location", "c.json"], code: 65,
+        message: "outside the range",
+        files: ["c.json": locationJSON(center: #""1e400", "0""#)]),
+    Situation(
+        label: "info of a JSON center beyond Double", args: ["info", "c.json"], code: 65, message: "outside the range",
+        files: ["c.json": locationJSON(center: #""1e400", "0""#)]),
+    Situation(
+        label: "convert of a JSON center beyond Double", args: ["convert", "c.json", "c.kfr"], code: 65,
+        message: "outside the range",
+        files: ["c.json": locationJSON(center: #""1e400", "0""#)]),
+    Situation(
+        label: "sequence of a center beyond Double", args: ["sequence", "--zoom-out", "3", "--location", "c.json"],
+        code: 65,
+        message: "outside the range", files: ["c.json": locationJSON(center: #""1e400", "0""#)],
+        checks: [.absent("frames")]),
     // Values with a precise message.
-    Situation(label: "JSON iterations not whole", args: ["info", "i.json"], code: 65, message: "'maxIterations': 2.5 is not a whole number",
-              files: ["i.json": locationJSON(iterations: "2.5")]),
-    Situation(label: "JSON iterations past Int", args: ["info", "i.json"], code: 65, message: "'maxIterations'",
-              files: ["i.json": locationJSON(iterations: "1e30")]),
-    Situation(label: "BLA epsilon that underflows", args: ["render", "--bla-epsilon", "1e-400"], code: 65, message: "'1e-400' is not a number in (0, 1)"),
-    Situation(label: "perturbation forced on Newton", args: ["render", "--family", "newton", "--path", "perturbation"], code: 65,
-              message: "no perturbation formula"),
-    Situation(label: "reference saved from a direct view", args: ["render"] + small + ["--save-reference", "r.orbit"], code: 65,
-              message: "takes no reference orbit", checks: [.absent("r.orbit"), .absent("fathom.png")]),
+    Situation(
+        label: "JSON iterations not whole", args: ["info", "i.json"], code: 65,
+        message: "'maxIterations': 2.5 is not a whole number",
+        files: ["i.json": locationJSON(iterations: "2.5")]),
+    Situation(
+        label: "JSON iterations past Int", args: ["info", "i.json"], code: 65, message: "'maxIterations'",
+        files: ["i.json": locationJSON(iterations: "1e30")]),
+    Situation(
+        label: "BLA epsilon that underflows", args: ["render", "--bla-epsilon", "1e-400"], code: 65,
+        message: "'1e-400' is not a number in (0, 1)"),
+    Situation(
+        label: "perturbation forced on Newton", args: ["render", "--family", "newton", "--path", "perturbation"],
+        code: 65,
+        message: "no perturbation formula"),
+    Situation(
+        label: "reference saved from a direct view", args: ["render"] + small + ["--save-reference", "r.orbit"],
+        code: 65,
+        message: "takes no reference orbit", checks: [.absent("r.orbit"), .absent("fathom.png")]),
     // Reference orbit files (version 3, checksummed: ReferenceFileTests has every truncation and flipped bit).
-    Situation(label: "reference orbit file truncated", args: ["render", "--preset", "e50", "--size", "8x8", "--load-reference", "r.orbit"],
-              code: 65, message: "checksum mismatch: the file is truncated or altered",
-              files: ["r.orbit": "FATHOMRO\u{3}\0\0\0\u{2}\0\0\0\0\0\0\0\0\0\0\0"], checks: [.absent("fathom.png")]),
-    Situation(label: "reference orbit file from an older Fathom", args: ["render", "--preset", "e50", "--size", "8x8", "--load-reference", "r.orbit"],
-              code: 65, message: "written by an older Fathom: render it again with --save-reference",
-              files: ["r.orbit": "FATHOMRO\u{2}\0\0\0\u{2}\0\0\0\0\0\0\0"], checks: [.absent("fathom.png")]),
+    Situation(
+        label: "reference orbit file truncated",
+        args: ["render", "--preset", "e50", "--size", "8x8", "--load-reference", "r.orbit"],
+        code: 65, message: "checksum mismatch: the file is truncated or altered",
+        files: ["r.orbit": "FATHOMRO\u{3}\0\0\0\u{2}\0\0\0\0\0\0\0\0\0\0\0"], checks: [.absent("fathom.png")]),
+    Situation(
+        label: "reference orbit file from an older Fathom",
+        args: ["render", "--preset", "e50", "--size", "8x8", "--load-reference", "r.orbit"],
+        code: 65, message: "written by an older Fathom: render it again with --save-reference",
+        files: ["r.orbit": "FATHOMRO\u{2}\0\0\0\u{2}\0\0\0\0\0\0\0"], checks: [.absent("fathom.png")]),
     // Location files.
-    Situation(label: "missing location file", args: ["render", "--location", "nowhere.json"], code: 66, message: "no such file"),
-    Situation(label: "location file that is a folder", args: ["render", "--location", "."], code: 66, message: "folder"),
-    Situation(label: "location file that is a FIFO", args: ["info", "f"], code: 66, message: "not a regular file", setup: [.fifo("f")]),
-    Situation(label: "location file that is a device", args: ["info", "d"], code: 66, message: "not a regular file",
-              setup: [.device("d", major: 1, minor: 3)], checks: [.stillDevice("d")]),
-    Situation(label: "location file larger than 256 MiB", args: ["info", "big.json"], code: 66, message: "more than a location file's",
-              setup: [.sparse("big.json", bytes: 300 << 20)]),
-    Situation(label: "location file that is not JSON", args: ["render", "--location", "bad.json"], code: 65, message: "not JSON",
-              files: ["bad.json": "this is not json"]),
-    Situation(label: "location file without a radius", args: ["render", "--location", "bad.json"], code: 65, message: "radius",
-              files: ["bad.json": #"{"family": "mandelbrot", "center": ["0", "0"], "maxIterations": 100}"#]),
-    Situation(label: "location file with a bad number", args: ["render", "--location", "bad.json"], code: 65, message: "center",
-              files: ["bad.json": #"{"family": "mandelbrot", "center": ["0", "1e"], "radius": "1", "maxIterations": 100}"#]),
-    Situation(label: "location file with an unknown family", args: ["render", "--location", "bad.json"], code: 65, message: "family",
-              files: ["bad.json": #"{"family": "tricorn", "center": ["0", "0"], "radius": "1", "maxIterations": 100}"#]),
-    Situation(label: "location file with a colour out of range", args: ["render", "--location", "bad.json"], code: 65,
-              message: "color.interior: [300, -1, 0] is not three components within 0...1",
-              files: ["bad.json": locationJSON(extra: #", "color": {"interior": [300, -1, 0]}"#)]),
-    Situation(label: "location file with an unknown engine value", args: ["render", "--location", "bad.json"], code: 65,
-              message: "'bad.json' is not a valid location file: engine.delta: 'foo' is not one of "
-                  + DeltaType.allCases.map(\.rawValue).joined(separator: ", "),
-              files: ["bad.json": locationJSON(extra: #", "engine": {"delta": "foo"}"#)]),
-    Situation(label: "kfr file without a zoom", args: ["render", "--location", "bad.kfr"], code: 65, message: "Zoom",
-              files: ["bad.kfr": "Re: 0\r\nIm: 0\r\nIterations: 100\r\n"]),
-    Situation(label: "kfr file of another fractal type", args: ["info", "bad.kfr"], code: 65, message: "FractalType",
-              files: ["bad.kfr": "Re: 0\r\nIm: 0\r\nZoom: 1\r\nIterations: 100\r\nFractalType: 4\r\n"]),
-    Situation(label: "kfr file with a rotation", args: ["render"] + small + ["--location", "r.kfr", "--output", "r.png"], code: 0,
-              files: ["r.kfr": "Re: -0.75\r\nIm: 0.1\r\nZoom: 10\r\nIterations: 100\r\nRotate: 45\r\n"], checks: [.rotation("r.png", 45)]),
-    Situation(label: "kfr file with a bad rotation", args: ["info", "r.kfr"], code: 65, message: "Rotate",
-              files: ["r.kfr": "Re: -0.75\r\nIm: 0.1\r\nZoom: 10\r\nIterations: 100\r\nRotate: east\r\n"]),
-    Situation(label: "kfr file of a stretched view", args: ["info", "s.kfr"], code: 65, message: "StretchAmount",
-              files: ["s.kfr": "Re: -0.75\r\nIm: 0.1\r\nZoom: 10\r\nIterations: 100\r\nStretchAngle: 10\r\nStretchAmount: 0.5\r\n"]),
+    Situation(
+        label: "missing location file", args: ["render", "--location", "nowhere.json"], code: 66,
+        message: "no such file"),
+    Situation(
+        label: "location file that is a folder", args: ["render", "--location", "."], code: 66, message: "folder"),
+    Situation(
+        label: "location file that is a FIFO", args: ["info", "f"], code: 66, message: "not a regular file",
+        setup: [.fifo("f")]),
+    Situation(
+        label: "location file that is a device", args: ["info", "d"], code: 66, message: "not a regular file",
+        setup: [.device("d", major: 1, minor: 3)], checks: [.stillDevice("d")]),
+    Situation(
+        label: "location file larger than 256 MiB", args: ["info", "big.json"], code: 66,
+        message: "more than a location file's",
+        setup: [.sparse("big.json", bytes: 300 << 20)]),
+    Situation(
+        label: "location file that is not JSON", args: ["render", "--location", "bad.json"], code: 65,
+        message: "not JSON",
+        files: ["bad.json": "this is not json"]),
+    Situation(
+        label: "location file without a radius", args: ["render", "--location", "bad.json"], code: 65,
+        message: "radius",
+        files: ["bad.json": #"{"family": "mandelbrot", "center": ["0", "0"], "maxIterations": 100}"#]),
+    Situation(
+        label: "location file with a bad number", args: ["render", "--location", "bad.json"], code: 65,
+        message: "center",
+        files: ["bad.json": #"{"family": "mandelbrot", "center": ["0", "1e"], "radius": "1", "maxIterations": 100}"#]),
+    Situation(
+        label: "location file with an unknown family", args: ["render", "--location", "bad.json"], code: 65,
+        message: "family",
+        files: ["bad.json": #"{"family": "tricorn", "center": ["0", "0"], "radius": "1", "maxIterations": 100}"#]),
+    Situation(
+        label: "location file with a colour out of range", args: ["render", "--location", "bad.json"], code: 65,
+        message: "color.interior: [300, -1, 0] is not three components within 0...1",
+        files: ["bad.json": locationJSON(extra: #", "color": {"interior": [300, -1, 0]}"#)]),
+    Situation(
+        label: "location file with an unknown engine value", args: ["render", "--location", "bad.json"], code: 65,
+        message: "'bad.json' is not a valid location file: engine.delta: 'foo' is not one of "
+            + DeltaType.allCases.map(\.rawValue).joined(separator: ", "),
+        files: ["bad.json": locationJSON(extra: #", "engine": {"delta": "foo"}"#)]),
+    Situation(
+        label: "kfr file without a zoom", args: ["render", "--location", "bad.kfr"], code: 65, message: "Zoom",
+        files: ["bad.kfr": "Re: 0\r\nIm: 0\r\nIterations: 100\r\n"]),
+    Situation(
+        label: "kfr file of another fractal type", args: ["info", "bad.kfr"], code: 65, message: "FractalType",
+        files: ["bad.kfr": "Re: 0\r\nIm: 0\r\nZoom: 1\r\nIterations: 100\r\nFractalType: 4\r\n"]),
+    Situation(
+        label: "kfr file with a rotation", args: ["render"] + small + ["--location", "r.kfr", "--output", "r.png"],
+        code: 0,
+        files: ["r.kfr": "Re: -0.75\r\nIm: 0.1\r\nZoom: 10\r\nIterations: 100\r\nRotate: 45\r\n"],
+        checks: [.rotation("r.png", 45)]),
+    Situation(
+        label: "kfr file with a bad rotation", args: ["info", "r.kfr"], code: 65, message: "Rotate",
+        files: ["r.kfr": "Re: -0.75\r\nIm: 0.1\r\nZoom: 10\r\nIterations: 100\r\nRotate: east\r\n"]),
+    Situation(
+        label: "kfr file of a stretched view", args: ["info", "s.kfr"], code: 65, message: "StretchAmount",
+        files: [
+            "s.kfr": "Re: -0.75\r\nIm: 0.1\r\nZoom: 10\r\nIterations: 100\r\nStretchAngle: 10\r\nStretchAmount: 0.5\r\n"
+        ]),
     Situation(label: "info of a missing file", args: ["info", "nowhere.kfr"], code: 66, message: "no such file"),
-    Situation(label: "convert to an unknown format", args: ["convert", "a.json", "a.txt"], code: 64, message: ".json or .kfr", files: ["a.json": plain]),
-    Situation(label: "convert a Julia view to kfr", args: ["convert", "a.json", "a.kfr"], code: 65, message: "julia",
-              files: ["a.json": #"{"family": "julia", "juliaC": ["0", "0.6"], "center": ["0", "0"], "radius": "1", "maxIterations": 100}"#]),
-    Situation(label: "convert onto a read-only file", args: ["convert", "a.json", "b.kfr"], code: 73, message: "read-only",
-              files: ["a.json": plain], setup: [.file("b.kfr", "keep me", mode: 0o444)], checks: [.unchanged("b.kfr")]),
-    Situation(label: "missing gradient file", args: ["render", "--gradient", "nowhere.txt"], code: 66, message: "gradient"),
-    Situation(label: "malformed gradient file", args: ["render", "--gradient", "g.txt"], code: 65, files: ["g.txt": "red\nblue\n"]),
-    Situation(label: "oracle file that is not JSON", args: ["verify", "bad.json"], code: 65, files: ["bad.json": "[1, 2"]),
+    Situation(
+        label: "convert to an unknown format", args: ["convert", "a.json", "a.txt"], code: 64, message: ".json or .kfr",
+        files: ["a.json": plain]),
+    Situation(
+        label: "convert a Julia view to kfr", args: ["convert", "a.json", "a.kfr"], code: 65, message: "julia",
+        files: [
+            "a.json":
+                #"{"family": "julia", "juliaC": ["0", "0.6"], "center": ["0", "0"], "radius": "1", "maxIterations": 100}"#
+        ]),
+    Situation(
+        label: "convert onto a read-only file", args: ["convert", "a.json", "b.kfr"], code: 73, message: "read-only",
+        files: ["a.json": plain], setup: [.file("b.kfr", "keep me", mode: 0o444)], checks: [.unchanged("b.kfr")]),
+    Situation(
+        label: "missing gradient file", args: ["render", "--gradient", "nowhere.txt"], code: 66, message: "gradient"),
+    Situation(
+        label: "malformed gradient file", args: ["render", "--gradient", "g.txt"], code: 65,
+        files: ["g.txt": "red\nblue\n"]),
+    Situation(
+        label: "oracle file that is not JSON", args: ["verify", "bad.json"], code: 65, files: ["bad.json": "[1, 2"]),
     // Other options.
-    Situation(label: "bit depth other than 8 or 16", args: ["render", "--bit-depth", "12"], code: 64, message: "8 or 16"),
-    Situation(label: "supersampling out of range", args: ["render", "--supersample", "9"], code: 65, message: "supersample"),
-    Situation(label: "boundary width not a number", args: ["render", "--boundary", "thin"], code: 65, message: "boundary"),
+    Situation(
+        label: "bit depth other than 8 or 16", args: ["render", "--bit-depth", "12"], code: 64, message: "8 or 16"),
+    Situation(
+        label: "supersampling out of range", args: ["render", "--supersample", "9"], code: 65, message: "supersample"),
+    Situation(
+        label: "boundary width not a number", args: ["render", "--boundary", "thin"], code: 65, message: "boundary"),
     Situation(label: "slope with a bad strength", args: ["render", "--slope", "45,1.5,3"], code: 65, message: "slope"),
     Situation(label: "trap of an unknown shape", args: ["render", "--trap", "circle:0,0"], code: 65, message: "trap"),
-    Situation(label: "find on a Julia view", args: ["find", "--quiet", "--preset", "julia"], code: 65, message: "Mandelbrot"),
-    Situation(label: "find with a zero depth", args: ["find", "--quiet", "--preset", "seahorse", "--depth", "0"], code: 65, message: "depth"),
-    Situation(label: "find deeper than the smallest radius", args: ["find", "--quiet", "--preset", "seahorse", "--depth", "1e-99999999"], code: 65,
-              message: "below the smallest radius"),
-    Situation(label: "find saving to an unknown format", args: ["find", "--quiet", "--preset", "seahorse", "--save", "m.txt"], code: 64,
-              message: ".json or .kfr"),
-    Situation(label: "find saving and rendering onto one file", args: ["find", "--quiet", "--preset", "seahorse", "--save", "m.json",
-                                                                      "--render", "m.json"], code: 64, message: "two outputs"),
+    Situation(
+        label: "find on a Julia view", args: ["find", "--quiet", "--preset", "julia"], code: 65, message: "Mandelbrot"),
+    Situation(
+        label: "find with a zero depth", args: ["find", "--quiet", "--preset", "seahorse", "--depth", "0"], code: 65,
+        message: "depth"),
+    Situation(
+        label: "find deeper than the smallest radius",
+        args: ["find", "--quiet", "--preset", "seahorse", "--depth", "1e-99999999"], code: 65,
+        message: "below the smallest radius"),
+    Situation(
+        label: "find saving to an unknown format",
+        args: ["find", "--quiet", "--preset", "seahorse", "--save", "m.txt"], code: 64,
+        message: ".json or .kfr"),
+    Situation(
+        label: "find saving and rendering onto one file",
+        args: [
+            "find", "--quiet", "--preset", "seahorse", "--save", "m.json",
+            "--render", "m.json",
+        ], code: 64, message: "two outputs"),
     // Sequences.
     Situation(label: "sequence without a location or keyframes", args: ["sequence", "--quiet"], code: 64),
-    Situation(label: "sequence with one keyframe", args: ["sequence", "--quiet", "a.json"], code: 64, files: ["a.json": plain]),
-    Situation(label: "sequence slice backwards", args: ["sequence", "--quiet", "--zoom-out", "10", "--frames", "5..2"], code: 65,
-              message: "ends before it starts", checks: [.absent("frames")]),
-    Situation(label: "sequence slice past the end", args: ["sequence", "--quiet", "--zoom-out", "10", "--frames", "5..12"], code: 65,
-              message: "outside"),
-    Situation(label: "sequence with frames past Int", args: ["sequence", "--quiet", "--per-segment", "4611686018427387905", "a.json", "b.json", "a.json"],
-              code: 65, message: "out of range", files: ["a.json": plain, "b.json": locationJSON(radius: "0.5")]),
-    Situation(label: "sequence of zero frames", args: ["sequence", "--quiet", "--zoom-out", "0"], code: 65, message: "frames"),
-    Situation(label: "sequence factor below one", args: ["sequence", "--quiet", "--zoom-out", "3", "--factor", "0.5"], code: 65,
-              message: "greater than 1"),
-    Situation(label: "sequence into a file", args: ["sequence", "--quiet", "--zoom-out", "2", "--output-dir", "a.json"], code: 73,
-              message: "is a file", files: ["a.json": "{}"]),
+    Situation(
+        label: "sequence with one keyframe", args: ["sequence", "--quiet", "a.json"], code: 64, files: ["a.json": plain]
+    ),
+    Situation(
+        label: "sequence slice backwards", args: ["sequence", "--quiet", "--zoom-out", "10", "--frames", "5..2"],
+        code: 65,
+        message: "ends before it starts", checks: [.absent("frames")]),
+    Situation(
+        label: "sequence slice past the end", args: ["sequence", "--quiet", "--zoom-out", "10", "--frames", "5..12"],
+        code: 65,
+        message: "outside"),
+    Situation(
+        label: "sequence with frames past Int",
+        args: ["sequence", "--quiet", "--per-segment", "4611686018427387905", "a.json", "b.json", "a.json"],
+        code: 65, message: "out of range", files: ["a.json": plain, "b.json": locationJSON(radius: "0.5")]),
+    Situation(
+        label: "sequence of zero frames", args: ["sequence", "--quiet", "--zoom-out", "0"], code: 65, message: "frames"),
+    Situation(
+        label: "sequence factor below one", args: ["sequence", "--quiet", "--zoom-out", "3", "--factor", "0.5"],
+        code: 65,
+        message: "greater than 1"),
+    Situation(
+        label: "sequence into a file", args: ["sequence", "--quiet", "--zoom-out", "2", "--output-dir", "a.json"],
+        code: 73,
+        message: "is a file", files: ["a.json": "{}"]),
     // Outputs: nothing a user owns is destroyed.
-    Situation(label: "output folder missing", args: ["render", "--size", "8x8", "--output", "missing/out.png"], code: 73, message: "does not exist"),
-    Situation(label: "npy into a missing folder", args: ["render", "--size", "8x8", "--npy", "missing/a.npy"], code: 73, message: "does not exist",
-              checks: [.absent("fathom.png")]),
-    Situation(label: "output is a folder", args: ["render", "--size", "8x8", "--output", "."], code: 73, message: "folder"),
-    Situation(label: "output is an empty path", args: ["render", "--size", "8x8", "--output", ""], code: 73, message: "empty path"),
-    Situation(label: "output is a character device", args: ["render"] + small + ["--output", "null"], code: 0,
-              setup: [.device("null", major: 1, minor: 3)], checks: [.stillDevice("null")]),
-    Situation(label: "output is a full device", args: ["render"] + small + ["--output", "full"], code: 73, message: "No space left",
-              setup: [.device("full", major: 1, minor: 7)], checks: [.stillDevice("full")]),
-    Situation(label: "output through a symbolic link", args: ["render"] + small + ["--output", "link.png"], code: 0,
-              setup: [.file("target.png", "old", mode: 0o644), .symlink("link.png", to: "target.png")],
-              checks: [.linkToPNG("link.png", target: "target.png")]),
-    Situation(label: "output through a dangling symbolic link", args: ["render"] + small + ["--output", "link.png"], code: 0,
-              setup: [.symlink("link.png", to: "new.png")], checks: [.linkToPNG("link.png", target: "new.png")]),
-    Situation(label: "output is a read-only file", args: ["render"] + small + ["--output", "ro.png"], code: 73, message: "read-only",
-              setup: [.file("ro.png", "keep me", mode: 0o444)], checks: [.unchanged("ro.png")]),
-    Situation(label: "output replaces a file keeping its mode", args: ["render"] + small + ["--output", "rw.png"], code: 0,
-              setup: [.file("rw.png", "old", mode: 0o640)], checks: [.png("rw.png", mode: 0o640)]),
-    Situation(label: "output is a socket", args: ["render"] + small + ["--output", "s"], code: 73, message: "socket", setup: [.socket("s")]),
-    Situation(label: "output is standard output", args: ["render"] + small + ["--output", "-"], code: 0, checks: [.pngOnStandardOutput]),
-    Situation(label: "two outputs on one path", args: ["render"] + small + ["--output", "o.png", "--npy", "o.png"], code: 64,
-              message: "two outputs", checks: [.absent("o.png")]),
-    Situation(label: "two outputs on one file by two names", args: ["render"] + small + ["--output", "o.png", "--npy", "./o.png"], code: 64,
-              message: "same file", checks: [.absent("o.png")]),
-    Situation(label: "two outputs on one file through a link", args: ["render"] + small + ["--output", "link.png", "--npy", "target.png"],
-              code: 64, message: "same file", setup: [.file("target.png", "old", mode: 0o644), .symlink("link.png", to: "target.png")],
-              checks: [.unchanged("target.png")]),
-    Situation(label: "reference orbit on the image's path", args: ["render", "--preset", "e50", "--size", "8x8", "--output", "a.png",
-                                                                  "--save-reference", "a.png"], code: 64, message: "two outputs"),
-    Situation(label: "second output fails", args: ["render"] + small + ["--output", "y.png", "--npy", "full"], code: 73, message: "No space left",
-              setup: [.device("full", major: 1, minor: 7), .file("y.png", "keep me", mode: 0o644)],
-              checks: [.unchanged("y.png"), .stillDevice("full")]),
-    Situation(label: "standard output that cannot be written", args: ["version"], code: 74, message: "standard output",
-              setup: [.device("full", major: 1, minor: 7)], standardOutputDevice: "full"),
-    Situation(label: "report that cannot be written", args: ["presets"], code: 74, message: "standard output",
-              setup: [.device("full", major: 1, minor: 7)], standardOutputDevice: "full"),
+    Situation(
+        label: "output folder missing", args: ["render", "--size", "8x8", "--output", "missing/out.png"], code: 73,
+        message: "does not exist"),
+    Situation(
+        label: "npy into a missing folder", args: ["render", "--size", "8x8", "--npy", "missing/a.npy"], code: 73,
+        message: "does not exist",
+        checks: [.absent("fathom.png")]),
+    Situation(
+        label: "output is a folder", args: ["render", "--size", "8x8", "--output", "."], code: 73, message: "folder"),
+    Situation(
+        label: "output is an empty path", args: ["render", "--size", "8x8", "--output", ""], code: 73,
+        message: "empty path"),
+    Situation(
+        label: "output is a character device", args: ["render"] + small + ["--output", "null"], code: 0,
+        setup: [.device("null", major: 1, minor: 3)], checks: [.stillDevice("null")]),
+    Situation(
+        label: "output is a full device", args: ["render"] + small + ["--output", "full"], code: 73,
+        message: "No space left",
+        setup: [.device("full", major: 1, minor: 7)], checks: [.stillDevice("full")]),
+    Situation(
+        label: "output through a symbolic link", args: ["render"] + small + ["--output", "link.png"], code: 0,
+        setup: [.file("target.png", "old", mode: 0o644), .symlink("link.png", to: "target.png")],
+        checks: [.linkToPNG("link.png", target: "target.png")]),
+    Situation(
+        label: "output through a dangling symbolic link", args: ["render"] + small + ["--output", "link.png"], code: 0,
+        setup: [.symlink("link.png", to: "new.png")], checks: [.linkToPNG("link.png", target: "new.png")]),
+    Situation(
+        label: "output is a read-only file", args: ["render"] + small + ["--output", "ro.png"], code: 73,
+        message: "read-only",
+        setup: [.file("ro.png", "keep me", mode: 0o444)], checks: [.unchanged("ro.png")]),
+    Situation(
+        label: "output replaces a file keeping its mode", args: ["render"] + small + ["--output", "rw.png"], code: 0,
+        setup: [.file("rw.png", "old", mode: 0o640)], checks: [.png("rw.png", mode: 0o640)]),
+    Situation(
+        label: "output is a socket", args: ["render"] + small + ["--output", "s"], code: 73, message: "socket",
+        setup: [.socket("s")]),
+    Situation(
+        label: "output is standard output", args: ["render"] + small + ["--output", "-"], code: 0,
+        checks: [.pngOnStandardOutput]),
+    Situation(
+        label: "two outputs on one path", args: ["render"] + small + ["--output", "o.png", "--npy", "o.png"], code: 64,
+        message: "two outputs", checks: [.absent("o.png")]),
+    Situation(
+        label: "two outputs on one file by two names",
+        args: ["render"] + small + ["--output", "o.png", "--npy", "./o.png"], code: 64,
+        message: "same file", checks: [.absent("o.png")]),
+    Situation(
+        label: "two outputs on one file through a link",
+        args: ["render"] + small + ["--output", "link.png", "--npy", "target.png"],
+        code: 64, message: "same file",
+        setup: [.file("target.png", "old", mode: 0o644), .symlink("link.png", to: "target.png")],
+        checks: [.unchanged("target.png")]),
+    Situation(
+        label: "reference orbit on the image's path",
+        args: [
+            "render", "--preset", "e50", "--size", "8x8", "--output", "a.png",
+            "--save-reference", "a.png",
+        ], code: 64, message: "two outputs"),
+    Situation(
+        label: "second output fails", args: ["render"] + small + ["--output", "y.png", "--npy", "full"], code: 73,
+        message: "No space left",
+        setup: [.device("full", major: 1, minor: 7), .file("y.png", "keep me", mode: 0o644)],
+        checks: [.unchanged("y.png"), .stillDevice("full")]),
+    Situation(
+        label: "standard output that cannot be written", args: ["version"], code: 74, message: "standard output",
+        setup: [.device("full", major: 1, minor: 7)], standardOutputDevice: "full"),
+    Situation(
+        label: "report that cannot be written", args: ["presets"], code: 74, message: "standard output",
+        setup: [.device("full", major: 1, minor: 7)], standardOutputDevice: "full"),
 ]
 
 /// Rows of Reliability.md that have a test of their own below.
@@ -273,7 +451,9 @@ struct ReliabilityTests {
         for setup in s.setup {
             switch setup {
             case .device(let name, let major, let minor):
-                guard mknod(folder + "/" + name, S_IFCHR | 0o666, dev_t(major) << 8 | dev_t(minor)) == 0 else { return false }
+                guard mknod(folder + "/" + name, S_IFCHR | 0o666, dev_t(major) << 8 | dev_t(minor)) == 0 else {
+                    return false
+                }
             case .fifo(let name):
                 #expect(mkfifo(folder + "/" + name, 0o644) == 0)
             case .symlink(let name, let target):
@@ -290,9 +470,12 @@ struct ReliabilityTests {
                 address.sun_family = sa_family_t(AF_UNIX)
                 let path = Array((folder + "/" + name).utf8CString)
                 guard path.count <= MemoryLayout.size(ofValue: address.sun_path) else { return false }
-                withUnsafeMutableBytes(of: &address.sun_path) { raw in path.withUnsafeBytes { raw.copyMemory(from: $0) } }
+                withUnsafeMutableBytes(of: &address.sun_path) { raw in path.withUnsafeBytes { raw.copyMemory(from: $0) }
+                }
                 let bound = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                    }
                 }
                 close(fd)
                 #expect(bound == 0)
@@ -309,11 +492,15 @@ struct ReliabilityTests {
 
     func isPNG(_ data: Data) -> Bool { data.prefix(8) == Data([137, 80, 78, 71, 13, 10, 26, 10]) }
 
-    @Test("each row: its exit code, one line on stderr, and what it leaves on disk", arguments: situations.filter { !$0.needsDevice })
+    @Test(
+        "each row: its exit code, one line on stderr, and what it leaves on disk",
+        arguments: situations.filter { !$0.needsDevice })
     func situation(_ s: Situation) throws { try run(s) }
 
-    @Test("each row with a scratch device (mknod, never the real /dev/null)", .enabled(if: geteuid() == 0, "mknod needs root; CI runs as root"),
-          arguments: situations.filter(\.needsDevice))
+    @Test(
+        "each row with a scratch device (mknod, never the real /dev/null)",
+        .enabled(if: geteuid() == 0, "mknod needs root; CI runs as root"),
+        arguments: situations.filter(\.needsDevice))
     func deviceSituation(_ s: Situation) throws { try run(s) }
 
     func run(_ s: Situation) throws {
@@ -322,8 +509,11 @@ struct ReliabilityTests {
         #expect(try prepare(s, in: folder), "setup failed")
         let before = Set(try FileManager.default.contentsOfDirectory(atPath: folder))
         var args = s.args
-        if args.first == "render" && s.code != 0 && !args.contains("--quiet") && !args.contains("--verbose") { args.insert("--quiet", at: 1) }
-        let r = try FathomProcess.run(args, in: folder, standardOutput: s.standardOutputDevice.map { folder + "/" + $0 })
+        if args.first == "render" && s.code != 0 && !args.contains("--quiet") && !args.contains("--verbose") {
+            args.insert("--quiet", at: 1)
+        }
+        let r = try FathomProcess.run(
+            args, in: folder, standardOutput: s.standardOutputDevice.map { folder + "/" + $0 })
         #expect(r.code == s.code, "stderr: \(r.stderr)")
         if s.code != 0 {
             let lines = r.stderr.split(separator: "\n")
@@ -336,7 +526,10 @@ struct ReliabilityTests {
             #expect(!r.stderr.contains("fathom: "), "stderr: \(r.stderr)")
         }
         // No temporary file is left anywhere in the folder.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy { !$0.hasSuffix(".tmp") && !$0.hasSuffix(".old") })
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy {
+                !$0.hasSuffix(".tmp") && !$0.hasSuffix(".old")
+            })
         for check in s.checks {
             switch check {
             case .stillDevice(let name): #expect(mode(folder + "/" + name)?.type == S_IFCHR, "\(name)")
@@ -349,7 +542,8 @@ struct ReliabilityTests {
                 #expect(mode(folder + "/" + name)?.permissions == permissions & ~currentUmask())
                 #expect(isPNG(FileManager.default.contents(atPath: folder + "/" + name) ?? Data()))
             case .unchanged(let name):
-                let text = s.files[name] ?? s.setup.compactMap { if case .file(name, let t, _) = $0 { t } else { nil } }.first
+                let text =
+                    s.files[name] ?? s.setup.compactMap { if case .file(name, let t, _) = $0 { t } else { nil } }.first
                 let setMode = s.setup.compactMap { if case .file(name, _, let m) = $0 { m } else { nil } }.first
                 #expect(mode(folder + "/" + name)?.type == S_IFREG)
                 if let setMode { #expect(mode(folder + "/" + name)?.permissions == setMode) }
@@ -371,16 +565,23 @@ struct ReliabilityTests {
         return mask
     }
 
-    @Test("SIGINT, SIGTERM and SIGHUP cancel a render: one line, 128 + N, no file and no temporary file",
-          arguments: [(SIGINT, "SIGINT during a render"), (SIGTERM, "SIGTERM during a render"), (SIGHUP, "SIGHUP during a render")])
+    @Test(
+        "SIGINT, SIGTERM and SIGHUP cancel a render: one line, 128 + N, no file and no temporary file",
+        arguments: [
+            (SIGINT, "SIGINT during a render"), (SIGTERM, "SIGTERM during a render"),
+            (SIGHUP, "SIGHUP during a render"),
+        ])
     func signals(_ signal: Int32, _ row: String) throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // e1086's reference orbit alone takes over a second: the signal lands in the render.
-        let r = try FathomProcess.run(["render", "--preset", "e1086", "--size", "256x256", "--verbose", "--output", "c.png", "--npy", "c.npy"],
-                                      in: folder, signal: (signal, after: "estimate: ", delay: 0.3))
+        let r = try FathomProcess.run(
+            ["render", "--preset", "e1086", "--size", "256x256", "--verbose", "--output", "c.png", "--npy", "c.npy"],
+            in: folder, signal: (signal, after: "estimate: ", delay: 0.3))
         #expect(r.code == 128 + signal, "\(row): \(r.stderr)")
-        #expect(r.stderr.hasPrefix("estimate: ") && r.stderr.hasSuffix("fathom: cancelled (\(row.prefix { $0 != " " }))\n"), "\(r.stderr)")
+        #expect(
+            r.stderr.hasPrefix("estimate: ") && r.stderr.hasSuffix("fathom: cancelled (\(row.prefix { $0 != " " }))\n"),
+            "\(r.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
@@ -388,8 +589,9 @@ struct ReliabilityTests {
     func quit() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let r = try FathomProcess.run(["render", "--preset", "e1086", "--size", "256x256", "--verbose", "--output", "c.png"], in: folder,
-                                      signal: (SIGQUIT, after: "estimate: ", delay: 0.3))
+        let r = try FathomProcess.run(
+            ["render", "--preset", "e1086", "--size", "256x256", "--verbose", "--output", "c.png"], in: folder,
+            signal: (SIGQUIT, after: "estimate: ", delay: 0.3))
         #expect(r.uncaughtSignal && r.code == SIGQUIT, "SIGQUIT during a render: \(r.code) \(r.stderr)")
         #expect(!r.stderr.contains("Backtrac"), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/c.png"))
@@ -402,7 +604,8 @@ struct ReliabilityTests {
         let presets = try FathomProcess.run(["presets"], in: folder)
         #expect(presets.stdout.contains("e1298 ") && presets.stdout.contains(" 9.76e-1299 "), "presets list deep radii")
         #expect(presets.stdout.contains(" 7.41e-8001 "))
-        let r = try FathomProcess.run(["render", "--preset", "e1086", "--size", "8x8", "--verbose", "--output", "v.png"], in: folder)
+        let r = try FathomProcess.run(
+            ["render", "--preset", "e1086", "--size", "8x8", "--verbose", "--output", "v.png"], in: folder)
         #expect(r.code == 0, "\(r.stderr)")
         let reference = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("reference 0: ") })
         #expect(reference.count < 120 && reference.contains(" digits)"), "verbose reference points: \(reference)")
@@ -414,15 +617,20 @@ struct ReliabilityTests {
 
     @Test("every row of Documentation/Reliability.md is tested here, with its exit code")
     func documentedRows() throws {
-        let doc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let doc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Documentation/Reliability.md")
         let whole = try String(contentsOf: doc, encoding: .utf8)
         // The "Cases" section only: other sections (Sanitizers) have tables of their own.
         let cases = try #require(whole.range(of: "\n## Cases\n"), "Reliability.md has no Cases section")
         let text = whole[cases.upperBound...].components(separatedBy: "\n## ")[0]
-        let rows = text.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| situation") && !$0.hasPrefix("|---") }
-            .map { $0.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
-            .filter { $0.count >= 5 }
+        let rows = text.split(separator: "\n").filter {
+            $0.hasPrefix("| ") && !$0.hasPrefix("| situation") && !$0.hasPrefix("|---")
+        }
+        .map {
+            $0.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        .filter { $0.count >= 5 }
         #expect(rows.count >= 60)
         let byLabel = Dictionary(situations.map { ($0.label, $0) }, uniquingKeysWith: { a, _ in a })
         for row in rows {

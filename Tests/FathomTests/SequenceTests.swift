@@ -26,12 +26,16 @@ struct SequenceTests {
     @Test("between keyframes: radius geometric, center in proportion to the radius, the last frame the last keyframe")
     func keyframes() throws {
         let a = LocationFile(location: Location(centerRe: "-0.75", centerIm: "0.1", radius: "0.05", maxIterations: 500))
-        var b = LocationFile(location: Location(centerRe: "-0.743643887037158704752191506114774", centerIm: "0.131825904205311970493132056385139",
-                                                radius: "1e-25", maxIterations: 3000))
+        var b = LocationFile(
+            location: Location(
+                centerRe: "-0.743643887037158704752191506114774", centerIm: "0.131825904205311970493132056385139",
+                radius: "1e-25", maxIterations: 3000))
         b.color = ColorSettings(palette: .hot)
         let seq = try FrameSequence.between([a, b], perSegment: 8)
         #expect(seq.frames.count == 9)
-        #expect(seq.frames[8].center == b.center && seq.frames[8].radius == b.radius && seq.frames[8].color?.palette == .hot)
+        #expect(
+            seq.frames[8].center == b.center && seq.frames[8].radius == b.radius && seq.frames[8].color?.palette == .hot
+        )
         #expect(seq.frames[0].center == a.center && seq.frames[0].radius == a.radius)
         let p = Precision(bits: 256)
         for k in 1..<8 {
@@ -54,7 +58,9 @@ struct SequenceTests {
             }
         }
         #expect(throws: FathomError.badFrameCount(1)) { try FrameSequence.between([a], perSegment: 8) }
-        #expect(throws: FathomError.badFrameCount(Int.max / 2 + 1)) { try FrameSequence.between([a, b, a], perSegment: Int.max / 2 + 1) }
+        #expect(throws: FathomError.badFrameCount(Int.max / 2 + 1)) {
+            try FrameSequence.between([a, b, a], perSegment: Int.max / 2 + 1)
+        }
     }
 
     @Test("a slice renders byte-identical frames to the full run, from one reference orbit")
@@ -77,15 +83,22 @@ struct SequenceTests {
         #expect(some.framesRendered == 2 && some.orbitsComputed == 1)
         for k in 3...4 {
             let name = FrameSequence.fileName(frame: k)
-            let a = FileManager.default.contents(atPath: full + "/" + name), b = FileManager.default.contents(atPath: part + "/" + name)
+            let a = FileManager.default.contents(atPath: full + "/" + name),
+                b = FileManager.default.contents(atPath: part + "/" + name)
             #expect(a != nil && a == b, "frame \(k)")
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: part).sorted() == ["frame-00003.png", "frame-00004.png"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: part).sorted() == [
+                "frame-00003.png", "frame-00004.png",
+            ])
         // Automatic colour: one histogram, from the deepest frame, for every frame.
-        let colors = try (0...7).map { try LocationFile.read(path: full + "/" + FrameSequence.fileName(frame: $0)).color }
+        let colors = try (0...7).map {
+            try LocationFile.read(path: full + "/" + FrameSequence.fileName(frame: $0)).color
+        }
         #expect(colors.allSatisfy { $0?.scale == .histogram } && Set(colors.map { $0?.quantiles ?? [] }).count == 1)
         // Not one flat colour, and the frames differ.
-        let f3 = try PNGReader.read(path: full + "/frame-00003.png"), f4 = try PNGReader.read(path: full + "/frame-00004.png")
+        let f3 = try PNGReader.read(path: full + "/frame-00003.png"),
+            f4 = try PNGReader.read(path: full + "/frame-00004.png")
         #expect(Set(f3.pixels).count > 3 && f3 != f4)
         #expect(throws: FathomError.badFrameRange(6, 8, 8)) { try seq.render(6...8, into: part, settings: settings) }
     }

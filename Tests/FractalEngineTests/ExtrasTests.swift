@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Distance estimate, slope and orbit traps")
 struct ExtrasTests {
-    static func render(_ loc: Location, _ w: Int, _ h: Int, path: ArithmeticPath?, extras: ExtrasRequest, only: [Int]? = nil) throws -> IterationField {
+    static func render(
+        _ loc: Location, _ w: Int, _ h: Int, path: ArithmeticPath?, extras: ExtrasRequest, only: [Int]? = nil
+    ) throws -> IterationField {
         var settings = RenderSettings(width: w, height: h, path: path)
         settings.extras = extras
         settings.onlyPixels = only
@@ -62,7 +64,9 @@ struct ExtrasTests {
         // iterations. The estimate is ill-conditioned where orbits pass near 0 (Double's
         // rounding of z there moves it by 1e-4 relative), so the two agree to 1e-2: a BLA
         // step that dropped B (dc's share) or A would be off by far more.
-        let loc = Location(centerRe: PerturbationTests.flakeRe, centerIm: PerturbationTests.flakeIm, radius: "1e-20", maxIterations: 5000)
+        let loc = Location(
+            centerRe: PerturbationTests.flakeRe, centerIm: PerturbationTests.flakeIm, radius: "1e-20",
+            maxIterations: 5000)
         let direct = try Self.render(loc, 32, 18, path: .doubleDouble, extras: ExtrasRequest(derivative: true))
         var settings = RenderSettings(width: 32, height: 18, path: .perturbation)
         settings.extras = ExtrasRequest(derivative: true)
@@ -73,14 +77,18 @@ struct ExtrasTests {
         for i in 0..<direct.pixelCount where direct.nBig[i] != 0 && direct.nBig[i] == perturbed.nBig[i] {
             let a = Double(direct.extras!.distance[i]), b = Double(perturbed.extras!.distance[i])
             #expect(Swift.abs(a / b - 1) < 1e-2, "pixel \(i): \(a) vs \(b)")
-            let dot = Double(direct.extras!.slopeRe[i] * perturbed.extras!.slopeRe[i] + direct.extras!.slopeIm[i] * perturbed.extras!.slopeIm[i])
+            let dot = Double(
+                direct.extras!.slopeRe[i] * perturbed.extras!.slopeRe[i] + direct.extras!.slopeIm[i]
+                    * perturbed.extras!.slopeIm[i])
             #expect(dot > 0.999, "pixel \(i)")
             compared += 1
         }
         #expect(compared > 500)
         // Past Double's range, with FloatExp deltas: finite positive estimates.
-        let deep = try Self.render(Location(centerRe: PerturbationTests.flakeRe, centerIm: PerturbationTests.flakeIm, radius: "1e-140",
-                                            maxIterations: 20000), 16, 9, path: .perturbation, extras: ExtrasRequest(derivative: true))
+        let deep = try Self.render(
+            Location(
+                centerRe: PerturbationTests.flakeRe, centerIm: PerturbationTests.flakeIm, radius: "1e-140",
+                maxIterations: 20000), 16, 9, path: .perturbation, extras: ExtrasRequest(derivative: true))
         let distances = deep.extras!.distance.filter(\.isFinite)
         #expect(distances.count == 144 && distances.allSatisfy { $0 > 0 && $0 < 1e4 })
     }
@@ -101,7 +109,9 @@ struct ExtrasTests {
                     nearest = Swift.min(nearest, Swift.min(Swift.abs(x - 0.1), Swift.abs(y + 0.2)))
                     if x * x + y * y > Escape.radiusSquaredBig { break }
                 }
-                #expect(Swift.abs(Double(field.extras!.trap[i]) - nearest) <= 1e-6 * Swift.max(1, nearest), "\(path) pixel \(i)")
+                #expect(
+                    Swift.abs(Double(field.extras!.trap[i]) - nearest) <= 1e-6 * Swift.max(1, nearest),
+                    "\(path) pixel \(i)")
             }
         }
     }

@@ -36,10 +36,13 @@ struct MinibrotFinderTests {
         #expect(m.size.doubleValue > 0.015 && m.size.doubleValue < 0.025, "\(m.size.doubleValue)")
     }
 
-    @Test("--depth 1e-100 from the Seahorse Valley preset ends on a minibrot smaller than that, its nucleus exact and its period minimal")
+    @Test(
+        "--depth 1e-100 from the Seahorse Valley preset ends on a minibrot smaller than that, its nucleus exact and its period minimal"
+    )
     func descent() throws {
         let center = try BigComplex(parsingRe: Self.seahorse.re, im: Self.seahorse.im, precision: Precision(bits: 128))
-        let levels = try #require(MinibrotFinder.descend(from: center, radius: FloatExp(Self.seahorse.radius), to: FloatExp(1e-100)))
+        let levels = try #require(
+            MinibrotFinder.descend(from: center, radius: FloatExp(Self.seahorse.radius), to: FloatExp(1e-100)))
         let m = levels.last!.minibrot
         #expect((m.size * FloatExp(4)).doubleValue < 1e-100)
         #expect(levels.count >= 2)
@@ -71,14 +74,17 @@ struct MinibrotFinderTests {
     @Test("--reference nucleus: a found nucleus in view serves as a reference that never escapes, with the same counts")
     func nucleusReference() throws {
         let center = try BigComplex(parsingRe: Self.seahorse.re, im: Self.seahorse.im, precision: Precision(bits: 128))
-        let levels = try #require(MinibrotFinder.descend(from: center, radius: FloatExp(Self.seahorse.radius), to: FloatExp(1e-25)))
+        let levels = try #require(
+            MinibrotFinder.descend(from: center, radius: FloatExp(Self.seahorse.radius), to: FloatExp(1e-25)))
         let m = levels.last!.minibrot
         // The view around the minibrot, its center moved off the nucleus by a quarter of the radius.
         var location = MinibrotFinder.location(of: m, iterations: 1000)
         let radius = try BigFloat(parsing: location.radius, precision: Precision(bits: 64))
-        let shifted = try BigFloat(parsing: location.centerRe, precision: m.nucleus.precision) + radius.timesPowerOfTwo(-2)
-        location = Location(centerRe: shifted.decimalString(), centerIm: location.centerIm, radius: location.radius,
-                            maxIterations: location.maxIterations)
+        let shifted =
+            try BigFloat(parsing: location.centerRe, precision: m.nucleus.precision) + radius.timesPowerOfTwo(-2)
+        location = Location(
+            centerRe: shifted.decimalString(), centerIm: location.centerIm, radius: location.radius,
+            maxIterations: location.maxIterations)
         var settings = RenderSettings(width: 24, height: 16, path: .perturbation)
         let atCenter = try Renderer.render(location: location, settings: settings)
         settings.perturbation.placement = .nucleus
@@ -89,7 +95,8 @@ struct MinibrotFinderTests {
         #expect((used - m.nucleus.re).magnitude.floatExpValue < m.size * FloatExp(1e-6))
         #expect(atCenter.report.perturbation!.references[0].re != report.references[0].re)
         #expect(atCenter.field.n2 == atNucleus.field.n2 && atCenter.field.nBig == atNucleus.field.nBig)
-        let worst = zip(atCenter.field.smooth, atNucleus.field.smooth).map { $0.isNaN ? 0 : Swift.abs($0 - $1) }.max() ?? 0
+        let worst =
+            zip(atCenter.field.smooth, atNucleus.field.smooth).map { $0.isNaN ? 0 : Swift.abs($0 - $1) }.max() ?? 0
         #expect(worst < 1e-6)
     }
 }

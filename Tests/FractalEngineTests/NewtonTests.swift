@@ -54,7 +54,9 @@ struct NewtonTests {
     func againstMPFR(text: String) throws {
         let poly = NewtonPolynomial(text)!
         for (path, radius) in [(ArithmeticPath.double, "1.5"), (.doubleDouble, "1e-20")] {
-            let loc = Location(family: .newton(poly), centerRe: radius == "1.5" ? "0" : "0.2937", centerIm: "0.1", radius: radius, maxIterations: 200)
+            let loc = Location(
+                family: .newton(poly), centerRe: radius == "1.5" ? "0" : "0.2937", centerIm: "0.1", radius: radius,
+                maxIterations: 200)
             let w = 20, h = 14
             let result = try Renderer.render(location: loc, settings: RenderSettings(width: w, height: h, path: path))
             let viewport = try Viewport(location: loc, width: w, height: h)

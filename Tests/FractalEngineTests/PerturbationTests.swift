@@ -8,11 +8,14 @@ import Testing
 /// oracle does: at bits = -log2(s) + 64 and again at 2 bits + 64, skipping pixels where the
 /// two runs disagree on the counts (or on smooth by more than 1e-6, for the smooth check).
 /// Escape counts must match exactly; smooth within `smoothTolerance` (nil: not compared).
-func perturbationMismatches(_ location: Location, width: Int, height: Int, delta: DeltaType?, mode: GlitchMode = .rebase,
-                            placement: ReferencePlacement = .center,
-                            smoothTolerance: Double?) throws -> (bad: [(Int, Int, PixelResult, PixelResult)], report: RenderReport) {
-    let settings = RenderSettings(width: width, height: height, path: .perturbation,
-                                  perturbation: PerturbationSettings(glitchMode: mode, placement: placement, deltaType: delta))
+func perturbationMismatches(
+    _ location: Location, width: Int, height: Int, delta: DeltaType?, mode: GlitchMode = .rebase,
+    placement: ReferencePlacement = .center,
+    smoothTolerance: Double?
+) throws -> (bad: [(Int, Int, PixelResult, PixelResult)], report: RenderReport) {
+    let settings = RenderSettings(
+        width: width, height: height, path: .perturbation,
+        perturbation: PerturbationSettings(glitchMode: mode, placement: placement, deltaType: delta))
     let result = try Renderer.render(location: location, settings: settings)
     let viewport = try Viewport(location: location, width: width, height: height)
     let bits = Int(-viewport.log2Spacing.rounded(.down)) + 64
@@ -22,13 +25,17 @@ func perturbationMismatches(_ location: Location, width: Int, height: Int, delta
     var bad: [(Int, Int, PixelResult, PixelResult)] = []
     for y in 0..<height {
         for x in 0..<width {
-            let want = mpfr.iterate(pixelX: x, pixelY: y, viewport: fine, family: location.family, maxIterations: location.maxIterations)
-            let other = check.iterate(pixelX: x, pixelY: y, viewport: fine, family: location.family, maxIterations: location.maxIterations)
+            let want = mpfr.iterate(
+                pixelX: x, pixelY: y, viewport: fine, family: location.family, maxIterations: location.maxIterations)
+            let other = check.iterate(
+                pixelX: x, pixelY: y, viewport: fine, family: location.family, maxIterations: location.maxIterations)
             guard want.n2 == other.n2 && want.nBig == other.nBig else { continue }  // unstable
             let smoothStable = want.smooth.isNaN || Swift.abs(want.smooth - other.smooth) <= 1e-6
             let got = result.field[x, y]
             var ok = want.n2 == got.n2 && want.nBig == got.nBig
-            if let tol = smoothTolerance, ok, smoothStable, !want.smooth.isNaN { ok = Swift.abs(want.smooth - got.smooth) <= tol }
+            if let tol = smoothTolerance, ok, smoothStable, !want.smooth.isNaN {
+                ok = Swift.abs(want.smooth - got.smooth) <= tol
+            }
             if !ok { bad.append((x, y, want, got)) }
         }
     }
@@ -41,12 +48,14 @@ struct PerturbationTests {
     static let e55Re = "-1.29518908214777745701706417718568192670656646088488846921745350"
     static let e55Im = "0.44093698267832013888090367835626261211321462743139620368266100"
 
-    @Test("Mandelbrot at 1e-30 in every delta type: counts exact; smooth too with double-double deltas",
-          arguments: [DeltaType.double, .floatExp, .doubleDouble])
+    @Test(
+        "Mandelbrot at 1e-30 in every delta type: counts exact; smooth too with double-double deltas",
+        arguments: [DeltaType.double, .floatExp, .doubleDouble])
     func mandelbrot(delta: DeltaType) throws {
         let loc = Location(centerRe: Self.e55Re, centerIm: Self.e55Im, radius: "1e-30", maxIterations: 5000)
-        let (bad, report) = try perturbationMismatches(loc, width: 16, height: 12, delta: delta,
-                                                       smoothTolerance: delta == .doubleDouble ? 1e-9 : nil)
+        let (bad, report) = try perturbationMismatches(
+            loc, width: 16, height: 12, delta: delta,
+            smoothTolerance: delta == .doubleDouble ? 1e-9 : nil)
         #expect(report.path == .perturbation)
         #expect(report.perturbation?.deltaType == delta)
         #expect(bad.isEmpty, "\(bad.prefix(3))")
@@ -62,7 +71,8 @@ struct PerturbationTests {
 
     @Test("Multibrot by its binomial expansion", arguments: [3, 4, 7])
     func multibrot(power: Int) throws {
-        let loc = Location(family: .multibrot(power: power), centerRe: "-0.2", centerIm: "0.75", radius: "1e-24", maxIterations: 2000)
+        let loc = Location(
+            family: .multibrot(power: power), centerRe: "-0.2", centerIm: "0.75", radius: "1e-24", maxIterations: 2000)
         let (bad, _) = try perturbationMismatches(loc, width: 12, height: 8, delta: .double, smoothTolerance: nil)
         #expect(bad.isEmpty, "\(bad.prefix(3))")
     }
@@ -73,16 +83,23 @@ struct PerturbationTests {
     @Test("Julia: the reference pixel's orbit, then the critical orbit after rebasing")
     func julia() throws {
         // The center of the pub_g_julia_e20 oracle location.
-        let loc = Location(family: .julia(re: "-0.8", im: "0.156"), centerRe: "0.949819428088212909012650746160435775426144325937154520501015",
-                           centerIm: "0.352192192042892595246325212080304828332306304685579686045675", radius: "1e-24", maxIterations: 3000)
+        let loc = Location(
+            family: .julia(re: "-0.8", im: "0.156"),
+            centerRe: "0.949819428088212909012650746160435775426144325937154520501015",
+            centerIm: "0.352192192042892595246325212080304828332306304685579686045675", radius: "1e-24",
+            maxIterations: 3000)
         let (bad, report) = try perturbationMismatches(loc, width: 12, height: 8, delta: nil, smoothTolerance: 1e-9)
         #expect(report.perturbation?.deltaType == .doubleDouble)
         #expect(bad.isEmpty, "\(bad.prefix(3))")
         // c = -0.12 + 0.75i (inside the set, the Douady rabbit), at its repelling fixed point
         // (1 + sqrt(1 - 4c)) / 2: Double deltas.
-        let rabbit = Location(family: .julia(re: "-0.12", im: "0.75"), centerRe: "1.27662776832991328625125781879338401900776523959661133706817",
-                              centerIm: "-0.482856801278703603991368417705517043355077756160892583919134", radius: "1e-22", maxIterations: 3000)
-        let (badRabbit, rabbitReport) = try perturbationMismatches(rabbit, width: 12, height: 8, delta: nil, smoothTolerance: nil)
+        let rabbit = Location(
+            family: .julia(re: "-0.12", im: "0.75"),
+            centerRe: "1.27662776832991328625125781879338401900776523959661133706817",
+            centerIm: "-0.482856801278703603991368417705517043355077756160892583919134", radius: "1e-22",
+            maxIterations: 3000)
+        let (badRabbit, rabbitReport) = try perturbationMismatches(
+            rabbit, width: 12, height: 8, delta: nil, smoothTolerance: nil)
         #expect(rabbitReport.perturbation?.deltaType == .double)
         #expect(badRabbit.isEmpty, "\(badRabbit.prefix(3))")
     }
@@ -90,21 +107,28 @@ struct PerturbationTests {
     @Test("probe placement takes the longest orbit of a 5 x 5 probe when the center escapes")
     func probe() throws {
         // The pub_f_multibrot3_e30 center: a Misiurewicz point, whose orbit escapes at 385 here.
-        let loc = Location(family: .multibrot(power: 3), centerRe: "-0.2618414542554664348109050619820652468621750391587391244078",
-                           centerIm: "0.976905989884677750808361208130370343577507366118058104798673", radius: "1e-24", maxIterations: 2000)
-        let settings = RenderSettings(width: 12, height: 8, path: .perturbation, perturbation: PerturbationSettings(placement: .probe))
+        let loc = Location(
+            family: .multibrot(power: 3), centerRe: "-0.2618414542554664348109050619820652468621750391587391244078",
+            centerIm: "0.976905989884677750808361208130370343577507366118058104798673", radius: "1e-24",
+            maxIterations: 2000)
+        let settings = RenderSettings(
+            width: 12, height: 8, path: .perturbation, perturbation: PerturbationSettings(placement: .probe))
         let probed = try Renderer.render(location: loc, settings: settings).report.perturbation!
-        let centered = try Renderer.render(location: loc, settings: RenderSettings(width: 12, height: 8, path: .perturbation)).report.perturbation!
+        let centered = try Renderer.render(
+            location: loc, settings: RenderSettings(width: 12, height: 8, path: .perturbation)
+        ).report.perturbation!
         #expect(centered.referenceEscaped)
         #expect(probed.referenceLength >= centered.referenceLength)
-        let (bad, _) = try perturbationMismatches(loc, width: 12, height: 8, delta: .double, placement: .probe, smoothTolerance: 1e-6)
+        let (bad, _) = try perturbationMismatches(
+            loc, width: 12, height: 8, delta: .double, placement: .probe, smoothTolerance: 1e-6)
         #expect(bad.isEmpty, "\(bad.prefix(3))")
     }
 
     @Test("detect mode corrects its glitches with extra references and agrees with MPFR")
     func detect() throws {
         let loc = Location(centerRe: Self.e55Re, centerIm: Self.e55Im, radius: "1e-30", maxIterations: 5000)
-        let (bad, report) = try perturbationMismatches(loc, width: 16, height: 12, delta: .double, mode: .detect, smoothTolerance: nil)
+        let (bad, report) = try perturbationMismatches(
+            loc, width: 16, height: 12, delta: .double, mode: .detect, smoothTolerance: nil)
         #expect(bad.isEmpty, "\(bad.prefix(3))")
         #expect(report.perturbation?.uncorrectedPixels == 0)
     }
@@ -114,7 +138,8 @@ struct PerturbationTests {
     @Test("BLA skips most iterations and agrees with MPFR; without it the same counts")
     func bla() throws {
         let loc = Location(centerRe: Self.flakeRe, centerIm: Self.flakeIm, radius: "5e-51", maxIterations: 100_000)
-        let (bad, report) = try perturbationMismatches(loc, width: 16, height: 12, delta: .double, smoothTolerance: 1e-6)
+        let (bad, report) = try perturbationMismatches(
+            loc, width: 16, height: 12, delta: .double, smoothTolerance: 1e-6)
         #expect(bad.isEmpty, "\(bad.prefix(3))")
         let p = try #require(report.perturbation)
         #expect(p.blaSteps > 0)
@@ -123,7 +148,8 @@ struct PerturbationTests {
         var off = RenderSettings(width: 16, height: 12, path: .perturbation)
         off.perturbation.bla = false
         let plain = try Renderer.render(location: loc, settings: off)
-        let on = try Renderer.render(location: loc, settings: RenderSettings(width: 16, height: 12, path: .perturbation))
+        let on = try Renderer.render(
+            location: loc, settings: RenderSettings(width: 16, height: 12, path: .perturbation))
         #expect(plain.field.n2 == on.field.n2 && plain.field.nBig == on.field.nBig)
         #expect(plain.report.perturbation?.blaSteps == 0)
     }
@@ -132,8 +158,9 @@ struct PerturbationTests {
     /// of steps: BLA may pass those steps only by the orbit's exact gap 4 - |Z|^2.
     @Test("BLA along the antenna tip, where |Z| = 2 in Double: counts still exact")
     func antennaTip() throws {
-        let loc = Location(centerRe: "-1.99999999999999999999999999999999999999999999999999999999999999987",
-                           centerIm: "1e-70", radius: "1e-75", maxIterations: 5000)
+        let loc = Location(
+            centerRe: "-1.99999999999999999999999999999999999999999999999999999999999999987",
+            centerIm: "1e-70", radius: "1e-75", maxIterations: 5000)
         let (bad, report) = try perturbationMismatches(loc, width: 12, height: 8, delta: .double, smoothTolerance: 1e-6)
         #expect(bad.isEmpty, "\(bad.prefix(3))")
         let p = try #require(report.perturbation)
@@ -156,12 +183,15 @@ struct PerturbationTests {
         defer { removeFile(orbitFile) }
         var save = RenderSettings(width: 8, height: 8, path: .perturbation)
         save.perturbation.saveReference = orbitFile
-        _ = try Renderer.render(location: Location(centerRe: Self.flakeRe, centerIm: Self.flakeIm, radius: spacingRadius(4),
-                                                  maxIterations: 1_000_000), settings: save)
+        _ = try Renderer.render(
+            location: Location(
+                centerRe: Self.flakeRe, centerIm: Self.flakeIm, radius: spacingRadius(4),
+                maxIterations: 1_000_000), settings: save)
         let viewport = try Viewport(location: full, width: 800, height: 800)
         let point = viewport.exactPoint(x: 237, y: 221)
-        let window = Location(centerRe: point.re.decimalString(), centerIm: point.im.decimalString(),
-                              radius: spacingRadius(2.5), maxIterations: full.maxIterations)
+        let window = Location(
+            centerRe: point.re.decimalString(), centerIm: point.im.decimalString(),
+            radius: spacingRadius(2.5), maxIterations: full.maxIterations)
         var settings = RenderSettings(width: 5, height: 5, path: .perturbation)
         settings.perturbation.loadReference = orbitFile
         let result = try Renderer.render(location: window, settings: settings)
@@ -171,7 +201,9 @@ struct PerturbationTests {
         var worst = 0.0
         for y in 0..<5 {
             for x in 0..<5 {
-                let want = mpfr.iterate(pixelX: x, pixelY: y, viewport: windowViewport, family: window.family, maxIterations: window.maxIterations)
+                let want = mpfr.iterate(
+                    pixelX: x, pixelY: y, viewport: windowViewport, family: window.family,
+                    maxIterations: window.maxIterations)
                 let got = result.field[x, y]
                 #expect(want.n2 == got.n2 && want.nBig == got.nBig, "pixel \(x), \(y)")
                 worst = Swift.max(worst, Swift.abs(want.smooth - got.smooth))
@@ -207,7 +239,8 @@ struct PerturbationTests {
         // With the orbit at 64 bits below the spacing, pixel (41, 12) of a 64 x 36 view came
         // out 0.065 off in smooth (n2 right) whatever the deltas and BLA; the estimate did not
         // count the orbit's own rounding, so the 106-bit delta pass passed it.
-        let loc = Location(centerRe: Self.deepMiniRe, centerIm: Self.deepMiniIm, radius: "7.6012e-103", maxIterations: 249600)
+        let loc = Location(
+            centerRe: Self.deepMiniRe, centerIm: Self.deepMiniIm, radius: "7.6012e-103", maxIterations: 249600)
         let viewport = try Viewport(location: loc, width: 64, height: 36)
         var settings = RenderSettings(width: 64, height: 36)
         let pixels = [(41, 12), (0, 0), (20, 30)]
@@ -215,18 +248,23 @@ struct PerturbationTests {
         let result = try Renderer.render(location: loc, settings: settings)
         let exact = MPFREscape(precision: viewport.precision)
         for (x, y) in pixels {
-            let want = exact.iterate(pixelX: x, pixelY: y, viewport: viewport, family: .mandelbrot, maxIterations: loc.maxIterations)
+            let want = exact.iterate(
+                pixelX: x, pixelY: y, viewport: viewport, family: .mandelbrot, maxIterations: loc.maxIterations)
             let got = result.field[x, y]
             #expect(got.n2 == want.n2 && got.nBig == want.nBig, "(\(x), \(y))")
             #expect(Swift.abs(got.smooth - want.smooth) < 1e-7, "(\(x), \(y)): \(got.smooth) vs MPFR \(want.smooth)")
         }
     }
 
-    static let deepMiniRe = "-7.4823081825241153371437061552363128262704844324392861938695801918074533230695297621278336427913393856544306554880760598005e-1"
-    static let deepMiniIm = "-9.477031321056103275834814419488636578848061849536075205411517361767721153494565139180955924359255124332998322226300330416e-2"
+    static let deepMiniRe =
+        "-7.4823081825241153371437061552363128262704844324392861938695801918074533230695297621278336427913393856544306554880760598005e-1"
+    static let deepMiniIm =
+        "-9.477031321056103275834814419488636578848061849536075205411517361767721153494565139180955924359255124332998322226300330416e-2"
 
-    static let flakeRe = "-1.99996619445037030418434688506350579675531241540724851511761922944801584242342684381376129778868913812287046406560949864353810575744772166485672496092803920095332"
-    static let flakeIm = "-0.00000000000000000000000000000000030013824367909383240724973039775924987346831190773335270174257280120474975614823581185647299288414075519224186504978181625478529"
+    static let flakeRe =
+        "-1.99996619445037030418434688506350579675531241540724851511761922944801584242342684381376129778868913812287046406560949864353810575744772166485672496092803920095332"
+    static let flakeIm =
+        "-0.00000000000000000000000000000000030013824367909383240724973039775924987346831190773335270174257280120474975614823581185647299288414075519224186504978181625478529"
 }
 
 @Suite("Reference orbits")
@@ -236,12 +274,16 @@ struct ReferenceOrbitTests {
     @Test("an orbit computed with a partner thread equals the single-threaded one, bit for bit")
     func partnerThread() throws {
         let p = Precision(bits: ReferenceOrbit.partnerThreadMinimumBits)
-        for (re, im, steps) in [(PerturbationTests.e55Re, PerturbationTests.e55Im, 3000),
-                                ("-1.99999999999999999999999999999999999999", "1e-45", 200), ("0.3", "0.5", 1000)] {
+        for (re, im, steps) in [
+            (PerturbationTests.e55Re, PerturbationTests.e55Im, 3000),
+            ("-1.99999999999999999999999999999999999999", "1e-45", 200), ("0.3", "0.5", 1000),
+        ] {
             let c = try BigComplex(parsingRe: re, im: im, precision: p)
-            let one = try ReferenceOrbit.compute(point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true)
-            let two = try ReferenceOrbit.compute(point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true,
-                                                 partnerThread: true)
+            let one = try ReferenceOrbit.compute(
+                point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true)
+            let two = try ReferenceOrbit.compute(
+                point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true,
+                partnerThread: true)
             #expect(one.re == two.re && one.im == two.im && one.reLow == two.reLow && one.imLow == two.imLow, "\(re)")
             #expect(one.escaped == two.escaped && one.escapeGaps == two.escapeGaps, "\(re)")
             if re.hasPrefix("-1.99") { #expect(two.escapeGaps.count > 20) }  // the partner's x^2, y^2 too
@@ -256,7 +298,8 @@ struct ReferenceOrbitTests {
     func orbitAndFile() throws {
         let p = Precision(bits: 300)
         let c = try BigComplex(parsingRe: PerturbationTests.e55Re, im: PerturbationTests.e55Im, precision: p)
-        let orbit = try ReferenceOrbit.compute(point: c, power: 2, juliaC: nil, maxIterations: 500, precision: p, lowWords: true)
+        let orbit = try ReferenceOrbit.compute(
+            point: c, power: 2, juliaC: nil, maxIterations: 500, precision: p, lowWords: true)
         #expect(orbit.count == 501)  // the e55 center's orbit runs past 3000 steps
         #expect(!orbit.escaped)
         var z = BigComplex(precision: p)
@@ -271,7 +314,8 @@ struct ReferenceOrbitTests {
         defer { removeFile(path) }
         try orbit.write(to: path)
         let back = try ReferenceOrbit.read(from: path)
-        #expect(back.re == orbit.re && back.im == orbit.im && back.reLow == orbit.reLow && back.escaped == orbit.escaped)
+        #expect(
+            back.re == orbit.re && back.im == orbit.im && back.reLow == orbit.reLow && back.escaped == orbit.escaped)
         #expect(back.point == orbit.point)
         // Near c = -2 the orbit sits at |Z| = 2 in Double: the exact gaps 4 - |Z|^2 are kept,
         // equal to MPFR's, and survive the file.

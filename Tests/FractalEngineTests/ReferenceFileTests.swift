@@ -15,8 +15,11 @@ import Testing
         let tip = try BigComplex(parsingRe: "-1.99999999999999999999999999999999999999", im: "0", precision: precision)
         let julia = try BigComplex(parsingRe: "0.1", im: "0.2", precision: precision)
         let c = try BigComplex(parsingRe: "-0.8", im: "0.156", precision: precision)
-        return [try ReferenceOrbit.compute(point: tip, power: 2, juliaC: nil, maxIterations: 60, precision: precision, lowWords: true),
-                try ReferenceOrbit.compute(point: julia, power: 2, juliaC: c, maxIterations: 50, precision: precision)]
+        return [
+            try ReferenceOrbit.compute(
+                point: tip, power: 2, juliaC: nil, maxIterations: 60, precision: precision, lowWords: true),
+            try ReferenceOrbit.compute(point: julia, power: 2, juliaC: c, maxIterations: 50, precision: precision),
+        ]
     }
 
     /// `bytes` with a correct checksum again (for checks behind it).
@@ -59,7 +62,8 @@ import Testing
             try orbit.write(to: path)
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == orbit.fileData())
             let back = try ReferenceOrbit.read(from: path)
-            #expect(back.re == orbit.re && back.im == orbit.im && back.reLow == orbit.reLow && back.imLow == orbit.imLow)
+            #expect(
+                back.re == orbit.re && back.im == orbit.im && back.reLow == orbit.reLow && back.imLow == orbit.imLow)
             #expect(back.point == orbit.point && back.juliaC == orbit.juliaC && back.power == orbit.power)
             #expect(back.precision == orbit.precision && back.escaped == orbit.escaped)
             #expect(back.tiny == orbit.tiny && back.escapeGaps == orbit.escapeGaps)
@@ -75,7 +79,9 @@ import Testing
             #expect(reason != nil, "\(n) bytes")
         }
         #expect(ReferenceFileTests.reason(Array(bytes[0..<7])) == "it does not start with FATHOMRO")
-        #expect(ReferenceFileTests.reason(Array(bytes[0..<bytes.count - 1])) == "checksum mismatch: the file is truncated or altered")
+        #expect(
+            ReferenceFileTests.reason(Array(bytes[0..<bytes.count - 1]))
+                == "checksum mismatch: the file is truncated or altered")
         #expect(ReferenceFileTests.reason(bytes + [0]) == "checksum mismatch: the file is truncated or altered")
     }
 
@@ -98,7 +104,8 @@ import Testing
         var bytes = Array(try ReferenceFileTests.orbits()[1].fileData().dropLast(8))
         for version: UInt8 in [1, 2] {
             bytes[8] = version
-            #expect(ReferenceFileTests.reason(bytes)
+            #expect(
+                ReferenceFileTests.reason(bytes)
                     == "version \(version) file, written by an older Fathom: render it again with --save-reference")
         }
         bytes[8] = 4
@@ -138,7 +145,8 @@ import Testing
         #expect(patched(lastRe, Double.infinity.bitPattern) == "re: a value is not finite")
         // The tiny and gap counts: negative (once a trap: a range 0..<-1) or larger than the orbit.
         #expect(patched(good.count - 24, UInt64(bitPattern: -1))?.hasPrefix("tiny values: -1 entries") == true)
-        #expect(patched(good.count - 16, UInt64(Int.max))?.hasPrefix("escape gaps: 9223372036854775807 entries") == true)
+        #expect(
+            patched(good.count - 16, UInt64(Int.max))?.hasPrefix("escape gaps: 9223372036854775807 entries") == true)
         var extra = Array(good.dropLast(8)) + [0, 0, 0, 0, 0, 0, 0, 0]
         extra += [0, 0, 0, 0, 0, 0, 0, 0]
         #expect(ReferenceFileTests.reason(ReferenceFileTests.resealed(extra)) == "8 bytes after the orbit")
@@ -156,7 +164,9 @@ import Testing
             ReferenceFileTests.set(&b, at: offset, value)
             return ReferenceFileTests.reason(ReferenceFileTests.resealed(b))
         }
-        #expect(patched(gapCount + 8, UInt64(orbit.count)) == "escape gaps: index \(orbit.count) is out of order or past the orbit")
+        #expect(
+            patched(gapCount + 8, UInt64(orbit.count))
+                == "escape gaps: index \(orbit.count) is out of order or past the orbit")
         #expect(patched(gapCount + 8 + 24, 0)?.hasPrefix("escape gaps: index 0 is out of order") == true)
         #expect(patched(gapCount + 16, Double.nan.bitPattern)?.hasPrefix("escape gaps: nan * 2^") == true)
         // Once a trap: a subnormal significand with exponent Int.min overflowed FloatExp's normalisation.

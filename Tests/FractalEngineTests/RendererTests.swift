@@ -4,14 +4,17 @@ import Testing
 
 @Suite("Renderer")
 struct RendererTests {
-    let seahorse = Location(centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 1000)
+    let seahorse = Location(
+        centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 1000)
 
     @Test("the same field for 1, 2, 3, 5 and 8 threads, any tile size and any tile order")
     func deterministic() throws {
         let base = try Renderer.render(location: seahorse, settings: RenderSettings(width: 64, height: 40, threads: 1))
         #expect(base.report.doubleDoublePixels > 0, "both lane kinds run")
-        for (threads, tile, order) in [(2, 2048, TileOrder.ascending), (3, 7, .descending), (5, 333, .shuffled(seed: 1)),
-                                       (8, 64, .shuffled(seed: 20241129))] {
+        for (threads, tile, order) in [
+            (2, 2048, TileOrder.ascending), (3, 7, .descending), (5, 333, .shuffled(seed: 1)),
+            (8, 64, .shuffled(seed: 20_241_129)),
+        ] {
             var settings = RenderSettings(width: 64, height: 40, threads: threads, tilePixels: tile)
             settings.tileOrder = order
             let other = try Renderer.render(location: seahorse, settings: settings)
@@ -27,16 +30,21 @@ struct RendererTests {
             var settings = RenderSettings(width: 64, height: 40, threads: 1, tilePixels: 1000)
             settings.tileOrder = order
             // 2,560 pixels: tiles of 1,000, 1,000 and 560.
-            _ = try Renderer.render(location: seahorse, settings: settings, control: RenderControl { box.fractions.append($0) })
-            #expect(box.fractions.count == 3 && box.fractions.first == first && box.fractions.last == 1, "\(order): \(box.fractions)")
+            _ = try Renderer.render(
+                location: seahorse, settings: settings, control: RenderControl { box.fractions.append($0) })
+            #expect(
+                box.fractions.count == 3 && box.fractions.first == first && box.fractions.last == 1,
+                "\(order): \(box.fractions)")
         }
     }
 
     @Test("the path is the cheapest that carries the view's bits plus the guard bits (z^2 + c: checked Double first)")
     func pathChoice() throws {
         func path(_ radius: String, _ size: Int = 1000) throws -> ArithmeticPath {
-            try Renderer.render(location: Location(centerRe: "-0.5", centerIm: "0", radius: radius, maxIterations: 1),
-                                settings: RenderSettings(width: size, height: size)).report.path
+            try Renderer.render(
+                location: Location(centerRe: "-0.5", centerIm: "0", radius: radius, maxIterations: 1),
+                settings: RenderSettings(width: size, height: size)
+            ).report.path
         }
         #expect(try path("1.5") == .double)  // s = 2^-8.4: 10 bits + 40
         // Checked Double lanes while the spacing needs at most 33 bits, then double-double.
@@ -46,8 +54,11 @@ struct RendererTests {
         #expect(try path("1e-16") == .doubleDouble)  // s = 2^-62.1, scale 2: 64 bits + 40 = 104
         #expect(try path("1e-17") == .perturbation)  // 107 bits
         #expect(throws: RenderError.needsPerturbation(requiredBits: 107, availableBits: 106)) {
-            try Renderer.render(location: Location(family: .newton(NewtonPolynomial("z^3-1")!), centerRe: "0.5", centerIm: "0", radius: "1e-17", maxIterations: 1),
-                                settings: RenderSettings(width: 1000, height: 1000))
+            try Renderer.render(
+                location: Location(
+                    family: .newton(NewtonPolynomial("z^3-1")!), centerRe: "0.5", centerIm: "0", radius: "1e-17",
+                    maxIterations: 1),
+                settings: RenderSettings(width: 1000, height: 1000))
         }
         #expect(Renderer.cheapestPath(forBits: 53) == .double)
         #expect(Renderer.cheapestPath(forBits: 54) == .doubleDouble)
@@ -63,14 +74,17 @@ struct RendererTests {
         let checked = try Renderer.render(location: loc, settings: RenderSettings(width: 200, height: 200))
         #expect(checked.report.path == .double)
         #expect(checked.report.doubleDoublePixels > 0)
-        let wide = try Renderer.render(location: loc, settings: RenderSettings(width: 200, height: 200, path: .doubleDouble))
+        let wide = try Renderer.render(
+            location: loc, settings: RenderSettings(width: 200, height: 200, path: .doubleDouble))
         #expect(checked.field.n2 == wide.field.n2 && checked.field.nBig == wide.field.nBig)
         let worst = zip(checked.field.smooth, wide.field.smooth).map { $0.isNaN ? 0 : Swift.abs($0 - $1) }.max() ?? 0
         #expect(worst <= 1e-7, "smooth differs by \(worst)")
         // Julia (derivative with respect to z0) through the same check.
-        let julia = Location(family: .julia(re: "-0.8", im: "0.156"), centerRe: "0", centerIm: "0", radius: "0.01", maxIterations: 3000)
+        let julia = Location(
+            family: .julia(re: "-0.8", im: "0.156"), centerRe: "0", centerIm: "0", radius: "0.01", maxIterations: 3000)
         let j = try Renderer.render(location: julia, settings: RenderSettings(width: 64, height: 64))
-        let jw = try Renderer.render(location: julia, settings: RenderSettings(width: 64, height: 64, path: .doubleDouble))
+        let jw = try Renderer.render(
+            location: julia, settings: RenderSettings(width: 64, height: 64, path: .doubleDouble))
         #expect(j.report.path == .double)
         #expect(j.field.n2 == jw.field.n2 && j.field.nBig == jw.field.nBig)
         let jWorst = zip(j.field.smooth, jw.field.smooth).map { $0.isNaN ? 0 : Swift.abs($0 - $1) }.max() ?? 0
@@ -79,7 +93,8 @@ struct RendererTests {
 
     @Test("pixel centers follow the contract: re + (x + 0.5 - W/2) s, im + (H/2 - y - 0.5) s")
     func pixelMapping() throws {
-        let v = try Viewport(location: Location(centerRe: "1", centerIm: "2", radius: "2", maxIterations: 1), width: 8, height: 4)
+        let v = try Viewport(
+            location: Location(centerRe: "1", centerIm: "2", radius: "2", maxIterations: 1), width: 8, height: 4)
         // s = 2 * 2 / 4 = 1.
         #expect(v.point(x: 0, y: 0).re.doubleValue == 1 - 3.5)
         #expect(v.point(x: 0, y: 0).im.doubleValue == 2 + 1.5)
@@ -88,7 +103,9 @@ struct RendererTests {
         let exact = v.exactPoint(x: 5, y: 1)
         #expect(exact.re.doubleValue == 2.5 && exact.im.doubleValue == 2.5)
         // A rotation of 90 degrees maps the right edge to the top.
-        let r = try Viewport(location: Location(centerRe: "0", centerIm: "0", radius: "2", rotation: 90, maxIterations: 1), width: 4, height: 4)
+        let r = try Viewport(
+            location: Location(centerRe: "0", centerIm: "0", radius: "2", rotation: 90, maxIterations: 1), width: 4,
+            height: 4)
         let p = r.point(x: 3, y: 1)  // unrotated offset (1.5, 0.5)
         #expect(Swift.abs(p.re.doubleValue + 0.5) < 1e-15 && Swift.abs(p.im.doubleValue - 1.5) < 1e-15)
     }
@@ -97,8 +114,11 @@ struct RendererTests {
     func progressAndCancel() throws {
         final class Box: @unchecked Sendable { var last = 0.0; var calls = 0 }
         let box = Box()
-        let control = RenderControl { f in box.last = f; box.calls += 1 }
-        _ = try Renderer.render(location: seahorse, settings: RenderSettings(width: 64, height: 64, tilePixels: 256), control: control)
+        let control = RenderControl { f in
+            box.last = f; box.calls += 1
+        }
+        _ = try Renderer.render(
+            location: seahorse, settings: RenderSettings(width: 64, height: 64, tilePixels: 256), control: control)
         #expect(box.calls == 16)
         #expect(box.last == 1)
         let cancelled = RenderControl()
@@ -111,22 +131,32 @@ struct RendererTests {
     @Test("bad locations are rejected with the field named")
     func badInput() {
         #expect(throws: LocationError.badNumber(field: "center.re", text: "1.2.3")) {
-            try Viewport(location: Location(centerRe: "1.2.3", centerIm: "0", radius: "1", maxIterations: 10), width: 10, height: 10)
+            try Viewport(
+                location: Location(centerRe: "1.2.3", centerIm: "0", radius: "1", maxIterations: 10), width: 10,
+                height: 10)
         }
         #expect(throws: LocationError.nonPositiveRadius("0")) {
-            try Viewport(location: Location(centerRe: "0", centerIm: "0", radius: "0", maxIterations: 10), width: 10, height: 10)
+            try Viewport(
+                location: Location(centerRe: "0", centerIm: "0", radius: "0", maxIterations: 10), width: 10, height: 10)
         }
         #expect(throws: LocationError.nonPositiveRadius("-1e-5")) {
-            try Viewport(location: Location(centerRe: "0", centerIm: "0", radius: "-1e-5", maxIterations: 10), width: 10, height: 10)
+            try Viewport(
+                location: Location(centerRe: "0", centerIm: "0", radius: "-1e-5", maxIterations: 10), width: 10,
+                height: 10)
         }
         #expect(throws: LocationError.badIterations(0)) {
-            try Viewport(location: Location(centerRe: "0", centerIm: "0", radius: "1", maxIterations: 0), width: 10, height: 10)
+            try Viewport(
+                location: Location(centerRe: "0", centerIm: "0", radius: "1", maxIterations: 0), width: 10, height: 10)
         }
         #expect(throws: LocationError.badSize(width: 0, height: 10)) {
-            try Viewport(location: Location(centerRe: "0", centerIm: "0", radius: "1", maxIterations: 1), width: 0, height: 10)
+            try Viewport(
+                location: Location(centerRe: "0", centerIm: "0", radius: "1", maxIterations: 1), width: 0, height: 10)
         }
         #expect(throws: LocationError.badPower(17)) {
-            try Viewport(location: Location(family: .multibrot(power: 17), centerRe: "0", centerIm: "0", radius: "1", maxIterations: 1), width: 1, height: 1)
+            try Viewport(
+                location: Location(
+                    family: .multibrot(power: 17), centerRe: "0", centerIm: "0", radius: "1", maxIterations: 1),
+                width: 1, height: 1)
         }
     }
 }

@@ -7,7 +7,9 @@ func removeFile(_ path: String) { try? FileManager.default.removeItem(atPath: pa
 extension Renderer {
     /// The engine alone renders on the CPU (the GPU backends are FathomGPU's, tested in
     /// FathomTests).
-    static func render(location: Location, settings: RenderSettings, control: RenderControl? = nil) throws -> RenderResult {
+    static func render(location: Location, settings: RenderSettings, control: RenderControl? = nil) throws
+        -> RenderResult
+    {
         try render(location: location, settings: settings, device: nil, control: control)
     }
 }

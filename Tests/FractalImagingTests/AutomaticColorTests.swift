@@ -1,7 +1,7 @@
+import Foundation
 import FractalEngine
 import FractalImaging
 import FractalNumerics
-import Foundation
 import Testing
 
 @Suite("Automatic colouring: the histogram of the view's counts")
@@ -22,7 +22,8 @@ struct AutomaticColorTests {
 
     @Test("the quantiles of 0, 1, ..., 1024 are 32 k, and pixels that did not escape do not count")
     func quantilesClosedForm() throws {
-        let q = try #require(ColorSettings.quantiles(of: field((0...1024).map(Double.init) + [nil, nil]), smooth: true))
+        let q = try #require(
+            ColorSettings.quantiles(of: field((0...1024).map(Double.init) + [nil, nil]), smooth: true))
         #expect(q == (0...32).map { Double(32 * $0) })
         // Between order statistics, linearly (numpy's default): the quantiles of 0, 10 and 30
         // at k/32 are 20 k/32 up to the median and 10 + 40 (k/32 - 1/2) past it.
@@ -95,9 +96,11 @@ struct AutomaticColorTests {
     @Test("explicit settings are left as they are and colour by the old formula, bit for bit")
     func explicitUnchanged() {
         let f = field([12.25, 700.5, nil, 3_456_789.125, 99])
-        let settings = [ColorSettings(density: 0.37, offset: 0.2), ColorSettings(palette: .hot, density: 1),
-                        ColorSettings(palette: .gray, offset: 0.5), ColorSettings(palette: .chromatic, scale: .log),
-                        ColorSettings(palette: .cold, density: 3, scale: .linear)]
+        let settings = [
+            ColorSettings(density: 0.37, offset: 0.2), ColorSettings(palette: .hot, density: 1),
+            ColorSettings(palette: .gray, offset: 0.5), ColorSettings(palette: .chromatic, scale: .log),
+            ColorSettings(palette: .cold, density: 3, scale: .linear),
+        ]
         for s in settings {
             #expect(s.scale != .automatic)
             #expect(s.resolved(for: f) == s)
@@ -127,7 +130,9 @@ struct AutomaticColorTests {
             return u < 0.1 ? nil : 20_000 + 3_000 * u * u
         }
         var shuffled = counts
-        for i in stride(from: shuffled.count - 1, to: 0, by: -1) { shuffled.swapAt(i, Int(generator.next() % UInt64(i + 1))) }
+        for i in stride(from: shuffled.count - 1, to: 0, by: -1) {
+            shuffled.swapAt(i, Int(generator.next() % UInt64(i + 1)))
+        }
         let a = ColorSettings().resolved(for: field(counts)), b = ColorSettings().resolved(for: field(shuffled))
         #expect(a == b)
         #expect(a.resolved(for: field([1, 2, 3])) == a)

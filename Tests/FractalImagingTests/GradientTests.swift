@@ -1,6 +1,6 @@
 import FractalEngine
-import FractalNumerics
 import FractalImaging
+import FractalNumerics
 import Testing
 
 @Suite("Gradients and supersampling")
@@ -15,11 +15,15 @@ struct GradientTests {
         #expect(even.color(at: 0.875) == RGB(0.5, 0.5, 0.5))  // white back to black across 1
         let placed = try Gradient.parse("0.5 0000ff\n0.1 ff0000\n")
         #expect(placed.stops.map(\.position) == [0.1, 0.5])
-        func close(_ a: RGB, _ b: RGB) -> Bool { Swift.abs(a.r - b.r) + Swift.abs(a.g - b.g) + Swift.abs(a.b - b.b) < 1e-12 }
+        func close(_ a: RGB, _ b: RGB) -> Bool {
+            Swift.abs(a.r - b.r) + Swift.abs(a.g - b.g) + Swift.abs(a.b - b.b) < 1e-12
+        }
         #expect(close(placed.color(at: 0.3), RGB(0.5, 0, 0.5)))
         // From blue at 0.5 around through 1 to red at 0.1: 0.55 of the 0.6 span.
         #expect(close(placed.color(at: 0.05), RGB(11.0 / 12, 0, 1.0 / 12)))
-        for bad in ["", "# nothing\n", "12345\n", "0.5 ff0000\n00ff00\n", "1.5 ff0000\n", "0.5 ff0000\n0.5 00ff00\n", "a b c\n"] {
+        for bad in [
+            "", "# nothing\n", "12345\n", "0.5 ff0000\n00ff00\n", "1.5 ff0000\n", "0.5 ff0000\n0.5 00ff00\n", "a b c\n",
+        ] {
             #expect(throws: GradientError.self, "\(bad)") { try Gradient.parse(bad) }
         }
     }
@@ -57,20 +61,27 @@ struct ShadingTests {
         var settings = ColorSettings(palette: .gray)
         let base = Colorizer.color(p, rootCount: 0, settings: settings)
         settings.boundaryWidth = 4
-        let near = Colorizer.color(p, extras: .init(distance: 1, slopeRe: 1, slopeIm: 0), rootCount: 0, settings: settings)
+        let near = Colorizer.color(
+            p, extras: .init(distance: 1, slopeRe: 1, slopeIm: 0), rootCount: 0, settings: settings)
         #expect(Swift.abs(near.r - base.r * 0.5) < 1e-12)
-        let far = Colorizer.color(p, extras: .init(distance: 9, slopeRe: 1, slopeIm: 0), rootCount: 0, settings: settings)
+        let far = Colorizer.color(
+            p, extras: .init(distance: 9, slopeRe: 1, slopeIm: 0), rootCount: 0, settings: settings)
         #expect(far == base)
         settings.boundaryWidth = nil
         settings.slope = .init(angle: 0, height: 1, strength: 1)
-        let lit = Colorizer.color(p, extras: .init(distance: 9, slopeRe: 1, slopeIm: 0), rootCount: 0, settings: settings)
-        let dark = Colorizer.color(p, extras: .init(distance: 9, slopeRe: -1, slopeIm: 0), rootCount: 0, settings: settings)
+        let lit = Colorizer.color(
+            p, extras: .init(distance: 9, slopeRe: 1, slopeIm: 0), rootCount: 0, settings: settings)
+        let dark = Colorizer.color(
+            p, extras: .init(distance: 9, slopeRe: -1, slopeIm: 0), rootCount: 0, settings: settings)
         #expect(lit == base && dark == RGB(0, 0, 0))
         // A trap colours by -32 ln(distance), inside the set too.
         settings.slope = nil
         settings.trap = .point(re: 0, im: 0)
-        let inside = Colorizer.color(.bounded, extras: .init(trap: Float(Math.exp(-0.5))), rootCount: 0, settings: settings)
+        let inside = Colorizer.color(
+            .bounded, extras: .init(trap: Float(Math.exp(-0.5))), rootCount: 0, settings: settings)
         #expect(Swift.abs(inside.r - Palette.gray.color(at: 0.5).r) < 1e-6)  // Float's rounding of the distance
-        #expect(Colorizer.color(.bounded, extras: .init(trap: Float(Math.exp(-0.25))), rootCount: 0, settings: settings).r < 0.6)
+        #expect(
+            Colorizer.color(.bounded, extras: .init(trap: Float(Math.exp(-0.25))), rootCount: 0, settings: settings).r
+                < 0.6)
     }
 }

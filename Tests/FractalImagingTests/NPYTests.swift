@@ -17,9 +17,11 @@ struct NPYTests {
 
     @Test("the header is NumPy's format 1.0, byte for byte, and the data start at a multiple of 64")
     func header() {
-        let dict = "{'descr': [('n2', '<u4'), ('nBig', '<u4'), ('smooth', '<f8')], 'fortran_order': False, 'shape': (2, 3), }"
+        let dict =
+            "{'descr': [('n2', '<u4'), ('nBig', '<u4'), ('smooth', '<f8')], 'fortran_order': False, 'shape': (2, 3), }"
         let padded = dict + String(repeating: " ", count: 128 - 10 - dict.utf8.count - 1) + "\n"
-        let expected: [UInt8] = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, UInt8(padded.utf8.count), 0x00] + Array(padded.utf8)
+        let expected: [UInt8] =
+            [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, UInt8(padded.utf8.count), 0x00] + Array(padded.utf8)
         let header = NPYWriter.header(width: 3, height: 2, hasRoots: false)
         #expect(header == expected)
         #expect(header.count == 128)
@@ -32,7 +34,9 @@ struct NPYTests {
         let bytes = [UInt8](NPYWriter.data(field))
         #expect(bytes.count == 128 + 16 * 6)
         func u32(_ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * $1) } }
-        func f64(_ at: Int) -> Double { Double(bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * $1) }) }
+        func f64(_ at: Int) -> Double {
+            Double(bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * $1) })
+        }
         for i in 0..<6 {
             let at = 128 + 16 * i
             #expect(u32(at) == field.n2[i])
@@ -59,8 +63,9 @@ struct NPYTests {
         return nil
     }()
 
-    @Test("numpy loads the file with the right shape and values (where numpy is installed)",
-          .enabled(if: NPYTests.numpy != nil, "python3 with numpy is not installed"))
+    @Test(
+        "numpy loads the file with the right shape and values (where numpy is installed)",
+        .enabled(if: NPYTests.numpy != nil, "python3 with numpy is not installed"))
     func numpyLoads() throws {
         let folder = NSTemporaryDirectory() + "fathom-npy-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -69,13 +74,13 @@ struct NPYTests {
         let field = sampleField()
         try NPYWriter.write(field, to: path)
         let script = """
-        import numpy, sys
-        a = numpy.load(sys.argv[1])
-        print(a.shape, a.dtype.names)
-        print(" ".join(str(int(v)) for v in a["n2"].ravel()))
-        print(" ".join(str(int(v)) for v in a["nBig"].ravel()))
-        print(" ".join(repr(float(v)) for v in a["smooth"].ravel()))
-        """
+            import numpy, sys
+            a = numpy.load(sys.argv[1])
+            print(a.shape, a.dtype.names)
+            print(" ".join(str(int(v)) for v in a["n2"].ravel()))
+            print(" ".join(str(int(v)) for v in a["nBig"].ravel()))
+            print(" ".join(repr(float(v)) for v in a["smooth"].ravel()))
+            """
         let p = Process()
         p.executableURL = URL(fileURLWithPath: NPYTests.numpy!)
         p.arguments = ["-c", script, path]

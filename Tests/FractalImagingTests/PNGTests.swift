@@ -74,7 +74,8 @@ struct PNGTests {
         // The 8-bit image is the 16-bit one rounded.
         let shallow = Colorizer.image(field, settings: settings)
         let (r, g, b) = shallow[0, 0]
-        #expect(abs(Int(r) * 257 - Int(expected.0)) <= 129 && abs(Int(g) * 257 - Int(expected.1)) <= 129
+        #expect(
+            abs(Int(r) * 257 - Int(expected.0)) <= 129 && abs(Int(g) * 257 - Int(expected.1)) <= 129
                 && abs(Int(b) * 257 - Int(expected.2)) <= 129)
     }
 }

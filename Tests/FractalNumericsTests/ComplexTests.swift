@@ -27,10 +27,13 @@ struct ComplexTests {
             let a = Complex(rng.double(exponents: -3...3), rng.double(exponents: -3...3))
             let b = Complex(rng.double(exponents: -3...3), rng.double(exponents: -3...3))
             let d = (a * b + a.squared) / b
-            let dd = (Complex(DoubleDouble(a.re), DoubleDouble(a.im)) * Complex(DoubleDouble(b.re), DoubleDouble(b.im))
-                      + Complex(DoubleDouble(a.re), DoubleDouble(a.im)).squared) / Complex(DoubleDouble(b.re), DoubleDouble(b.im))
-            let fe = (Complex(FloatExp(a.re), FloatExp(a.im)) * Complex(FloatExp(b.re), FloatExp(b.im))
-                      + Complex(FloatExp(a.re), FloatExp(a.im)).squared) / Complex(FloatExp(b.re), FloatExp(b.im))
+            let dd =
+                (Complex(DoubleDouble(a.re), DoubleDouble(a.im)) * Complex(DoubleDouble(b.re), DoubleDouble(b.im))
+                    + Complex(DoubleDouble(a.re), DoubleDouble(a.im)).squared)
+                / Complex(DoubleDouble(b.re), DoubleDouble(b.im))
+            let fe =
+                (Complex(FloatExp(a.re), FloatExp(a.im)) * Complex(FloatExp(b.re), FloatExp(b.im))
+                    + Complex(FloatExp(a.re), FloatExp(a.im)).squared) / Complex(FloatExp(b.re), FloatExp(b.im))
             let scale = max(1, Swift.abs(dd.re.doubleValue) + Swift.abs(dd.im.doubleValue))
             #expect(Swift.abs(d.re - dd.re.doubleValue) <= 1e-13 * scale)
             #expect(Swift.abs(d.im - dd.im.doubleValue) <= 1e-13 * scale)

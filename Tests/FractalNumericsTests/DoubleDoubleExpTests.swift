@@ -27,7 +27,9 @@ struct DoubleDoubleExpTests {
         var rng = SplitMix64(seed: 12)
         for _ in 0..<1000 {
             let ea = Int.random(in: -300_000...300_000, using: &rng)
-            let eb = Bool.random(using: &rng) ? ea + Int.random(in: -120...120, using: &rng) : Int.random(in: -300_000...300_000, using: &rng)
+            let eb =
+                Bool.random(using: &rng)
+                ? ea + Int.random(in: -120...120, using: &rng) : Int.random(in: -300_000...300_000, using: &rng)
             let x = DoubleDoubleExp(normalizing: rng.doubleDouble(exponents: 0...0), ea)
             let y = DoubleDoubleExp(normalizing: rng.doubleDouble(exponents: 0...0), eb)
             let bx = big(x), by = big(y)

@@ -39,7 +39,8 @@ struct DoubleDoubleTests {
         }
         #expect(DoubleDouble(1) - DoubleDouble(1) == .zero)
         let third = DoubleDouble(1) / DoubleDouble(3)
-        #expect(relativeError(BigFloat(third * DoubleDouble(3), precision: wide), BigFloat(1, precision: wide)) <= 0x1p-104)
+        #expect(
+            relativeError(BigFloat(third * DoubleDouble(3), precision: wide), BigFloat(1, precision: wide)) <= 0x1p-104)
     }
 
     @Test("signs, zero, doubling and comparison")

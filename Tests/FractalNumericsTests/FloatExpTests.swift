@@ -19,7 +19,9 @@ struct FloatExpTests {
     @Test("+ - * / and < on 3000 random pairs with exponents up to +-332,000 (1e+-100000)")
     func randomWideRange() {
         var rng = SplitMix64(seed: 3)
-        for _ in 0..<1000 { check(rng.floatExp(exponents: -332_200...332_200), rng.floatExp(exponents: -332_200...332_200)) }
+        for _ in 0..<1000 {
+            check(rng.floatExp(exponents: -332_200...332_200), rng.floatExp(exponents: -332_200...332_200))
+        }
         // Close exponents exercise alignment and rounding of sums.
         for _ in 0..<1000 {
             let e = Int.random(in: -332_200...332_200, using: &rng)

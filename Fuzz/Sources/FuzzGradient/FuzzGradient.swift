@@ -1,6 +1,6 @@
 import Fathom
-import FuzzSupport
 import Foundation
+import FuzzSupport
 
 /// Gradient files (`render --gradient FILE`): the bytes as text, as the render command reads
 /// them, then what a render does with the gradient: the JSON round trip that stores it in
@@ -9,7 +9,9 @@ import Foundation
 func fuzzGradient(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     guard let gradient = try? Gradient.parse(text) else { return 0 }
-    guard let json = try? JSONEncoder().encode(gradient), let back = try? JSONDecoder().decode(Gradient.self, from: json) else {
+    guard let json = try? JSONEncoder().encode(gradient),
+        let back = try? JSONDecoder().decode(Gradient.self, from: json)
+    else {
         preconditionFailure("a gradient does not survive its JSON")
     }
     precondition(back == gradient, "a gradient reads back differently from its JSON")

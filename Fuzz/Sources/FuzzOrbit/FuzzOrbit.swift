@@ -25,8 +25,9 @@ func check(_ orbit: ReferenceOrbit?) {
     guard let back = try? ReferenceOrbit.decode([UInt8](orbit.fileData()), path: "fuzz-back.orbit") else {
         preconditionFailure("an orbit Fathom read does not read back after writing")
     }
-    precondition(back.re == orbit.re && back.im == orbit.im && back.reLow == orbit.reLow && back.imLow == orbit.imLow
-                 && back.tiny == orbit.tiny && back.escapeGaps == orbit.escapeGaps && back.point == orbit.point
-                 && back.juliaC == orbit.juliaC && back.escaped == orbit.escaped && back.power == orbit.power
-                 && back.precision == orbit.precision, "an orbit reads back differently after writing")
+    precondition(
+        back.re == orbit.re && back.im == orbit.im && back.reLow == orbit.reLow && back.imLow == orbit.imLow
+            && back.tiny == orbit.tiny && back.escapeGaps == orbit.escapeGaps && back.point == orbit.point
+            && back.juliaC == orbit.juliaC && back.escaped == orbit.escaped && back.power == orbit.power
+            && back.precision == orbit.precision, "an orbit reads back differently after writing")
 }

@@ -22,9 +22,10 @@ public enum CheckLocation {
             guard let again = try? KFR.parse(kfr, path: "fuzz-back.kfr"), let view = try? again.location() else {
                 preconditionFailure("the KFR text Fathom writes does not read back: \(kfr.prefix(400))")
             }
-            precondition(view.centerRe == location.centerRe && view.centerIm == location.centerIm
-                         && view.family == location.family && view.maxIterations == location.maxIterations,
-                         "the KFR text Fathom writes reads back to another view: \(kfr.prefix(400))")
+            precondition(
+                view.centerRe == location.centerRe && view.centerIm == location.centerIm
+                    && view.family == location.family && view.maxIterations == location.maxIterations,
+                "the KFR text Fathom writes reads back to another view: \(kfr.prefix(400))")
         }
 
         // render: the checks RenderCommand.renderSettings and ImageRender.render make, in order.
@@ -36,7 +37,9 @@ public enum CheckLocation {
             settings.guardBits = g
         }
         let k = file.supersample ?? 1
-        guard (1...4).contains(k), (try? ImageSize.validate(width: width * k, height: height * k)) != nil else { return }
+        guard (1...4).contains(k), (try? ImageSize.validate(width: width * k, height: height * k)) != nil else {
+            return
+        }
         settings.width *= k
         settings.height *= k
         if let engine = file.engine { guard (try? engine.apply(to: &settings)) != nil else { return } }

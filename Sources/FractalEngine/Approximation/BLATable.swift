@@ -79,8 +79,10 @@ public struct BLATable<D: DeltaScalar>: Sendable {
     /// `orbit` = Z(0) ... Z(M); `dcMax` bounds |dc| over the pixels that use the table;
     /// `addsDC` is false for Julia (B = 0). A single step that could carry a pixel past
     /// |z| = 2 is never valid, so no step jumps over a pixel's n2 escape.
-    public init(orbit: [Complex<D>], dcMax: D, epsilon: Double, addsDC: Bool = true, power: Int = 2,
-                escapeGaps: [Int: FloatExp] = [:], threads: Int = 1) {
+    public init(
+        orbit: [Complex<D>], dcMax: D, epsilon: Double, addsDC: Bool = true, power: Int = 2,
+        escapeGaps: [Int: FloatExp] = [:], threads: Int = 1
+    ) {
         self.epsilon = epsilon
         self.dcMax = dcMax
         let singles = Swift.max(0, orbit.count - 2)
@@ -138,7 +140,9 @@ public struct BLATable<D: DeltaScalar>: Sendable {
                 // Level k from level k - 1, pairwise.
                 for k in 1..<Swift.max(1, bounds.count - 1) {
                     let from = bounds[k - 1], to = bounds[k]
-                    Parallel.forEachChunk(bounds[k + 1] - to, threads: threads, minimumCount: BLATable.parallelThreshold) { range in
+                    Parallel.forEachChunk(
+                        bounds[k + 1] - to, threads: threads, minimumCount: BLATable.parallelThreshold
+                    ) { range in
                         for i in range {
                             let x = out.pointer[from + 2 * i], y = out.pointer[from + 2 * i + 1]
                             (out.pointer + to + i).initialize(to: x.then(y, dcMax: dcMax))
@@ -164,8 +168,14 @@ public struct BLATable<D: DeltaScalar>: Sendable {
         steps.withUnsafeBufferPointer { s in
             radii.withUnsafeBufferPointer { r in
                 levelStarts.withUnsafeBufferPointer { l in
-                    if s.isEmpty { return body(BLAView(steps: nil, radii: nil, levelStarts: l.baseAddress!, levels: 0, epsilon: epsilon)) }
-                    return body(BLAView(steps: s.baseAddress!, radii: r.baseAddress!, levelStarts: l.baseAddress!, levels: levelCount, epsilon: epsilon))
+                    if s.isEmpty {
+                        return body(
+                            BLAView(steps: nil, radii: nil, levelStarts: l.baseAddress!, levels: 0, epsilon: epsilon))
+                    }
+                    return body(
+                        BLAView(
+                            steps: s.baseAddress!, radii: r.baseAddress!, levelStarts: l.baseAddress!,
+                            levels: levelCount, epsilon: epsilon))
                 }
             }
         }
@@ -182,7 +192,10 @@ public struct BLAView<D: DeltaScalar> {
     public let epsilon: Double
 
     @inlinable
-    init(steps: UnsafePointer<BLAStep<D>>?, radii: UnsafePointer<D>?, levelStarts: UnsafePointer<Int>, levels: Int, epsilon: Double) {
+    init(
+        steps: UnsafePointer<BLAStep<D>>?, radii: UnsafePointer<D>?, levelStarts: UnsafePointer<Int>, levels: Int,
+        epsilon: Double
+    ) {
         self.steps = steps
         self.radii = radii
         self.levelStarts = levelStarts
@@ -192,7 +205,9 @@ public struct BLAView<D: DeltaScalar> {
 
     /// A view with no steps (plain perturbation).
     @inlinable
-    public static func none(_ dummy: UnsafePointer<Int>) -> BLAView { BLAView(steps: nil, radii: nil, levelStarts: dummy, levels: 0, epsilon: 0) }
+    public static func none(_ dummy: UnsafePointer<Int>) -> BLAView {
+        BLAView(steps: nil, radii: nil, levelStarts: dummy, levels: 0, epsilon: 0)
+    }
 
     @inlinable
     public subscript(index: Int) -> BLAStep<D> { steps![index] }

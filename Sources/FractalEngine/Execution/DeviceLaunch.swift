@@ -18,8 +18,10 @@ public protocol KernelLauncher: AnyObject, Sendable {
     /// order), reporting progress from `progressBase` to 1 through `control`. False
     /// when this backend does not run the launch (its kernels or memory cannot): the engine then
     /// runs the pass on the CPU.
-    func run(_ launch: DeviceLaunch, control: RenderControl?, progressBase: Double,
-             completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void) throws -> Bool
+    func run(
+        _ launch: DeviceLaunch, control: RenderControl?, progressBase: Double,
+        completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Bool
 }
 
 /// What a `KernelLauncher` has done since it was opened.
@@ -124,8 +126,12 @@ public struct PerturbationLaunch: Sendable {
 
     private static func layout<D: DeltaScalar>(_: D.Type) -> [Int] {
         typealias Step = BLAStep<D>
-        return [MemoryLayout<Step>.stride, MemoryLayout<Step>.offset(of: \Step.b)!, MemoryLayout<Step>.offset(of: \Step.radius)!,
-                MemoryLayout<Step>.offset(of: \Step.stretchExponent)!, MemoryLayout<Step>.offset(of: \Step.inverseRadiusSquared)!]
+        return [
+            MemoryLayout<Step>.stride, MemoryLayout<Step>.offset(of: \Step.b)!,
+            MemoryLayout<Step>.offset(of: \Step.radius)!,
+            MemoryLayout<Step>.offset(of: \Step.stretchExponent)!,
+            MemoryLayout<Step>.offset(of: \Step.inverseRadiusSquared)!,
+        ]
     }
 
     /// The stride of one Complex<D> and the offset of its imaginary part.

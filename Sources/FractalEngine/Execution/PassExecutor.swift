@@ -18,8 +18,10 @@ struct Pass: Sendable {
     let tiles: @Sendable (Range<Int>, FieldWriter) -> Void
     let device: DeviceForm?
 
-    init<K: TileKernel>(_ kernel: K, count: Int, tilePixels: Int, control: RenderControl? = nil, progressBase: Double = 0,
-                        device: DeviceForm? = nil) {
+    init<K: TileKernel>(
+        _ kernel: K, count: Int, tilePixels: Int, control: RenderControl? = nil, progressBase: Double = 0,
+        device: DeviceForm? = nil
+    ) {
         self.count = count
         self.tilePixels = tilePixels
         self.control = control
@@ -84,7 +86,8 @@ struct DeviceExecutor: PassExecutor {
     func run(_ pass: Pass, into field: inout IterationField) throws {
         guard pass.count > 0 else { return }
         if let form = pass.device {
-            let ran = try launcher.run(form.launch, control: pass.control, progressBase: pass.progressBase) { items, outcomes in
+            let ran = try launcher.run(form.launch, control: pass.control, progressBase: pass.progressBase) {
+                items, outcomes in
                 field.withWriter { writer in form.finish(items, outcomes, writer) }
             }
             if ran { return }

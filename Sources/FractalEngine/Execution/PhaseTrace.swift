@@ -21,7 +21,8 @@ public struct PhaseTrace {
 
     public func print() {
         guard PhaseTrace.enabled else { return }
-        let line = title + ": " + phases.map { "\($0.0) " + String(format: "%.1f ms", $0.1) }.joined(separator: ", ") + "\n"
+        let line =
+            title + ": " + phases.map { "\($0.0) " + String(format: "%.1f ms", $0.1) }.joined(separator: ", ") + "\n"
         PhaseTrace.write(line)
     }
 

@@ -46,7 +46,9 @@ public enum MinibrotFinder {
     /// The nucleus of period `period` nearest `start` by Newton's method, c <- c - z_p / z_p',
     /// until the step is below 2^-(precision - 16) (relative to max(1, |c|)), or nil when it
     /// does not settle within `maxSteps`.
-    public static func nucleus(from start: BigComplex, period: Int, precision: Precision, maxSteps: Int = 64) -> (BigComplex, Int)? {
+    public static func nucleus(from start: BigComplex, period: Int, precision: Precision, maxSteps: Int = 64) -> (
+        BigComplex, Int
+    )? {
         let orbit = DerivativeOrbit(c: start, precision: precision)
         let ws = orbit.ws
         let (zr, zi, cr, ci, t1, t2, t3) = (ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6])
@@ -108,13 +110,17 @@ public enum MinibrotFinder {
     /// A minibrot near `point`: the period within `radius`, Newton from `point`; when the
     /// nucleus lands outside the disc, the radius is halved (a smaller disc, a feature that
     /// dominates closer to the point), up to `attempts` times.
-    public static func find(near point: BigComplex, radius: FloatExp, maxPeriod: Int = 1_000_000, attempts: Int = 30) -> Minibrot? {
+    public static func find(near point: BigComplex, radius: FloatExp, maxPeriod: Int = 1_000_000, attempts: Int = 30)
+        -> Minibrot?
+    {
         var rho = radius
         let bits = Swift.max(point.precision.bits, -radius.exponent + 96, 128)
         let precision = Precision(bits: bits)
         let start = BigComplex(point.re.rounded(to: precision), point.im.rounded(to: precision))
         for _ in 0..<attempts {
-            guard let p = period(near: start, radius: rho, maxPeriod: maxPeriod, precision: precision) else { return nil }
+            guard let p = period(near: start, radius: rho, maxPeriod: maxPeriod, precision: precision) else {
+                return nil
+            }
             if var (c, steps) = nucleus(from: start, period: p, precision: precision) {
                 let dr = (c.re - start.re).floatExpValue, di = (c.im - start.im).floatExpValue
                 if !(rho * rho < dr * dr + di * di) {
@@ -125,8 +131,11 @@ public enum MinibrotFinder {
                     let needed = -magnitude.exponent + 96
                     if needed > precision.bits {
                         let fine = Precision(bits: needed)
-                        guard let (polished, more) = nucleus(from: BigComplex(c.re.rounded(to: fine), c.im.rounded(to: fine)),
-                                                             period: p, precision: fine) else { return nil }
+                        guard
+                            let (polished, more) = nucleus(
+                                from: BigComplex(c.re.rounded(to: fine), c.im.rounded(to: fine)),
+                                period: p, precision: fine)
+                        else { return nil }
                         c = polished
                         steps += more
                         s = size(nucleus: c, period: p)
@@ -134,8 +143,9 @@ public enum MinibrotFinder {
                     }
                     let (r, d) = residual(c, period: p)
                     let orientation = Math.atan2((s.im / magnitude).doubleValue, (s.re / magnitude).doubleValue)
-                    return Minibrot(nucleus: c, period: p, size: magnitude, orientation: orientation, newtonSteps: steps,
-                                    residual: r, newtonStep: d)
+                    return Minibrot(
+                        nucleus: c, period: p, size: magnitude, orientation: orientation, newtonSteps: steps,
+                        residual: r, newtonStep: d)
                 }
             }
             rho = rho * FloatExp(0.5)
@@ -158,8 +168,10 @@ public enum MinibrotFinder {
     /// minibrot's 4 |size| is below `target` (its location: `view(of:)`). nil when no
     /// minibrot is found at the start; a shorter list when a level finds none (the last one
     /// is then the deepest found).
-    public static func descend(from center: BigComplex, radius: FloatExp, to target: FloatExp, fraction: Double = 0.5,
-                               maxLevels: Int = 64, levelDone: (Level) -> Void = { _ in }) -> [Level]? {
+    public static func descend(
+        from center: BigComplex, radius: FloatExp, to target: FloatExp, fraction: Double = 0.5,
+        maxLevels: Int = 64, levelDone: (Level) -> Void = { _ in }
+    ) -> [Level]? {
         guard var current = find(near: center, radius: radius) else { return nil }
         var viewRadius = radius
         var levels = [Level(minibrot: current, viewRadius: viewRadius)]
@@ -175,12 +187,15 @@ public enum MinibrotFinder {
                 let distance = next * FloatExp(Math.pow(0.5, Double(ring)))
                 for k in 0..<8 {
                     let angle = current.orientation + 2 * Double.pi * Double(k) / 8
-                    let precision = Precision(bits: Swift.max(current.nucleus.precision.bits, -distance.exponent + 96, 128))
+                    let precision = Precision(
+                        bits: Swift.max(current.nucleus.precision.bits, -distance.exponent + 96, 128))
                     let dx = BigFloat(distance * FloatExp(Math.cos(angle)), precision: precision)
                     let dy = BigFloat(distance * FloatExp(Math.sin(angle)), precision: precision)
-                    let probe = BigComplex(current.nucleus.re.rounded(to: precision) + dx, current.nucleus.im.rounded(to: precision) + dy)
+                    let probe = BigComplex(
+                        current.nucleus.re.rounded(to: precision) + dx, current.nucleus.im.rounded(to: precision) + dy)
                     if let m = find(near: probe, radius: distance * FloatExp(0.5)),
-                       m.period > current.period, m.size < current.size * FloatExp(0.01) {
+                        m.period > current.period, m.size < current.size * FloatExp(0.01)
+                    {
                         found = m
                         break search
                     }
@@ -205,9 +220,10 @@ public enum MinibrotFinder {
         let radius = viewRadius(of: m)
         let digits = Int(Double(-radius.exponent) * 0.30103) + 20
         let r = BigFloat(radius, precision: Precision(bits: 64)).decimalString(significantDigits: 6)
-        return Location(name: name, family: .mandelbrot, centerRe: m.nucleus.re.decimalString(significantDigits: digits),
-                        centerIm: m.nucleus.im.decimalString(significantDigits: digits), radius: r,
-                        maxIterations: Swift.min(Location.maximumIterations, Swift.max(iterations, 100 * m.period)))
+        return Location(
+            name: name, family: .mandelbrot, centerRe: m.nucleus.re.decimalString(significantDigits: digits),
+            centerIm: m.nucleus.im.decimalString(significantDigits: digits), radius: r,
+            maxIterations: Swift.min(Location.maximumIterations, Swift.max(iterations, 100 * m.period)))
     }
 }
 
@@ -256,7 +272,9 @@ final class DerivativeOrbit {
         return FloatExp(significand: d, exponent: e)
     }
 
-    static func magnitudeSquared(_ a: UnsafeMutablePointer<__mpfr_struct>, _ b: UnsafeMutablePointer<__mpfr_struct>) -> FloatExp {
+    static func magnitudeSquared(_ a: UnsafeMutablePointer<__mpfr_struct>, _ b: UnsafeMutablePointer<__mpfr_struct>)
+        -> FloatExp
+    {
         let x = floatExp(a), y = floatExp(b)
         return x * x + y * y
     }

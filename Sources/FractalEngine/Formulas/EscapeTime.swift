@@ -85,7 +85,8 @@ public func iterateEscape<F: EscapeTimeFormula, T: RealScalar>(
         let x = z.re.leadingDouble, y = z.im.leadingDouble
         let approx = x * x + y * y
         if approx < Escape.inner2 { continue }
-        let closeCall = approx <= Escape.outer2 || (approx >= Escape.innerBig && approx <= Escape.outerBig) || approx.isNaN
+        let closeCall =
+            approx <= Escape.outer2 || (approx >= Escape.innerBig && approx <= Escape.outerBig) || approx.isNaN
         if !closeCall {
             if n2 == 0 { n2 = n }
             guard approx > Escape.outerBig else { continue }

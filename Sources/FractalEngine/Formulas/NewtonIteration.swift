@@ -30,7 +30,8 @@ public struct NewtonIteration<T: RealScalar>: Sendable {
                 if d2 < NewtonIteration.toleranceSquared {
                     let ratio = Math.log(d2) / Math.log(NewtonIteration.toleranceSquared)
                     let fraction = d2 > 0 ? min(1, max(0, Math.log2(ratio))) : 1
-                    return PixelResult(n2: UInt32(n), nBig: UInt32(n), smooth: Double(n) + 1 - fraction, root: UInt8(k + 1))
+                    return PixelResult(
+                        n2: UInt32(n), nBig: UInt32(n), smooth: Double(n) + 1 - fraction, root: UInt8(k + 1))
                 }
             }
         }

@@ -63,7 +63,9 @@ public struct NewtonPolynomial: Sendable, Equatable, Hashable, CustomStringConve
         while coefficients.count > 1 && coefficients.last == 0 { coefficients.removeLast() }
         guard coefficients.count - 1 >= 2 else { return nil }
         // Terms that add up past the limit (two 1e308 terms give infinity) would give NaN roots.
-        guard coefficients.allSatisfy({ $0.isFinite && Swift.abs($0) <= NewtonPolynomial.maximumCoefficient }) else { return nil }
+        guard coefficients.allSatisfy({ $0.isFinite && Swift.abs($0) <= NewtonPolynomial.maximumCoefficient }) else {
+            return nil
+        }
         self.coefficients = coefficients
         self.text = s
     }

@@ -52,17 +52,27 @@ public struct Location: Sendable, Equatable {
         let bits = Precision(bits: 64)
         let largest = Location.maximumCoordinateValue, smallest = Location.minimumRadiusValue
         for (field, text) in numbers {
-            guard text.utf8.count <= Location.maximumCharacters else { throw .tooLong(field: field, characters: text.utf8.count) }
+            guard text.utf8.count <= Location.maximumCharacters else {
+                throw .tooLong(field: field, characters: text.utf8.count)
+            }
             guard BigFloat.isDecimalNumber(text) else { throw .badNumber(field: field, text: text) }
-            let limit = field == "radius" ? "\(Location.minimumRadius) <= radius <= \(Location.maximumCoordinate)"
+            let limit =
+                field == "radius"
+                ? "\(Location.minimumRadius) <= radius <= \(Location.maximumCoordinate)"
                 : "|value| <= \(Location.maximumCoordinate)"
             // Text MPFR cannot hold (an exponent past its range) is out of range too.
-            guard let value = try? BigFloat(parsing: text, precision: bits) else { throw .outOfRange(field: field, text: text, limit: limit) }
+            guard let value = try? BigFloat(parsing: text, precision: bits) else {
+                throw .outOfRange(field: field, text: text, limit: limit)
+            }
             if field == "radius" {
                 guard value.signum > 0 else { throw .nonPositiveRadius(radius) }
-                guard !(value < smallest), !(largest < value) else { throw .outOfRange(field: field, text: text, limit: limit) }
+                guard !(value < smallest), !(largest < value) else {
+                    throw .outOfRange(field: field, text: text, limit: limit)
+                }
             } else {
-                guard !(largest < (value.signum < 0 ? -value : value)) else { throw .outOfRange(field: field, text: text, limit: limit) }
+                guard !(largest < (value.signum < 0 ? -value : value)) else {
+                    throw .outOfRange(field: field, text: text, limit: limit)
+                }
             }
         }
         guard rotation.isFinite else { throw .badNumber(field: "rotation", text: "\(rotation)") }
@@ -128,7 +138,7 @@ public enum ImageSize {
 
     public static func validate(width: Int, height: Int) throws(LocationError) {
         guard width >= 1, height >= 1, width <= maximumSide, height <= maximumSide,
-              width * height <= maximumPixels
+            width * height <= maximumPixels
         else { throw .badSize(width: width, height: height) }
     }
 }

@@ -94,7 +94,8 @@ public struct Viewport: Sendable {
     /// the rotation, within half the width and height in pixel spacings).
     public func contains(_ point: BigComplex) -> Bool {
         let s = spacing.floatExpValue
-        let dx = ((point.re - center.re).floatExpValue / s).doubleValue, dy = ((point.im - center.im).floatExpValue / s).doubleValue
+        let dx = ((point.re - center.re).floatExpValue / s).doubleValue,
+            dy = ((point.im - center.im).floatExpValue / s).doubleValue
         let u = dx * rotation.cos + dy * rotation.sin, v = -dx * rotation.sin + dy * rotation.cos
         return Swift.abs(u) <= Double(width) / 2 && Swift.abs(v) <= Double(height) / 2
     }

@@ -23,7 +23,9 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .cannotCreate(let path, let reason): "cannot write '\(path)': \(reason)"
         case .samePath(let a, let b):
-            a == b ? "'\(a)' is given for two outputs" : "'\(a)' and '\(b)' are the same file: give each output its own path"
+            a == b
+                ? "'\(a)' is given for two outputs"
+                : "'\(a)' and '\(b)' are the same file: give each output its own path"
         }
     }
 }
@@ -77,7 +79,9 @@ public enum OutputTarget: Equatable, Sendable {
             let n = readlink(current, &buffer, buffer.count - 1)
             guard n >= 0 else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }
             let target = String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            current = target.hasPrefix("/") ? target : URL(fileURLWithPath: current).deletingLastPathComponent().path + "/" + target
+            current =
+                target.hasPrefix("/")
+                ? target : URL(fileURLWithPath: current).deletingLastPathComponent().path + "/" + target
         }
         throw .cannotCreate(path: path, reason: "too many levels of symbolic links")
     }
@@ -88,7 +92,9 @@ public enum OutputTarget: Equatable, Sendable {
         guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
             throw .cannotCreate(path: path, reason: "folder '\(folder)' does not exist")
         }
-        guard access(folder, W_OK) == 0 else { throw .cannotCreate(path: path, reason: "folder '\(folder)' is not writable") }
+        guard access(folder, W_OK) == 0 else {
+            throw .cannotCreate(path: path, reason: "folder '\(folder)' is not writable")
+        }
     }
 
     /// The file this target names, for telling two outputs apart: device and inode when it
@@ -180,7 +186,9 @@ public final class OutputSet: @unchecked Sendable {
         // 0666 less the umask: the mode a new file gets (a replaced one takes its own at commit).
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o666)
         guard fd >= 0 else {
-            throw .cannotCreate(path: paths[index], reason: "cannot create a temporary file in '\(folder)': \(String(cString: strerror(errno)))")
+            throw .cannotCreate(
+                path: paths[index],
+                reason: "cannot create a temporary file in '\(folder)': \(String(cString: strerror(errno)))")
         }
         close(fd)
         TemporaryFiles.add(temporary)
@@ -202,7 +210,8 @@ public final class OutputSet: @unchecked Sendable {
     public func commit() throws(OutputError) {
         let staged = temporaries.compactMap { $0 }
         guard staged.count == paths.count else {
-            throw .cannotCreate(path: paths[temporaries.firstIndex { $0 == nil } ?? 0], reason: "nothing was staged for it")
+            throw .cannotCreate(
+                path: paths[temporaries.firstIndex { $0 == nil } ?? 0], reason: "nothing was staged for it")
         }
         // Streams first: they cannot be undone, and nothing is in place yet when one fails.
         for (i, target) in targets.enumerated() {
@@ -211,7 +220,9 @@ public final class OutputSet: @unchecked Sendable {
             case .stream(let path):
                 do { try copy(staged[i], to: path) } catch { throw .cannotCreate(path: paths[i], reason: error.reason) }
             case .standardOutput:
-                do { try copy(staged[i], toDescriptor: 1) } catch { throw .cannotCreate(path: "-", reason: error.reason) }
+                do { try copy(staged[i], toDescriptor: 1) } catch {
+                    throw .cannotCreate(path: "-", reason: error.reason)
+                }
             }
         }
         // Then renames, each old file kept under a hard link until all are in place.

@@ -12,8 +12,11 @@ struct MPFRPixelKernel: TileKernel {
         let mpfr = MPFREscape(precision: viewport.precision)
         for j in range {
             let i = subset[j]
-            writer.write(i, mpfr.iterate(pixelX: i % viewport.width, pixelY: i / viewport.width, viewport: viewport,
-                                         family: family, maxIterations: maxIterations))
+            writer.write(
+                i,
+                mpfr.iterate(
+                    pixelX: i % viewport.width, pixelY: i / viewport.width, viewport: viewport,
+                    family: family, maxIterations: maxIterations))
         }
     }
 }

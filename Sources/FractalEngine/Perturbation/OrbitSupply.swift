@@ -16,8 +16,10 @@ final class OrbitSupply: @unchecked Sendable {
     /// Seconds spent fetching and computing orbits (the report's reference time).
     private(set) var seconds = 0.0
 
-    init(power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision, cache: ReferenceCache?, threads: Int,
-         control: RenderControl?) {
+    init(
+        power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision, cache: ReferenceCache?, threads: Int,
+        control: RenderControl?
+    ) {
         self.power = power
         self.juliaC = juliaC
         self.maxIterations = maxIterations
@@ -55,17 +57,21 @@ final class OrbitSupply: @unchecked Sendable {
         defer { seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
         return try ReferenceOrbit.compute(
             point: BigComplex(point.re.rounded(to: finer), point.im.rounded(to: finer)), power: power, juliaC: nil,
-            maxIterations: maxIterations, precision: finer, lowWords: true, control: control, partnerThread: threads > 1)
+            maxIterations: maxIterations, precision: finer, lowWords: true, control: control, partnerThread: threads > 1
+        )
     }
 
     /// The orbit of `point` from the cache, else computed and cached; safe on several threads.
     private func fetch(_ point: BigComplex, lowWords: Bool, partner: Bool) throws -> ReferenceOrbit {
-        if let cached = cache?.orbit(for: point, power: power, juliaC: juliaC, maxIterations: maxIterations, precision: precision,
-                                     lowWords: lowWords) {
+        if let cached = cache?.orbit(
+            for: point, power: power, juliaC: juliaC, maxIterations: maxIterations, precision: precision,
+            lowWords: lowWords)
+        {
             return cached
         }
-        let computed = try ReferenceOrbit.compute(point: point, power: power, juliaC: juliaC, maxIterations: maxIterations,
-                                                  precision: precision, lowWords: lowWords, control: control, partnerThread: partner)
+        let computed = try ReferenceOrbit.compute(
+            point: point, power: power, juliaC: juliaC, maxIterations: maxIterations,
+            precision: precision, lowWords: lowWords, control: control, partnerThread: partner)
         cache?.store(computed)
         return computed
     }

@@ -14,10 +14,14 @@ extension PerturbationKernel {
     /// the CPU's when the device rounds like the CPU. Nil where no backend kernel exists:
     /// tracking kernels (extras), 106-bit deltas, powers above `PerturbationLaunch.maximumPower`.
     func deviceForm(count: Int, names: DeviceNames) -> DeviceForm? {
-        guard !T.isActive, let delta = D.launchDelta, formula.power <= PerturbationLaunch.maximumPower else { return nil }
+        guard !T.isActive, let delta = D.launchDelta, formula.power <= PerturbationLaunch.maximumPower else {
+            return nil
+        }
         let kind = ObjectIdentifier(D.self)
-        func array<V: Sendable>(_ values: [V], _ orbit: OrbitIdentity?, _ table: TableIdentity? = nil,
-                                _ part: DeviceContent.Part) -> LaunchArray {
+        func array<V: Sendable>(
+            _ values: [V], _ orbit: OrbitIdentity?, _ table: TableIdentity? = nil,
+            _ part: DeviceContent.Part
+        ) -> LaunchArray {
             LaunchArray(values, content: orbit.map { DeviceContent(orbit: $0, delta: kind, table: table, part: part) })
         }
         func launchTable(_ table: BLATable<D>?, _ name: TableIdentity?) -> PerturbationLaunch.Table? {
@@ -38,8 +42,10 @@ extension PerturbationKernel {
         let launch = PerturbationLaunch(
             delta: delta, orbit: array(orbit, names.orbit, nil, .orbit),
             rebaseOrbit: sharesOrbit ? nil : array(rebaseOrbit, names.rebaseOrbit, nil, .orbit),
-            table: launchTable(bla, names.table), rebaseTable: sharesTable ? nil : launchTable(rebaseBLA, names.rebaseTable),
-            rebaseSharesTable: sharesTable, deltas: deltas, count: count, maxIterations: maxIterations, power: formula.power,
+            table: launchTable(bla, names.table),
+            rebaseTable: sharesTable ? nil : launchTable(rebaseBLA, names.rebaseTable),
+            rebaseSharesTable: sharesTable, deltas: deltas, count: count, maxIterations: maxIterations,
+            power: formula.power,
             addsDC: formula.addsDC, detect: mode == .detect, tolerance: tolerance, binomials: formula.binomialRow)
         let kernel = self
         return DeviceForm(launch: .perturbation(launch)) { items, raw, writer in kernel.finish(items, raw, writer) }
@@ -47,7 +53,8 @@ extension PerturbationKernel {
 
     /// Writes the result and flags of `items` from their outcomes (`items.lowerBound` first).
     private func finish(_ items: Range<Int>, _ raw: UnsafeRawBufferPointer, _ writer: FieldWriter) {
-        let outcomes = SendablePointer(UnsafeMutablePointer(mutating: raw.bindMemory(to: PerturbationOutcome.self).baseAddress!))
+        let outcomes = SendablePointer(
+            UnsafeMutablePointer(mutating: raw.bindMemory(to: PerturbationOutcome.self).baseAddress!))
         let first = items.lowerBound, epsilon = bla?.epsilon ?? 0
         Parallel.forEachChunk(items.count, threads: TileScheduler.availableThreads) { range in
             for k in range {
@@ -60,8 +67,9 @@ extension PerturbationKernel {
                 var result = PixelResult.bounded, ratio = Double.nan, sensitive = false
                 switch out.kind {
                 case PerturbationOutcome.escaped:
-                    (result, sensitive) = escaped(n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), stretch2: out.stretch2,
-                                                  stretchExponent: Int(out.stretchExponent), blaLoad: out.blaLoad, epsilon: epsilon)
+                    (result, sensitive) = escaped(
+                        n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), stretch2: out.stretch2,
+                        stretchExponent: Int(out.stretchExponent), blaLoad: out.blaLoad, epsilon: epsilon)
                 case PerturbationOutcome.bounded: ratio = out.ratio
                 default: result = PixelResult(n2: out.n2, nBig: 0, smooth: .nan)
                 }

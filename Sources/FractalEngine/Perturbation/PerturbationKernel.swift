@@ -26,9 +26,12 @@ struct PixelFlags: @unchecked Sendable {
     /// Where a tracking kernel writes the pixel's extras.
     @usableFromInline let extras: ExtrasWriter?
 
-    @usableFromInline init(glitched: UnsafeMutablePointer<UInt8>?, ratio: UnsafeMutablePointer<Double>?, sensitive: UnsafeMutablePointer<UInt8>?,
-                           steps: UnsafeMutablePointer<UInt32>? = nil, blaSteps: UnsafeMutablePointer<UInt32>? = nil,
-                           extras: ExtrasWriter? = nil) {
+    @usableFromInline init(
+        glitched: UnsafeMutablePointer<UInt8>?, ratio: UnsafeMutablePointer<Double>?,
+        sensitive: UnsafeMutablePointer<UInt8>?,
+        steps: UnsafeMutablePointer<UInt32>? = nil, blaSteps: UnsafeMutablePointer<UInt32>? = nil,
+        extras: ExtrasWriter? = nil
+    ) {
         self.glitched = glitched
         self.ratio = ratio
         self.sensitive = sensitive
@@ -164,8 +167,10 @@ protocol PerturbationPixelKernel: TileKernel {
     var flags: PixelFlags { get }
     /// Pixel i's result, in detect mode the ratio |z|^2 / |Z|^2 where it glitched (NaN when
     /// it did not), and whether its smooth value may miss 1e-7.
-    func iterate(pixel i: Int, orbit: UnsafeBufferPointer<Value>, rebaseOrbit: UnsafeBufferPointer<Value>,
-                 bla: BLAView<Scalar>, rebaseBLA: BLAView<Scalar>, work: inout PixelWork) -> (PixelResult, Double, Bool)
+    func iterate(
+        pixel i: Int, orbit: UnsafeBufferPointer<Value>, rebaseOrbit: UnsafeBufferPointer<Value>,
+        bla: BLAView<Scalar>, rebaseBLA: BLAView<Scalar>, work: inout PixelWork
+    ) -> (PixelResult, Double, Bool)
 }
 
 extension PerturbationPixelKernel {
@@ -174,21 +179,22 @@ extension PerturbationPixelKernel {
         // Every buffer is taken once per tile.
         let none: [Int] = [0]
         orbit.withUnsafeBufferPointer { orbit in
-          rebaseOrbit.withUnsafeBufferPointer { rebaseOrbit in
-            none.withUnsafeBufferPointer { none in
-              let empty = BLAView<Scalar>.none(none.baseAddress!)
-              withTables(empty) { blaView, rebaseView in
-                for j in range {
-                    let i = subset?[j] ?? j
-                    var work = PixelWork()
-                    let (result, ratio, sensitive) = iterate(pixel: i, orbit: orbit, rebaseOrbit: rebaseOrbit,
-                                                             bla: blaView, rebaseBLA: rebaseView, work: &work)
-                    writer.write(i, result)
-                    flags.record(i, ratio: ratio, sensitive: sensitive, work: work)
+            rebaseOrbit.withUnsafeBufferPointer { rebaseOrbit in
+                none.withUnsafeBufferPointer { none in
+                    let empty = BLAView<Scalar>.none(none.baseAddress!)
+                    withTables(empty) { blaView, rebaseView in
+                        for j in range {
+                            let i = subset?[j] ?? j
+                            var work = PixelWork()
+                            let (result, ratio, sensitive) = iterate(
+                                pixel: i, orbit: orbit, rebaseOrbit: rebaseOrbit,
+                                bla: blaView, rebaseBLA: rebaseView, work: &work)
+                            writer.write(i, result)
+                            flags.record(i, ratio: ratio, sensitive: sensitive, work: work)
+                        }
+                    }
                 }
-              }
             }
-          }
         }
     }
 
@@ -230,8 +236,10 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
     @usableFromInline var log2Spacing: Double = 0
 
     @inlinable @inline(__always)
-    func iterate(pixel i: Int, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>,
-                 bla firstBLA: BLAView<D>, rebaseBLA: BLAView<D>, work: inout PixelWork) -> (PixelResult, Double, Bool) {
+    func iterate(
+        pixel i: Int, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>,
+        bla firstBLA: BLAView<D>, rebaseBLA: BLAView<D>, work: inout PixelWork
+    ) -> (PixelResult, Double, Bool) {
         var run = start(i, orbit: first, table: firstBLA)
         while !step(&run, rebaseOrbit: rebaseOrbit, rebaseBLA: rebaseBLA) {}
         work = run.work
@@ -244,9 +252,12 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
     /// An escaped pixel's result and whether its smooth value may miss 1e-7: shared with
     /// the GPU backends, which hand back these inputs (the logarithms stay on the CPU).
     @inlinable @inline(__always)
-    func escaped(n2: Int, n: Int, r2: Double, dc: Complex<D>, stretch2: Double, stretchExponent: Int,
-                 blaLoad: Double, epsilon: Double) -> (PixelResult, Bool) {
-        let result = PixelResult(n2: UInt32(n2), nBig: UInt32(n), smooth: Escape.smooth(nBig: n, lengthSquared: r2, power: formula.power))
+    func escaped(
+        n2: Int, n: Int, r2: Double, dc: Complex<D>, stretch2: Double, stretchExponent: Int,
+        blaLoad: Double, epsilon: Double
+    ) -> (PixelResult, Bool) {
+        let result = PixelResult(
+            n2: UInt32(n2), nBig: UInt32(n), smooth: Escape.smooth(nBig: n, lengthSquared: r2, power: formula.power))
         let exact = PrecisionEstimate.smoothHolds(
             n: n, lengthSquared: r2, power: formula.power, dc: dc, stretch2: stretch2,
             stretchExponent: stretchExponent, deltaBits: D.significandBits, referenceBits: referenceBits,
@@ -261,8 +272,9 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         let dz = formula.addsDC ? Complex<D>.zero : dc
         let z0 = orbit[0] + dz
         let x = z0.re.leadingDouble, y = z0.im.leadingDouble
-        var r = PixelRun<D, T>(pixel: i, dc: dc, dcStep: formula.addsDC ? dc : .zero, orbit: orbit, table: table,
-                               dz: dz, epsilon: table.epsilon, tracker: T(julia: !formula.addsDC, trap: trap, x: x, y: y))
+        var r = PixelRun<D, T>(
+            pixel: i, dc: dc, dcStep: formula.addsDC ? dc : .zero, orbit: orbit, table: table,
+            dz: dz, epsilon: table.epsilon, tracker: T(julia: !formula.addsDC, trap: trap, x: x, y: y))
         if !formula.addsDC { r.nextStretch = formula.stretchSquared(x * x + y * y) }
         return r
     }
@@ -279,11 +291,14 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         if blaAllowed, let (index, length) = r.table.longestStep(at: r.m, dz: r.dz), r.n + length <= maxIterations {
             let step = r.table[index]
             if T.isActive {
-                r.tracker.bla(a: Complex(step.a.re.floatExpValue, step.a.im.floatExpValue), b: Complex(step.b.re.floatExpValue, step.b.im.floatExpValue))
+                r.tracker.bla(
+                    a: Complex(step.a.re.floatExpValue, step.a.im.floatExpValue),
+                    b: Complex(step.b.re.floatExpValue, step.b.im.floatExpValue))
             }
             let load = (r.dz.lengthSquared * step.inverseRadiusSquared).leadingDouble
             // Far inside the radius the scale's cap bounds the term without computing it.
-            r.blaLoad += load < 0x1p-24 ? load * PixelRun<D, T>.localScaleCap : (load.isFinite ? load : 1) * r.localScale()
+            r.blaLoad +=
+                load < 0x1p-24 ? load * PixelRun<D, T>.localScaleCap : (load.isFinite ? load : 1) * r.localScale()
             r.dz = step.apply(r.dz, r.dcStep)
             r.m += length
             r.n += length
@@ -307,8 +322,9 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         if r2 > Escape.radiusSquared2 {
             if r.n2 == 0 { r.n2 = r.n }
             if r2 > Escape.radiusSquaredBig {
-                (r.result, r.sensitive) = escaped(n2: r.n2, n: r.n, r2: r2, dc: r.dc, stretch2: r.stretch2,
-                                                  stretchExponent: r.stretchExponent, blaLoad: r.blaLoad, epsilon: r.epsilon)
+                (r.result, r.sensitive) = escaped(
+                    n2: r.n2, n: r.n, r2: r2, dc: r.dc, stretch2: r.stretch2,
+                    stretchExponent: r.stretchExponent, blaLoad: r.blaLoad, epsilon: r.epsilon)
                 return true
             }
         }
@@ -388,8 +404,10 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker> {
     @usableFromInline var tracker: T
 
     @inlinable @inline(__always)
-    init(pixel: Int, dc: Complex<D>, dcStep: Complex<D>, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>,
-         dz: Complex<D>, epsilon: Double, tracker: T) {
+    init(
+        pixel: Int, dc: Complex<D>, dcStep: Complex<D>, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>,
+        dz: Complex<D>, epsilon: Double, tracker: T
+    ) {
         self.tracker = tracker
         self.pixel = pixel
         self.dc = dc
@@ -427,7 +445,8 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker> {
         let m = D.complexMagnitude(dz.re, dz.im).floatExpValue
         let k = 2 &* m.exponent &+ inverseDCExponent &- stretchExponent
         let scale = k > 1000 ? 0x1p1000 : k < -1000 ? 0 : FloatExp.powerOfTwo(k)
-        return Swift.min(m.significand * m.significand * inverseDCSignificand / stretch2 * scale, PixelRun.localScaleCap)
+        return Swift.min(
+            m.significand * m.significand * inverseDCSignificand / stretch2 * scale, PixelRun.localScaleCap)
     }
 
     /// Continues on `orbit` (the critical orbit, Z(0) = 0) from dz = z.
@@ -457,10 +476,13 @@ public enum PrecisionEstimate {
     public static let blaSafety = 2.0
 
     @inlinable
-    public static func smoothHolds<D: DeltaScalar>(n: Int, lengthSquared r2: Double, power: Int, dc: Complex<D>,
-                                                   stretch2: Double, stretchExponent: Int, deltaBits: Int, referenceBits: Int = .max,
-                                                   blaLoad: Double = 0, blaEpsilon: Double = 0) -> Bool {
-        let log2dc = (dc.re.floatExpValue * dc.re.floatExpValue + dc.im.floatExpValue * dc.im.floatExpValue).log2Magnitude / 2
+    public static func smoothHolds<D: DeltaScalar>(
+        n: Int, lengthSquared r2: Double, power: Int, dc: Complex<D>,
+        stretch2: Double, stretchExponent: Int, deltaBits: Int, referenceBits: Int = .max,
+        blaLoad: Double = 0, blaEpsilon: Double = 0
+    ) -> Bool {
+        let log2dc =
+            (dc.re.floatExpValue * dc.re.floatExpValue + dc.im.floatExpValue * dc.im.floatExpValue).log2Magnitude / 2
         let lnAbsZ = 0.5 * Math.log(r2)
         // Rounding (sqrt(n) u) plus BLA truncation (2 eps |dz| / radius per BLA step, as a
         // share of dc (`PixelRun.blaLoad`), added like the rounding errors), the BLA term
@@ -471,9 +493,11 @@ public enum PrecisionEstimate {
         // larger (a pixel near a deep minibrot of find's, 1e-103: smooth off by 0.065 with the
         // orbit at 64 bits below the spacing; Documentation/Perturbation.md).
         let referenceShare = referenceBits == .max ? 0 : Math.pow(2, Double(1 - referenceBits) - log2dc)
-        let unit = Double(n).squareRoot() * (Math.pow(2, -Double(deltaBits)) + referenceShare)
+        let unit =
+            Double(n).squareRoot() * (Math.pow(2, -Double(deltaBits)) + referenceShare)
             + blaSafety * 2 * blaEpsilon * blaLoad.squareRoot()
-        let log2Error = safetyLog2 + Math.log2(unit) + log2dc
+        let log2Error =
+            safetyLog2 + Math.log2(unit) + log2dc
             + 0.5 * (Math.log2(stretch2) + Double(stretchExponent))
             - (lnAbsZ / 0.6931471805599453 + Math.log2(lnAbsZ * Math.log(Double(power))))
         return log2Error <= log2Tolerance

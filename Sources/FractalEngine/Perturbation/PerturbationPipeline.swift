@@ -17,8 +17,10 @@ import FractalNumerics
 enum PerturbationRenderer {
     /// Renders `field` by perturbation (Documentation/Perturbation.md), its passes run by
     /// `executor`.
-    static func render(location: Location, viewport: Viewport, settings: RenderSettings, executor: any PassExecutor,
-                       threads: Int, control: RenderControl?, field: inout IterationField) throws -> PerturbationReport {
+    static func render(
+        location: Location, viewport: Viewport, settings: RenderSettings, executor: any PassExecutor,
+        threads: Int, control: RenderControl?, field: inout IterationField
+    ) throws -> PerturbationReport {
         let delta = deltaType(location: location, viewport: viewport, forced: settings.perturbation.deltaType)
         func withDelta<F: PerturbationFormula>(_ formula: F) throws -> PerturbationReport {
             switch delta {
@@ -28,8 +30,9 @@ enum PerturbationRenderer {
             }
         }
         func run<F: PerturbationFormula, D: PerturbationDelta>(_ formula: F, _: D.Type) throws -> PerturbationReport {
-            let job = try PerturbationJob<F, D>(formula: formula, deltaType: delta, location: location, viewport: viewport,
-                                                settings: settings, executor: executor, threads: threads, control: control)
+            let job = try PerturbationJob<F, D>(
+                formula: formula, deltaType: delta, location: location, viewport: viewport,
+                settings: settings, executor: executor, threads: threads, control: control)
             return try job.render(into: &field)
         }
         switch location.family {
@@ -48,7 +51,8 @@ enum PerturbationRenderer {
         if let forced { return forced }
         let delta = DeltaType.forSpacing(log2: viewport.log2Spacing)
         if delta == .double, case .julia(let re, let im) = location.family,
-           criticalOrbitEscapes(re: re, im: im, within: location.maxIterations) {
+            criticalOrbitEscapes(re: re, im: im, within: location.maxIterations)
+        {
             return .doubleDouble
         }
         return delta
@@ -94,8 +98,10 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
     var only: [Int]? { renderSettings.onlyPixels }
     var maxIterations: Int { location.maxIterations }
 
-    init(formula: F, deltaType: DeltaType, location: Location, viewport: Viewport, settings: RenderSettings,
-         executor: any PassExecutor, threads: Int, control: RenderControl?) throws {
+    init(
+        formula: F, deltaType: DeltaType, location: Location, viewport: Viewport, settings: RenderSettings,
+        executor: any PassExecutor, threads: Int, control: RenderControl?
+    ) throws {
         self.formula = formula
         self.deltaType = deltaType
         self.location = location
@@ -107,16 +113,19 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         self.control = control
         var isJulia = false
         if case .julia = location.family { isJulia = true }
-        precision = Precision(bits: (isJulia ? viewport.precision : viewport.orbitPrecision).bits + settings.perturbation.extraBits)
+        precision = Precision(
+            bits: (isJulia ? viewport.precision : viewport.orbitPrecision).bits + settings.perturbation.extraBits)
         juliaC = try location.family.juliaParameter(precision: precision)
         center = BigComplex(viewport.center.re.rounded(to: precision), viewport.center.im.rounded(to: precision))
         tolerance = PerturbationSettings.glitchTolerance(power: formula.power)
-        orbits = OrbitSupply(power: formula.power, juliaC: juliaC, maxIterations: location.maxIterations, precision: precision,
-                             cache: settings.perturbation.cache, threads: threads, control: control)
+        orbits = OrbitSupply(
+            power: formula.power, juliaC: juliaC, maxIterations: location.maxIterations, precision: precision,
+            cache: settings.perturbation.cache, threads: threads, control: control)
         // A trap must see every iteration, which BLA steps skip.
-        tables = ApproximationTables(formula: formula, viewport: viewport, cache: settings.perturbation.cache, threads: threads,
-                                     enabled: settings.perturbation.bla && settings.extras.trap == nil,
-                                     epsilon: settings.perturbation.blaEpsilon, names: executor.usesDevice)
+        tables = ApproximationTables(
+            formula: formula, viewport: viewport, cache: settings.perturbation.cache, threads: threads,
+            enabled: settings.perturbation.bla && settings.extras.trap == nil,
+            epsilon: settings.perturbation.blaEpsilon, names: executor.usesDevice)
     }
 
     /// `point` rounded to the orbits' precision.
@@ -133,7 +142,8 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         let buffers = PassBuffers(count: field.pixelCount, detect: settings.glitchMode == .detect)
         let first = try FirstPass(job: self, references: references, buffers: buffers).run(into: &field)
         trace.mark("first pass")
-        let correction = try GlitchCorrection(job: self, first: first, buffers: buffers, references: references).run(into: &field)
+        let correction = try GlitchCorrection(job: self, first: first, buffers: buffers, references: references).run(
+            into: &field)
         trace.mark("glitch passes")
         let settled = try SettlePixels(job: self, references: references, buffers: buffers).run(into: &field)
         trace.mark("passes for pixels at risk")
@@ -142,7 +152,8 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
             deltaType: deltaType, glitchMode: settings.glitchMode, precisionBits: precision.bits,
             references: correction.points.map { ($0.re.decimalString(), $0.im.decimalString()) },
             referenceLength: references.primary.orbit.count, referenceEscaped: references.primary.orbit.escaped,
-            glitchedPixels: correction.flagged, uncorrectedPixels: correction.uncorrected, referenceSeconds: orbits.seconds,
+            glitchedPixels: correction.flagged, uncorrectedPixels: correction.uncorrected,
+            referenceSeconds: orbits.seconds,
             doubleDoublePixels: settled.doubleDoublePixels, reiteratedPixels: settled.reiteratedPixels)
         report.fineBLAPixels = settled.fineBLAPixels
         report.finerOrbitPixels = settled.finerOrbitPixels
@@ -179,9 +190,11 @@ final class PassBuffers: @unchecked Sendable {
     }
 
     deinit {
-        for base in [UnsafeMutableRawPointer(glitched.baseAddress), UnsafeMutableRawPointer(ratios.baseAddress),
-                     UnsafeMutableRawPointer(sensitive.baseAddress), UnsafeMutableRawPointer(steps.baseAddress),
-                     UnsafeMutableRawPointer(blaSteps.baseAddress)] {
+        for base in [
+            UnsafeMutableRawPointer(glitched.baseAddress), UnsafeMutableRawPointer(ratios.baseAddress),
+            UnsafeMutableRawPointer(sensitive.baseAddress), UnsafeMutableRawPointer(steps.baseAddress),
+            UnsafeMutableRawPointer(blaSteps.baseAddress),
+        ] {
             base?.deallocate()
         }
     }
@@ -190,8 +203,9 @@ final class PassBuffers: @unchecked Sendable {
 
     /// The flags a whole-field pass writes: everything, with `extras` for a tracking kernel.
     func allFlags(extras: ExtrasWriter? = nil) -> PixelFlags {
-        PixelFlags(glitched: detects ? glitched.baseAddress : nil, ratio: detects ? ratios.baseAddress : nil,
-                   sensitive: sensitive.baseAddress, steps: steps.baseAddress, blaSteps: blaSteps.baseAddress, extras: extras)
+        PixelFlags(
+            glitched: detects ? glitched.baseAddress : nil, ratio: detects ? ratios.baseAddress : nil,
+            sensitive: sensitive.baseAddress, steps: steps.baseAddress, blaSteps: blaSteps.baseAddress, extras: extras)
     }
 
     /// The flags a pass over pixels at risk writes: only whether each is still at risk.

@@ -65,7 +65,10 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// Reference orbits and BLA tables shared by renders of the same center (zoom sequences).
     public var cache: ReferenceCache?
 
-    public init(glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .center, deltaType: DeltaType? = nil, referenceBudget: Int = 512, extraBits: Int = 0) {
+    public init(
+        glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .center, deltaType: DeltaType? = nil,
+        referenceBudget: Int = 512, extraBits: Int = 0
+    ) {
         self.glitchMode = glitchMode
         self.placement = placement
         self.deltaType = deltaType

@@ -26,12 +26,16 @@ public final class ReferenceCache: @unchecked Sendable {
     /// A cached orbit usable for `point` (already rounded to `precision`): one that serves
     /// the render (`ReferenceOrbit.serves`), with low words if asked, and a point that rounds
     /// to `point`.
-    func orbit(for point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
-               lowWords: Bool) -> ReferenceOrbit? {
+    func orbit(
+        for point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
+        lowWords: Bool
+    ) -> ReferenceOrbit? {
         lock.lock()
         defer { lock.unlock() }
-        for o in orbits where o.serves(power: power, juliaC: juliaC, maxIterations: maxIterations, precision: precision)
-            && (!lowWords || !o.reLow.isEmpty) && ReferenceCache.within(o.point, point, precision) {
+        for o in orbits
+        where o.serves(power: power, juliaC: juliaC, maxIterations: maxIterations, precision: precision)
+            && (!lowWords || !o.reLow.isEmpty) && ReferenceCache.within(o.point, point, precision)
+        {
             orbitHits += 1
             return o
         }
@@ -44,7 +48,8 @@ public final class ReferenceCache: @unchecked Sendable {
     /// center once, `cached` rounded twice, and at a tie the two differ by an ulp (2 of a
     /// 100-frame e50 zoom-out computed their own orbit so).
     static func within(_ cached: BigComplex, _ point: BigComplex, _ precision: Precision) -> Bool {
-        let scale = Swift.max(point.re.isZero ? Int.min / 2 : point.re.exponent, point.im.isZero ? Int.min / 2 : point.im.exponent)
+        let scale = Swift.max(
+            point.re.isZero ? Int.min / 2 : point.re.exponent, point.im.isZero ? Int.min / 2 : point.im.exponent)
         guard scale > Int.min / 2 else { return cached.re.isZero && cached.im.isZero }
         let ulp = BigFloat(1, precision: Precision(bits: 64)).timesPowerOfTwo(scale - precision.bits)
         return !(ulp < (cached.re - point.re).magnitude) && !(ulp < (cached.im - point.im).magnitude)
@@ -107,8 +112,9 @@ struct TableIdentity: Hashable, Sendable {
 
 extension ReferenceOrbit {
     var identity: OrbitIdentity {
-        OrbitIdentity(power: power, juliaC: juliaC.map { [$0.re.decimalString(), $0.im.decimalString()] },
-                      re: point.re.decimalString(), im: point.im.decimalString(), bits: precision.bits, count: count)
+        OrbitIdentity(
+            power: power, juliaC: juliaC.map { [$0.re.decimalString(), $0.im.decimalString()] },
+            re: point.re.decimalString(), im: point.im.decimalString(), bits: precision.bits, count: count)
     }
 
     /// Whether this orbit can serve as the reference of a render of `power` (and Julia's c)

@@ -42,7 +42,8 @@ public final class MPFREscape {
     }
 
     /// The pixel (x, y) of `viewport` for `family` (Mandelbrot, Multibrot or Julia).
-    public func iterate(pixelX: Int, pixelY: Int, viewport: Viewport, family: Family, maxIterations: Int) -> PixelResult {
+    public func iterate(pixelX: Int, pixelY: Int, viewport: Viewport, family: Family, maxIterations: Int) -> PixelResult
+    {
         let p = viewport.exactPoint(x: pixelX, y: pixelY)
         let zero = BigComplex(precision: precision)
         switch family {

@@ -50,8 +50,10 @@ final class MultiplyPartner: @unchecked Sendable {
     /// Starts target = a b (rounded to nearest) on the partner's thread; none of the three
     /// may be touched until `wait` returns.
     @inline(__always)
-    func start(_ target: UnsafeMutablePointer<__mpfr_struct>, _ a: UnsafeMutablePointer<__mpfr_struct>,
-               _ b: UnsafeMutablePointer<__mpfr_struct>) {
+    func start(
+        _ target: UnsafeMutablePointer<__mpfr_struct>, _ a: UnsafeMutablePointer<__mpfr_struct>,
+        _ b: UnsafeMutablePointer<__mpfr_struct>
+    ) {
         self.target = target
         self.a = a
         self.b = b

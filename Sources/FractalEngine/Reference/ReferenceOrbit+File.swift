@@ -151,7 +151,9 @@ extension ReferenceOrbit {
         let precision = Precision(bits: bits)
         func number(_ what: String) throws(ReferenceFileError) -> BigFloat {
             let length = try take(what) { $0.int() }
-            guard length >= 1 && length <= file.left else { throw fail("\(what): length \(length) is larger than the file") }
+            guard length >= 1 && length <= file.left else {
+                throw fail("\(what): length \(length) is larger than the file")
+            }
             let text = String(decoding: try take(what) { $0.bytes(length) }, as: UTF8.self)
             do { return try BigFloat(parsing: text, precision: precision) } catch {
                 throw fail("\(what) is not a decimal number")  // not quoted: it may hold any bytes
@@ -176,10 +178,14 @@ extension ReferenceOrbit {
         func floatExp(_ what: String) throws(ReferenceFileError) -> FloatExp {
             let m = try take(what) { $0.double() }, e = try take(what) { $0.int() }
             if m == 0 { return FloatExp(significand: 0, exponent: 0) }
-            guard m.isFinite, e >= -maximumFileExponent && e <= maximumFileExponent else { throw fail("\(what): \(m) * 2^\(e) is out of range") }
+            guard m.isFinite, e >= -maximumFileExponent && e <= maximumFileExponent else {
+                throw fail("\(what): \(m) * 2^\(e) is out of range")
+            }
             return FloatExp(significand: m, exponent: e)
         }
-        func table<V>(_ what: String, entryBytes: Int, _ value: () throws(ReferenceFileError) -> V) throws(ReferenceFileError) -> [Int: V] {
+        func table<V>(_ what: String, entryBytes: Int, _ value: () throws(ReferenceFileError) -> V)
+            throws(ReferenceFileError) -> [Int: V]
+        {
             let n = try take(what) { $0.int() }
             guard n >= 0 && n <= count && n <= file.left / entryBytes else {
                 throw fail("\(what): \(n) entries do not fit the orbit or the bytes left")
@@ -189,7 +195,9 @@ extension ReferenceOrbit {
             var last = -1
             for _ in 0..<n {
                 let index = try take(what) { $0.int() }
-                guard index > last && index < count else { throw fail("\(what): index \(index) is out of order or past the orbit") }
+                guard index > last && index < count else {
+                    throw fail("\(what): index \(index) is out of order or past the orbit")
+                }
                 last = index
                 entries[index] = try value()
             }
@@ -198,10 +206,13 @@ extension ReferenceOrbit {
         let tiny = try table("tiny values", entryBytes: 40) { () throws(ReferenceFileError) in
             Complex(try floatExp("tiny values"), try floatExp("tiny values"))
         }
-        let escapeGaps = try table("escape gaps", entryBytes: 24) { () throws(ReferenceFileError) in try floatExp("escape gaps") }
+        let escapeGaps = try table("escape gaps", entryBytes: 24) { () throws(ReferenceFileError) in
+            try floatExp("escape gaps")
+        }
         guard file.left == 0 else { throw fail("\(file.left) bytes after the orbit") }
-        return ReferenceOrbit(point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im,
-                              reLow: reLow, imLow: imLow, tiny: tiny, escapeGaps: escapeGaps, escaped: escaped)
+        return ReferenceOrbit(
+            point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im,
+            reLow: reLow, imLow: imLow, tiny: tiny, escapeGaps: escapeGaps, escaped: escaped)
     }
 }
 
@@ -237,7 +248,10 @@ struct OrbitFileCursor {
         let start = at
         at += 8 * n
         return bytes.withUnsafeBytes { raw in
-            (0..<n).map { k in Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start + 8 * k, as: UInt64.self))) }
+            (0..<n).map { k in
+                Double(
+                    bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start + 8 * k, as: UInt64.self)))
+            }
         }
     }
 }
@@ -256,7 +270,8 @@ public enum ReferenceFileError: Error, Equatable, CustomStringConvertible {
         case .unreadable(let path): "cannot read reference orbit '\(path)'"
         case .malformed(let path, let reason): "'\(path)' is not a valid Fathom reference orbit file: \(reason)"
         case .cannotWrite(_, let reason): "reference orbit: \(reason)"
-        case .mismatch(let path): "reference orbit '\(path)' does not fit this view (family, iteration limit or precision)"
+        case .mismatch(let path):
+            "reference orbit '\(path)' does not fit this view (family, iteration limit or precision)"
         }
     }
 }

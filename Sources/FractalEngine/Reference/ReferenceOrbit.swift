@@ -52,7 +52,8 @@ public struct ReferenceOrbit: Sendable {
         lowWords: Bool = false, control: RenderControl? = nil, partnerThread: Bool = false
     ) throws -> ReferenceOrbit {
         let ws = MPFRWorkspace(count: MPFRStep.firstFree + 1, precision: precision)
-        let partner = partnerThread && power == 2 && precision.bits >= MultiplyPartner.minimumBits
+        let partner =
+            partnerThread && power == 2 && precision.bits >= MultiplyPartner.minimumBits
             ? MultiplyPartner() : nil
         defer { partner?.stop() }
         let x = ws[0], y = ws[1], t1 = ws[4], t2 = ws[5], r2 = ws[MPFRStep.firstFree]
@@ -89,7 +90,8 @@ public struct ReferenceOrbit: Sendable {
             if smallX || smallY {
                 var ex = 0, ey = 0
                 let mx = mpfr_get_d_2exp(&ex, x, MPFR_RNDN), my = mpfr_get_d_2exp(&ey, y, MPFR_RNDN)
-                tiny[re.count - 1] = Complex(FloatExp(significand: mx, exponent: ex), FloatExp(significand: my, exponent: ey))
+                tiny[re.count - 1] = Complex(
+                    FloatExp(significand: mx, exponent: ex), FloatExp(significand: my, exponent: ey))
             }
         }
 
@@ -109,23 +111,26 @@ public struct ReferenceOrbit: Sendable {
             // |Z|^2 > 4, decided in Double unless close (then in MPFR).
             let a = re[m], b = im[m]
             let approx = a * a + b * b
-            if approx > Escape.outer2 || (approx >= Escape.inner2 && {
-                if let partner {
-                    partner.start(t2, y, y)  // y y rounds as mpfr_sqr(y) does
-                    mpfr_sqr(t1, x, MPFR_RNDN)
-                    partner.wait()
-                } else {
-                    mpfr_sqr(t1, x, MPFR_RNDN)
-                    mpfr_sqr(t2, y, MPFR_RNDN)
-                }
-                mpfr_add(r2, t1, t2, MPFR_RNDN)
-                if mpfr_cmp_d(r2, 4) > 0 { return true }
-                mpfr_d_sub(t1, 4, r2, MPFR_RNDN)
-                var e = 0
-                let g = mpfr_get_d_2exp(&e, t1, MPFR_RNDN)
-                escapeGaps[m] = FloatExp(significand: g, exponent: e)
-                return false
-            }()) {
+            if approx > Escape.outer2
+                || (approx >= Escape.inner2
+                    && {
+                        if let partner {
+                            partner.start(t2, y, y)  // y y rounds as mpfr_sqr(y) does
+                            mpfr_sqr(t1, x, MPFR_RNDN)
+                            partner.wait()
+                        } else {
+                            mpfr_sqr(t1, x, MPFR_RNDN)
+                            mpfr_sqr(t2, y, MPFR_RNDN)
+                        }
+                        mpfr_add(r2, t1, t2, MPFR_RNDN)
+                        if mpfr_cmp_d(r2, 4) > 0 { return true }
+                        mpfr_d_sub(t1, 4, r2, MPFR_RNDN)
+                        var e = 0
+                        let g = mpfr_get_d_2exp(&e, t1, MPFR_RNDN)
+                        escapeGaps[m] = FloatExp(significand: g, exponent: e)
+                        return false
+                    }())
+            {
                 escaped = true
                 break
             }
@@ -138,12 +143,16 @@ public struct ReferenceOrbit: Sendable {
                 }
             }
         }
-        return ReferenceOrbit(point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im,
-                              reLow: reLow, imLow: imLow, tiny: tiny, escapeGaps: escapeGaps, escaped: escaped)
+        return ReferenceOrbit(
+            point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im,
+            reLow: reLow, imLow: imLow, tiny: tiny, escapeGaps: escapeGaps, escaped: escaped)
     }
 
-    init(point: BigComplex, power: Int, juliaC: BigComplex?, precision: Precision, re: [Double], im: [Double],
-         reLow: [Double], imLow: [Double], tiny: [Int: Complex<FloatExp>], escapeGaps: [Int: FloatExp] = [:], escaped: Bool) {
+    init(
+        point: BigComplex, power: Int, juliaC: BigComplex?, precision: Precision, re: [Double], im: [Double],
+        reLow: [Double], imLow: [Double], tiny: [Int: Complex<FloatExp>], escapeGaps: [Int: FloatExp] = [:],
+        escaped: Bool
+    ) {
         self.escapeGaps = escapeGaps
         self.reLow = reLow
         self.imLow = imLow
@@ -167,7 +176,8 @@ public struct ReferenceOrbit: Sendable {
                 if let t = tiny[i] {
                     out.append(Complex(D(t.re), D(t.im)))
                 } else {
-                    out.append(Complex(D(DoubleDouble(hi: re[i], lo: reLow[i])), D(DoubleDouble(hi: im[i], lo: imLow[i]))))
+                    out.append(
+                        Complex(D(DoubleDouble(hi: re[i], lo: reLow[i])), D(DoubleDouble(hi: im[i], lo: imLow[i]))))
                 }
             }
             return out

@@ -12,8 +12,11 @@ struct DirectRender {
     let control: RenderControl?
     let grid: PixelGrid
 
-    init(location: Location, viewport: Viewport, settings: RenderSettings, path: ArithmeticPath, executor: any PassExecutor,
-         control: RenderControl?) {
+    init(
+        location: Location, viewport: Viewport, settings: RenderSettings, path: ArithmeticPath,
+        executor: any PassExecutor,
+        control: RenderControl?
+    ) {
         self.location = location
         self.viewport = viewport
         self.settings = settings
@@ -39,29 +42,44 @@ struct DirectRender {
             if cd.re * cd.re + cd.im * cd.im <= 4 {
                 rechecked = try checkedDouble(juliaC: cd, ddJuliaC: c, into: &field)
             } else {
-                try pass(ScalarEscapeKernel<QuadraticFormula, Double>(formula: QuadraticFormula(), grid: grid, juliaC: cd, maxIterations: limit),
-                         device: directForm(power: 2, juliaC: cd, marks: nil), into: &field)
+                try pass(
+                    ScalarEscapeKernel<QuadraticFormula, Double>(
+                        formula: QuadraticFormula(), grid: grid, juliaC: cd, maxIterations: limit),
+                    device: directForm(power: 2, juliaC: cd, marks: nil), into: &field)
             }
         case (.double, .multibrot(let p)):
-            try pass(ScalarEscapeKernel<MultibrotFormula, Double>(formula: MultibrotFormula(power: p), grid: grid, juliaC: nil, maxIterations: limit),
-                     device: directForm(power: p, juliaC: nil, marks: nil), into: &field)
+            try pass(
+                ScalarEscapeKernel<MultibrotFormula, Double>(
+                    formula: MultibrotFormula(power: p), grid: grid, juliaC: nil, maxIterations: limit),
+                device: directForm(power: p, juliaC: nil, marks: nil), into: &field)
         case (.double, .newton(let poly)):
-            try pass(NewtonKernel<Double>(newton: NewtonIteration(poly), grid: grid, maxIterations: limit), into: &field)
+            try pass(
+                NewtonKernel<Double>(newton: NewtonIteration(poly), grid: grid, maxIterations: limit), into: &field)
         case (.doubleDouble, .mandelbrot):
-            try pass(QuadraticLaneKernel<DoubleDoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: nil, maxIterations: limit), into: &field)
+            try pass(
+                QuadraticLaneKernel<DoubleDoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: nil, maxIterations: limit),
+                into: &field)
         case (.doubleDouble, .julia):
             let c = try juliaC()
             if c.re.hi * c.re.hi + c.im.hi * c.im.hi <= 4 {
-                try pass(QuadraticLaneKernel<DoubleDoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: c, maxIterations: limit), into: &field)
+                try pass(
+                    QuadraticLaneKernel<DoubleDoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: c, maxIterations: limit),
+                    into: &field)
             } else {
-                try pass(ScalarEscapeKernel<QuadraticFormula, DoubleDouble>(formula: QuadraticFormula(), grid: grid, juliaC: c, maxIterations: limit),
-                         into: &field)
+                try pass(
+                    ScalarEscapeKernel<QuadraticFormula, DoubleDouble>(
+                        formula: QuadraticFormula(), grid: grid, juliaC: c, maxIterations: limit),
+                    into: &field)
             }
         case (.doubleDouble, .multibrot(let p)):
-            try pass(ScalarEscapeKernel<MultibrotFormula, DoubleDouble>(formula: MultibrotFormula(power: p), grid: grid, juliaC: nil,
-                                                                         maxIterations: limit), into: &field)
+            try pass(
+                ScalarEscapeKernel<MultibrotFormula, DoubleDouble>(
+                    formula: MultibrotFormula(power: p), grid: grid, juliaC: nil,
+                    maxIterations: limit), into: &field)
         case (.doubleDouble, .newton(let poly)):
-            try pass(NewtonKernel<DoubleDouble>(newton: NewtonIteration(poly), grid: grid, maxIterations: limit), into: &field)
+            try pass(
+                NewtonKernel<DoubleDouble>(newton: NewtonIteration(poly), grid: grid, maxIterations: limit),
+                into: &field)
         }
         if control?.isCancelled == true { throw RenderError.cancelled }
         if !settings.extras.isEmpty { try extras(into: &field) }
@@ -74,21 +92,28 @@ struct DirectRender {
 
     /// `kernel` over the field's pixels (or `RenderSettings.onlyPixels`), with its device form;
     /// cancelled and reporting progress through the render's control unless not `controlled`.
-    private func pass<K: TileKernel>(_ kernel: K, device: DeviceForm? = nil, controlled: Bool = true,
-                                     into field: inout IterationField) throws {
+    private func pass<K: TileKernel>(
+        _ kernel: K, device: DeviceForm? = nil, controlled: Bool = true,
+        into field: inout IterationField
+    ) throws {
         let control = controlled ? self.control : nil
         if let only = settings.onlyPixels {
-            try executor.run(Pass(SubsetKernel(inner: kernel, subset: only), count: only.count, tilePixels: 16, control: control),
-                             into: &field)
+            try executor.run(
+                Pass(SubsetKernel(inner: kernel, subset: only), count: only.count, tilePixels: 16, control: control),
+                into: &field)
         } else {
-            try executor.run(Pass(kernel, count: field.pixelCount, tilePixels: settings.tilePixels, control: control, device: device),
-                             into: &field)
+            try executor.run(
+                Pass(
+                    kernel, count: field.pixelCount, tilePixels: settings.tilePixels, control: control, device: device),
+                into: &field)
         }
     }
 
     /// Double lanes with the rounding check (unless `RenderSettings.checkRounding` is off),
     /// then the pixels it marks in double-double lanes; returns how many it marked.
-    private func checkedDouble(juliaC: Complex<Double>?, ddJuliaC: Complex<DoubleDouble>?, into field: inout IterationField) throws -> Int {
+    private func checkedDouble(
+        juliaC: Complex<Double>?, ddJuliaC: Complex<DoubleDouble>?, into field: inout IterationField
+    ) throws -> Int {
         let lanes = QuadraticLaneKernel<DoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: juliaC, maxIterations: limit)
         guard settings.checkRounding else {
             try pass(lanes, device: directForm(power: 2, juliaC: juliaC, marks: nil), into: &field)
@@ -97,8 +122,10 @@ struct DirectRender {
         var sensitive = [UInt8](repeating: 0, count: field.pixelCount)
         try sensitive.withUnsafeMutableBufferPointer { flags in
             let marks = SendablePointer(flags.baseAddress!)
-            try pass(CheckedDoubleLaneKernel(lanes: lanes, sensitive: marks), device: directForm(power: 2, juliaC: juliaC, marks: marks),
-                     into: &field)
+            try pass(
+                CheckedDoubleLaneKernel(lanes: lanes, sensitive: marks),
+                device: directForm(power: 2, juliaC: juliaC, marks: marks),
+                into: &field)
         }
         var marked = sensitive.indices.filter { sensitive[$0] != 0 }
         if let only = settings.onlyPixels {
@@ -106,7 +133,8 @@ struct DirectRender {
             marked = marked.filter { wanted.contains($0) }
         }
         guard !marked.isEmpty, control?.isCancelled != true else { return 0 }
-        let wide = QuadraticLaneKernel<DoubleDoubleLanes<SIMD8<Double>>>(grid: grid, juliaC: ddJuliaC, maxIterations: limit, subset: marked)
+        let wide = QuadraticLaneKernel<DoubleDoubleLanes<SIMD8<Double>>>(
+            grid: grid, juliaC: ddJuliaC, maxIterations: limit, subset: marked)
         try executor.run(Pass(wide, count: marked.count, tilePixels: 256), into: &field)
         return marked.count
     }
@@ -115,24 +143,32 @@ struct DirectRender {
     /// CPU's smooth value and, with `marks`, the lanes' rounding check. Nil where no backend
     /// kernel exists (rotation, a subset, powers above 16) or no backend is used.
     private func directForm(power: Int, juliaC: Complex<Double>?, marks: SendablePointer<UInt8>?) -> DeviceForm? {
-        guard executor.usesDevice, settings.onlyPixels == nil, !grid.rotated, power <= PerturbationLaunch.maximumPower else { return nil }
-        let launch = DirectLaunch(columns: LaunchArray(grid.columnRe.map(\.doubleValue)), rows: LaunchArray(grid.rowIm.map(\.doubleValue)),
-                                  width: viewport.width, count: viewport.width * viewport.height, maxIterations: limit, power: power,
-                                  juliaC: juliaC)
+        guard executor.usesDevice, settings.onlyPixels == nil, !grid.rotated, power <= PerturbationLaunch.maximumPower
+        else { return nil }
+        let launch = DirectLaunch(
+            columns: LaunchArray(grid.columnRe.map(\.doubleValue)), rows: LaunchArray(grid.rowIm.map(\.doubleValue)),
+            width: viewport.width, count: viewport.width * viewport.height, maxIterations: limit, power: power,
+            juliaC: juliaC)
         return DeviceForm(launch: .direct(launch)) { items, raw, writer in
-            let outcomes = SendablePointer(UnsafeMutablePointer(mutating: raw.bindMemory(to: DirectOutcome.self).baseAddress!))
+            let outcomes = SendablePointer(
+                UnsafeMutablePointer(mutating: raw.bindMemory(to: DirectOutcome.self).baseAddress!))
             let first = items.lowerBound
             Parallel.forEachChunk(items.count, threads: TileScheduler.availableThreads) { range in
                 for k in range {
                     let i = first + k
                     let out = outcomes.pointer[k]
                     let escaped = out.nBig > 0
-                    writer.write(i, PixelResult(n2: out.n2, nBig: out.nBig,
-                                                smooth: escaped ? Escape.smooth(nBig: Int(out.nBig), lengthSquared: out.r2, power: power) : .nan))
+                    writer.write(
+                        i,
+                        PixelResult(
+                            n2: out.n2, nBig: out.nBig,
+                            smooth: escaped
+                                ? Escape.smooth(nBig: Int(out.nBig), lengthSquared: out.r2, power: power) : .nan))
                     if let marks {
                         // RoundingCheck.finish: u sqrt(e2) as the error of z.
                         let holds = PrecisionEstimate.smoothHolds(
-                            n: 1, lengthSquared: escaped ? out.r2 : Escape.radiusSquared2, power: 2, dc: Complex(1.0, 0),
+                            n: 1, lengthSquared: escaped ? out.r2 : Escape.radiusSquared2, power: 2,
+                            dc: Complex(1.0, 0),
                             stretch2: out.e2, stretchExponent: Int(out.exponent), deltaBits: 53)
                         marks.pointer[i] = holds ? 0 : 1
                     }
@@ -146,9 +182,11 @@ struct DirectRender {
         var extras = ExtrasField(count: field.pixelCount, request: settings.extras)
         func extrasPass<F: EscapeTimeFormula, T: DirectScalar>(_ formula: F, _: T.Type, juliaC: Complex<T>?) throws {
             try extras.withWriter { writer in
-                try pass(ScalarExtrasKernel<F, T>(formula: formula, grid: grid, juliaC: juliaC, maxIterations: limit, trap: settings.extras.trap,
-                                                  log2Spacing: viewport.log2Spacing, writer: writer),
-                         controlled: false, into: &field)
+                try pass(
+                    ScalarExtrasKernel<F, T>(
+                        formula: formula, grid: grid, juliaC: juliaC, maxIterations: limit, trap: settings.extras.trap,
+                        log2Spacing: viewport.log2Spacing, writer: writer),
+                    controlled: false, into: &field)
             }
         }
         switch (path, location.family) {
@@ -158,7 +196,8 @@ struct DirectRender {
             let c = try juliaC()
             try extrasPass(QuadraticFormula(), Double.self, juliaC: Complex(c.re.doubleValue, c.im.doubleValue))
         case (.doubleDouble, .mandelbrot): try extrasPass(QuadraticFormula(), DoubleDouble.self, juliaC: nil)
-        case (.doubleDouble, .multibrot(let p)): try extrasPass(MultibrotFormula(power: p), DoubleDouble.self, juliaC: nil)
+        case (.doubleDouble, .multibrot(let p)):
+            try extrasPass(MultibrotFormula(power: p), DoubleDouble.self, juliaC: nil)
         case (.doubleDouble, .julia): try extrasPass(QuadraticFormula(), DoubleDouble.self, juliaC: try juliaC())
         default: return
         }

@@ -37,8 +37,10 @@ public struct IterationField: Sendable, Equatable {
             try nBig.withUnsafeMutableBufferPointer { nBig in
                 try smooth.withUnsafeMutableBufferPointer { smooth in
                     try root.withUnsafeMutableBufferPointer { root in
-                        try body(FieldWriter(n2: n2.baseAddress!, nBig: nBig.baseAddress!, smooth: smooth.baseAddress!,
-                                             root: hasRoots ? root.baseAddress! : nil))
+                        try body(
+                            FieldWriter(
+                                n2: n2.baseAddress!, nBig: nBig.baseAddress!, smooth: smooth.baseAddress!,
+                                root: hasRoots ? root.baseAddress! : nil))
                     }
                 }
             }
@@ -64,7 +66,8 @@ public struct IterationField: Sendable, Equatable {
     /// Two fields are equal when every value is, NaN smooth values included.
     public static func == (a: IterationField, b: IterationField) -> Bool {
         guard a.width == b.width, a.height == b.height, a.maxIterations == b.maxIterations,
-              a.n2 == b.n2, a.nBig == b.nBig, a.root == b.root, (a.extras == nil) == (b.extras == nil) else { return false }
+            a.n2 == b.n2, a.nBig == b.nBig, a.root == b.root, (a.extras == nil) == (b.extras == nil)
+        else { return false }
         if let x = a.extras, let y = b.extras {
             for (u, v) in [(x.distance, y.distance), (x.slopeRe, y.slopeRe), (x.slopeIm, y.slopeIm), (x.trap, y.trap)] {
                 guard u.count == v.count, zip(u, v).allSatisfy({ $0.bitPattern == $1.bitPattern }) else { return false }

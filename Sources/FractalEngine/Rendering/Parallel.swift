@@ -8,7 +8,9 @@ import FractalNumerics
 enum Parallel {
     /// Runs `body` over 0..<count in `threads * 4` chunks on up to `threads` threads, or in one
     /// chunk on this thread below `minimumCount` (or with one thread).
-    static func forEachChunk(_ count: Int, threads: Int, minimumCount: Int = 1 << 14, _ body: @Sendable (Range<Int>) -> Void) {
+    static func forEachChunk(
+        _ count: Int, threads: Int, minimumCount: Int = 1 << 14, _ body: @Sendable (Range<Int>) -> Void
+    ) {
         guard count >= minimumCount && threads > 1 else {
             body(0..<count)
             return
@@ -58,8 +60,10 @@ public enum TileOrder: Sendable, Equatable {
 
 /// Runs tiles on a fixed number of threads, each taking the next tile when it is free.
 enum TileScheduler {
-    static func run(tiles: Int, threads: Int, control: RenderControl?, tileDone: @escaping @Sendable (Int) -> Double,
-                    progressBase: Double = 0, order: TileOrder = .ascending, body: @escaping @Sendable (Int) -> Void) {
+    static func run(
+        tiles: Int, threads: Int, control: RenderControl?, tileDone: @escaping @Sendable (Int) -> Double,
+        progressBase: Double = 0, order: TileOrder = .ascending, body: @escaping @Sendable (Int) -> Void
+    ) {
         let queue = TileQueue(count: tiles, base: progressBase, order: order.permutation(count: tiles))
         DispatchQueue.concurrentPerform(iterations: max(1, min(threads, tiles))) { _ in
             while control?.isCancelled != true, let tile = queue.next() {

@@ -94,8 +94,10 @@ extension ExtrasField {
                     try trap.withUnsafeMutableBufferPointer { t in
                         // An empty array's buffer may still have an address (the shared empty
                         // storage): arrays not requested get no pointer.
-                        try body(ExtrasWriter(distance: d.isEmpty ? nil : d.baseAddress, slopeRe: sr.isEmpty ? nil : sr.baseAddress,
-                                              slopeIm: si.isEmpty ? nil : si.baseAddress, trap: t.isEmpty ? nil : t.baseAddress))
+                        try body(
+                            ExtrasWriter(
+                                distance: d.isEmpty ? nil : d.baseAddress, slopeRe: sr.isEmpty ? nil : sr.baseAddress,
+                                slopeIm: si.isEmpty ? nil : si.baseAddress, trap: t.isEmpty ? nil : t.baseAddress))
                     }
                 }
             }

@@ -66,7 +66,9 @@ struct DoubleDoubleLanes<V: SIMD & DoubleWordComponent>: QuadraticLaneVector whe
     }
 
     @inlinable @inline(__always)
-    static func step(_ zr: inout DoubleDoubleLanes, _ zi: inout DoubleDoubleLanes, _ cr: DoubleDoubleLanes, _ ci: DoubleDoubleLanes) {
+    static func step(
+        _ zr: inout DoubleDoubleLanes, _ zi: inout DoubleDoubleLanes, _ cr: DoubleDoubleLanes, _ ci: DoubleDoubleLanes
+    ) {
         let zero = V()
         let (sh, sl) = DoubleWord.add(zr.hi, zr.lo, zi.hi, zi.lo)
         let (dh, dl) = DoubleWord.add(zr.hi, zr.lo, zero - zi.hi, zero - zi.lo)
@@ -97,8 +99,9 @@ protocol LaneCheck {
     /// Pixel `pixel` is finished: `result` after the lane's last block, replayed from z at
     /// n = `blockStart`, where this check's state was `before` (a pixel that stayed bounded
     /// is judged by the current state).
-    func finish(pixel: Int, result: PixelResult, lane: Int, before: Self, z: Complex<Lanes.Scalar>, c: Complex<Lanes.Scalar>,
-                blockStart: Int, maxIterations: Int)
+    func finish(
+        pixel: Int, result: PixelResult, lane: Int, before: Self, z: Complex<Lanes.Scalar>, c: Complex<Lanes.Scalar>,
+        blockStart: Int, maxIterations: Int)
 }
 
 /// No bookkeeping (double-double lanes, unchecked Double lanes).
@@ -109,8 +112,10 @@ struct NoLaneCheck<L: QuadraticLaneVector>: LaneCheck {
     @inlinable @inline(__always) func renormalize() {}
     @inlinable @inline(__always) func reset(lane: Int, z0: Complex<L.Scalar>, c: Complex<L.Scalar>) {}
     @inlinable @inline(__always)
-    func finish(pixel: Int, result: PixelResult, lane: Int, before: NoLaneCheck, z: Complex<L.Scalar>, c: Complex<L.Scalar>,
-                blockStart: Int, maxIterations: Int) {}
+    func finish(
+        pixel: Int, result: PixelResult, lane: Int, before: NoLaneCheck, z: Complex<L.Scalar>, c: Complex<L.Scalar>,
+        blockStart: Int, maxIterations: Int
+    ) {}
 }
 
 /// The rounding check of Double lanes: each lane tracks the variance of its accumulated
@@ -161,8 +166,10 @@ struct RoundingCheck<V: SIMD>: LaneCheck where V.Scalar == Double {
     }
 
     @inlinable
-    func finish(pixel: Int, result: PixelResult, lane: Int, before: RoundingCheck, z start: Complex<Double>, c: Complex<Double>,
-                blockStart: Int, maxIterations: Int) {
+    func finish(
+        pixel: Int, result: PixelResult, lane: Int, before: RoundingCheck, z start: Complex<Double>, c: Complex<Double>,
+        blockStart: Int, maxIterations: Int
+    ) {
         var e = before.e2[lane], unit = before.unit[lane], exponent = Int(before.exponent[lane])
         var z = start
         let cAbs = before.cAbs[lane]
@@ -179,8 +186,9 @@ struct RoundingCheck<V: SIMD>: LaneCheck where V.Scalar == Double {
             exponent = Int(self.exponent[lane])
         }
         let r2 = result.nBig > 0 ? z.lengthSquared : Escape.radiusSquared2
-        let holds = PrecisionEstimate.smoothHolds(n: 1, lengthSquared: r2, power: 2, dc: Complex(1.0, 0), stretch2: e,
-                                                  stretchExponent: exponent, deltaBits: 53)
+        let holds = PrecisionEstimate.smoothHolds(
+            n: 1, lengthSquared: r2, power: 2, dc: Complex(1.0, 0), stretch2: e,
+            stretchExponent: exponent, deltaBits: 53)
         sensitive[pixel] = holds ? 0 : 1
     }
 }
@@ -201,7 +209,8 @@ enum QuadraticLanes<L: QuadraticLaneVector> {
         source: (Int) -> (z0: Complex<L.Scalar>, c: Complex<L.Scalar>)
     ) {
         var none = NoLaneCheck<L>()
-        run(range: range, maxIterations: maxIterations, writer: writer, skipKnownInterior: skipKnownInterior,
+        run(
+            range: range, maxIterations: maxIterations, writer: writer, skipKnownInterior: skipKnownInterior,
             check: &none, pixelIndex: { $0 }, source: source)
     }
 
@@ -236,7 +245,9 @@ enum QuadraticLanes<L: QuadraticLaneVector> {
                     // The check from a fresh state in lane 0, replayed over the whole orbit.
                     var fresh = check
                     fresh.reset(lane: 0, z0: z0, c: c)
-                    fresh.finish(pixel: i, result: result, lane: 0, before: fresh, z: z0, c: c, blockStart: 0, maxIterations: maxIterations)
+                    fresh.finish(
+                        pixel: i, result: result, lane: 0, before: fresh, z: z0, c: c, blockStart: 0,
+                        maxIterations: maxIterations)
                     continue
                 }
                 if skipKnownInterior && KnownInterior.contains(cre, cim) {
@@ -290,13 +301,15 @@ enum QuadraticLanes<L: QuadraticLaneVector> {
                     let c = Complex(cr[lane], ci[lane])
                     let result = iterateEscape(formula, from: state, c: c, maxIterations: maxIterations)
                     writer.write(pixel[lane], result)
-                    check.finish(pixel: pixel[lane], result: result, lane: lane, before: startCheck, z: state.z, c: c,
-                                 blockStart: state.n, maxIterations: maxIterations)
+                    check.finish(
+                        pixel: pixel[lane], result: result, lane: lane, before: startCheck, z: state.z, c: c,
+                        blockStart: state.n, maxIterations: maxIterations)
                     refill(lane)
                 } else if clock - start[lane] == maxIterations {
                     writer.write(pixel[lane], .bounded)
-                    check.finish(pixel: pixel[lane], result: .bounded, lane: lane, before: startCheck, z: .zero, c: .zero,
-                                 blockStart: maxIterations, maxIterations: maxIterations)
+                    check.finish(
+                        pixel: pixel[lane], result: .bounded, lane: lane, before: startCheck, z: .zero, c: .zero,
+                        blockStart: maxIterations, maxIterations: maxIterations)
                     refill(lane)
                 }
             }

@@ -44,12 +44,15 @@ extension Renderer {
         let viewport = try Viewport(location: location, width: settings.width, height: settings.height)
         let bits = requiredBits(viewport: viewport, guardBits: settings.guardBits)
         let path = settings.path ?? automaticPath(bits: bits, guardBits: settings.guardBits, family: location.family)
-        var plan = RenderPlan(requiredBits: bits, path: path, referenceBits: nil, referenceSteps: 0, referenceBytes: 0, referenceSeconds: 0)
+        var plan = RenderPlan(
+            requiredBits: bits, path: path, referenceBits: nil, referenceSteps: 0, referenceBytes: 0,
+            referenceSeconds: 0)
         if case .newton = location.family { return plan }
         guard path == .perturbation else { return plan }
         let isJulia: Bool
         if case .julia = location.family { isJulia = true } else { isJulia = false }
-        let referenceBits = (isJulia ? viewport.precision : viewport.orbitPrecision).bits + settings.perturbation.extraBits
+        let referenceBits =
+            (isJulia ? viewport.precision : viewport.orbitPrecision).bits + settings.perturbation.extraBits
         let steps = location.maxIterations
         plan.referenceBits = referenceBits
         plan.referenceSteps = steps
@@ -64,7 +67,9 @@ extension Renderer {
     /// formula of `PerturbationSettings.mpfrStepSeconds`.
     static func referenceStepSeconds(bits: Int, power: Int) -> Double {
         let products = power == 2 ? 3.0 : 2 * Math.log2(Double(power)) + 1
-        guard bits >= 20_000 else { return PerturbationSettings.mpfrStepSeconds(bits: bits, power: power) / Double(power - 1) * products / 3 }
+        guard bits >= 20_000 else {
+            return PerturbationSettings.mpfrStepSeconds(bits: bits, power: power) / Double(power - 1) * products / 3
+        }
         var x = mpfr_t(), y = mpfr_t(), z = mpfr_t()
         mpfr_init2(&x, mpfr_prec_t(bits))
         mpfr_init2(&y, mpfr_prec_t(bits))

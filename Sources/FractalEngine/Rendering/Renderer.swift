@@ -57,8 +57,11 @@ public struct RenderSettings: Sendable, Equatable {
     /// the field does not depend on it (`TileOrder`).
     public var tileOrder: TileOrder = .ascending
 
-    public init(width: Int, height: Int, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits, tilePixels: Int = 2048,
-                path: ArithmeticPath? = nil, perturbation: PerturbationSettings = PerturbationSettings()) {
+    public init(
+        width: Int, height: Int, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits,
+        tilePixels: Int = 2048,
+        path: ArithmeticPath? = nil, perturbation: PerturbationSettings = PerturbationSettings()
+    ) {
         self.width = width
         self.height = height
         self.threads = threads
@@ -140,8 +143,10 @@ public enum Renderer {
     ///
     /// Throws `LocationError` for bad input, `RenderError.needsPerturbation` for views deeper
     /// than double-double reaches, `RenderError.cancelled` when `control` cancels.
-    public static func render(location: Location, settings: RenderSettings, device: (any KernelLauncher)?,
-                              control: RenderControl? = nil) throws -> RenderResult {
+    public static func render(
+        location: Location, settings: RenderSettings, device: (any KernelLauncher)?,
+        control: RenderControl? = nil
+    ) throws -> RenderResult {
         let start = DispatchTime.now().uptimeNanoseconds
         let viewport = try Viewport(location: location, width: settings.width, height: settings.height)
         let bits = requiredBits(viewport: viewport, guardBits: settings.guardBits)
@@ -150,9 +155,11 @@ public enum Renderer {
         let cpu = CPUTiles(threads: threads, order: settings.tileOrder)
         let executor: any PassExecutor = device.map { DeviceExecutor(launcher: $0, cpu: cpu) } ?? cpu
         let before = device?.counters
-        var field = IterationField(width: settings.width, height: settings.height, maxIterations: location.maxIterations, hasRoots: {
-            if case .newton = location.family { return true } else { return false }
-        }())
+        var field = IterationField(
+            width: settings.width, height: settings.height, maxIterations: location.maxIterations,
+            hasRoots: {
+                if case .newton = location.family { return true } else { return false }
+            }())
         var report = RenderReport(path: path, requiredBits: bits, threads: threads, seconds: 0, iterations: 0)
         switch (path, location.family) {
         case (.perturbation, .newton):
@@ -160,12 +167,15 @@ public enum Renderer {
             if settings.path == .perturbation { throw RenderError.noPerturbationFormula(family: "newton") }
             throw RenderError.needsPerturbation(requiredBits: bits, availableBits: ArithmeticPath.doubleDouble.bits)
         case (.perturbation, _):
-            report.perturbation = try PerturbationRenderer.render(location: location, viewport: viewport, settings: settings,
-                                                                  executor: executor, threads: threads, control: control, field: &field)
+            report.perturbation = try PerturbationRenderer.render(
+                location: location, viewport: viewport, settings: settings,
+                executor: executor, threads: threads, control: control, field: &field)
             if control?.isCancelled == true { throw RenderError.cancelled }
         default:
-            report.doubleDoublePixels = try DirectRender(location: location, viewport: viewport, settings: settings, path: path,
-                                                         executor: executor, control: control).run(into: &field)
+            report.doubleDoublePixels = try DirectRender(
+                location: location, viewport: viewport, settings: settings, path: path,
+                executor: executor, control: control
+            ).run(into: &field)
         }
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         report.iterations = field.iterationsRepresented

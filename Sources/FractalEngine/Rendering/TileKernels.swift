@@ -98,12 +98,16 @@ struct QuadraticLaneKernel<L: QuadraticLaneVector>: TileKernel {
     func run<C: LaneCheck>(_ range: Range<Int>, _ writer: FieldWriter, check: inout C) where C.Lanes == L {
         let pixelIndex: (Int) -> Int = { [subset] j in subset?[j] ?? j }
         if let juliaC {
-            QuadraticLanes<L>.run(range: range, maxIterations: maxIterations, writer: writer, check: &check, pixelIndex: pixelIndex) {
+            QuadraticLanes<L>.run(
+                range: range, maxIterations: maxIterations, writer: writer, check: &check, pixelIndex: pixelIndex
+            ) {
                 (Complex<L.Scalar>(rounding: grid.point($0)), juliaC)
             }
         } else {
-            QuadraticLanes<L>.run(range: range, maxIterations: maxIterations, writer: writer, skipKnownInterior: true,
-                                  check: &check, pixelIndex: pixelIndex) {
+            QuadraticLanes<L>.run(
+                range: range, maxIterations: maxIterations, writer: writer, skipKnownInterior: true,
+                check: &check, pixelIndex: pixelIndex
+            ) {
                 (.zero, Complex<L.Scalar>(rounding: grid.point($0)))
             }
         }

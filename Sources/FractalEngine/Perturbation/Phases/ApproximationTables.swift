@@ -23,7 +23,10 @@ final class ApproximationTables<F: PerturbationFormula>: @unchecked Sendable {
     /// Seconds spent building tables.
     private(set) var seconds = 0.0
 
-    init(formula: F, viewport: Viewport, cache: ReferenceCache?, threads: Int, enabled: Bool, epsilon: Double, names: Bool) {
+    init(
+        formula: F, viewport: Viewport, cache: ReferenceCache?, threads: Int, enabled: Bool, epsilon: Double,
+        names: Bool
+    ) {
         self.formula = formula
         self.viewport = viewport
         self.cache = cache
@@ -35,20 +38,28 @@ final class ApproximationTables<F: PerturbationFormula>: @unchecked Sendable {
 
     /// The table for `values` (the orbit `reference` as E) whose steps hold for the pixels of
     /// `subset` (nil: the whole image; []: dc = 0, the critical orbit's), at `baseEpsilon`.
-    func table<E: PerturbationDelta>(_ values: [Complex<E>], of reference: Reference, grid: DeltaGrid<E>, subset: [Int]?,
-                                     epsilon baseEpsilon: Double? = nil) -> NamedTable<E>? {
+    func table<E: PerturbationDelta>(
+        _ values: [Complex<E>], of reference: Reference, grid: DeltaGrid<E>, subset: [Int]?,
+        epsilon baseEpsilon: Double? = nil
+    ) -> NamedTable<E>? {
         guard enabled else { return nil }
         let start = DispatchTime.now().uptimeNanoseconds
         defer { seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
         let dcMax = formula.addsDC ? grid.maxMagnitude(over: subset, height: viewport.height) : E.zero
         let epsilon = (baseEpsilon ?? self.epsilon) * (E.significandBits > 53 ? 0x1p-53 : 1)
         // The same orbit, deltas, bound and epsilon: the same table.
-        let identity = cache == nil && !names ? nil
-            : TableIdentity(orbit: reference.identity, delta: ObjectIdentifier(E.self), dcMax: "\(dcMax)", epsilon: epsilon,
-                            addsDC: formula.addsDC)
-        if let identity, let cached = cache?.table(identity, E.self) { return NamedTable(table: cached, identity: identity) }
-        let built = BLATable(orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
-                             escapeGaps: reference.orbit.escapeGaps, threads: threads)
+        let identity =
+            cache == nil && !names
+            ? nil
+            : TableIdentity(
+                orbit: reference.identity, delta: ObjectIdentifier(E.self), dcMax: "\(dcMax)", epsilon: epsilon,
+                addsDC: formula.addsDC)
+        if let identity, let cached = cache?.table(identity, E.self) {
+            return NamedTable(table: cached, identity: identity)
+        }
+        let built = BLATable(
+            orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
+            escapeGaps: reference.orbit.escapeGaps, threads: threads)
         if let identity { cache?.store(built, key: identity) }
         return NamedTable(table: built, identity: identity)
     }

@@ -19,10 +19,14 @@ final class ReferencePass<F: PerturbationFormula, D: PerturbationDelta>: @unchec
         self.buffers = buffers
         critical = references.critical
         criticalValues = critical?.orbit.values(as: D.self)
-        criticalTable = criticalValues.map {
-            job.tables.table($0, of: references.critical!, grid: DeltaGrid<D>(viewport: job.viewport, reference: job.center), subset: [])
-        } ?? nil
-        extras = ExtrasField(count: job.renderSettings.extras.isEmpty ? 0 : buffers.count, request: job.renderSettings.extras)
+        criticalTable =
+            criticalValues.map {
+                job.tables.table(
+                    $0, of: references.critical!, grid: DeltaGrid<D>(viewport: job.viewport, reference: job.center),
+                    subset: [])
+            } ?? nil
+        extras = ExtrasField(
+            count: job.renderSettings.extras.isEmpty ? 0 : buffers.count, request: job.renderSettings.extras)
     }
 
     /// The pixels of `subset` (nil: all) against `reference`, whose deltas are taken from `point`.
@@ -33,15 +37,21 @@ final class ReferencePass<F: PerturbationFormula, D: PerturbationDelta>: @unchec
         func pass<T: PixelTracker>(_: T.Type, extras: ExtrasWriter?) throws {
             var kernel = PerturbationKernel<F, D, T>(
                 formula: job.formula, orbit: values, rebaseOrbit: criticalValues ?? values, bla: bla?.table,
-                rebaseBLA: critical == nil ? bla?.table : criticalTable?.table, grid: grid, maxIterations: job.maxIterations,
-                mode: job.settings.glitchMode, tolerance: job.tolerance, subset: subset, flags: buffers.allFlags(extras: extras),
+                rebaseBLA: critical == nil ? bla?.table : criticalTable?.table, grid: grid,
+                maxIterations: job.maxIterations,
+                mode: job.settings.glitchMode, tolerance: job.tolerance, subset: subset,
+                flags: buffers.allFlags(extras: extras),
                 referenceBits: reference.orbit.precision.bits)
             kernel.trap = job.renderSettings.extras.trap
             kernel.log2Spacing = job.viewport.log2Spacing
             let count = subset?.count ?? buffers.count
             try job.executor.run(
-                Pass(kernel, count: count, tilePixels: subset == nil ? 1024 : 16, control: subset == nil ? job.control : nil,
-                     progressBase: 0.1, device: job.executor.usesDevice ? kernel.deviceForm(count: count, names: names(reference, bla)) : nil),
+                Pass(
+                    kernel, count: count, tilePixels: subset == nil ? 1024 : 16,
+                    control: subset == nil ? job.control : nil,
+                    progressBase: 0.1,
+                    device: job.executor.usesDevice
+                        ? kernel.deviceForm(count: count, names: names(reference, bla)) : nil),
                 into: &field)
         }
         if job.renderSettings.extras.isEmpty {
@@ -55,8 +65,9 @@ final class ReferencePass<F: PerturbationFormula, D: PerturbationDelta>: @unchec
 extension ReferencePass {
     /// The device names of a pass against `reference` with table `bla`.
     func names(_ reference: Reference, _ bla: NamedTable<D>?) -> DeviceNames {
-        DeviceNames(orbit: reference.identity, rebaseOrbit: (critical ?? reference).identity, table: bla?.identity,
-                    rebaseTable: critical == nil ? bla?.identity : criticalTable?.identity)
+        DeviceNames(
+            orbit: reference.identity, rebaseOrbit: (critical ?? reference).identity, table: bla?.identity,
+            rebaseTable: critical == nil ? bla?.identity : criticalTable?.identity)
     }
 }
 

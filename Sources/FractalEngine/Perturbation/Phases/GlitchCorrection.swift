@@ -26,15 +26,18 @@ struct GlitchCorrection<F: PerturbationFormula, D: PerturbationDelta> {
         while !glitched.isEmpty && budget > 0 {
             if job.control?.isCancelled == true { throw RenderError.cancelled }
             budget -= 1
-            let pick = pickPixel(in: Self.largestGroup(glitched, width: job.viewport.width, height: job.viewport.height,
-                                                       isFlagged: buffers.isGlitched))
+            let pick = pickPixel(
+                in: Self.largestGroup(
+                    glitched, width: job.viewport.width, height: job.viewport.height,
+                    isFlagged: buffers.isGlitched))
             let point = job.viewport.exactPoint(x: pick % job.viewport.width, y: pick / job.viewport.width)
             let reference = Reference(try job.orbits.orbit(at: job.rounded(point)))
             points.append(reference.orbit.point)
             try first.run(reference, at: reference.orbit.point, subset: glitched, into: &field)
             let before = glitched.count
             glitched = glitched.filter { buffers.isGlitched($0) }
-            if glitched.count == before && buffers.isGlitched(pick) { break }  // no progress, even at the reference itself
+            // No progress, even at the reference itself: stop.
+            if glitched.count == before && buffers.isGlitched(pick) { break }
         }
         return Outcome(points: points, flagged: flagged, uncorrected: glitched.count)
     }
@@ -66,7 +69,8 @@ struct GlitchCorrection<F: PerturbationFormula, D: PerturbationDelta> {
             while let p = stack.popLast() {
                 group.append(p)
                 let x = p % width, y = p / width
-                for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && ny >= 0 && nx < width && ny < height {
+                for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)]
+                where nx >= 0 && ny >= 0 && nx < width && ny < height {
                     let q = ny * width + nx
                     if isFlagged(q) && !seen.contains(q) {
                         seen.insert(q)

@@ -32,8 +32,10 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
         let viewport = job.viewport, settings = job.settings
         if let path = settings.loadReference {
             let orbit = try ReferenceOrbit.read(from: path)
-            guard orbit.serves(power: job.formula.power, juliaC: job.juliaC, maxIterations: job.maxIterations,
-                               precision: viewport.orbitPrecision)
+            guard
+                orbit.serves(
+                    power: job.formula.power, juliaC: job.juliaC, maxIterations: job.maxIterations,
+                    precision: viewport.orbitPrecision)
             else { throw ReferenceFileError.mismatch(path: path) }
             return References(primary: Reference(orbit), point: orbit.point)
         }
@@ -43,8 +45,10 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
             return References(primary: Reference(both[0]), point: job.center, critical: Reference(both[1]))
         }
         if settings.placement == .nucleus && job.formula.power == 2,
-           let m = MinibrotFinder.find(near: job.center, radius: viewport.radius.floatExpValue, maxPeriod: job.maxIterations),
-           viewport.contains(m.nucleus) {
+            let m = MinibrotFinder.find(
+                near: job.center, radius: viewport.radius.floatExpValue, maxPeriod: job.maxIterations),
+            viewport.contains(m.nucleus)
+        {
             let point = job.rounded(m.nucleus)
             return References(primary: Reference(try job.orbits.orbit(at: point)), point: point)
         }
@@ -62,7 +66,9 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
         let viewport = job.viewport
         let points = (0..<25).map { k -> BigComplex in
             let i = k % 5, j = k / 5
-            return job.rounded(viewport.exactPoint(x: (viewport.width - 1) * (2 * i + 1) / 10, y: (viewport.height - 1) * (2 * j + 1) / 10))
+            return job.rounded(
+                viewport.exactPoint(
+                    x: (viewport.width - 1) * (2 * i + 1) / 10, y: (viewport.height - 1) * (2 * j + 1) / 10))
         }
         var k = 0
         while k < points.count {

@@ -29,7 +29,9 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
     func run(into field: inout IterationField) throws -> Outcome {
         var outcome = Outcome()
         guard job.settings.exactSensitivePixels else { return outcome }
-        var atRisk = (job.only ?? Array(0..<buffers.count)).filter { buffers.isSensitive($0) && !buffers.isGlitched($0) }
+        var atRisk = (job.only ?? Array(0..<buffers.count)).filter {
+            buffers.isSensitive($0) && !buffers.isGlitched($0)
+        }
         func again(_ body: () throws -> Void) throws {
             if job.control?.isCancelled == true { throw RenderError.cancelled }
             try body()
@@ -38,26 +40,40 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
         let primary = references.primary, critical = references.critical
         if !atRisk.isEmpty && job.tables.enabled && job.settings.blaEpsilon > Self.fineBLAEpsilon {
             outcome.fineBLAPixels = atRisk.count
-            try again { try pass(D.self, atRisk, orbit: primary, critical: critical, epsilon: Self.fineBLAEpsilon, into: &field) }
+            try again {
+                try pass(D.self, atRisk, orbit: primary, critical: critical, epsilon: Self.fineBLAEpsilon, into: &field)
+            }
         }
         if !atRisk.isEmpty && D.significandBits <= 53 {
             outcome.doubleDoublePixels = atRisk.count
             try again {
-                let fine = primary.orbit.reLow.isEmpty ? Reference(try job.orbits.orbit(at: references.point, lowWords: true)) : primary
-                let fineCritical = job.juliaC == nil ? nil : critical?.orbit.reLow.isEmpty == false ? critical
-                    : Reference(try job.orbits.orbit(at: BigComplex(precision: job.precision), lowWords: true))
-                try pass(D.Wide.self, atRisk, orbit: fine, critical: fineCritical, epsilon: job.settings.blaEpsilon, into: &field)
+                let fine =
+                    primary.orbit.reLow.isEmpty
+                    ? Reference(try job.orbits.orbit(at: references.point, lowWords: true)) : primary
+                let fineCritical =
+                    job.juliaC == nil
+                    ? nil
+                    : critical?.orbit.reLow.isEmpty == false
+                        ? critical
+                        : Reference(try job.orbits.orbit(at: BigComplex(precision: job.precision), lowWords: true))
+                try pass(
+                    D.Wide.self, atRisk, orbit: fine, critical: fineCritical, epsilon: job.settings.blaEpsilon,
+                    into: &field)
             }
         }
         // When iterating them in MPFR would cost more than the orbit did (e50 640x360: 210 pixels
         // left for MPFR, 6 s; Documentation/Perturbation.md).
-        let stepSeconds = PerturbationSettings.mpfrStepSeconds(bits: job.viewport.precision.bits, power: job.formula.power)
+        let stepSeconds = PerturbationSettings.mpfrStepSeconds(
+            bits: job.viewport.precision.bits, power: job.formula.power)
         func mpfrSeconds() -> Double { Double(atRisk.count) * Double(job.maxIterations) * stepSeconds }
         if !atRisk.isEmpty && D.significandBits <= 53 && job.juliaC == nil && mpfrSeconds() > 2 * job.orbits.seconds {
             outcome.finerOrbitPixels = atRisk.count
             try again {
-                let finer = try job.orbits.finerOrbit(at: references.point, precision: Precision(bits: job.precision.bits + 64))
-                try pass(D.Wide.self, atRisk, orbit: Reference(finer), critical: nil, epsilon: job.settings.blaEpsilon, into: &field)
+                let finer = try job.orbits.finerOrbit(
+                    at: references.point, precision: Precision(bits: job.precision.bits + 64))
+                try pass(
+                    D.Wide.self, atRisk, orbit: Reference(finer), critical: nil, epsilon: job.settings.blaEpsilon,
+                    into: &field)
             }
         }
         // MPFR last, within a budget: at 1e-22522 one pixel is 10^6 steps of ~400 us each.
@@ -67,8 +83,9 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
         }
         if !atRisk.isEmpty {
             if job.control?.isCancelled == true { throw RenderError.cancelled }
-            let kernel = MPFRPixelKernel(viewport: job.viewport, family: job.location.family, maxIterations: job.maxIterations,
-                                         subset: atRisk)
+            let kernel = MPFRPixelKernel(
+                viewport: job.viewport, family: job.location.family, maxIterations: job.maxIterations,
+                subset: atRisk)
             try job.executor.run(Pass(kernel, count: atRisk.count, tilePixels: 4), into: &field)
         }
         outcome.reiteratedPixels = atRisk.count
@@ -77,24 +94,32 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
 
     /// One pass over `pixels`, in rebase mode against `fine` (with `fineCritical` for Julia),
     /// with deltas E and BLA at `epsilon`.
-    private func pass<E: PerturbationDelta>(_: E.Type, _ pixels: [Int], orbit fine: Reference, critical fineCritical: Reference?,
-                                            epsilon: Double, into field: inout IterationField) throws {
+    private func pass<E: PerturbationDelta>(
+        _: E.Type, _ pixels: [Int], orbit fine: Reference, critical fineCritical: Reference?,
+        epsilon: Double, into field: inout IterationField
+    ) throws {
         let values = fine.orbit.values(as: E.self)
         let criticalValues = fineCritical?.orbit.values(as: E.self)
         let grid = DeltaGrid<E>(viewport: job.viewport, reference: references.point)
         let table = job.tables.table(values, of: fine, grid: grid, subset: pixels, epsilon: epsilon)
-        let criticalTable = criticalValues.map { job.tables.table($0, of: fineCritical!, grid: grid, subset: [], epsilon: epsilon) } ?? nil
+        let criticalTable =
+            criticalValues.map { job.tables.table($0, of: fineCritical!, grid: grid, subset: [], epsilon: epsilon) }
+            ?? nil
         let kernel = PerturbationKernel<F, E, NoTracking>(
             formula: job.formula, orbit: values, rebaseOrbit: criticalValues ?? values, bla: table?.table,
-            rebaseBLA: criticalValues == nil ? table?.table : criticalTable?.table, grid: grid, maxIterations: job.maxIterations,
-            mode: .rebase, tolerance: job.tolerance, subset: pixels, flags: buffers.riskFlags, referenceBits: fine.orbit.precision.bits)
+            rebaseBLA: criticalValues == nil ? table?.table : criticalTable?.table, grid: grid,
+            maxIterations: job.maxIterations,
+            mode: .rebase, tolerance: job.tolerance, subset: pixels, flags: buffers.riskFlags,
+            referenceBits: fine.orbit.precision.bits)
         func names() -> DeviceNames {
-            DeviceNames(orbit: fine.identity, rebaseOrbit: (fineCritical ?? fine).identity, table: table?.identity,
-                        rebaseTable: criticalValues == nil ? table?.identity : criticalTable?.identity)
+            DeviceNames(
+                orbit: fine.identity, rebaseOrbit: (fineCritical ?? fine).identity, table: table?.identity,
+                rebaseTable: criticalValues == nil ? table?.identity : criticalTable?.identity)
         }
         try job.executor.run(
-            Pass(kernel, count: pixels.count, tilePixels: 16,
-                 device: job.executor.usesDevice ? kernel.deviceForm(count: pixels.count, names: names()) : nil),
+            Pass(
+                kernel, count: pixels.count, tilePixels: 16,
+                device: job.executor.usesDevice ? kernel.deviceForm(count: pixels.count, names: names()) : nil),
             into: &field)
     }
 }
