@@ -302,11 +302,10 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
                 }
             case .emulated:
                 let items = end - first, base = first
-                let pieces = Swift.min(items, ProcessInfo.processInfo.activeProcessorCount * 8)
-                withUnsafePointer(to: &p) { pointer in
-                    let shared = SendableParameters(pointer: pointer)
-                    DispatchQueue.concurrentPerform(iterations: pieces) { k in
-                        emulate(shared.pointer, base + items * k / pieces, base + items * (k + 1) / pieces)
+                withUnsafeMutablePointer(to: &p) { pointer in
+                    let shared = SendablePointer(pointer)  // read only by the pieces
+                    Parallel.forEachChunk(items, chunks: Swift.min(items, Parallel.cores * 8)) { range in
+                        emulate(shared.pointer, base + range.lowerBound, base + range.upperBound)
                     }
                 }
             }
@@ -325,11 +324,6 @@ protocol LaunchParameters: Sendable {
 
 extension FKPerturbParams: LaunchParameters, @retroactive @unchecked Sendable {}
 extension FKDirectParams: LaunchParameters, @retroactive @unchecked Sendable {}
-
-/// A pointer to launch parameters shared by the emulation's threads (read only).
-private struct SendableParameters<P>: @unchecked Sendable {
-    let pointer: UnsafePointer<P>
-}
 
 /// The process's CUDA executors, opened on first use; a failure is remembered.
 private final class SharedExecutors: @unchecked Sendable {

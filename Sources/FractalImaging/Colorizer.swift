@@ -129,10 +129,9 @@ public enum Colorizer {
         let bytesPerPixel = 3 * bitDepth / 8
         let pixels = [UInt8](unsafeUninitializedCapacity: count * bytesPerPixel) { buffer, initialized in
             // Rows in chunks on all cores: each pixel's colour depends on its own data only.
-            let out = SendableBytes(buffer.baseAddress!)
-            let chunks = Swift.max(1, Swift.min(64, count * k * k / 16_384))
-            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                for i in count * chunk / chunks..<count * (chunk + 1) / chunks {
+            let out = SendablePointer(buffer.baseAddress!)
+            Parallel.forEachChunk(count, chunks: Swift.max(1, Swift.min(64, count * k * k / 16_384))) { range in
+                for i in range {
                     var c = RGB.black
                     if k == 1 {
                         c = color(
@@ -168,10 +167,4 @@ public enum Colorizer {
         }
         return RGBImage(width: width, height: height, bitDepth: bitDepth, pixels: pixels)
     }
-}
-
-/// The image buffer handed to concurrent chunks that write disjoint pixels.
-private struct SendableBytes: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<UInt8>
-    init(_ pointer: UnsafeMutablePointer<UInt8>) { self.pointer = pointer }
 }

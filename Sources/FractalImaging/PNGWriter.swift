@@ -2,7 +2,7 @@ import CPNG
 import Foundation
 import FractalEngine
 
-/// Writes PNG files through libpng, by the output rules of `OutputSet` (AtomicFile.swift):
+/// Writes PNG files through libpng, by the output rules of `OutputSet` (FractalEngine/Output/OutputSet.swift):
 /// the image goes to a temporary file, moved into place only when complete, so a failed or
 /// interrupted write leaves nothing at `path`.
 public enum PNGWriter {

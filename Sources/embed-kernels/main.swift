@@ -50,7 +50,7 @@ func embed(_ headers: [String], into output: String) throws {
 
         """
     // SwiftPM relinks the tool when a build's set of products changes, which reruns this command:
-    // a file left as it is keeps FractalEngine from compiling again.
+    // a file left as it is keeps FathomGPU from compiling again.
     let bytes = Data(swift.utf8)
     if FileManager.default.contents(atPath: output) == bytes { return }
     do {

@@ -134,7 +134,7 @@ struct CLITests {
     }
 
     @Test(
-        "a saved reference orbit renders the same image when loaded, serves a lower limit, and one too short is refused"
+        "a saved reference orbit renders the same image when loaded, serves a lower limit as a fresh orbit would, and one too short is refused"
     )
     func referenceFiles() throws {
         let folder = try makeFolder()
@@ -150,13 +150,24 @@ struct CLITests {
         #expect(load.code == 0, "\(load.stderr)")
         #expect(try PNGReader.read(path: folder + "/a.png") == PNGReader.read(path: folder + "/b.png"))
         // The orbit runs to e55's limit (15,000) without escaping: it serves any lower limit
-        // (`ReferenceOrbit.serves`, the cache's rule too), not a higher one.
+        // (`ReferenceOrbit.serves`, the cache's rule too), cut to that limit
+        // (`ReferenceOrbit.limited`), so the field is the one a fresh orbit gives; not a higher one.
         let lower = try FathomProcess.run(
             [
-                "render", "--location", e55, "--iterations", "999", "--size", "8x8", "--load-reference", "e55.orbit",
-                "--output", "d.png",
+                "render", "--location", e55, "--iterations", "12000", "--size", "64x36", "--load-reference",
+                "e55.orbit",
+                "--output", "d.png", "--npy", "d.npy",
             ], in: folder)
         #expect(lower.code == 0, "\(lower.stderr)")
+        let fresh = try FathomProcess.run(
+            [
+                "render", "--location", e55, "--iterations", "12000", "--size", "64x36", "--output", "e.png", "--npy",
+                "e.npy",
+            ],
+            in: folder)
+        #expect(fresh.code == 0, "\(fresh.stderr)")
+        let loaded = try Data(contentsOf: URL(fileURLWithPath: folder + "/d.npy"))
+        #expect(loaded == (try Data(contentsOf: URL(fileURLWithPath: folder + "/e.npy"))), "the field of a fresh orbit")
         let wrong = try FathomProcess.run(
             [
                 "render", "--location", e55, "--iterations", "20000", "--size", "8x8", "--load-reference", "e55.orbit",

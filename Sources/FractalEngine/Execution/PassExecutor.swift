@@ -42,8 +42,9 @@ struct DeviceForm: Sendable {
 
 /// Runs passes: the seam between the phases of a render and where its kernels run.
 protocol PassExecutor: Sendable {
-    /// Runs `pass` into `field`; throws `RenderError.cancelled` when the pass's control
-    /// cancels (GPU backends also throw their errors).
+    /// Runs `pass` into `field`. When the pass's control cancels, the CPU stops taking tiles
+    /// and returns (the phases and the renderer check the control after it), a GPU backend
+    /// throws `RenderError.cancelled` between launches; GPU backends also throw their errors.
     func run(_ pass: Pass, into field: inout IterationField) throws
     /// The backend's name in reports: "cpu", or the GPU's device.
     var deviceName: String { get }

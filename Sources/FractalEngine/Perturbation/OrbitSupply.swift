@@ -5,6 +5,9 @@ import Foundation
 /// Reference orbits for one render's phases: from the cache, else computed in MPFR (and
 /// cached), with the time spent. Every orbit keeps its low words, so pixels at risk can be
 /// rendered again with 106-bit deltas from the same orbit without a second MPFR run.
+///
+/// Unchecked Sendable: the concurrent fetches of `orbits(at:)` read only its constants and the
+/// (locked) cache; `seconds` is written on the render's thread alone.
 final class OrbitSupply: @unchecked Sendable {
     let power: Int
     let juliaC: BigComplex?
@@ -29,7 +32,7 @@ final class OrbitSupply: @unchecked Sendable {
         self.control = control
     }
 
-    /// The orbit of `point` (rounded to `precision`), with low words unless asked otherwise;
+    /// The orbit of `point` (which the caller rounded to `precision`), with low words unless asked otherwise;
     /// a second thread for its products when nothing else runs (`partner`).
     func orbit(at point: BigComplex, lowWords: Bool = true) throws -> ReferenceOrbit {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -43,8 +46,8 @@ final class OrbitSupply: @unchecked Sendable {
         if points.count == 1 || threads == 1 { return try points.map { try orbit(at: $0) } }
         let start = DispatchTime.now().uptimeNanoseconds
         let results = OrbitResults(count: points.count)
-        DispatchQueue.concurrentPerform(iterations: points.count) { k in
-            results.set(k, Result { try fetch(points[k], lowWords: true, partner: false) })
+        Parallel.forEachChunk(points.count, chunks: points.count) { one in
+            for k in one { results.set(k, Result { try fetch(points[k], lowWords: true, partner: false) }) }
         }
         seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return try results.values()
@@ -94,7 +97,7 @@ private final class OrbitResults: @unchecked Sendable {
 }
 
 /// An orbit and its identity, computed once when a cache or a device needs it.
-final class Reference: @unchecked Sendable {
+final class Reference {
     let orbit: ReferenceOrbit
     private(set) lazy var identity: OrbitIdentity = orbit.identity
 

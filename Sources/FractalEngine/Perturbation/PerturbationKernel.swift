@@ -65,28 +65,38 @@ public protocol PerturbationDelta: DeltaScalar {
     associatedtype Wide: PerturbationDelta
     /// The type as a GPU backend's kernels take it (nil: they do not).
     static var launchDelta: PerturbationLaunch.Delta? { get }
+    /// Where a `ReferenceCache` keeps this type's BLA tables.
+    static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<Self>]> { get }
     init(rounding value: BigFloat)
 }
 
 extension Double: PerturbationDelta {
+    public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<Double>]> { \.double }
     public typealias Wide = DoubleDouble
     public static var launchDelta: PerturbationLaunch.Delta? { .double }
     public init(rounding value: BigFloat) { self = value.doubleValue }
 }
 
 extension FloatExp: PerturbationDelta {
+    public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<FloatExp>]> { \.floatExp }
     public typealias Wide = DoubleDoubleExp
     public static var launchDelta: PerturbationLaunch.Delta? { .floatExp }
     public init(rounding value: BigFloat) { self = value.floatExpValue }
 }
 
 extension DoubleDouble: PerturbationDelta {
+    public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<DoubleDouble>]> {
+        \.doubleDouble
+    }
     public typealias Wide = DoubleDouble
     public static var launchDelta: PerturbationLaunch.Delta? { nil }
     public init(rounding value: BigFloat) { self = value.doubleDoubleValue }
 }
 
 extension DoubleDoubleExp: PerturbationDelta {
+    public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<DoubleDoubleExp>]> {
+        \.doubleDoubleExp
+    }
     public typealias Wide = DoubleDoubleExp
     public static var launchDelta: PerturbationLaunch.Delta? { nil }
     public init(rounding value: BigFloat) {

@@ -21,7 +21,7 @@ enum PerturbationRenderer {
         location: Location, viewport: Viewport, settings: RenderSettings, executor: any PassExecutor,
         threads: Int, control: RenderControl?, field: inout IterationField
     ) throws -> PerturbationReport {
-        let delta = deltaType(location: location, viewport: viewport, forced: settings.perturbation.deltaType)
+        let delta = try deltaType(location: location, viewport: viewport, forced: settings.perturbation.deltaType)
         func withDelta<F: PerturbationFormula>(_ formula: F) throws -> PerturbationReport {
             switch delta {
             case .double: try run(formula, Double.self)
@@ -47,21 +47,30 @@ enum PerturbationRenderer {
     /// double-double where Double would do: pixels outliving an escaping critical orbit
     /// continue from z itself, which Double holds only to 2^-53 absolute
     /// (Documentation/Perturbation.md).
-    static func deltaType(location: Location, viewport: Viewport, forced: DeltaType?) -> DeltaType {
+    static func deltaType(location: Location, viewport: Viewport, forced: DeltaType?) throws -> DeltaType {
         if let forced { return forced }
         let delta = DeltaType.forSpacing(log2: viewport.log2Spacing)
-        if delta == .double, case .julia(let re, let im) = location.family,
-            criticalOrbitEscapes(re: re, im: im, within: location.maxIterations)
+        // c correctly rounded to Double (53 bits), as Double(String) rounds it.
+        if delta == .double, let c = try location.family.juliaParameter(precision: .double),
+            criticalOrbitEscapes(c: Complex(c.re.doubleValue, c.im.doubleValue), within: location.maxIterations)
         {
             return .doubleDouble
         }
         return delta
     }
 
+    /// The orbits' precision of a render (`PerturbationJob.precision`); `RenderPlan` estimates
+    /// with it too.
+    static func orbitPrecision(location: Location, viewport: Viewport, extraBits: Int) -> Precision {
+        var isJulia = false
+        if case .julia = location.family { isJulia = true }
+        return Precision(bits: (isJulia ? viewport.precision : viewport.orbitPrecision).bits + extraBits)
+    }
+
     /// Whether the orbit of 0 under z^2 + c leaves |z| <= 2 within `limit` steps (Double is
     /// enough to choose a delta type).
-    static func criticalOrbitEscapes(re: String, im: String, within limit: Int) -> Bool {
-        guard let cr = Double(re), let ci = Double(im) else { return false }
+    static func criticalOrbitEscapes(c: Complex<Double>, within limit: Int) -> Bool {
+        let cr = c.re, ci = c.im
         var x = 0.0, y = 0.0
         for _ in 0..<min(limit, 100_000) {
             (x, y) = (x * x - y * y + cr, 2 * x * y + ci)
@@ -111,10 +120,8 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         self.executor = executor
         self.threads = threads
         self.control = control
-        var isJulia = false
-        if case .julia = location.family { isJulia = true }
-        precision = Precision(
-            bits: (isJulia ? viewport.precision : viewport.orbitPrecision).bits + settings.perturbation.extraBits)
+        precision = PerturbationRenderer.orbitPrecision(
+            location: location, viewport: viewport, extraBits: settings.perturbation.extraBits)
         juliaC = try location.family.juliaParameter(precision: precision)
         center = BigComplex(viewport.center.re.rounded(to: precision), viewport.center.im.rounded(to: precision))
         tolerance = PerturbationSettings.glitchTolerance(power: formula.power)
@@ -140,6 +147,7 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         let references = try PlaceReferences(job: self).run()
         trace.mark("reference")
         let buffers = PassBuffers(count: field.pixelCount, detect: settings.glitchMode == .detect)
+        defer { buffers.deallocate() }
         let first = try FirstPass(job: self, references: references, buffers: buffers).run(into: &field)
         trace.mark("first pass")
         let correction = try GlitchCorrection(job: self, first: first, buffers: buffers, references: references).run(
@@ -166,8 +174,9 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
 
 /// The per-pixel side outputs every perturbation pass writes (`PixelFlags`): in detect mode the
 /// glitch flags and ratios, whether each pixel's smooth value is at risk, and the loop steps.
-/// Allocated once per render; the passes write disjoint pixels.
-final class PassBuffers: @unchecked Sendable {
+/// Allocated once per render and freed at its end (`deallocate`); the passes write disjoint
+/// pixels through the pointers.
+struct PassBuffers {
     let count: Int
     let glitched: UnsafeMutableBufferPointer<UInt8>
     let ratios: UnsafeMutableBufferPointer<Double>
@@ -189,7 +198,8 @@ final class PassBuffers: @unchecked Sendable {
         blaSteps = zeroed(count, 0)
     }
 
-    deinit {
+    /// Frees the buffers: once, when the render is done with them.
+    func deallocate() {
         for base in [
             UnsafeMutableRawPointer(glitched.baseAddress), UnsafeMutableRawPointer(ratios.baseAddress),
             UnsafeMutableRawPointer(sensitive.baseAddress), UnsafeMutableRawPointer(steps.baseAddress),

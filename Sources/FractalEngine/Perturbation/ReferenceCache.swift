@@ -10,7 +10,7 @@ import FractalNumerics
 public final class ReferenceCache: @unchecked Sendable {
     private let lock = NSLock()
     private var orbits: [ReferenceOrbit] = []
-    private var tables: [TableIdentity: any CachedTable] = [:]
+    private var tables = CachedTables()
     /// How many orbits and tables were reused (for tests and benchmarks).
     public private(set) var orbitHits = 0
     public private(set) var tableHits = 0
@@ -37,7 +37,7 @@ public final class ReferenceCache: @unchecked Sendable {
             && (!lowWords || !o.reLow.isEmpty) && ReferenceCache.within(o.point, point, precision)
         {
             orbitHits += 1
-            return o
+            return o.limited(to: maxIterations)
         }
         return nil
     }
@@ -61,19 +61,19 @@ public final class ReferenceCache: @unchecked Sendable {
         orbits.append(orbit)
     }
 
-    /// The table stored under `key` (whose delta type is D).
-    func table<D: DeltaScalar>(_ key: TableIdentity, _: D.Type) -> BLATable<D>? {
+    /// The table of delta type D stored under `key`.
+    func table<D: PerturbationDelta>(_ key: TableIdentity, _: D.Type) -> BLATable<D>? {
         lock.lock()
         defer { lock.unlock() }
-        guard let t = tables[key] as? BLATable<D> else { return nil }
+        guard let t = tables[keyPath: D.cachedTables][key] else { return nil }
         tableHits += 1
         return t
     }
 
-    func store<D: DeltaScalar>(_ table: BLATable<D>, key: TableIdentity) {
+    func store<D: PerturbationDelta>(_ table: BLATable<D>, key: TableIdentity) {
         lock.lock()
         defer { lock.unlock() }
-        tables[key] = table
+        tables[keyPath: D.cachedTables][key] = table
     }
 
     /// Drops everything.
@@ -81,28 +81,35 @@ public final class ReferenceCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         orbits = []
-        tables = [:]
+        tables = CachedTables()
     }
 }
 
-/// A BLA table of any delta type, as the cache holds it (its key names the type).
-protocol CachedTable: Sendable {}
-extension BLATable: CachedTable {}
+/// The cache's BLA tables, one dictionary per delta type (`PerturbationDelta.cachedTables`
+/// picks it).
+public struct CachedTables: Sendable {
+    var double: [TableIdentity: BLATable<Double>] = [:]
+    var floatExp: [TableIdentity: BLATable<FloatExp>] = [:]
+    var doubleDouble: [TableIdentity: BLATable<DoubleDouble>] = [:]
+    var doubleDoubleExp: [TableIdentity: BLATable<DoubleDoubleExp>] = [:]
+}
 
 /// What identifies a reference orbit: its family (power, Julia's c), its point exactly, its
 /// precision and its length. Names device copies (`DeviceContent`) and cached tables.
-struct OrbitIdentity: Hashable, Sendable {
+public struct OrbitIdentity: Hashable, Sendable {
     let power: Int
     let juliaC: [String]?
     let re: String
     let im: String
     let bits: Int
     let count: Int
+    /// Whether the orbit carries its low words (106-bit deltas read them).
+    let lowWords: Bool
 }
 
 /// What identifies a BLA table: the orbit, the delta type, the dc bound (exactly, as D
 /// prints it), the epsilon and whether dc enters the steps. The same identity, the same table.
-struct TableIdentity: Hashable, Sendable {
+public struct TableIdentity: Hashable, Sendable {
     let orbit: OrbitIdentity
     let delta: ObjectIdentifier
     let dcMax: String
@@ -114,7 +121,8 @@ extension ReferenceOrbit {
     var identity: OrbitIdentity {
         OrbitIdentity(
             power: power, juliaC: juliaC.map { [$0.re.decimalString(), $0.im.decimalString()] },
-            re: point.re.decimalString(), im: point.im.decimalString(), bits: precision.bits, count: count)
+            re: point.re.decimalString(), im: point.im.decimalString(), bits: precision.bits, count: count,
+            lowWords: !reLow.isEmpty)
     }
 
     /// Whether this orbit can serve as the reference of a render of `power` (and Julia's c)
@@ -124,6 +132,20 @@ extension ReferenceOrbit {
     public func serves(power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision) -> Bool {
         self.power == power && (self.juliaC == nil) == (juliaC == nil) && (self.juliaC.map { $0 == juliaC! } ?? true)
             && self.precision >= precision && (escaped || count >= maxIterations + 1)
+    }
+
+    /// The orbit as a render at `maxIterations` computes it: the first `maxIterations + 1`
+    /// values (and their low words, tiny values and escape gaps) of an orbit that runs longer,
+    /// which then has not escaped; this orbit itself when it is no longer. A longer orbit that
+    /// serves a render (`serves`) is cut to it, so the render's tables, steps and image are
+    /// those of the orbit it would have computed.
+    public func limited(to maxIterations: Int) -> ReferenceOrbit {
+        let n = maxIterations + 1
+        guard count > n else { return self }
+        return ReferenceOrbit(
+            point: point, power: power, juliaC: juliaC, precision: precision, re: Array(re[..<n]), im: Array(im[..<n]),
+            reLow: reLow.isEmpty ? [] : Array(reLow[..<n]), imLow: imLow.isEmpty ? [] : Array(imLow[..<n]),
+            tiny: tiny.filter { $0.key < n }, escapeGaps: escapeGaps.filter { $0.key < n }, escaped: false)
     }
 }
 

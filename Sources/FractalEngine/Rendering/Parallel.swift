@@ -1,32 +1,41 @@
 import Foundation
 import FractalNumerics
 
-// The engine's parallel helpers: tile scheduling for the passes, chunked loops for tables
-// and finishing, and the pointer concurrent chunks share.
+// The package's parallel helpers: tile scheduling for the passes, chunked loops for tables,
+// finishing, colouring and the GPU emulation, and the pointer concurrent chunks share
+// (`package`: FractalImaging and FathomGPU use them too).
 
 /// Chunked parallel loops.
-enum Parallel {
+package enum Parallel {
     /// Runs `body` over 0..<count in `threads * 4` chunks on up to `threads` threads, or in one
     /// chunk on this thread below `minimumCount` (or with one thread).
-    static func forEachChunk(
+    package static func forEachChunk(
         _ count: Int, threads: Int, minimumCount: Int = 1 << 14, _ body: @Sendable (Range<Int>) -> Void
     ) {
         guard count >= minimumCount && threads > 1 else {
             body(0..<count)
             return
         }
-        let chunks = threads * 4
+        forEachChunk(count, chunks: threads * 4, body)
+    }
+
+    /// Runs `body` over 0..<count split into `chunks` ranges (chunk c: count c / chunks ..<
+    /// count (c + 1) / chunks), as many at once as there are cores.
+    package static func forEachChunk(_ count: Int, chunks: Int, _ body: @Sendable (Range<Int>) -> Void) {
         DispatchQueue.concurrentPerform(iterations: chunks) { c in
             body(count * c / chunks..<count * (c + 1) / chunks)
         }
     }
+
+    /// The cores this process may use.
+    package static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
 }
 
-/// A pointer handed to concurrent chunks that write disjoint entries.
+/// A pointer handed to concurrent chunks that write disjoint entries (or only read).
 @usableFromInline
-struct SendablePointer<T>: @unchecked Sendable {
-    @usableFromInline let pointer: UnsafeMutablePointer<T>
-    @usableFromInline init(_ pointer: UnsafeMutablePointer<T>) { self.pointer = pointer }
+package struct SendablePointer<T>: @unchecked Sendable {
+    @usableFromInline package let pointer: UnsafeMutablePointer<T>
+    @usableFromInline package init(_ pointer: UnsafeMutablePointer<T>) { self.pointer = pointer }
 }
 
 /// The order in which a render's workers take its tiles. Only `ascending` is used outside
@@ -75,7 +84,7 @@ enum TileScheduler {
     }
 
     /// The number of threads "all cores" means here.
-    static var availableThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
+    static var availableThreads: Int { Parallel.cores }
 }
 
 private final class TileQueue: @unchecked Sendable {

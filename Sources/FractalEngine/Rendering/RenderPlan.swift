@@ -49,10 +49,9 @@ extension Renderer {
             referenceSeconds: 0)
         if case .newton = location.family { return plan }
         guard path == .perturbation else { return plan }
-        let isJulia: Bool
-        if case .julia = location.family { isJulia = true } else { isJulia = false }
-        let referenceBits =
-            (isJulia ? viewport.precision : viewport.orbitPrecision).bits + settings.perturbation.extraBits
+        let referenceBits = PerturbationRenderer.orbitPrecision(
+            location: location, viewport: viewport, extraBits: settings.perturbation.extraBits
+        ).bits
         let steps = location.maxIterations
         plan.referenceBits = referenceBits
         plan.referenceSteps = steps

@@ -10,7 +10,7 @@ struct NamedTable<E: DeltaScalar> {
 /// Phase 2: BLA tables (Documentation/Perturbation.md) for an orbit, a delta type and the
 /// pixels a pass iterates: from the cache when one holds the same table, else built on all
 /// threads. Nil when BLA is off (by the setting, or because a trap must see every iteration).
-final class ApproximationTables<F: PerturbationFormula>: @unchecked Sendable {
+final class ApproximationTables<F: PerturbationFormula> {
     let formula: F
     let viewport: Viewport
     let cache: ReferenceCache?

@@ -4,7 +4,7 @@ import FractalNumerics
 /// One pass of the field (or a subset of it) against a reference, in the render's delta type:
 /// what the first pass and each glitch-correction pass run. Holds what they share: the
 /// critical orbit and its table (Julia), the extras the passes write.
-final class ReferencePass<F: PerturbationFormula, D: PerturbationDelta>: @unchecked Sendable {
+final class ReferencePass<F: PerturbationFormula, D: PerturbationDelta> {
     let job: PerturbationJob<F, D>
     let buffers: PassBuffers
     let critical: Reference?

@@ -37,7 +37,7 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
                     power: job.formula.power, juliaC: job.juliaC, maxIterations: job.maxIterations,
                     precision: viewport.orbitPrecision)
             else { throw ReferenceFileError.mismatch(path: path) }
-            return References(primary: Reference(orbit), point: orbit.point)
+            return References(primary: Reference(orbit.limited(to: job.maxIterations)), point: orbit.point)
         }
         if job.juliaC != nil {
             // Julia rebases onto the orbit of the critical point 0: both at once.
