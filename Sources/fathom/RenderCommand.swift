@@ -127,7 +127,11 @@ enum RenderCommand {
         let plan = try Renderer.plan(location: location, settings: settings)
         guard let bits = plan.referenceBits else { return }
         let memory = RenderPlan.physicalMemory
-        if plan.referenceBytes > memory {
+        // A nucleus reference (rebase mode) is computed for one period, unknown until the
+        // nucleus is found: the bound is the limit's, and the orbit loop's own memory check
+        // stops a fallback orbit that would outgrow memory.
+        let mayWrap = settings.perturbation.placement == .nucleus && settings.perturbation.glitchMode == .rebase
+        if plan.referenceBytes > memory && !mayWrap {
             throw CLIError.data(
                 "the reference orbit may take \(plan.referenceSteps) steps at \(bits) bits, up to \(plan.referenceBytes >> 20) MiB with its BLA table, more than this machine's \(memory >> 20) MiB: lower --iterations (at most about \(RenderPlan.maximumReferenceSteps(memory: memory)))"
             )
@@ -137,7 +141,8 @@ enum RenderCommand {
             Data(
                 ("estimate: view needs \(plan.requiredBits) bits; reference orbit at \(bits) bits, up to \(plan.referenceSteps) steps, up to "
                     + ProgressMeter.duration(plan.referenceSeconds)
-                    + " here (less if it escapes), up to \(plan.referenceBytes >> 20) MiB\n").utf8))
+                    + " here (less if it escapes\(mayWrap ? " or a nucleus is found" : "")), up to \(plan.referenceBytes >> 20) MiB\n")
+                    .utf8))
     }
 
     /// The render settings from `file` (size, guard bits, engine) and --threads, --guard-bits
@@ -237,7 +242,10 @@ enum RenderCommand {
     static func describe(_ p: PerturbationReport) -> String {
         var line =
             "perturbation: deltas \(p.deltaType.rawValue), reference \(p.precisionBits) bits, \(p.referenceLength) steps"
-            + (p.referenceEscaped ? " (escaped)" : "") + String(format: ", %.2f s in references", p.referenceSeconds)
+            + (p.referenceEscaped ? " (escaped)" : "")
+            + (p.referencePeriod.map { " (a nucleus of period \($0), wrapped)" } ?? "")
+            + (p.referenceNote.map { " (\($0))" } ?? "")
+            + String(format: ", %.2f s in references", p.referenceSeconds)
             + ", glitches \(p.glitchMode.rawValue)"
             + (p.fineBLAPixels > 0 ? ", \(p.fineBLAPixels) sensitive pixels again with BLA at 2^-53" : "")
             + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) again with 106-bit deltas" : "")

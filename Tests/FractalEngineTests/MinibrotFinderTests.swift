@@ -90,7 +90,10 @@ struct MinibrotFinderTests {
         settings.perturbation.placement = .nucleus
         let atNucleus = try Renderer.render(location: location, settings: settings)
         let report = try #require(atNucleus.report.perturbation)
-        #expect(!report.referenceEscaped && report.referenceLength == location.maxIterations + 1)
+        // One period of the nucleus's orbit, wrapped by rebasing (a never-escaping reference).
+        #expect(
+            !report.referenceEscaped && report.referencePeriod == m.period && report.referenceLength == m.period + 1)
+        #expect(m.period < location.maxIterations)
         let used = try BigFloat(parsing: report.references[0].re, precision: m.nucleus.precision)
         #expect((used - m.nucleus.re).magnitude.floatExpValue < m.size * FloatExp(1e-6))
         #expect(atCenter.report.perturbation!.references[0].re != report.references[0].re)

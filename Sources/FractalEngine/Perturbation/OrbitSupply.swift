@@ -34,10 +34,11 @@ final class OrbitSupply: @unchecked Sendable {
 
     /// The orbit of `point` (which the caller rounded to `precision`), with low words unless asked otherwise;
     /// a second thread for its products when nothing else runs (`partner`).
-    func orbit(at point: BigComplex, lowWords: Bool = true) throws -> ReferenceOrbit {
+    /// `steps`: how far to compute it (nil: the render's limit; a periodic reference's period).
+    func orbit(at point: BigComplex, lowWords: Bool = true, steps: Int? = nil) throws -> ReferenceOrbit {
         let start = DispatchTime.now().uptimeNanoseconds
         defer { seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
-        return try fetch(point, lowWords: lowWords, partner: threads > 1)
+        return try fetch(point, lowWords: lowWords, partner: threads > 1, steps: steps ?? maxIterations)
     }
 
     /// Several orbits at once, one per thread (the probe's candidates; Julia's reference and
@@ -47,7 +48,9 @@ final class OrbitSupply: @unchecked Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         let results = OrbitResults(count: points.count)
         Parallel.forEachChunk(points.count, chunks: points.count) { one in
-            for k in one { results.set(k, Result { try fetch(points[k], lowWords: true, partner: false) }) }
+            for k in one {
+                results.set(k, Result { try fetch(points[k], lowWords: true, partner: false, steps: maxIterations) })
+            }
         }
         seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return try results.values()
@@ -55,25 +58,24 @@ final class OrbitSupply: @unchecked Sendable {
 
     /// An orbit at `finer` precision, computed (not cached: a cached finer orbit would make this
     /// render depend on the renders before it, and a sequence's slices must equal the full run).
-    func finerOrbit(at point: BigComplex, precision finer: Precision) throws -> ReferenceOrbit {
+    func finerOrbit(at point: BigComplex, precision finer: Precision, steps: Int? = nil) throws -> ReferenceOrbit {
         let start = DispatchTime.now().uptimeNanoseconds
         defer { seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
         return try ReferenceOrbit.compute(
             point: BigComplex(point.re.rounded(to: finer), point.im.rounded(to: finer)), power: power, juliaC: nil,
-            maxIterations: maxIterations, precision: finer, lowWords: true, control: control, partnerThread: threads > 1
-        )
+            maxIterations: steps ?? maxIterations, precision: finer, lowWords: true, control: control,
+            partnerThread: threads > 1)
     }
 
     /// The orbit of `point` from the cache, else computed and cached; safe on several threads.
-    private func fetch(_ point: BigComplex, lowWords: Bool, partner: Bool) throws -> ReferenceOrbit {
+    private func fetch(_ point: BigComplex, lowWords: Bool, partner: Bool, steps: Int) throws -> ReferenceOrbit {
         if let cached = cache?.orbit(
-            for: point, power: power, juliaC: juliaC, maxIterations: maxIterations, precision: precision,
-            lowWords: lowWords)
+            for: point, power: power, juliaC: juliaC, maxIterations: steps, precision: precision, lowWords: lowWords)
         {
             return cached
         }
         let computed = try ReferenceOrbit.compute(
-            point: point, power: power, juliaC: juliaC, maxIterations: maxIterations,
+            point: point, power: power, juliaC: juliaC, maxIterations: steps,
             precision: precision, lowWords: lowWords, control: control, partnerThread: partner)
         cache?.store(computed)
         return computed

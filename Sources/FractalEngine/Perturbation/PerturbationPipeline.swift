@@ -163,6 +163,8 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
             glitchedPixels: correction.flagged, uncorrectedPixels: correction.uncorrected,
             referenceSeconds: orbits.seconds,
             doubleDoublePixels: settled.doubleDoublePixels, reiteratedPixels: settled.reiteratedPixels)
+        report.referencePeriod = references.period
+        report.referenceNote = references.note
         report.fineBLAPixels = settled.fineBLAPixels
         report.finerOrbitPixels = settled.finerOrbitPixels
         report.unsettledPixels = settled.unsettledPixels

@@ -95,6 +95,10 @@ public struct PerturbationReport: Sendable {
     /// Length of the primary reference orbit and whether it escaped.
     public var referenceLength: Int
     public var referenceEscaped: Bool
+    /// A nucleus reference computed for one period and wrapped by rebasing: the period.
+    public var referencePeriod: Int? = nil
+    /// Why the reference placement asked for was not used (a nucleus not found in view).
+    public var referenceNote: String? = nil
     /// Pixels the detect mode flagged in the first pass, and those left after correction.
     public var glitchedPixels: Int
     public var uncorrectedPixels: Int

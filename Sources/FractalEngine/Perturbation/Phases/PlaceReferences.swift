@@ -7,6 +7,12 @@ struct References {
     var point: BigComplex
     /// Julia's critical orbit (of z = 0), which pixels continue on after rebasing.
     var critical: Reference?
+    /// Set when the primary reference is a minibrot's nucleus computed for one period P only
+    /// (Z(P) = 0 to its precision): a pixel reaching its end rebases to Z(0) = 0 with dz = z,
+    /// which wraps it around the cycle, so the reference costs P steps, not the iteration limit.
+    var period: Int? = nil
+    /// Why the placement asked for is not the one used (`PerturbationReport.referenceNote`).
+    var note: String? = nil
 }
 
 /// Phase 1: where the primary reference goes (a file's orbit; the nucleus of the minibrot in
@@ -44,19 +50,29 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
             let both = try job.orbits.orbits(at: [job.center, BigComplex(precision: job.precision)])
             return References(primary: Reference(both[0]), point: job.center, critical: Reference(both[1]))
         }
-        if settings.placement == .nucleus && job.formula.power == 2,
-            let m = MinibrotFinder.find(
+        var note: String?
+        if settings.placement == .nucleus && job.formula.power == 2 {
+            if let m = MinibrotFinder.find(
                 near: job.center, radius: viewport.radius.floatExpValue, maxPeriod: job.maxIterations),
-            viewport.contains(m.nucleus)
-        {
-            let point = job.rounded(m.nucleus)
-            return References(primary: Reference(try job.orbits.orbit(at: point)), point: point)
+                viewport.contains(m.nucleus)
+            {
+                let point = job.rounded(m.nucleus)
+                // One period, wrapped by rebasing: only where pixels rebase at the reference's
+                // end (detect mode flags them there), and not for an orbit file, which must serve
+                // the limit it is read for.
+                let wraps =
+                    settings.glitchMode == .rebase && settings.saveReference == nil
+                    && settings.referenceOutput == nil && m.period < job.maxIterations
+                let orbit = try job.orbits.orbit(at: point, steps: wraps ? m.period : nil)
+                return References(primary: Reference(orbit), point: point, period: wraps ? m.period : nil)
+            }
+            note = "no minibrot nucleus in view: the center is the reference"
         }
         let centered = try job.orbits.orbit(at: job.center)
         if settings.placement == .probe && centered.escaped, let better = try probe(beating: centered) {
             return References(primary: Reference(better), point: better.point)
         }
-        return References(primary: Reference(centered), point: job.center)
+        return References(primary: Reference(centered), point: job.center, note: note)
     }
 
     /// The 5 x 5 probe, in scan order: the longest orbit wins; one that never escapes ends the

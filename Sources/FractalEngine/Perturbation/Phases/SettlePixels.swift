@@ -49,7 +49,8 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             try again {
                 let fine =
                     primary.orbit.reLow.isEmpty
-                    ? Reference(try job.orbits.orbit(at: references.point, lowWords: true)) : primary
+                    ? Reference(try job.orbits.orbit(at: references.point, lowWords: true, steps: references.period))
+                    : primary
                 let fineCritical =
                     job.juliaC == nil
                     ? nil
@@ -70,7 +71,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             outcome.finerOrbitPixels = atRisk.count
             try again {
                 let finer = try job.orbits.finerOrbit(
-                    at: references.point, precision: Precision(bits: job.precision.bits + 64))
+                    at: references.point, precision: Precision(bits: job.precision.bits + 64), steps: references.period)
                 try pass(
                     D.Wide.self, atRisk, orbit: Reference(finer), critical: nil, epsilon: job.settings.blaEpsilon,
                     into: &field)
