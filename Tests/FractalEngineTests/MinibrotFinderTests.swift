@@ -102,4 +102,21 @@ struct MinibrotFinderTests {
             zip(atCenter.field.smooth, atNucleus.field.smooth).map { $0.isNaN ? 0 : Swift.abs($0 - $1) }.max() ?? 0
         #expect(worst < 1e-6)
     }
+
+    @Test("--reference nucleus without a nucleus in reach falls back to the center, and the report says why")
+    func nucleusFallback() throws {
+        // 20 iterations: no period of the Seahorse view's features is that short.
+        let location = Location(
+            centerRe: Self.seahorse.re, centerIm: Self.seahorse.im, radius: "1e-20", maxIterations: 20)
+        var settings = RenderSettings(width: 8, height: 6, path: .perturbation)
+        let atCenter = try Renderer.render(location: location, settings: settings)
+        settings.perturbation.placement = .nucleus
+        let fallback = try Renderer.render(location: location, settings: settings)
+        let report = try #require(fallback.report.perturbation)
+        #expect(report.referencePeriod == nil)
+        #expect(report.referenceNote == "no minibrot nucleus in view: the center is the reference")
+        #expect(fallback.field == atCenter.field)
+        #expect(atCenter.report.perturbation?.referenceNote == nil)
+    }
+
 }
