@@ -91,7 +91,8 @@ enum Help {
           --path P               force double, double-double or perturbation
           --glitches M           perturbation glitch handling: rebase (default) | detect
           --reference R          first reference: center (default) | probe (longest of a 5x5 probe) |
-                                 nucleus (the dominant minibrot's nucleus if in view: never escapes)
+                                 nucleus (the dominant minibrot's nucleus if in view: never escapes;
+                                 one period of it, wrapped, with --glitches rebase)
           --delta T              perturbation deltas: double | double-double | floatexp;
                                  default: by pixel spacing
           --bla on|off           bilinear approximation for z^2 + c (default on)
