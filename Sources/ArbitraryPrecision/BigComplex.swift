@@ -24,6 +24,11 @@ public struct BigComplex: Sendable, Equatable {
     }
 
     public var precision: Precision { max(re.precision, im.precision) }
+
+    /// Both parts rounded to `precision`.
+    public func rounded(to precision: Precision) -> BigComplex {
+        BigComplex(re.rounded(to: precision), im.rounded(to: precision))
+    }
     public var lengthSquared: BigFloat { re * re + im * im }
 
     /// `((x + y)(x - y), 2xy)`, the oracle's order.

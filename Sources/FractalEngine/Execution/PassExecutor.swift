@@ -38,6 +38,18 @@ struct DeviceForm: Sendable {
     /// Items `items` of the pass, their outcomes (the launch's outcome type, in order), the
     /// field's writer.
     let finish: @Sendable (_ items: Range<Int>, _ outcomes: UnsafeRawBufferPointer, _ writer: FieldWriter) -> Void
+
+    /// Calls `body` on all cores with each item of `items` and its outcome, an `O` of `outcomes`
+    /// (the launch's records, `items.lowerBound`'s first): how a `finish` reads them.
+    static func forEachOutcome<O>(
+        _: O.Type, _ items: Range<Int>, _ outcomes: UnsafeRawBufferPointer, _ body: @Sendable (Int, O) -> Void
+    ) {
+        let records = SendablePointer(UnsafeMutablePointer(mutating: outcomes.bindMemory(to: O.self).baseAddress!))
+        let first = items.lowerBound
+        Parallel.forEachChunk(items.count, threads: Parallel.cores) { range in
+            for k in range { body(first + k, records.pointer[k]) }
+        }
+    }
 }
 
 /// Runs passes: the seam between the phases of a render and where its kernels run.

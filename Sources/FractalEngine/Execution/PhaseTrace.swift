@@ -29,3 +29,10 @@ public struct PhaseTrace {
     /// `line` on stderr.
     public static func write(_ line: String) { FileHandle.standardError.write(Data(line.utf8)) }
 }
+
+/// Runs `body` and adds its wall time, in seconds, to `total` (a phase's running time).
+package func addingSeconds<R>(to total: inout Double, _ body: () throws -> R) rethrows -> R {
+    let start = DispatchTime.now().uptimeNanoseconds
+    defer { total += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+    return try body()
+}

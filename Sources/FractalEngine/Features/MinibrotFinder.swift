@@ -99,7 +99,7 @@ public enum MinibrotFinder {
         var b = l
         for _ in 1..<Swift.max(1, period) {
             z = z.squared + c
-            let zl = BigComplex(z.re.rounded(to: low), z.im.rounded(to: low))
+            let zl = z.rounded(to: low)
             l = BigComplex(l.re.timesPowerOfTwo(1), l.im.timesPowerOfTwo(1)) * zl
             b = b + BigComplex(BigFloat(1, precision: low), BigFloat(0, precision: low)) / l
         }
@@ -116,7 +116,7 @@ public enum MinibrotFinder {
         var rho = radius
         let bits = Swift.max(point.precision.bits, -radius.exponent + 96, 128)
         let precision = Precision(bits: bits)
-        let start = BigComplex(point.re.rounded(to: precision), point.im.rounded(to: precision))
+        let start = point.rounded(to: precision)
         for _ in 0..<attempts {
             guard let p = period(near: start, radius: rho, maxPeriod: maxPeriod, precision: precision) else {
                 return nil
@@ -133,7 +133,7 @@ public enum MinibrotFinder {
                         let fine = Precision(bits: needed)
                         guard
                             let (polished, more) = nucleus(
-                                from: BigComplex(c.re.rounded(to: fine), c.im.rounded(to: fine)),
+                                from: c.rounded(to: fine),
                                 period: p, precision: fine)
                         else { return nil }
                         c = polished

@@ -36,35 +36,35 @@ final class OrbitSupply: @unchecked Sendable {
     /// a second thread for its products when nothing else runs (`partner`).
     /// `steps`: how far to compute it (nil: the render's limit; a periodic reference's period).
     func orbit(at point: BigComplex, lowWords: Bool = true, steps: Int? = nil) throws -> ReferenceOrbit {
-        let start = DispatchTime.now().uptimeNanoseconds
-        defer { seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
-        return try fetch(point, lowWords: lowWords, partner: threads > 1, steps: steps ?? maxIterations)
+        try addingSeconds(to: &seconds) {
+            try fetch(point, lowWords: lowWords, partner: threads > 1, steps: steps ?? maxIterations)
+        }
     }
 
     /// Several orbits at once, one per thread (the probe's candidates; Julia's reference and
     /// critical orbits): each is a single-threaded MPFR loop.
     func orbits(at points: [BigComplex]) throws -> [ReferenceOrbit] {
         if points.count == 1 || threads == 1 { return try points.map { try orbit(at: $0) } }
-        let start = DispatchTime.now().uptimeNanoseconds
         let results = OrbitResults(count: points.count)
-        Parallel.forEachChunk(points.count, chunks: points.count) { one in
-            for k in one {
-                results.set(k, Result { try fetch(points[k], lowWords: true, partner: false, steps: maxIterations) })
+        addingSeconds(to: &seconds) {
+            Parallel.forEachChunk(points.count, chunks: points.count) { one in
+                for k in one {
+                    results.set(
+                        k, Result { try fetch(points[k], lowWords: true, partner: false, steps: maxIterations) })
+                }
             }
         }
-        seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return try results.values()
     }
 
     /// An orbit at `finer` precision, computed (not cached: a cached finer orbit would make this
     /// render depend on the renders before it, and a sequence's slices must equal the full run).
     func finerOrbit(at point: BigComplex, precision finer: Precision, steps: Int? = nil) throws -> ReferenceOrbit {
-        let start = DispatchTime.now().uptimeNanoseconds
-        defer { seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
-        return try ReferenceOrbit.compute(
-            point: BigComplex(point.re.rounded(to: finer), point.im.rounded(to: finer)), power: power, juliaC: nil,
-            maxIterations: steps ?? maxIterations, precision: finer, lowWords: true, control: control,
-            partnerThread: threads > 1)
+        try addingSeconds(to: &seconds) {
+            try ReferenceOrbit.compute(
+                point: point.rounded(to: finer), power: power, juliaC: nil, maxIterations: steps ?? maxIterations,
+                precision: finer, lowWords: true, control: control, partnerThread: threads > 1)
+        }
     }
 
     /// The orbit of `point` from the cache, else computed and cached; safe on several threads.

@@ -53,29 +53,23 @@ extension PerturbationKernel {
 
     /// Writes the result and flags of `items` from their outcomes (`items.lowerBound` first).
     private func finish(_ items: Range<Int>, _ raw: UnsafeRawBufferPointer, _ writer: FieldWriter) {
-        let outcomes = SendablePointer(
-            UnsafeMutablePointer(mutating: raw.bindMemory(to: PerturbationOutcome.self).baseAddress!))
-        let first = items.lowerBound, epsilon = bla?.epsilon ?? 0
-        Parallel.forEachChunk(items.count, threads: TileScheduler.availableThreads) { range in
-            for k in range {
-                let j = first + k
-                let i = subset?[j] ?? j
-                let out = outcomes.pointer[k]
-                var work = PixelWork()
-                work.steps = Int(out.steps)
-                work.blaSteps = Int(out.blaSteps)
-                var result = PixelResult.bounded, ratio = Double.nan, sensitive = false
-                switch out.kind {
-                case PerturbationOutcome.escaped:
-                    (result, sensitive) = escaped(
-                        n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), stretch2: out.stretch2,
-                        stretchExponent: Int(out.stretchExponent), blaLoad: out.blaLoad, epsilon: epsilon)
-                case PerturbationOutcome.bounded: ratio = out.ratio
-                default: result = PixelResult(n2: out.n2, nBig: 0, smooth: .nan)
-                }
-                writer.write(i, result)
-                flags.record(i, ratio: ratio, sensitive: sensitive, work: work)
+        let epsilon = bla?.epsilon ?? 0
+        DeviceForm.forEachOutcome(PerturbationOutcome.self, items, raw) { j, out in
+            let i = subset?[j] ?? j
+            var work = PixelWork()
+            work.steps = Int(out.steps)
+            work.blaSteps = Int(out.blaSteps)
+            var result = PixelResult.bounded, ratio = Double.nan, sensitive = false
+            switch out.kind {
+            case PerturbationOutcome.escaped:
+                (result, sensitive) = escaped(
+                    n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), stretch2: out.stretch2,
+                    stretchExponent: Int(out.stretchExponent), blaLoad: out.blaLoad, epsilon: epsilon)
+            case PerturbationOutcome.bounded: ratio = out.ratio
+            default: result = PixelResult(n2: out.n2, nBig: 0, smooth: .nan)
             }
+            writer.write(i, result)
+            flags.record(i, ratio: ratio, sensitive: sensitive, work: work)
         }
     }
 }
@@ -90,7 +84,7 @@ extension DeltaGrid {
     func deltas(of subset: [Int]?, count: Int) -> [Complex<D>] {
         [Complex<D>](unsafeUninitializedCapacity: count) { d, initialized in
             let out = SendablePointer(d.baseAddress!)
-            Parallel.forEachChunk(count, threads: TileScheduler.availableThreads) { range in
+            Parallel.forEachChunk(count, threads: Parallel.cores) { range in
                 for j in range { (out.pointer + j).initialize(to: delta(subset?[j] ?? j)) }
             }
             initialized = count

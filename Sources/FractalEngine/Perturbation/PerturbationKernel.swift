@@ -512,4 +512,14 @@ public enum PrecisionEstimate {
             - (lnAbsZ / 0.6931471805599453 + Math.log2(lnAbsZ * Math.log(Double(power))))
         return log2Error <= log2Tolerance
     }
+
+    /// The lanes' rounding check (`RoundingCheck`): whether a Double pixel's smooth value holds
+    /// to 1e-7, from |z|^2 where it ended (escaped, or 4) and the error variance e2 * 2^exponent,
+    /// u sqrt(e2) being the error of z. The GPU's direct pass finishes its pixels with it too.
+    @inlinable
+    static func roundingCheckHolds(lengthSquared r2: Double, e2: Double, exponent: Int) -> Bool {
+        smoothHolds(
+            n: 1, lengthSquared: r2, power: 2, dc: Complex(1.0, 0), stretch2: e2, stretchExponent: exponent,
+            deltaBits: 53)
+    }
 }

@@ -123,7 +123,7 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         precision = PerturbationRenderer.orbitPrecision(
             location: location, viewport: viewport, extraBits: settings.perturbation.extraBits)
         juliaC = try location.family.juliaParameter(precision: precision)
-        center = BigComplex(viewport.center.re.rounded(to: precision), viewport.center.im.rounded(to: precision))
+        center = viewport.center.rounded(to: precision)
         tolerance = PerturbationSettings.glitchTolerance(power: formula.power)
         orbits = OrbitSupply(
             power: formula.power, juliaC: juliaC, maxIterations: location.maxIterations, precision: precision,
@@ -133,11 +133,6 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
             formula: formula, viewport: viewport, cache: settings.perturbation.cache, threads: threads,
             enabled: settings.perturbation.bla && settings.extras.trap == nil,
             epsilon: settings.perturbation.blaEpsilon, names: executor.usesDevice)
-    }
-
-    /// `point` rounded to the orbits' precision.
-    func rounded(_ point: BigComplex) -> BigComplex {
-        BigComplex(point.re.rounded(to: precision), point.im.rounded(to: precision))
     }
 
     /// The five phases in order, and their report.
@@ -174,6 +169,45 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
     }
 }
 
+/// An orbit as a pass iterates against it: the reference, its values in the pass's delta type
+/// E and its BLA table (nil: none).
+struct PassOrbit<E: PerturbationDelta> {
+    let reference: Reference
+    let values: [Complex<E>]
+    let table: NamedTable<E>?
+}
+
+extension PerturbationJob {
+    /// One perturbation pass with deltas E, tracking T, over `subset` (nil: the whole field):
+    /// against `orbit`, continuing on `rebase` (Julia's critical orbit; nil: `orbit` itself)
+    /// after rebasing, its device form brought when the executor runs one. Every pass of the
+    /// phases is this.
+    func perturb<E: PerturbationDelta, T: PixelTracker>(
+        _: T.Type, orbit: PassOrbit<E>, rebase: PassOrbit<E>?, grid: DeltaGrid<E>, mode: GlitchMode, subset: [Int]?,
+        flags: PixelFlags, tilePixels: Int, control: RenderControl?, progressBase: Double = 0,
+        into field: inout IterationField
+    ) throws {
+        let rebase = rebase ?? orbit
+        var kernel = PerturbationKernel<F, E, T>(
+            formula: formula, orbit: orbit.values, rebaseOrbit: rebase.values, bla: orbit.table?.table,
+            rebaseBLA: rebase.table?.table, grid: grid, maxIterations: maxIterations, mode: mode, tolerance: tolerance,
+            subset: subset, flags: flags, referenceBits: orbit.reference.orbit.precision.bits)
+        kernel.trap = renderSettings.extras.trap
+        kernel.log2Spacing = viewport.log2Spacing
+        let count = subset?.count ?? field.pixelCount
+        let names =
+            executor.usesDevice
+            ? DeviceNames(
+                orbit: orbit.reference.identity, rebaseOrbit: rebase.reference.identity, table: orbit.table?.identity,
+                rebaseTable: rebase.table?.identity) : nil
+        try executor.run(
+            Pass(
+                kernel, count: count, tilePixels: tilePixels, control: control, progressBase: progressBase,
+                device: names.flatMap { kernel.deviceForm(count: count, names: $0) }),
+            into: &field)
+    }
+}
+
 /// The per-pixel side outputs every perturbation pass writes (`PixelFlags`): in detect mode the
 /// glitch flags and ratios, whether each pixel's smooth value is at risk, and the loop steps.
 /// Allocated once per render and freed at its end (`deallocate`); the passes write disjoint
@@ -188,27 +222,25 @@ struct PassBuffers {
 
     init(count: Int, detect: Bool) {
         self.count = count
-        func zeroed<T>(_ n: Int, _ value: T) -> UnsafeMutableBufferPointer<T> {
-            let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, n))
+        func filled<T>(_ n: Int, _ value: T) -> UnsafeMutableBufferPointer<T> {
+            let b = UnsafeMutableBufferPointer<T>.allocate(capacity: n)
             b.initialize(repeating: value)
-            return UnsafeMutableBufferPointer(rebasing: b[0..<n])
+            return b
         }
-        glitched = zeroed(detect ? count : 0, 0)
-        ratios = zeroed(detect ? count : 0, .nan)
-        sensitive = zeroed(count, 0)
-        steps = zeroed(count, 0)
-        blaSteps = zeroed(count, 0)
+        glitched = filled(detect ? count : 0, 0)
+        ratios = filled(detect ? count : 0, .nan)
+        sensitive = filled(count, 0)
+        steps = filled(count, 0)
+        blaSteps = filled(count, 0)
     }
 
     /// Frees the buffers: once, when the render is done with them.
     func deallocate() {
-        for base in [
-            UnsafeMutableRawPointer(glitched.baseAddress), UnsafeMutableRawPointer(ratios.baseAddress),
-            UnsafeMutableRawPointer(sensitive.baseAddress), UnsafeMutableRawPointer(steps.baseAddress),
-            UnsafeMutableRawPointer(blaSteps.baseAddress),
-        ] {
-            base?.deallocate()
-        }
+        glitched.deallocate()
+        ratios.deallocate()
+        sensitive.deallocate()
+        steps.deallocate()
+        blaSteps.deallocate()
     }
 
     var detects: Bool { !glitched.isEmpty }

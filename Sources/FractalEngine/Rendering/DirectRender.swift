@@ -150,28 +150,19 @@ struct DirectRender {
             width: viewport.width, count: viewport.width * viewport.height, maxIterations: limit, power: power,
             juliaC: juliaC)
         return DeviceForm(launch: .direct(launch)) { items, raw, writer in
-            let outcomes = SendablePointer(
-                UnsafeMutablePointer(mutating: raw.bindMemory(to: DirectOutcome.self).baseAddress!))
-            let first = items.lowerBound
-            Parallel.forEachChunk(items.count, threads: TileScheduler.availableThreads) { range in
-                for k in range {
-                    let i = first + k
-                    let out = outcomes.pointer[k]
-                    let escaped = out.nBig > 0
-                    writer.write(
-                        i,
-                        PixelResult(
-                            n2: out.n2, nBig: out.nBig,
-                            smooth: escaped
-                                ? Escape.smooth(nBig: Int(out.nBig), lengthSquared: out.r2, power: power) : .nan))
-                    if let marks {
-                        // RoundingCheck.finish: u sqrt(e2) as the error of z.
-                        let holds = PrecisionEstimate.smoothHolds(
-                            n: 1, lengthSquared: escaped ? out.r2 : Escape.radiusSquared2, power: 2,
-                            dc: Complex(1.0, 0),
-                            stretch2: out.e2, stretchExponent: Int(out.exponent), deltaBits: 53)
-                        marks.pointer[i] = holds ? 0 : 1
-                    }
+            DeviceForm.forEachOutcome(DirectOutcome.self, items, raw) { i, out in
+                let escaped = out.nBig > 0
+                writer.write(
+                    i,
+                    PixelResult(
+                        n2: out.n2, nBig: out.nBig,
+                        smooth: escaped ? Escape.smooth(nBig: Int(out.nBig), lengthSquared: out.r2, power: power) : .nan
+                    ))
+                if let marks {
+                    let holds = PrecisionEstimate.roundingCheckHolds(
+                        lengthSquared: escaped ? out.r2 : Escape.radiusSquared2, e2: out.e2, exponent: Int(out.exponent)
+                    )
+                    marks.pointer[i] = holds ? 0 : 1
                 }
             }
         }

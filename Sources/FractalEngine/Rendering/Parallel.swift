@@ -82,9 +82,6 @@ enum TileScheduler {
             }
         }
     }
-
-    /// The number of threads "all cores" means here.
-    static var availableThreads: Int { Parallel.cores }
 }
 
 private final class TileQueue: @unchecked Sendable {

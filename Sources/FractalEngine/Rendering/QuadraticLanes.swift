@@ -186,10 +186,7 @@ struct RoundingCheck<V: SIMD>: LaneCheck where V.Scalar == Double {
             exponent = Int(self.exponent[lane])
         }
         let r2 = result.nBig > 0 ? z.lengthSquared : Escape.radiusSquared2
-        let holds = PrecisionEstimate.smoothHolds(
-            n: 1, lengthSquared: r2, power: 2, dc: Complex(1.0, 0), stretch2: e,
-            stretchExponent: exponent, deltaBits: 53)
-        sensitive[pixel] = holds ? 0 : 1
+        sensitive[pixel] = PrecisionEstimate.roundingCheckHolds(lengthSquared: r2, e2: e, exponent: exponent) ? 0 : 1
     }
 }
 

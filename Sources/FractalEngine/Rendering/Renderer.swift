@@ -151,7 +151,7 @@ public enum Renderer {
         let viewport = try Viewport(location: location, width: settings.width, height: settings.height)
         let bits = requiredBits(viewport: viewport, guardBits: settings.guardBits)
         let path = settings.path ?? automaticPath(bits: bits, guardBits: settings.guardBits, family: location.family)
-        let threads = settings.threads > 0 ? settings.threads : TileScheduler.availableThreads
+        let threads = settings.threads > 0 ? settings.threads : Parallel.cores
         let cpu = CPUTiles(threads: threads, order: settings.tileOrder)
         let executor: any PassExecutor = device.map { DeviceExecutor(launcher: $0, cpu: cpu) } ?? cpu
         let before = device?.counters

@@ -1,4 +1,3 @@
-import Dispatch
 import FractalNumerics
 
 /// A BLA table and what identifies it (for the cache and for device copies).
@@ -43,24 +42,24 @@ final class ApproximationTables<F: PerturbationFormula> {
         epsilon baseEpsilon: Double? = nil
     ) -> NamedTable<E>? {
         guard enabled else { return nil }
-        let start = DispatchTime.now().uptimeNanoseconds
-        defer { seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
-        let dcMax = formula.addsDC ? grid.maxMagnitude(over: subset, height: viewport.height) : E.zero
-        let epsilon = (baseEpsilon ?? self.epsilon) * (E.significandBits > 53 ? 0x1p-53 : 1)
-        // The same orbit, deltas, bound and epsilon: the same table.
-        let identity =
-            cache == nil && !names
-            ? nil
-            : TableIdentity(
-                orbit: reference.identity, delta: ObjectIdentifier(E.self), dcMax: "\(dcMax)", epsilon: epsilon,
-                addsDC: formula.addsDC)
-        if let identity, let cached = cache?.table(identity, E.self) {
-            return NamedTable(table: cached, identity: identity)
+        return addingSeconds(to: &seconds) {
+            let dcMax = formula.addsDC ? grid.maxMagnitude(over: subset, height: viewport.height) : E.zero
+            let epsilon = (baseEpsilon ?? self.epsilon) * (E.significandBits > 53 ? 0x1p-53 : 1)
+            // The same orbit, deltas, bound and epsilon: the same table.
+            let identity =
+                cache == nil && !names
+                ? nil
+                : TableIdentity(
+                    orbit: reference.identity, delta: ObjectIdentifier(E.self), dcMax: "\(dcMax)", epsilon: epsilon,
+                    addsDC: formula.addsDC)
+            if let identity, let cached = cache?.table(identity, E.self) {
+                return NamedTable(table: cached, identity: identity)
+            }
+            let built = BLATable(
+                orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
+                escapeGaps: reference.orbit.escapeGaps, threads: threads)
+            if let identity { cache?.store(built, key: identity) }
+            return NamedTable(table: built, identity: identity)
         }
-        let built = BLATable(
-            orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
-            escapeGaps: reference.orbit.escapeGaps, threads: threads)
-        if let identity { cache?.store(built, key: identity) }
-        return NamedTable(table: built, identity: identity)
     }
 }

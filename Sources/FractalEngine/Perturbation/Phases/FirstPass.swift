@@ -7,9 +7,8 @@ import FractalNumerics
 final class ReferencePass<F: PerturbationFormula, D: PerturbationDelta> {
     let job: PerturbationJob<F, D>
     let buffers: PassBuffers
-    let critical: Reference?
-    let criticalValues: [Complex<D>]?
-    let criticalTable: NamedTable<D>?
+    /// Julia's critical orbit and its table, which pixels continue on after rebasing.
+    let critical: PassOrbit<D>?
     /// Extras (distance estimate, slope, trap) come from these passes, not from the passes for
     /// pixels at risk after them (Documentation/Coloring.md).
     var extras: ExtrasField
@@ -17,14 +16,14 @@ final class ReferencePass<F: PerturbationFormula, D: PerturbationDelta> {
     init(job: PerturbationJob<F, D>, references: References, buffers: PassBuffers) {
         self.job = job
         self.buffers = buffers
-        critical = references.critical
-        criticalValues = critical?.orbit.values(as: D.self)
-        criticalTable =
-            criticalValues.map {
-                job.tables.table(
-                    $0, of: references.critical!, grid: DeltaGrid<D>(viewport: job.viewport, reference: job.center),
-                    subset: [])
-            } ?? nil
+        critical = references.critical.map { reference in
+            let values = reference.orbit.values(as: D.self)
+            let grid = DeltaGrid<D>(viewport: job.viewport, reference: job.center)
+            return PassOrbit(
+                reference: reference, values: values,
+                table: job.tables.table(
+                    values, of: reference, grid: grid, subset: []))
+        }
         extras = ExtrasField(
             count: job.renderSettings.extras.isEmpty ? 0 : buffers.count, request: job.renderSettings.extras)
     }
@@ -33,41 +32,20 @@ final class ReferencePass<F: PerturbationFormula, D: PerturbationDelta> {
     func run(_ reference: Reference, at point: BigComplex, subset: [Int]?, into field: inout IterationField) throws {
         let values = reference.orbit.values(as: D.self)
         let grid = DeltaGrid<D>(viewport: job.viewport, reference: point)
-        let bla = job.tables.table(values, of: reference, grid: grid, subset: subset)
+        let orbit = PassOrbit(
+            reference: reference, values: values,
+            table: job.tables.table(values, of: reference, grid: grid, subset: subset))
         func pass<T: PixelTracker>(_: T.Type, extras: ExtrasWriter?) throws {
-            var kernel = PerturbationKernel<F, D, T>(
-                formula: job.formula, orbit: values, rebaseOrbit: criticalValues ?? values, bla: bla?.table,
-                rebaseBLA: critical == nil ? bla?.table : criticalTable?.table, grid: grid,
-                maxIterations: job.maxIterations,
-                mode: job.settings.glitchMode, tolerance: job.tolerance, subset: subset,
-                flags: buffers.allFlags(extras: extras),
-                referenceBits: reference.orbit.precision.bits)
-            kernel.trap = job.renderSettings.extras.trap
-            kernel.log2Spacing = job.viewport.log2Spacing
-            let count = subset?.count ?? buffers.count
-            try job.executor.run(
-                Pass(
-                    kernel, count: count, tilePixels: subset == nil ? 1024 : 16,
-                    control: subset == nil ? job.control : nil,
-                    progressBase: 0.1,
-                    device: job.executor.usesDevice
-                        ? kernel.deviceForm(count: count, names: names(reference, bla)) : nil),
-                into: &field)
+            try job.perturb(
+                T.self, orbit: orbit, rebase: critical, grid: grid, mode: job.settings.glitchMode, subset: subset,
+                flags: buffers.allFlags(extras: extras), tilePixels: subset == nil ? 1024 : 16,
+                control: subset == nil ? job.control : nil, progressBase: 0.1, into: &field)
         }
         if job.renderSettings.extras.isEmpty {
             try pass(NoTracking.self, extras: nil)
         } else {
             try extras.withWriter { try pass(ExtrasTracking.self, extras: $0) }
         }
-    }
-}
-
-extension ReferencePass {
-    /// The device names of a pass against `reference` with table `bla`.
-    func names(_ reference: Reference, _ bla: NamedTable<D>?) -> DeviceNames {
-        DeviceNames(
-            orbit: reference.identity, rebaseOrbit: (critical ?? reference).identity, table: bla?.identity,
-            rebaseTable: critical == nil ? bla?.identity : criticalTable?.identity)
     }
 }
 

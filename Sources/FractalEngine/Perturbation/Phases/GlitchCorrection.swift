@@ -31,7 +31,7 @@ struct GlitchCorrection<F: PerturbationFormula, D: PerturbationDelta> {
                     glitched, width: job.viewport.width, height: job.viewport.height,
                     isFlagged: buffers.isGlitched))
             let point = job.viewport.exactPoint(x: pick % job.viewport.width, y: pick / job.viewport.width)
-            let reference = Reference(try job.orbits.orbit(at: job.rounded(point)))
+            let reference = Reference(try job.orbits.orbit(at: point.rounded(to: job.precision)))
             points.append(reference.orbit.point)
             try first.run(reference, at: reference.orbit.point, subset: glitched, into: &field)
             let before = glitched.count

@@ -56,7 +56,7 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
                 near: job.center, radius: viewport.radius.floatExpValue, maxPeriod: job.maxIterations),
                 viewport.contains(m.nucleus)
             {
-                let point = job.rounded(m.nucleus)
+                let point = m.nucleus.rounded(to: job.precision)
                 // One period, wrapped by rebasing: only where pixels rebase at the reference's
                 // end (detect mode flags them there), and not for an orbit file, which must serve
                 // the limit it is read for.
@@ -82,9 +82,9 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
         let viewport = job.viewport
         let points = (0..<25).map { k -> BigComplex in
             let i = k % 5, j = k / 5
-            return job.rounded(
-                viewport.exactPoint(
-                    x: (viewport.width - 1) * (2 * i + 1) / 10, y: (viewport.height - 1) * (2 * j + 1) / 10))
+            return viewport.exactPoint(
+                x: (viewport.width - 1) * (2 * i + 1) / 10, y: (viewport.height - 1) * (2 * j + 1) / 10
+            ).rounded(to: job.precision)
         }
         var k = 0
         while k < points.count {

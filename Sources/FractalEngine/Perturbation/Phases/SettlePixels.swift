@@ -99,28 +99,16 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
         _: E.Type, _ pixels: [Int], orbit fine: Reference, critical fineCritical: Reference?,
         epsilon: Double, into field: inout IterationField
     ) throws {
-        let values = fine.orbit.values(as: E.self)
-        let criticalValues = fineCritical?.orbit.values(as: E.self)
         let grid = DeltaGrid<E>(viewport: job.viewport, reference: references.point)
-        let table = job.tables.table(values, of: fine, grid: grid, subset: pixels, epsilon: epsilon)
-        let criticalTable =
-            criticalValues.map { job.tables.table($0, of: fineCritical!, grid: grid, subset: [], epsilon: epsilon) }
-            ?? nil
-        let kernel = PerturbationKernel<F, E, NoTracking>(
-            formula: job.formula, orbit: values, rebaseOrbit: criticalValues ?? values, bla: table?.table,
-            rebaseBLA: criticalValues == nil ? table?.table : criticalTable?.table, grid: grid,
-            maxIterations: job.maxIterations,
-            mode: .rebase, tolerance: job.tolerance, subset: pixels, flags: buffers.riskFlags,
-            referenceBits: fine.orbit.precision.bits)
-        func names() -> DeviceNames {
-            DeviceNames(
-                orbit: fine.identity, rebaseOrbit: (fineCritical ?? fine).identity, table: table?.identity,
-                rebaseTable: criticalValues == nil ? table?.identity : criticalTable?.identity)
+        func orbit(_ reference: Reference, subset: [Int]) -> PassOrbit<E> {
+            let values = reference.orbit.values(as: E.self)
+            return PassOrbit(
+                reference: reference, values: values,
+                table: job.tables.table(values, of: reference, grid: grid, subset: subset, epsilon: epsilon))
         }
-        try job.executor.run(
-            Pass(
-                kernel, count: pixels.count, tilePixels: 16,
-                device: job.executor.usesDevice ? kernel.deviceForm(count: pixels.count, names: names()) : nil),
+        try job.perturb(
+            NoTracking.self, orbit: orbit(fine, subset: pixels), rebase: fineCritical.map { orbit($0, subset: []) },
+            grid: grid, mode: .rebase, subset: pixels, flags: buffers.riskFlags, tilePixels: 16, control: nil,
             into: &field)
     }
 }
