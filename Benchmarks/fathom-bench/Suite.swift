@@ -59,7 +59,9 @@ struct SuiteCase {
     }
 
     static func runChild(
-        name: String, size: String, threads: Int, locations: String, backend: ComputeBackend = .cpu, exact: Bool = false
+        name: String, size: String, threads: Int, locations: String, backend: ComputeBackend = .cpu,
+        exact: Bool = false,
+        approximation: ApproximationMethod? = nil
     ) {
         do {
             let opening = DispatchTime.now().uptimeNanoseconds
@@ -73,6 +75,7 @@ struct SuiteCase {
             var settings = RenderSettings(width: parts[0], height: parts[1], threads: threads)
             settings.backend = backend
             settings.gpuExact = exact
+            if let approximation { settings.perturbation.approximation = approximation }
             let r = try Renderer.render(location: loc, settings: settings)
             let p = r.report.perturbation
             let pixels = Double(r.field.pixelCount)
@@ -148,10 +151,11 @@ enum Suite {
             for _ in 0..<options.runs {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = [
-                    "suite-case", c.location, c.size, String(c.threads), options.locations,
-                    options.backend.rawValue, options.gpuExact ? "exact" : "fmad",
-                ]
+                process.arguments =
+                    [
+                        "suite-case", c.location, c.size, String(c.threads), options.locations,
+                        options.backend.rawValue, options.gpuExact ? "exact" : "fmad",
+                    ] + (options.approximation.map { [$0.rawValue] } ?? [])
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 try process.run()

@@ -15,6 +15,8 @@ struct Options {
     var locations = "../shared/locations"
     var backend = ComputeBackend.cpu
     var gpuExact = false
+    /// The suite's approximation (nil: the engine's default).
+    var approximation: ApproximationMethod?
 }
 
 func parseOptions() -> Options {
@@ -36,18 +38,36 @@ func parseOptions() -> Options {
             }
             o.backend = b
         case "--gpu-exact": o.gpuExact = true
+        case "--approximation":
+            let name = it.next() ?? ""
+            guard let m = ApproximationMethod(rawValue: name) else {
+                FileHandle.standardError.write(
+                    Data("fathom-bench: --approximation '\(name)' is not one of bla, la, both\n".utf8))
+                exit(64)
+            }
+            o.approximation = m
         case "suite-case":
             // Internal: one suite case in this (child) process; prints one JSON line.
             let name = it.next() ?? "", size = it.next() ?? "", threads = Int(it.next() ?? "") ?? 0
             let locations = it.next() ?? o.locations
             let backend = ComputeBackend(rawValue: it.next() ?? "cpu") ?? .cpu
             let exact = it.next() == "exact"
+            let approximation = it.next().flatMap(ApproximationMethod.init(rawValue:))
             SuiteCase.runChild(
-                name: name, size: size, threads: threads, locations: locations, backend: backend, exact: exact)
+                name: name, size: size, threads: threads, locations: locations, backend: backend, exact: exact,
+                approximation: approximation)
+            exit(0)
+        case "mpfr-pixels":
+            // mpfr-pixels NAME WxH INDEX...: each pixel (y * width + x) by direct MPFR iteration
+            // at the oracle's precision; NAME a preset or a location file in --locations.
+            let name = it.next() ?? "", size = it.next() ?? ""
+            var indices: [Int] = []
+            while let i = it.next().flatMap({ Int($0) }) { indices.append(i) }
+            MPFRPixels.run(name: name, size: size, indices: indices, locations: o.locations)
             exit(0)
         case "--help", "-h":
             print(
-                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact]"
+                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact] [--approximation bla|la|both]"
             )
             print(
                 "gpu: the suite's GPU cases (e50, e318, e1000 at 640x360; e1000 1920x1080; e1086 1024x1024) on --backend"

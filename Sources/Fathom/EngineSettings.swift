@@ -17,12 +17,19 @@ extension LocationFile {
         /// BLA's relative error bound per step, 0 < E < 1.
         public var blaEpsilon: Double?
         public var precisionPasses: Bool?
+        /// The approximation's tables (nil: LA and BLA, `PerturbationSettings.approximation`).
+        public var approximation: ApproximationMethod?
+        /// LA's relative error bound per linearized step, 0 < E < 1.
+        public var laEpsilon: Double?
 
         public init(
             path: ArithmeticPath? = nil, glitches: GlitchMode? = nil, reference: ReferencePlacement? = nil,
             delta: DeltaType? = nil,
-            bla: Bool? = nil, blaEpsilon: Double? = nil, precisionPasses: Bool? = nil
+            bla: Bool? = nil, blaEpsilon: Double? = nil, precisionPasses: Bool? = nil,
+            approximation: ApproximationMethod? = nil, laEpsilon: Double? = nil
         ) {
+            self.laEpsilon = laEpsilon
+            self.approximation = approximation
             self.path = path
             self.glitches = glitches
             self.reference = reference
@@ -45,6 +52,13 @@ extension LocationFile {
             if let reference { settings.placement = reference }
             if let delta { settings.deltaType = delta }
             if let bla { settings.bla = bla }
+            if let approximation { settings.approximation = approximation }
+            if let laEpsilon {
+                guard EngineSettings.isBLAEpsilon(laEpsilon) else {
+                    throw .badBLAEpsilon(field: "engine.laEpsilon", value: laEpsilon)
+                }
+                settings.laEpsilon = laEpsilon
+            }
             if let precisionPasses { settings.exactSensitivePixels = precisionPasses }
         }
 
@@ -62,7 +76,7 @@ extension LocationFile {
 
 extension LocationFile.EngineSettings: Codable {
     enum CodingKeys: String, CodingKey {
-        case path, glitches, reference, delta, bla, blaEpsilon, precisionPasses
+        case path, glitches, reference, delta, bla, blaEpsilon, precisionPasses, approximation, laEpsilon
     }
 
     public init(from decoder: Decoder) throws {
@@ -84,9 +98,14 @@ extension LocationFile.EngineSettings: Codable {
             delta: try value(.delta),
             bla: try c.decodeIfPresent(Bool.self, forKey: .bla),
             blaEpsilon: try c.decodeIfPresent(Double.self, forKey: .blaEpsilon),
-            precisionPasses: try c.decodeIfPresent(Bool.self, forKey: .precisionPasses))
+            precisionPasses: try c.decodeIfPresent(Bool.self, forKey: .precisionPasses),
+            approximation: try value(.approximation),
+            laEpsilon: try c.decodeIfPresent(Double.self, forKey: .laEpsilon))
         if let e = blaEpsilon, !Self.isBLAEpsilon(e) {
             throw FathomError.badBLAEpsilon(field: field(.blaEpsilon), value: e)
+        }
+        if let e = laEpsilon, !Self.isBLAEpsilon(e) {
+            throw FathomError.badBLAEpsilon(field: field(.laEpsilon), value: e)
         }
     }
 
@@ -100,5 +119,7 @@ extension LocationFile.EngineSettings: Codable {
         try c.encodeIfPresent(bla, forKey: .bla)
         try c.encodeIfPresent(blaEpsilon, forKey: .blaEpsilon)
         try c.encodeIfPresent(precisionPasses, forKey: .precisionPasses)
+        try c.encodeIfPresent(approximation?.rawValue, forKey: .approximation)
+        try c.encodeIfPresent(laEpsilon, forKey: .laEpsilon)
     }
 }

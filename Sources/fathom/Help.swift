@@ -95,8 +95,12 @@ enum Help {
                                  one period of it, wrapped, with --glitches rebase)
           --delta T              perturbation deltas: double | double-double | floatexp;
                                  default: by pixel spacing
-          --bla on|off           bilinear approximation for z^2 + c (default on)
+          --bla on|off           skip iterations by approximation (default on; off: every step)
+          --approximation A      la (linear approximation with period detection; default) |
+                                 bla (bilinear approximation) | both (LA at its entries' starts,
+                                 BLA between); GPU passes take BLA steps
           --bla-epsilon E        BLA's relative error bound per step (default 2^-40)
+          --la-epsilon E         LA's relative error bound per linearized step (default 2^-40)
           --precision-passes on|off
                                  render again pixels whose smooth value may miss 1e-7
                                  (default on; off trades that guarantee for speed)
@@ -108,7 +112,8 @@ enum Help {
     static let verify = """
         usage: fathom verify [--threads N] [--guard-bits N] [--glitches rebase|detect]
                              [--reference center|probe|nucleus] [--delta double|double-double|floatexp]
-                             [--bla on|off] [--bla-epsilon E] [--backend auto|cpu|cuda]
+                             [--bla on|off] [--approximation la|bla|both] [--bla-epsilon E]
+                             [--la-epsilon E] [--backend auto|cpu|cuda]
                              [--gpu-exact on|off] [--sampled] [--all] FILE...
 
         Renders each oracle file's location at its width x height through the normal render path
@@ -173,7 +178,8 @@ enum Help {
                                  frames of a full run, so a long sequence can be shared out)
           --size WxH             frame size (default: the location's, else 1280x720)
           --threads N, --bit-depth 8|16, --quiet
-          --path, --glitches, --reference, --delta, --bla, --bla-epsilon, --precision-passes,
+          --path, --glitches, --reference, --delta, --bla, --approximation, --bla-epsilon,
+          --la-epsilon, --precision-passes,
           --backend, --gpu-exact as for render (on a GPU the orbits and BLA tables stay on the
                                  device from frame to frame while the center is the same)
         """

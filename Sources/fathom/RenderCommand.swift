@@ -7,7 +7,8 @@ enum RenderCommand {
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
         "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta",
         "load-reference", "save-reference",
-        "bla", "bla-epsilon", "precision-passes", "bit-depth", "npy", "gradient", "supersample", "boundary", "slope",
+        "bla", "bla-epsilon", "approximation", "la-epsilon", "precision-passes", "bit-depth", "npy", "gradient",
+        "supersample", "boundary", "slope",
         "trap",
         "backend", "gpu-exact",
     ]
@@ -194,6 +195,7 @@ enum RenderCommand {
         if let v: GlitchMode = try engineValue(a, "glitches") { e.glitches = v }
         if let v: ReferencePlacement = try engineValue(a, "reference") { e.reference = v }
         if let v: DeltaType = try engineValue(a, "delta") { e.delta = v }
+        if let v: ApproximationMethod = try engineValue(a, "approximation") { e.approximation = v }
         if let v = a["bla"] {
             guard v == "on" || v == "off" else { throw CLIError.usage("--bla: '\(v)' is not on or off") }
             e.bla = v == "on"
@@ -207,6 +209,12 @@ enum RenderCommand {
                 throw CLIError.data("--bla-epsilon: '\(v)' is not a number in (0, 1)")
             }
             e.blaEpsilon = eps
+        }
+        if let v = a["la-epsilon"] {
+            guard let eps = Double(v), LocationFile.EngineSettings.isBLAEpsilon(eps) else {
+                throw CLIError.data("--la-epsilon: '\(v)' is not a number in (0, 1)")
+            }
+            e.laEpsilon = eps
         }
         return e
     }

@@ -7,7 +7,8 @@ enum SequenceCommand {
     static func run(_ args: [String]) throws {
         let valued: Set<String> = [
             "location", "preset", "zoom-out", "factor", "per-segment", "size", "frames", "output-dir",
-            "threads", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon", "precision-passes", "path",
+            "threads", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon", "approximation",
+            "la-epsilon", "precision-passes", "path",
             "backend", "gpu-exact",
         ]
         let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"])

@@ -6,7 +6,8 @@ enum VerifyCommand {
         let a = try Arguments(
             args,
             valued: [
-                "threads", "guard-bits", "glitches", "reference", "delta", "bla", "bla-epsilon", "precision-passes",
+                "threads", "guard-bits", "glitches", "reference", "delta", "bla", "bla-epsilon", "approximation",
+                "la-epsilon", "precision-passes",
                 "backend", "gpu-exact",
             ], flagNames: ["help", "all", "sampled"])
         if a.has("help") { print(Help.verify); return }

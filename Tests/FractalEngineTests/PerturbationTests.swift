@@ -10,12 +10,13 @@ import Testing
 /// Escape counts must match exactly; smooth within `smoothTolerance` (nil: not compared).
 func perturbationMismatches(
     _ location: Location, width: Int, height: Int, delta: DeltaType?, mode: GlitchMode = .rebase,
-    placement: ReferencePlacement = .center,
+    placement: ReferencePlacement = .center, approximation: ApproximationMethod = .linear,
     smoothTolerance: Double?
 ) throws -> (bad: [(Int, Int, PixelResult, PixelResult)], report: RenderReport) {
-    let settings = RenderSettings(
+    var settings = RenderSettings(
         width: width, height: height, path: .perturbation,
         perturbation: PerturbationSettings(glitchMode: mode, placement: placement, deltaType: delta))
+    settings.perturbation.approximation = approximation
     let result = try Renderer.render(location: location, settings: settings)
     let viewport = try Viewport(location: location, width: width, height: height)
     let bits = Int(-viewport.log2Spacing.rounded(.down)) + 64
@@ -155,13 +156,17 @@ struct PerturbationTests {
     }
 
     /// Near c = -2 the orbit sits at |Z| = 2 (to far below Double's resolution) for hundreds
-    /// of steps: BLA may pass those steps only by the orbit's exact gap 4 - |Z|^2.
-    @Test("BLA along the antenna tip, where |Z| = 2 in Double: counts still exact")
-    func antennaTip() throws {
+    /// of steps: BLA steps and LA entries may pass those steps only by the orbit's exact gap
+    /// 4 - |Z|^2.
+    @Test(
+        "BLA and LA along the antenna tip, where |Z| = 2 in Double: counts still exact",
+        arguments: [ApproximationMethod.bla, .linear])
+    func antennaTip(method: ApproximationMethod) throws {
         let loc = Location(
             centerRe: "-1.99999999999999999999999999999999999999999999999999999999999999987",
             centerIm: "1e-70", radius: "1e-75", maxIterations: 5000)
-        let (bad, report) = try perturbationMismatches(loc, width: 12, height: 8, delta: .double, smoothTolerance: 1e-6)
+        let (bad, report) = try perturbationMismatches(
+            loc, width: 12, height: 8, delta: .double, approximation: method, smoothTolerance: 1e-6)
         #expect(bad.isEmpty, "\(bad.prefix(3))")
         let p = try #require(report.perturbation)
         #expect(p.blaSteps > 0)

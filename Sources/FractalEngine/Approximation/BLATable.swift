@@ -69,6 +69,10 @@ public struct BLATable<D: DeltaScalar>: Sendable {
     public let levelStarts: [Int]
     public let epsilon: Double
     public let dcMax: D
+    /// Linear approximation with period detection (`LATable`): tried first where a pixel is at
+    /// one of its entries' starts; between them the BLA levels (if any) take the pixel at most
+    /// to the next start.
+    public let periods: LATable<D>?
 
     public var levelCount: Int { levelStarts.count - 1 }
     public func level(_ k: Int) -> ArraySlice<BLAStep<D>> { steps[levelStarts[k]..<levelStarts[k + 1]] }
@@ -83,9 +87,20 @@ public struct BLATable<D: DeltaScalar>: Sendable {
         orbit: [Complex<D>], dcMax: D, epsilon: Double, addsDC: Bool = true, power: Int = 2,
         escapeGaps: [Int: FloatExp] = [:], threads: Int = 1
     ) {
+        self.init(
+            orbit: orbit, dcMax: dcMax, epsilon: epsilon, addsDC: addsDC, power: power, escapeGaps: escapeGaps,
+            threads: threads, method: .bla, linear: nil)
+    }
+
+    /// With `method` `.linear` or `.both`, `linear` holds the LA entries (`LATable`).
+    public init(
+        orbit: [Complex<D>], dcMax: D, epsilon: Double, addsDC: Bool = true, power: Int = 2,
+        escapeGaps: [Int: FloatExp] = [:], threads: Int = 1, method: ApproximationMethod, linear: LATable<D>?
+    ) {
         self.epsilon = epsilon
         self.dcMax = dcMax
-        let singles = Swift.max(0, orbit.count - 2)
+        periods = method == .bla ? nil : linear
+        let singles = method == .linear ? 0 : Swift.max(0, orbit.count - 2)
         var starts = [0]
         var size = singles
         while size > 0 {
@@ -165,21 +180,40 @@ public struct BLATable<D: DeltaScalar>: Sendable {
     /// Calls `body` with a view of the table for a kernel's inner loop (no ARC there).
     @inlinable
     public func withView<R>(_ body: (BLAView<D>) -> R) -> R {
-        steps.withUnsafeBufferPointer { s in
-            radii.withUnsafeBufferPointer { r in
-                levelStarts.withUnsafeBufferPointer { l in
-                    if s.isEmpty {
+        func withPeriods(_ inner: (LAView<D>) -> R) -> R {
+            guard let periods else { return inner(.none) }
+            return periods.withView(inner)
+        }
+        let laLoadScale = periods.map { ($0.epsilon / epsilon) * ($0.epsilon / epsilon) } ?? 0
+        return withPeriods { la in
+            steps.withUnsafeBufferPointer { s in
+                radii.withUnsafeBufferPointer { r in
+                    levelStarts.withUnsafeBufferPointer { l in
+                        if s.isEmpty {
+                            return body(
+                                BLAView(
+                                    steps: nil, radii: nil, levelStarts: l.baseAddress!, levels: 0, epsilon: epsilon,
+                                    la: la, laLoadScale: laLoadScale))
+                        }
                         return body(
-                            BLAView(steps: nil, radii: nil, levelStarts: l.baseAddress!, levels: 0, epsilon: epsilon))
+                            BLAView(
+                                steps: s.baseAddress!, radii: r.baseAddress!, levelStarts: l.baseAddress!,
+                                levels: levelCount, epsilon: epsilon, la: la, laLoadScale: laLoadScale))
                     }
-                    return body(
-                        BLAView(
-                            steps: s.baseAddress!, radii: r.baseAddress!, levelStarts: l.baseAddress!,
-                            levels: levelCount, epsilon: epsilon))
                 }
             }
         }
     }
+}
+
+/// Which approximation a table holds.
+public enum ApproximationMethod: String, Sendable, CaseIterable {
+    /// BLA levels only (Documentation/Design.md section 6).
+    case bla
+    /// Linear approximation with period detection only: plain steps between entry starts.
+    case linear = "la"
+    /// LA at entry starts, BLA between them.
+    case both
 }
 
 /// A BLA table as raw pointers, valid inside `BLATable.withView`.
@@ -190,17 +224,23 @@ public struct BLAView<D: DeltaScalar> {
     @usableFromInline let levels: Int
     /// The table's epsilon: each step's relative truncation error is below it.
     public let epsilon: Double
+    /// The table's LA entries (empty: none).
+    public let la: LAView<D>
+    /// (LA epsilon / epsilon)^2: an LA step's load in units of the table's epsilon.
+    public let laLoadScale: Double
 
     @inlinable
     init(
         steps: UnsafePointer<BLAStep<D>>?, radii: UnsafePointer<D>?, levelStarts: UnsafePointer<Int>, levels: Int,
-        epsilon: Double
+        epsilon: Double, la: LAView<D> = .none, laLoadScale: Double = 0
     ) {
+        self.laLoadScale = laLoadScale
         self.steps = steps
         self.radii = radii
         self.levelStarts = levelStarts
         self.levels = levels
         self.epsilon = epsilon
+        self.la = la
     }
 
     /// A view with no steps (plain perturbation).
@@ -216,13 +256,13 @@ public struct BLAView<D: DeltaScalar> {
     /// most that of its first half, which starts at the same index one level down, so the
     /// first invalid level ends the search.
     @inlinable @inline(__always)
-    public func longestStep(at m: Int, dz: Complex<D>) -> (index: Int, length: Int)? {
+    public func longestStep(at m: Int, dz: Complex<D>, maxLength: Int = .max) -> (index: Int, length: Int)? {
         guard let radii, m >= 1 else { return nil }
         let j = m - 1
         guard j < levelStarts[1], D.magnitude(dz.re, dz.im, isBelow: radii[j]) else { return nil }
         var best = j
         var k = 1
-        while k < levels && j & ((1 &<< k) &- 1) == 0 {
+        while k < levels && j & ((1 &<< k) &- 1) == 0 && (1 &<< k) <= maxLength {
             let i = levelStarts[k] &+ (j &>> k)
             guard i < levelStarts[k + 1], D.magnitude(dz.re, dz.im, isBelow: radii[i]) else { break }
             best = i

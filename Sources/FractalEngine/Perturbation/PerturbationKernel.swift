@@ -68,6 +68,8 @@ public protocol PerturbationDelta: DeltaScalar {
     /// Where a `ReferenceCache` keeps this type's BLA tables.
     static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<Self>]> { get }
     init(rounding value: BigFloat)
+    /// The nearest value to one of the wide type.
+    init(wide value: Wide)
 }
 
 extension Double: PerturbationDelta {
@@ -75,6 +77,7 @@ extension Double: PerturbationDelta {
     public typealias Wide = DoubleDouble
     public static var launchDelta: PerturbationLaunch.Delta? { .double }
     public init(rounding value: BigFloat) { self = value.doubleValue }
+    public init(wide value: DoubleDouble) { self = value.doubleValue }
 }
 
 extension FloatExp: PerturbationDelta {
@@ -82,6 +85,7 @@ extension FloatExp: PerturbationDelta {
     public typealias Wide = DoubleDoubleExp
     public static var launchDelta: PerturbationLaunch.Delta? { .floatExp }
     public init(rounding value: BigFloat) { self = value.floatExpValue }
+    public init(wide value: DoubleDoubleExp) { self = value.floatExpValue }
 }
 
 extension DoubleDouble: PerturbationDelta {
@@ -91,6 +95,7 @@ extension DoubleDouble: PerturbationDelta {
     public typealias Wide = DoubleDouble
     public static var launchDelta: PerturbationLaunch.Delta? { nil }
     public init(rounding value: BigFloat) { self = value.doubleDoubleValue }
+    public init(wide value: DoubleDouble) { self = value }
 }
 
 extension DoubleDoubleExp: PerturbationDelta {
@@ -99,6 +104,7 @@ extension DoubleDoubleExp: PerturbationDelta {
     }
     public typealias Wide = DoubleDoubleExp
     public static var launchDelta: PerturbationLaunch.Delta? { nil }
+    public init(wide value: DoubleDoubleExp) { self = value }
     public init(rounding value: BigFloat) {
         let f = value.floatExpValue
         if f.isZero {
@@ -298,7 +304,20 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             return true
         }
         let blaAllowed = !T.isActive || T.tracksBLA
-        if blaAllowed, let (index, length) = r.table.longestStep(at: r.m, dz: r.dz), r.n + length <= maxIterations {
+        // LA (`LATable`): at an entry's start the pixel takes the exact step there and then
+        // the longest entry that holds; elsewhere BLA may take it at most to the next start.
+        var reach = Int.max
+        if blaAllowed && !r.table.la.isEmpty {
+            let chain = r.table.la.chain(at: r.m)
+            if chain >= 0 {
+                linearStep(&r, chain: chain)
+                return finishStep(&r, rebaseOrbit: rebaseOrbit, rebaseBLA: rebaseBLA)
+            }
+            reach = -chain
+        }
+        if blaAllowed, let (index, length) = r.table.longestStep(at: r.m, dz: r.dz, maxLength: reach),
+            r.n + length <= maxIterations
+        {
             let step = r.table[index]
             if T.isActive {
                 r.tracker.bla(
@@ -323,6 +342,47 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             r.n += 1
             r.stretch2 *= r.nextStretch
         }
+        return finishStep(&r, rebaseOrbit: rebaseOrbit, rebaseBLA: rebaseBLA)
+    }
+
+    /// The step at an LA chain's start: the exact step u without dc, then the longest entry of
+    /// the chain that holds for it, or (none holding) the plain step u + dc.
+    @inlinable @inline(__always)
+    func linearStep(_ r: inout PixelRun<D, T>, chain: Int) {
+        let u = formula.step(r.orbit[r.m], r.dz, Complex<D>.zero)
+        if T.isActive { r.tracker.plain(power: formula.power) }
+        guard let index = r.table.la.longest(chain: chain, u: u, dc: r.dcStep, maxLength: maxIterations - r.n)
+        else {
+            r.dz = u + r.dcStep
+            r.m += 1
+            r.n += 1
+            r.stretch2 *= r.nextStretch
+            return
+        }
+        let entry = r.table.la[index]
+        if T.isActive {
+            let b = formula.addsDC ? entry.cc - entry.zc : Complex<D>.zero
+            r.tracker.bla(
+                a: Complex(entry.zc.re.floatExpValue, entry.zc.im.floatExpValue),
+                b: Complex(b.re.floatExpValue, b.im.floatExpValue))
+        }
+        let load = entry.load(u, r.dcStep) * r.table.laLoadScale
+        r.blaLoad +=
+            load < 0x1p-24 ? load * PixelRun<D, T>.localScaleCap : (load.isFinite ? load : 1) * r.localScale()
+        r.dz = entry.apply(u, r.dcStep)
+        r.m += entry.length
+        r.n += entry.length
+        r.work.blaSteps += 1
+        // The exact step stretches dz/dc by |f'(z)|, the linear part by |zc|.
+        r.stretch2 *= r.nextStretch * entry.stretchSignificand
+        r.stretchExponent += entry.stretchExponent
+    }
+
+    /// After a step: the escape, rebasing and glitch tests. True when the pixel is finished.
+    @inlinable @inline(__always)
+    func finishStep(_ r: inout PixelRun<D, T>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>, rebaseBLA: BLAView<D>)
+        -> Bool
+    {
         r.work.steps += 1
         let Z = r.orbit[r.m]
         let z = Z + r.dz

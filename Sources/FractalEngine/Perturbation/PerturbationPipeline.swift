@@ -132,7 +132,9 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         tables = ApproximationTables(
             formula: formula, viewport: viewport, cache: settings.perturbation.cache, threads: threads,
             enabled: settings.perturbation.bla && settings.extras.trap == nil,
-            epsilon: settings.perturbation.blaEpsilon, names: executor.usesDevice)
+            epsilon: settings.perturbation.blaEpsilon, names: executor.usesDevice,
+            method: executor.usesDevice ? .bla : settings.perturbation.approximation,
+            laRatio: settings.perturbation.laEpsilon / settings.perturbation.blaEpsilon)
     }
 
     /// The five phases in order, and their report.

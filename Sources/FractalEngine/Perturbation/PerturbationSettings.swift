@@ -62,6 +62,12 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// BLA's epsilon (Documentation/Design.md section 6; Documentation/Perturbation.md for the choice).
     public var blaEpsilon: Double = PerturbationSettings.defaultBLAEpsilon
     public static let defaultBLAEpsilon = 0x1p-40
+    /// Which approximation the tables hold (BLA levels, LA with period detection, or both);
+    /// GPU passes use BLA levels until their kernels learn LA.
+    public var approximation: ApproximationMethod = .linear
+    /// LA's epsilon: its entries' truncation per linearized step, relative (Perturbation.md).
+    public var laEpsilon: Double = PerturbationSettings.defaultLAEpsilon
+    public static let defaultLAEpsilon = 0x1p-40
     /// Reference orbits and BLA tables shared by renders of the same center (zoom sequences).
     public var cache: ReferenceCache?
 

@@ -115,6 +115,8 @@ public struct TableIdentity: Hashable, Sendable {
     let dcMax: String
     let epsilon: Double
     let addsDC: Bool
+    let method: ApproximationMethod
+    let linearEpsilon: Double
 }
 
 extension ReferenceOrbit {

@@ -19,13 +19,18 @@ final class ApproximationTables<F: PerturbationFormula> {
     let epsilon: Double
     /// Whether tables need identities without a cache (device copies are kept by name).
     let names: Bool
+    let method: ApproximationMethod
+    /// LA's epsilon over BLA's: the LA entries' epsilon at any table epsilon.
+    let laRatio: Double
     /// Seconds spent building tables.
     private(set) var seconds = 0.0
 
     init(
         formula: F, viewport: Viewport, cache: ReferenceCache?, threads: Int, enabled: Bool, epsilon: Double,
-        names: Bool
+        names: Bool, method: ApproximationMethod, laRatio: Double
     ) {
+        self.method = method
+        self.laRatio = laRatio
         self.formula = formula
         self.viewport = viewport
         self.cache = cache
@@ -51,13 +56,23 @@ final class ApproximationTables<F: PerturbationFormula> {
                 ? nil
                 : TableIdentity(
                     orbit: reference.identity, delta: ObjectIdentifier(E.self), dcMax: "\(dcMax)", epsilon: epsilon,
-                    addsDC: formula.addsDC)
+                    addsDC: formula.addsDC, method: method, linearEpsilon: epsilon * laRatio)
             if let identity, let cached = cache?.table(identity, E.self) {
                 return NamedTable(table: cached, identity: identity)
             }
+            // LA's coefficients are products along the orbit: built in E's wide type from the
+            // orbit's own values, each rounded to E once (built in E, their rounding added up
+            // to a smooth error of 1e-6 on e318; Documentation/Perturbation.md).
+            let linear =
+                method == .bla
+                ? nil
+                : LATable(
+                    orbit: reference.orbit.values(as: E.Wide.self), epsilon: epsilon * laRatio,
+                    addsDC: formula.addsDC, power: formula.power, escapeGaps: reference.orbit.escapeGaps,
+                    converting: E.init(wide:))
             let built = BLATable(
                 orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
-                escapeGaps: reference.orbit.escapeGaps, threads: threads)
+                escapeGaps: reference.orbit.escapeGaps, threads: threads, method: method, linear: linear)
             if let identity { cache?.store(built, key: identity) }
             return NamedTable(table: built, identity: identity)
         }

@@ -1,0 +1,110 @@
+import ArbitraryPrecision
+import FractalEngine
+import FractalNumerics
+import Testing
+
+@Suite("LA table")
+struct LATests {
+    func orbit(re: String, im: String, steps: Int) throws -> [Complex<Double>] {
+        let p = Precision(bits: 300)
+        let c = try BigComplex(parsingRe: re, im: im, precision: p)
+        let o = try ReferenceOrbit.compute(point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p)
+        return o.values(as: Double.self)
+    }
+
+    /// Plain perturbation from dz at reference index m for `length` steps.
+    func plain(_ z: [Complex<Double>], from m: Int, length: Int, dz start: Complex<Double>, dc: Complex<Double>)
+        -> Complex<Double>
+    {
+        var dz = start
+        for k in m..<(m + length) { dz = Complex(z[k].re * 2 + dz.re, z[k].im * 2 + dz.im) * dz + dc }
+        return dz
+    }
+
+    @Test(
+        "every entry agrees with plain perturbation inside its thresholds, and the chain search stops at the first that fails"
+    )
+    func entriesMatchPerturbation() throws {
+        let z = try orbit(re: PerturbationTests.e55Re, im: PerturbationTests.e55Im, steps: 4096)
+        let eps = 0x1p-30
+        let table = LATable(orbit: z, epsilon: eps)
+        var checked = 0, long = 0
+        table.withView { view in
+            for m in 0..<(z.count - 1) {
+                let offset = view.chain(at: m)
+                guard offset >= 0 else { continue }
+                let end = table.entries[offset].chainEnd
+                for i in offset..<end {
+                    let e = table.entries[i]
+                    guard e.threshold > 0, e.dcThreshold > 0 else { continue }
+                    // dz with |u| about half the threshold, dc half its threshold.
+                    let zm = z[m].magnitude
+                    guard zm > 1e-6 else { continue }
+                    let start = Complex(0.3 * e.threshold / zm, 0.1 * e.threshold / zm)
+                    let dc = Complex(0.35 * e.dcThreshold, -0.35 * e.dcThreshold)
+                    let u = Complex(z[m].re * 2 + start.re, z[m].im * 2 + start.im) * start
+                    guard u.magnitude < e.threshold else {
+                        Issue.record("u past the threshold at m \(m)")
+                        continue
+                    }
+                    let want = plain(z, from: m, length: e.length, dz: start, dc: dc)
+                    let got = e.apply(u, dc)
+                    // Each linearized step drops at most eps of the kept terms (no cancellation
+                    // assumed: relative to |zc u| + |cc dc|), plus Double's rounding.
+                    let scale = (e.zc * u).magnitude + (e.cc * dc).magnitude
+                    let error = (got - want).magnitude / scale
+                    #expect(error <= Double(e.length) * (2 * eps + 0x1p-50), "m \(m), length \(e.length): \(error)")
+                    checked += 1
+                    if e.length >= 64 { long += 1 }
+                    // The search takes this entry or a longer one, and no entry past a failing one.
+                    guard let best = view.longest(chain: offset, u: u, dc: dc, maxLength: .max) else {
+                        Issue.record("no entry at m \(m) for a u and dc inside entry \(i)'s thresholds")
+                        continue
+                    }
+                    #expect(best >= i)
+                    if best + 1 < end {
+                        let next = table.entries[best + 1]
+                        #expect(
+                            !(u.magnitude < next.threshold && dc.magnitude < next.dcThreshold),
+                            "the search stopped before a valid entry")
+                    }
+                }
+            }
+        }
+        #expect(checked > 100)
+        #expect(long > 0, "some entries span a long stretch")
+    }
+
+    @Test("stage-0 entries tile the orbit, chains grow in length and shrink in thresholds")
+    func structure() throws {
+        let z = try orbit(re: PerturbationTests.e55Re, im: PerturbationTests.e55Im, steps: 4096)
+        let table = LATable(orbit: z, epsilon: 0x1p-36)
+        let n = z.count - 1
+        #expect(table.stageSizes.count >= 2)
+        #expect(zip(table.stageSizes, table.stageSizes.dropFirst()).allSatisfy { $0 > $1 })
+        var m = 0
+        while m < n {
+            let offset = Int(table.chainAt[m])
+            try #require(offset >= 0, "index \(m) is not a start")
+            let first = table.entries[offset]
+            for j in 1..<first.length { #expect(Int(table.chainAt[m + j]) == -(first.length - j)) }
+            for i in offset..<(first.chainEnd - 1) {
+                let a = table.entries[i], b = table.entries[i + 1]
+                #expect(a.length < b.length && b.threshold <= a.threshold && b.dcThreshold <= a.dcThreshold)
+            }
+            m += first.length
+        }
+        #expect(m == n)
+    }
+
+    @Test("period detection: just off the period-3 nucleus, stage-0 entries start every third iteration")
+    func periodThree() throws {
+        // The period-3 nucleus (the "rabbit"'s), moved by 1e-12: Z(3k) stays tiny.
+        let z = try orbit(re: "-0.122561166876653", im: "0.744861766619744", steps: 3000)
+        let table = LATable(orbit: z, epsilon: 0x1p-36)
+        var starts: [Int] = []
+        for m in 0..<(z.count - 1) where table.chainAt[m] >= 0 { starts.append(m) }
+        #expect(starts.count > 100)
+        #expect(starts.prefix(starts.count - 1).allSatisfy { $0 % 3 == 0 }, "\(starts.prefix(10))")
+    }
+}
