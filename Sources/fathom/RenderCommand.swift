@@ -255,14 +255,15 @@ enum RenderCommand {
             + (p.referenceNote.map { " (\($0))" } ?? "")
             + String(format: ", %.2f s in references", p.referenceSeconds)
             + ", glitches \(p.glitchMode.rawValue)"
-            + (p.fineBLAPixels > 0 ? ", \(p.fineBLAPixels) sensitive pixels again with BLA at 2^-53" : "")
+            + (p.interiorPixels > 0 ? ", \(p.interiorPixels) pixels proven interior" : "")
+            + (p.fineBLAPixels > 0 ? ", \(p.fineBLAPixels) sensitive pixels again at epsilon 2^-53" : "")
             + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) again with 106-bit deltas" : "")
             + (p.finerOrbitPixels > 0 ? ", \(p.finerOrbitPixels) against an orbit at 64 more bits" : "")
             + (p.reiteratedPixels > 0 ? ", \(p.reiteratedPixels) in MPFR" : "")
             + (p.unsettledPixels > 0 ? ", \(p.unsettledPixels) left unchecked (over the MPFR budget)" : "")
             + (p.blaSteps > 0
-                ? String(format: ", BLA table %.2f s, ", p.blaSeconds)
-                    + "\(p.blaSteps) of \(p.loopSteps) loop steps BLA" : "")
+                ? String(format: ", tables %.2f s, ", p.blaSeconds)
+                    + "\(p.blaSteps) of \(p.loopSteps) loop steps LA or BLA" : "")
         if p.glitchMode == .detect {
             line +=
                 ": \(p.glitchedPixels) pixels glitched, \(p.references.count) references, \(p.uncorrectedPixels) left"

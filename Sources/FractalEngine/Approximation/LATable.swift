@@ -98,15 +98,21 @@ public struct LATable<D: DeltaScalar>: Sendable {
     /// `orbit` = Z(0) ... Z(N); `addsDC` false for Julia; truncation below `epsilon` relative.
     /// `escapeGaps`: the orbit's exact 4 - |Z|^2 where Double cannot tell |Z| from 2.
     public init(
-        orbit: [Complex<D>], epsilon: Double, addsDC: Bool = true, power: Int = 2, escapeGaps: [Int: FloatExp] = [:]
+        orbit: [Complex<D>], epsilon: Double, addsDC: Bool = true, power: Int = 2, escapeGaps: [Int: FloatExp] = [:],
+        spanning: Bool = false
     ) {
-        self.init(orbit: orbit, epsilon: epsilon, addsDC: addsDC, power: power, escapeGaps: escapeGaps) { $0 }
+        self.init(
+            orbit: orbit, epsilon: epsilon, addsDC: addsDC, power: power, escapeGaps: escapeGaps, spanning: spanning
+        ) { $0 }
     }
 
-    /// Built in W (`orbit` in W, each coefficient rounded to D once by `converting`).
+    /// Built in W (`orbit` in W, each coefficient rounded to D once by `converting`). With
+    /// `spanning` (an orbit of one period, wrapped) the chain at 0 ends in one entry over the
+    /// whole orbit, the return map, even where the stages stop before it (at dips inside the
+    /// period).
     public init<W: DeltaScalar>(
         orbit: [Complex<W>], epsilon: Double, addsDC: Bool = true, power: Int = 2, escapeGaps: [Int: FloatExp] = [:],
-        converting: (W) -> D
+        spanning: Bool = false, converting: (W) -> D
     ) {
         self.epsilon = epsilon
         let n = orbit.count - 1
@@ -122,6 +128,10 @@ public struct LATable<D: DeltaScalar>: Sendable {
             let next = builder.stage(from: stages.last!.entries, dip: LATable.stageDip)
             guard next.entries.count < stages.last!.entries.count else { break }
             stages.append(next)
+        }
+        if spanning, let last = stages.last?.entries, last.count > 1 {
+            stages.append(
+                LABuilder<W>.Stage(entries: [last.dropFirst().reduce(last[0], builder.composite)], isLast: true))
         }
         stageSizes = stages.map(\.entries.count)
         // Chains: every stage-k start is a stage-(k-1) start, so walking stage 0 in order and

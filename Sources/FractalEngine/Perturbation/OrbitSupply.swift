@@ -101,7 +101,12 @@ private final class OrbitResults: @unchecked Sendable {
 /// An orbit and its identity, computed once when a cache or a device needs it.
 final class Reference {
     let orbit: ReferenceOrbit
+    /// A nucleus orbit of one period, which pixels wrap around by rebasing at its end.
+    let wraps: Bool
     private(set) lazy var identity: OrbitIdentity = orbit.identity
 
-    init(_ orbit: ReferenceOrbit) { self.orbit = orbit }
+    init(_ orbit: ReferenceOrbit, wraps: Bool = false) {
+        self.orbit = orbit
+        self.wraps = wraps
+    }
 }

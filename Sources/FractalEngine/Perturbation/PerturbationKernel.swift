@@ -23,6 +23,8 @@ struct PixelFlags: @unchecked Sendable {
     /// Per pixel: loop steps taken (BLA and plain), and of those, BLA steps.
     @usableFromInline let steps: UnsafeMutablePointer<UInt32>?
     @usableFromInline let blaSteps: UnsafeMutablePointer<UInt32>?
+    /// Per pixel: 1 where the pixel was proven interior (`InteriorTest`).
+    @usableFromInline let interior: UnsafeMutablePointer<UInt8>?
     /// Where a tracking kernel writes the pixel's extras.
     @usableFromInline let extras: ExtrasWriter?
 
@@ -30,8 +32,9 @@ struct PixelFlags: @unchecked Sendable {
         glitched: UnsafeMutablePointer<UInt8>?, ratio: UnsafeMutablePointer<Double>?,
         sensitive: UnsafeMutablePointer<UInt8>?,
         steps: UnsafeMutablePointer<UInt32>? = nil, blaSteps: UnsafeMutablePointer<UInt32>? = nil,
-        extras: ExtrasWriter? = nil
+        interior: UnsafeMutablePointer<UInt8>? = nil, extras: ExtrasWriter? = nil
     ) {
+        self.interior = interior
         self.glitched = glitched
         self.ratio = ratio
         self.sensitive = sensitive
@@ -48,6 +51,7 @@ struct PixelFlags: @unchecked Sendable {
         sensitive?[i] = s ? 1 : 0
         steps?[i] &+= UInt32(truncatingIfNeeded: work.steps)
         blaSteps?[i] &+= UInt32(truncatingIfNeeded: work.blaSteps)
+        if work.provenInterior { interior?[i] = 1 }
     }
 }
 
@@ -56,6 +60,7 @@ struct PixelFlags: @unchecked Sendable {
 struct PixelWork {
     @usableFromInline var steps = 0
     @usableFromInline var blaSteps = 0
+    @usableFromInline var provenInterior = false
     @inlinable init() {}
 }
 
@@ -250,12 +255,19 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
     /// For the tracker: the trap, and log2 of the pixel spacing (distance estimates in pixels).
     @usableFromInline var trap: OrbitTrap? = nil
     @usableFromInline var log2Spacing: Double = 0
+    /// Against a nucleus reference of one period: the proof that stops interior pixels before
+    /// their first step (`InteriorTest`).
+    @usableFromInline var interior: InteriorTest<D>? = nil
 
     @inlinable @inline(__always)
     func iterate(
         pixel i: Int, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>,
         bla firstBLA: BLAView<D>, rebaseBLA: BLAView<D>, work: inout PixelWork
     ) -> (PixelResult, Double, Bool) {
+        if !T.isActive, let interior, interior.proves(dc: grid.delta(i)) {
+            work.provenInterior = true
+            return (.bounded, .nan, false)
+        }
         var run = start(i, orbit: first, table: firstBLA)
         while !step(&run, rebaseOrbit: rebaseOrbit, rebaseBLA: rebaseBLA) {}
         work = run.work

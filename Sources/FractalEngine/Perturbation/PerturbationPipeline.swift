@@ -167,6 +167,7 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         report.unsettledPixels = settled.unsettledPixels
         report.blaSeconds = tables.seconds
         (report.loopSteps, report.blaSteps) = buffers.totalSteps()
+        report.interiorPixels = buffers.interiorCount
         return report
     }
 }
@@ -186,7 +187,7 @@ extension PerturbationJob {
     /// phases is this.
     func perturb<E: PerturbationDelta, T: PixelTracker>(
         _: T.Type, orbit: PassOrbit<E>, rebase: PassOrbit<E>?, grid: DeltaGrid<E>, mode: GlitchMode, subset: [Int]?,
-        flags: PixelFlags, tilePixels: Int, control: RenderControl?, progressBase: Double = 0,
+        flags: PixelFlags, tilePixels: Int, control: RenderControl?, progressBase: Double = 0, periodic: Bool = false,
         into field: inout IterationField
     ) throws {
         let rebase = rebase ?? orbit
@@ -196,6 +197,10 @@ extension PerturbationJob {
             subset: subset, flags: flags, referenceBits: orbit.reference.orbit.precision.bits)
         kernel.trap = renderSettings.extras.trap
         kernel.log2Spacing = viewport.log2Spacing
+        // Interior pixels of the minibrot a one-period nucleus reference sits in (z^2 + c).
+        if periodic && formula.power == 2 && formula.addsDC, let linear = orbit.table?.table.periods {
+            kernel.interior = InteriorTest(table: linear, orbit: orbit.values)
+        }
         let count = subset?.count ?? field.pixelCount
         let names =
             executor.usesDevice
@@ -221,6 +226,8 @@ struct PassBuffers {
     let sensitive: UnsafeMutableBufferPointer<UInt8>
     let steps: UnsafeMutableBufferPointer<UInt32>
     let blaSteps: UnsafeMutableBufferPointer<UInt32>
+    /// 1 where a pixel was proven interior.
+    let interior: UnsafeMutableBufferPointer<UInt8>
 
     init(count: Int, detect: Bool) {
         self.count = count
@@ -234,6 +241,7 @@ struct PassBuffers {
         sensitive = filled(count, 0)
         steps = filled(count, 0)
         blaSteps = filled(count, 0)
+        interior = filled(count, 0)
     }
 
     /// Frees the buffers: once, when the render is done with them.
@@ -243,6 +251,7 @@ struct PassBuffers {
         sensitive.deallocate()
         steps.deallocate()
         blaSteps.deallocate()
+        interior.deallocate()
     }
 
     var detects: Bool { !glitched.isEmpty }
@@ -251,7 +260,8 @@ struct PassBuffers {
     func allFlags(extras: ExtrasWriter? = nil) -> PixelFlags {
         PixelFlags(
             glitched: detects ? glitched.baseAddress : nil, ratio: detects ? ratios.baseAddress : nil,
-            sensitive: sensitive.baseAddress, steps: steps.baseAddress, blaSteps: blaSteps.baseAddress, extras: extras)
+            sensitive: sensitive.baseAddress, steps: steps.baseAddress, blaSteps: blaSteps.baseAddress,
+            interior: interior.baseAddress, extras: extras)
     }
 
     /// The flags a pass over pixels at risk writes: only whether each is still at risk.
@@ -259,6 +269,8 @@ struct PassBuffers {
 
     func isGlitched(_ i: Int) -> Bool { detects && glitched[i] != 0 }
     func isSensitive(_ i: Int) -> Bool { sensitive[i] != 0 }
+
+    var interiorCount: Int { interior.reduce(0) { $0 + Int($1) } }
 
     func totalSteps() -> (Int, Int) {
         (steps.reduce(0) { $0 + Int($1) }, blaSteps.reduce(0) { $0 + Int($1) })

@@ -129,4 +129,6 @@ public struct PerturbationReport: Sendable {
     /// how many of them were BLA steps.
     public var loopSteps: Int = 0
     public var blaSteps: Int = 0
+    /// Pixels proven interior before their first step (`InteriorTest`): not escaped.
+    public var interiorPixels: Int = 0
 }

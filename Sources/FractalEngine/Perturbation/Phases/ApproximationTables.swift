@@ -69,7 +69,7 @@ final class ApproximationTables<F: PerturbationFormula> {
                 : LATable(
                     orbit: reference.orbit.values(as: E.Wide.self), epsilon: epsilon * laRatio,
                     addsDC: formula.addsDC, power: formula.power, escapeGaps: reference.orbit.escapeGaps,
-                    converting: E.init(wide:))
+                    spanning: reference.wraps, converting: E.init(wide:))
             let built = BLATable(
                 orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
                 escapeGaps: reference.orbit.escapeGaps, threads: threads, method: method, linear: linear)

@@ -64,7 +64,8 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
                     settings.glitchMode == .rebase && settings.saveReference == nil
                     && settings.referenceOutput == nil && m.period < job.maxIterations
                 let orbit = try job.orbits.orbit(at: point, steps: wraps ? m.period : nil)
-                return References(primary: Reference(orbit), point: point, period: wraps ? m.period : nil)
+                return References(
+                    primary: Reference(orbit, wraps: wraps), point: point, period: wraps ? m.period : nil)
             }
             note = "no minibrot nucleus in view: the center is the reference"
         }

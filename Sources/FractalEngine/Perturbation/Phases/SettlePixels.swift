@@ -49,7 +49,9 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             try again {
                 let fine =
                     primary.orbit.reLow.isEmpty
-                    ? Reference(try job.orbits.orbit(at: references.point, lowWords: true, steps: references.period))
+                    ? Reference(
+                        try job.orbits.orbit(at: references.point, lowWords: true, steps: references.period),
+                        wraps: references.period != nil)
                     : primary
                 let fineCritical =
                     job.juliaC == nil
@@ -73,7 +75,8 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
                 let finer = try job.orbits.finerOrbit(
                     at: references.point, precision: Precision(bits: job.precision.bits + 64), steps: references.period)
                 try pass(
-                    D.Wide.self, atRisk, orbit: Reference(finer), critical: nil, epsilon: job.settings.blaEpsilon,
+                    D.Wide.self, atRisk, orbit: Reference(finer, wraps: references.period != nil), critical: nil,
+                    epsilon: job.settings.blaEpsilon,
                     into: &field)
             }
         }

@@ -1,0 +1,126 @@
+import FractalNumerics
+
+// Interior detection through the renormalized return map (Documentation/Perturbation.md,
+// "Interior detection"; Design.md section 13 for what other renderers do and why a derivative
+// test alone can call escaping pixels interior).
+//
+// Against a nucleus reference of one period N, the LA entry that spans the whole reference
+// from Z(0) = 0 gives the pixel's period-N return map: F(w) = a w^2 + b + E(w) with a = zc,
+// b = cc dc + Z(N), and |E(w)| <= eta_rel (|a w^2| + |cc dc|) while |w|^2 < T and |dc| < TC.
+// In v = a w it reads G(v) = v^2 + c' + a E with c' = a b: the minibrot's own Mandelbrot map.
+// Where c' lies in the main cardioid the model map has the attracting fixed point
+// v* = (1 - sqrt(1 - 4 c')) / 2 with multiplier lambda = 2 v*, and on the disc D = B(v*, r)
+// G(v* + h) - v* = lambda h + h^2 + a E lies within |lambda| r + r^2 + eta of v*, below r when
+// r (1 - |lambda| - r) > eta: with eta < (1 - |lambda|)^2 / 4, r = 2 eta / (1 - |lambda|)
+// does (the smallest such disc, so the entry must hold only out to |v*| + r). Then the true
+// f_c^N maps the disc D / a strictly into itself, so it has an
+// attracting fixed point there (Schwarz-Pick), f_c an attracting cycle, and by Fatou the
+// orbit of 0 converges to it: c is interior, whatever the pixel's own orbit did so far.
+
+/// The proof for one reference: what it needs of the spanning entry, in the delta type D.
+public struct InteriorTest<D: DeltaScalar>: Sendable {
+    @usableFromInline let a: Complex<D>
+    @usableFromInline let cc: Complex<D>
+    @usableFromInline let end: Complex<D>
+    /// |a| sqrt(T): the largest |v| inside the entry's validity.
+    @usableFromInline let reach: D
+    @usableFromInline let dcThreshold: D
+    /// eta_rel: 4 N eps, four times the truncation N linearized steps of relative error eps
+    /// add up to.
+    @usableFromInline let errorShare: Double
+
+    /// The test for a reference orbit `orbit` of one period (Z(N) its end, near 0) and its LA
+    /// table, if the table's chain at 0 holds an entry spanning the whole orbit. z^2 + c only.
+    public init?(table: LATable<D>, orbit: [Complex<D>]) {
+        guard let offset = table.chainAt.first.map(Int.init), offset >= 0 else { return nil }
+        let n = orbit.count - 1
+        let top = table.entries[table.entries[offset].chainEnd - 1]
+        guard top.length == n, top.threshold > .zero, top.dcThreshold > .zero else { return nil }
+        a = top.zc
+        cc = top.cc
+        end = orbit[n]
+        // sqrt(T) as FloatExp: the significand's root times 2^(e/2), e made even.
+        let t = top.threshold.floatExpValue
+        let odd = t.exponent & 1
+        let root = FloatExp(
+            significand: (t.significand * Double(1 << odd)).squareRoot(), exponent: (t.exponent - odd) / 2)
+        reach = D(D.complexMagnitude(top.zc.re, top.zc.im).floatExpValue * root)
+        dcThreshold = top.dcThreshold
+        errorShare = 4 * Double(n) * table.epsilon
+    }
+
+    /// The pixel offset dc whose renormalized parameter c' = a (cc dc + Z(N)) is `c`: where the
+    /// minibrot's own Mandelbrot set lies in dc (its cusp at c = 1/4, its period-2 root at -3/4).
+    public func delta(renormalized c: Complex<Double>) -> Complex<D> {
+        let w = Complex(D(c.re), D(c.im))
+        return divide(divide(w, a) - end, cc)
+    }
+
+    func divide(_ x: Complex<D>, _ y: Complex<D>) -> Complex<D> {
+        let d = y.re * y.re + y.im * y.im
+        return Complex((x.re * y.re + x.im * y.im) / d, (x.im * y.re - x.re * y.im) / d)
+    }
+
+    /// Whether the pixel at dc provably never escapes.
+    @inlinable
+    public func proves(dc: Complex<D>) -> Bool {
+        guard D.magnitude(dc.re, dc.im, isBelow: dcThreshold) else { return false }
+        let constant = a * (cc * dc)
+        let c = constant + a * end
+        let cr = c.re.leadingDouble, ci = c.im.leadingDouble
+        guard cr * cr + ci * ci < 4 else { return false }
+        let kr = constant.re.leadingDouble, ki = constant.im.leadingDouble
+        let k = (kr * kr + ki * ki).squareRoot()
+        let reach = self.reach.leadingDouble * (1 - 0x1p-20)
+        /// The truncation of G at |v| <= s, plus a generous allowance for the rounding of c'
+        /// and of the cycle's points and multiplier.
+        func eta(_ s: Double) -> Double { errorShare * (s * s + k) + 0x1p-40 * (1 + s * s + k) }
+        // The main cardioid: the fixed point v* = (1 - sqrt(1 - 4 c')) / 2, lambda = 2 v*.
+        let (sr, si) = Self.squareRoot(1 - 4 * cr, -4 * ci)
+        let lambda = Self.magnitude(1 - sr, -si)
+        if lambda < 1 {
+            // eta over the largest disc considered, r = (1 - |lambda|) / 2, bounds it over any
+            // smaller one; the disc of radius r = 2 eta / (1 - |lambda|) maps into itself when
+            // eta < (1 - |lambda|)^2 / 4 (r (1 - |lambda| - r) > eta), and needs the entry to
+            // hold only out to |v*| + r.
+            let vStar = lambda / 2
+            let e = eta(vStar + (1 - lambda) / 2)
+            guard e < (1 - lambda) * (1 - lambda) / 4 else { return false }
+            return vStar + 2 * e / (1 - lambda) < reach
+        }
+        // The period-2 bulb: the 2-cycle v1, v2 = (-1 -+ sqrt(-3 - 4 c')) / 2, multiplier
+        // mu = 4 (c' + 1). G(G(v1 + h)) - v1 = mu h + (2 v2 + 4 v1^2) h^2 + 4 v1 h^3 + h^4 for the
+        // model; the truncation of the two applications adds e1 (2 s + e1) + e2, s bounding
+        // |g| on the first image.
+        let mu = 4 * Self.magnitude(cr + 1, ci)
+        guard mu < 1 else { return false }
+        let (qr, qi) = Self.squareRoot(-3 - 4 * cr, -4 * ci)
+        let v1 = Self.magnitude(-1 - qr, -qi) / 2, v2 = Self.magnitude(-1 + qr, qi) / 2
+        let near = Swift.min(v1, v2), far = Swift.max(v1, v2)
+        // Around whichever point is nearer 0 (the other is its image): bounds with far for both.
+        let q2 = 2 * far + 4 * far * far, q3 = 4 * far
+        func excess(_ r: Double) -> Double {
+            let e1 = eta(near + r)
+            let s = far + 2 * near * r + r * r
+            return q2 * r * r + q3 * r * r * r + r * r * r * r + e1 * (2 * s + e1) + eta(s + e1)
+        }
+        let wide = (1 - mu) / 2
+        let e = excess(wide) - (q2 * wide * wide + q3 * wide * wide * wide + wide * wide * wide * wide)
+        let r = 2 * e / (1 - mu)
+        guard r < wide, mu * r + excess(r) < r else { return false }
+        // Both discs (around v1 and its image around v2) inside the entry's validity.
+        return far + 2 * far * r + r * r + eta(far + r) < reach
+    }
+
+    /// The principal square root of x + i y.
+    @inlinable
+    static func squareRoot(_ x: Double, _ y: Double) -> (Double, Double) {
+        let m = (x * x + y * y).squareRoot()
+        let re = ((m + x) / 2).squareRoot()
+        let im = ((m - x) / 2).squareRoot()
+        return (re.isNaN ? 0 : re, y < 0 ? -im : im)
+    }
+
+    @inlinable
+    static func magnitude(_ x: Double, _ y: Double) -> Double { (x * x + y * y).squareRoot() }
+}
