@@ -10,6 +10,11 @@ struct SuiteCase {
     let threads: Int
     /// Pixels checked against direct MPFR iteration (0: none).
     let checkedPixels: Int
+    /// The reference placement (nil: the engine's default).
+    var placement: ReferencePlacement? = nil
+    /// The most iterations the MPFR check spends on a pixel: a bounded pixel must not escape
+    /// before it, an escaped one that took longer is left unchecked (nil: the view's limit).
+    var mpfrCap: Int? = nil
 
     static let all: [SuiteCase] = [
         SuiteCase(name: "shallow", location: "shallow", size: "640x360", threads: 0, checkedPixels: 0),
@@ -20,6 +25,11 @@ struct SuiteCase {
         SuiteCase(name: "e1000", location: "e1000", size: "640x360", threads: 0, checkedPixels: 0),
         SuiteCase(name: "e1086", location: "e1086", size: "640x360", threads: 0, checkedPixels: 0),
         SuiteCase(name: "e1086 1920x1080", location: "e1086", size: "1920x1080", threads: 0, checkedPixels: 0),
+        SuiteCase(name: "glitch_test_6", location: "glitch_test_6", size: "640x360", threads: 0, checkedPixels: 16),
+        SuiteCase(name: "e8000", location: "e8000", size: "640x360", threads: 0, checkedPixels: 0),
+        SuiteCase(
+            name: "deepmini e433", location: "fs_deepmini_e433", size: "800x800", threads: 0, checkedPixels: 16,
+            placement: .nucleus, mpfrCap: 2_000_000),
     ]
 
     /// The GPU group (`fathom-bench gpu --backend cuda`): the exact-mode views and the two
@@ -51,6 +61,9 @@ struct SuiteCase {
         var mpfrChecked: Int
         var mpfrExact: Int
         var mpfrMaxSmoothError: Double
+        /// Grid pixels the MPFR check left (escaped after more than its cap).
+        var mpfrSkipped: Int = 0
+        var interiorPixels: Int = 0
         /// Where the kernels ran, the seconds it took to open the GPU backend (before the
         /// render, not in its wall time) and the render's seconds in GPU passes.
         var backend: String = "cpu"
@@ -71,8 +84,10 @@ struct SuiteCase {
                 name == "shallow" ? shallow : try LocationFile.read(path: locations + "/" + name + ".json").location()
             let parts = size.split(separator: "x").compactMap { Int($0) }
             guard parts.count == 2 else { throw CocoaError(.formatting) }
-            let checked = SuiteCase.all.first { $0.location == name }?.checkedPixels ?? 0
+            let suiteCase = SuiteCase.all.first { $0.location == name }
+            let checked = suiteCase?.checkedPixels ?? 0
             var settings = RenderSettings(width: parts[0], height: parts[1], threads: threads)
+            if let placement = suiteCase?.placement { settings.perturbation.placement = placement }
             settings.backend = backend
             settings.gpuExact = exact
             if let approximation { settings.perturbation.approximation = approximation }
@@ -80,20 +95,32 @@ struct SuiteCase {
             let p = r.report.perturbation
             let pixels = Double(r.field.pixelCount)
             // Pixels on a 4 x 4 grid against direct MPFR iteration at the oracle's precision.
-            var exactPixels = 0, tried = 0, maxSmooth = 0.0
+            var exactPixels = 0, tried = 0, skipped = 0, maxSmooth = 0.0
             if checked > 0 {
                 let viewport = try Viewport(location: loc, width: parts[0], height: parts[1])
                 let mpfr = MPFREscape(precision: viewport.precision)
+                let cap = min(suiteCase?.mpfrCap ?? loc.maxIterations, loc.maxIterations)
                 for j in 0..<4 {
                     for i in 0..<4 {
                         let x = (parts[0] - 1) * (2 * i + 1) / 8, y = (parts[1] - 1) * (2 * j + 1) / 8
-                        let want = mpfr.iterate(
-                            pixelX: x, pixelY: y, viewport: viewport, family: loc.family,
-                            maxIterations: loc.maxIterations)
                         let k = y * parts[0] + x
+                        guard Int(r.field.nBig[k]) <= cap else {
+                            skipped += 1
+                            continue
+                        }
+                        // A bounded pixel: it must not escape within the cap.
+                        let limit = r.field.nBig[k] == 0 ? cap : loc.maxIterations
+                        let want = mpfr.iterate(
+                            pixelX: x, pixelY: y, viewport: viewport, family: loc.family, maxIterations: limit)
                         tried += 1
-                        if want.n2 == r.field.n2[k] && want.nBig == r.field.nBig[k] { exactPixels += 1 }
-                        if want.nBig != 0 { maxSmooth = max(maxSmooth, abs(want.smooth - Double(r.field.smooth[k]))) }
+                        if r.field.nBig[k] == 0 {
+                            if want.nBig == 0 { exactPixels += 1 }
+                        } else {
+                            if want.n2 == r.field.n2[k] && want.nBig == r.field.nBig[k] { exactPixels += 1 }
+                            if want.nBig != 0 {
+                                maxSmooth = max(maxSmooth, abs(want.smooth - Double(r.field.smooth[k])))
+                            }
+                        }
                     }
                 }
             }
@@ -113,7 +140,8 @@ struct SuiteCase {
                 blaStepsPerPixel: Double(p?.blaSteps ?? 0) / pixels,
                 loopStepsPerPixel: Double(p?.loopSteps ?? 0) / pixels,
                 peakRSSMiB: rssKiB / 1024, path: r.report.path.rawValue, deltas: p?.deltaType.rawValue ?? "-",
-                mpfrChecked: tried, mpfrExact: exactPixels, mpfrMaxSmoothError: maxSmooth,
+                mpfrChecked: tried, mpfrExact: exactPixels, mpfrMaxSmoothError: maxSmooth, mpfrSkipped: skipped,
+                interiorPixels: p?.interiorPixels ?? 0,
                 backend: r.report.backend, backendStartSeconds: backendStart, gpuSeconds: r.report.gpuSeconds)
             print(String(decoding: try JSONEncoder().encode(f), as: UTF8.self))
         } catch {
@@ -134,10 +162,12 @@ enum Suite {
     static func run(options: Options, record: (Measurement) -> Void) throws {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         if !options.json {
-            print("suite: each case a child process; wall = render (reference + BLA + pixels), RSS = the child's peak")
+            print(
+                "suite: each case a child process; wall = render (reference + tables + pixels), RSS = the child's peak; interior = pixels proven interior; MPFR check: a 4 x 4 grid (a bounded pixel checked to the case's cap)"
+            )
             print(
                 pad("case", 16) + pad("size", 10)
-                    + ["wall s", "ref s", "BLA s", "pixel s", "eff. it/s", "BLA/px", "steps/px", "RSS MiB"]
+                    + ["wall s", "ref s", "BLA s", "pixel s", "eff. it/s", "BLA/px", "steps/px", "interior", "RSS MiB"]
                     .map { pad($0, 10, right: true) }.joined() + "  MPFR check")
         }
         let cases = options.groups.contains("gpu") ? SuiteCase.gpu : SuiteCase.all
@@ -174,14 +204,15 @@ enum Suite {
             let f = sorted[sorted.count / 2]
             let check =
                 f.mpfrChecked > 0
-                ? String(format: "%d/%d exact, smooth err %.1e", f.mpfrExact, f.mpfrChecked, f.mpfrMaxSmoothError) : "-"
+                ? String(format: "%d/%d exact, smooth err %.1e", f.mpfrExact, f.mpfrChecked, f.mpfrMaxSmoothError)
+                    + (f.mpfrSkipped > 0 ? ", \(f.mpfrSkipped) past the cap unchecked" : "") : "-"
             if !options.json {
                 let cells = [
                     String(format: "%.2f", f.wallSeconds), String(format: "%.2f", f.referenceSeconds),
                     String(format: "%.2f", f.blaSeconds),
                     String(format: "%.2f", f.pixelSeconds), String(format: "%.3g", f.effectiveIterationsPerSecond),
                     String(format: "%.1f", f.blaStepsPerPixel), String(format: "%.1f", f.loopStepsPerPixel),
-                    String(format: "%.0f", f.peakRSSMiB),
+                    String(f.interiorPixels), String(format: "%.0f", f.peakRSSMiB),
                 ]
                 let gpu =
                     f.backend == "cpu"
@@ -202,7 +233,7 @@ enum Suite {
                         "effective iter/s": f.effectiveIterationsPerSecond, "BLA steps/pixel": f.blaStepsPerPixel,
                         "loop steps/pixel": f.loopStepsPerPixel, "peak RSS MiB": f.peakRSSMiB,
                         "MPFR checked": Double(f.mpfrChecked), "MPFR exact": Double(f.mpfrExact),
-                        "MPFR max smooth error": f.mpfrMaxSmoothError,
+                        "MPFR max smooth error": f.mpfrMaxSmoothError, "interior pixels": Double(f.interiorPixels),
                         "GPU s": f.gpuSeconds, "backend open s": f.backendStartSeconds,
                     ],
                     notes: ["path \(f.path), deltas \(f.deltas), backend \(f.backend)"]))
