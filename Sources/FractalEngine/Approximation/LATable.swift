@@ -34,6 +34,9 @@ public struct LAEntry<D: DeltaScalar>: Sendable {
     /// |zc|^2 = stretchSignificand * 2^stretchExponent: the linear part's stretch of |dz/dc|^2.
     public var stretchSignificand: Double
     public var stretchExponent: Int
+    /// |cc| = ccSignificand * 2^ccExponent: the entry's additive term in dz/dc.
+    public var ccSignificand: Double
+    public var ccExponent: Int
     /// Iterations the entry covers.
     public var length: Int
     /// One past the last entry of this entry's chain (the same start, higher stages).
@@ -54,6 +57,9 @@ public struct LAEntry<D: DeltaScalar>: Sendable {
         let stretch = ar * ar + ai * ai
         stretchSignificand = stretch.significand
         stretchExponent = stretch.isZero ? 0 : stretch.exponent
+        let c = D.complexMagnitude(cc.re, cc.im).floatExpValue
+        ccSignificand = c.significand
+        ccExponent = c.isZero ? 0 : c.exponent
         self.length = length
         self.chainEnd = chainEnd
     }

@@ -258,6 +258,9 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
     /// Against a nucleus reference of one period: the proof that stops interior pixels before
     /// their first step (`InteriorTest`).
     @usableFromInline var interior: InteriorTest<D>? = nil
+    /// Whether the precision estimate bounds |dz/dc| with its additive terms
+    /// (`PixelRun.boundsDerivative`): against a wrapped nucleus reference with LA.
+    @usableFromInline var boundsDerivative = false
 
     @inlinable @inline(__always)
     func iterate(
@@ -302,7 +305,8 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         let x = z0.re.leadingDouble, y = z0.im.leadingDouble
         var r = PixelRun<D, T>(
             pixel: i, dc: dc, dcStep: formula.addsDC ? dc : .zero, orbit: orbit, table: table,
-            dz: dz, epsilon: table.epsilon, tracker: T(julia: !formula.addsDC, trap: trap, x: x, y: y))
+            dz: dz, epsilon: table.epsilon, tracker: T(julia: !formula.addsDC, trap: trap, x: x, y: y),
+            boundsDerivative: boundsDerivative)
         if !formula.addsDC { r.nextStretch = formula.stretchSquared(x * x + y * y) }
         return r
     }
@@ -353,6 +357,10 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             r.m += 1
             r.n += 1
             r.stretch2 *= r.nextStretch
+            if r.boundsDerivative {
+                r.stretchExponent &+= r.nextStretchExponent
+                r.addToDerivative(1, 0)
+            }
         }
         return finishStep(&r, rebaseOrbit: rebaseOrbit, rebaseBLA: rebaseBLA)
     }
@@ -369,6 +377,10 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             r.m += 1
             r.n += 1
             r.stretch2 *= r.nextStretch
+            if r.boundsDerivative {
+                r.stretchExponent &+= r.nextStretchExponent
+                r.addToDerivative(1, 0)
+            }
             return
         }
         let entry = r.table.la[index]
@@ -388,6 +400,10 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         // The exact step stretches dz/dc by |f'(z)|, the linear part by |zc|.
         r.stretch2 *= r.nextStretch * entry.stretchSignificand
         r.stretchExponent += entry.stretchExponent
+        if r.boundsDerivative {
+            r.stretchExponent &+= r.nextStretchExponent
+            r.addToDerivative(entry.ccSignificand, entry.ccExponent)
+        }
     }
 
     /// After a step: the escape, rebasing and glitch tests. True when the pixel is finished.
@@ -411,6 +427,20 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             }
         }
         r.nextStretch = formula.stretchSquared(r2)
+        if r.boundsDerivative {
+            // Near a deep minibrot |z|^2 underflows in Double and the product with it would
+            // drop dz/dc's growth: there |f'(z)|^2 with its own exponent.
+            if r2 < 0x1p-900 {
+                let zx = z.re.floatExpValue, zy = z.im.floatExpValue
+                let m2 = zx * zx + zy * zy
+                var t = FloatExp(Double(formula.power * formula.power))
+                for _ in 1..<formula.power { t = t * m2 }
+                r.nextStretch = t.significand
+                r.nextStretchExponent = t.isZero ? 0 : t.exponent
+            } else {
+                r.nextStretchExponent = 0
+            }
+        }
         if r.stretch2 > 0x1p600 {
             r.stretch2 *= 0x1p-600
             r.stretchExponent += 600
@@ -465,9 +495,18 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker> {
     // |dz(n)/dc|^2 = stretch2 * 2^stretchExponent, for the precision estimate: each step
     // multiplies it by |f'(z)|^2 at the z it starts from (`nextStretch`; 1 for the first
     // Mandelbrot step, where dz/dc = 1 after it), a BLA step by |A|^2.
-    @usableFromInline var stretch2 = 1.0
+    @usableFromInline var stretch2: Double
     @usableFromInline var stretchExponent = 0
+    /// Whether stretch2 bounds |dz/dc|^2 from above with its additive terms (z^2 + c and z^p + c
+    /// with LA, against a wrapped nucleus reference): dz/dc' = f'(z) dz/dc + 1 for a step,
+    /// zc f'(z) dz/dc + cc for an LA entry, and |f'(z)|^2 with its own exponent where |z|^2
+    /// underflows. The product of |f'(z)| alone collapses at every wrap, where z passes near 0
+    /// and the + 1 takes over: on fs_deepmini_e433 it under-rated a pixel 7e-3 off in smooth by
+    /// 2^1300 (Documentation/Perturbation.md).
+    @usableFromInline let boundsDerivative: Bool
     @usableFromInline var nextStretch = 1.0
+    /// With `boundsDerivative`: |f'(z)|^2 = nextStretch * 2^nextStretchExponent.
+    @usableFromInline var nextStretchExponent = 0
     /// 1 / |dc|^2 = inverseDCSignificand * 2^inverseDCExponent (0 when dc = 0).
     @usableFromInline let inverseDCSignificand: Double
     @usableFromInline let inverseDCExponent: Int
@@ -488,9 +527,12 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker> {
     @inlinable @inline(__always)
     init(
         pixel: Int, dc: Complex<D>, dcStep: Complex<D>, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>,
-        dz: Complex<D>, epsilon: Double, tracker: T
+        dz: Complex<D>, epsilon: Double, tracker: T, boundsDerivative: Bool = false
     ) {
         self.tracker = tracker
+        self.boundsDerivative = boundsDerivative
+        // dz/dc = 0 before the first step when bounded; else the product's 1.
+        stretch2 = boundsDerivative ? 0 : 1
         self.pixel = pixel
         self.dc = dc
         self.dcStep = dcStep
@@ -529,6 +571,25 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker> {
         let scale = k > 1000 ? 0x1p1000 : k < -1000 ? 0 : FloatExp.powerOfTwo(k)
         return Swift.min(
             m.significand * m.significand * inverseDCSignificand / stretch2 * scale, PixelRun.localScaleCap)
+    }
+
+    /// |dz/dc| += significand 2^exponent in the bound stretch2 2^stretchExponent = |dz/dc|^2
+    /// (the exponent made even so that its root is a power of two).
+    @inlinable @inline(__always)
+    mutating func addToDerivative(_ significand: Double, _ exponent: Int) {
+        if stretchExponent & 1 != 0 {
+            stretch2 *= 2
+            stretchExponent -= 1
+        }
+        let k = exponent &- stretchExponent / 2
+        if k > 500 {
+            // The added term dominates by far.
+            stretch2 = significand * significand
+            stretchExponent = 2 &* exponent
+            return
+        }
+        let root = stretch2.squareRoot() + (k < -500 ? 0 : significand * FloatExp.powerOfTwo(k))
+        stretch2 = root * root
     }
 
     /// Continues on `orbit` (the critical orbit, Z(0) = 0) from dz = z.

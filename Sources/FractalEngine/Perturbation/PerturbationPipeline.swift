@@ -187,7 +187,7 @@ extension PerturbationJob {
     /// phases is this.
     func perturb<E: PerturbationDelta, T: PixelTracker>(
         _: T.Type, orbit: PassOrbit<E>, rebase: PassOrbit<E>?, grid: DeltaGrid<E>, mode: GlitchMode, subset: [Int]?,
-        flags: PixelFlags, tilePixels: Int, control: RenderControl?, progressBase: Double = 0, periodic: Bool = false,
+        flags: PixelFlags, tilePixels: Int, control: RenderControl?, progressBase: Double = 0,
         into field: inout IterationField
     ) throws {
         let rebase = rebase ?? orbit
@@ -197,9 +197,13 @@ extension PerturbationJob {
             subset: subset, flags: flags, referenceBits: orbit.reference.orbit.precision.bits)
         kernel.trap = renderSettings.extras.trap
         kernel.log2Spacing = viewport.log2Spacing
-        // Interior pixels of the minibrot a one-period nucleus reference sits in (z^2 + c).
-        if periodic && formula.power == 2 && formula.addsDC, let linear = orbit.table?.table.periods {
-            kernel.interior = InteriorTest(table: linear, orbit: orbit.values)
+        // Against a wrapped nucleus reference: the interior proof for the minibrot it sits in
+        // (z^2 + c; the first pass only), and dz/dc bounded for the precision estimate.
+        if orbit.reference.wraps && formula.addsDC, let linear = orbit.table?.table.periods {
+            if formula.power == 2 && flags.interior != nil {
+                kernel.interior = InteriorTest(table: linear, orbit: orbit.values)
+            }
+            kernel.boundsDerivative = true
         }
         let count = subset?.count ?? field.pixelCount
         let names =

@@ -29,10 +29,7 @@ final class ReferencePass<F: PerturbationFormula, D: PerturbationDelta> {
     }
 
     /// The pixels of `subset` (nil: all) against `reference`, whose deltas are taken from `point`.
-    func run(
-        _ reference: Reference, at point: BigComplex, subset: [Int]?, periodic: Bool = false,
-        into field: inout IterationField
-    ) throws {
+    func run(_ reference: Reference, at point: BigComplex, subset: [Int]?, into field: inout IterationField) throws {
         let values = reference.orbit.values(as: D.self)
         let grid = DeltaGrid<D>(viewport: job.viewport, reference: point)
         let orbit = PassOrbit(
@@ -42,7 +39,7 @@ final class ReferencePass<F: PerturbationFormula, D: PerturbationDelta> {
             try job.perturb(
                 T.self, orbit: orbit, rebase: critical, grid: grid, mode: job.settings.glitchMode, subset: subset,
                 flags: buffers.allFlags(extras: extras), tilePixels: subset == nil ? 1024 : 16,
-                control: subset == nil ? job.control : nil, progressBase: 0.1, periodic: periodic, into: &field)
+                control: subset == nil ? job.control : nil, progressBase: 0.1, into: &field)
         }
         if job.renderSettings.extras.isEmpty {
             try pass(NoTracking.self, extras: nil)
@@ -61,9 +58,7 @@ struct FirstPass<F: PerturbationFormula, D: PerturbationDelta> {
 
     func run(into field: inout IterationField) throws -> ReferencePass<F, D> {
         let pass = ReferencePass(job: job, references: references, buffers: buffers)
-        try pass.run(
-            references.primary, at: references.point, subset: job.only, periodic: references.period != nil,
-            into: &field)
+        try pass.run(references.primary, at: references.point, subset: job.only, into: &field)
         return pass
     }
 }
