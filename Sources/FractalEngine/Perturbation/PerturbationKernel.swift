@@ -185,6 +185,8 @@ protocol PerturbationPixelKernel: TileKernel {
     var rebaseBLA: BLATable<Scalar>? { get }
     /// When set, tile ranges index this list of pixels (a re-render of some pixels).
     var subset: [Int]? { get }
+    /// Whether pixel i is proven interior before its first step (`InteriorTest`).
+    func provenInterior(_ i: Int) -> Bool
     var flags: PixelFlags { get }
     /// Pixel i's result, in detect mode the ratio |z|^2 / |Z|^2 where it glitched (NaN when
     /// it did not), and whether its smooth value may miss 1e-7.
@@ -207,6 +209,12 @@ extension PerturbationPixelKernel {
                         for j in range {
                             let i = subset?[j] ?? j
                             var work = PixelWork()
+                            if provenInterior(i) {
+                                work.provenInterior = true
+                                writer.write(i, .bounded)
+                                flags.record(i, ratio: .nan, sensitive: false, work: work)
+                                continue
+                            }
                             let (result, ratio, sensitive) = iterate(
                                 pixel: i, orbit: orbit, rebaseOrbit: rebaseOrbit,
                                 bla: blaView, rebaseBLA: rebaseView, work: &work)
@@ -234,7 +242,9 @@ extension PerturbationPixelKernel {
 /// what it tracks besides z (`NoTracking`, or the derivative and trap of `ExtrasTracking`),
 /// taking the longest valid BLA step where a table is given.
 @usableFromInline
-struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: PixelTracker>: PerturbationPixelKernel {
+struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: PixelTracker, B: StretchBound>:
+    PerturbationPixelKernel
+{
     @usableFromInline let formula: F
     @usableFromInline let orbit: [Complex<D>]
     /// The orbit a pixel continues on after rebasing: the orbit of the critical point 0
@@ -258,19 +268,20 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
     /// Against a nucleus reference of one period: the proof that stops interior pixels before
     /// their first step (`InteriorTest`).
     @usableFromInline var interior: InteriorTest<D>? = nil
-    /// Whether the precision estimate bounds |dz/dc| with its additive terms
-    /// (`PixelRun.boundsDerivative`): against a wrapped nucleus reference with LA.
-    @usableFromInline var boundsDerivative = false
+
+    /// Out of line, and in the tile loop rather than in `iterate`: inlined there, the check made
+    /// the step loop of flake 1.7e-157 1.7 times slower (Documentation/Benchmarks.md).
+    @usableFromInline @inline(never)
+    func provenInterior(_ i: Int) -> Bool {
+        guard !T.isActive, let interior else { return false }
+        return interior.proves(dc: grid.delta(i))
+    }
 
     @inlinable @inline(__always)
     func iterate(
         pixel i: Int, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>,
         bla firstBLA: BLAView<D>, rebaseBLA: BLAView<D>, work: inout PixelWork
     ) -> (PixelResult, Double, Bool) {
-        if !T.isActive, let interior, interior.proves(dc: grid.delta(i)) {
-            work.provenInterior = true
-            return (.bounded, .nan, false)
-        }
         var run = start(i, orbit: first, table: firstBLA)
         while !step(&run, rebaseOrbit: rebaseOrbit, rebaseBLA: rebaseBLA) {}
         work = run.work
@@ -298,23 +309,27 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
 
     /// Pixel i before its first step.
     @inlinable @inline(__always)
-    func start(_ i: Int, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>) -> PixelRun<D, T> {
+    func start(_ i: Int, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>) -> PixelRun<D, T, B> {
         let dc = grid.delta(i)
         let dz = formula.addsDC ? Complex<D>.zero : dc
         let z0 = orbit[0] + dz
         let x = z0.re.leadingDouble, y = z0.im.leadingDouble
-        var r = PixelRun<D, T>(
+        var r = PixelRun<D, T, B>(
             pixel: i, dc: dc, dcStep: formula.addsDC ? dc : .zero, orbit: orbit, table: table,
-            dz: dz, epsilon: table.epsilon, tracker: T(julia: !formula.addsDC, trap: trap, x: x, y: y),
-            boundsDerivative: boundsDerivative)
+            dz: dz, epsilon: table.epsilon, tracker: T(julia: !formula.addsDC, trap: trap, x: x, y: y))
         if !formula.addsDC { r.nextStretch = formula.stretchSquared(x * x + y * y) }
+        // Bounded, dz/dc = 0 before the first step (the product starts from the first
+        // step's 1). Set here, not in PixelRun's init: a stretch2 set there by a condition
+        // made every kernel 1.7 times slower (flake 1.7e-157; Documentation/Benchmarks.md).
+        if B.bounds { r.stretch2 = 0 }
         return r
     }
 
     /// One step of `r`: the longest valid BLA step, else one perturbation step, then the
     /// escape, rebasing and glitch tests. True when the pixel is finished (its result set).
     @inlinable @inline(__always)
-    func step(_ r: inout PixelRun<D, T>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>, rebaseBLA: BLAView<D>) -> Bool {
+    func step(_ r: inout PixelRun<D, T, B>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>, rebaseBLA: BLAView<D>) -> Bool
+    {
         guard r.n < maxIterations else {
             r.result = PixelResult(n2: UInt32(r.n2), nBig: 0, smooth: .nan)
             return true
@@ -343,7 +358,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             let load = (r.dz.lengthSquared * step.inverseRadiusSquared).leadingDouble
             // Far inside the radius the scale's cap bounds the term without computing it.
             r.blaLoad +=
-                load < 0x1p-24 ? load * PixelRun<D, T>.localScaleCap : (load.isFinite ? load : 1) * r.localScale()
+                load < 0x1p-24 ? load * PixelRun<D, T, B>.localScaleCap : (load.isFinite ? load : 1) * r.localScale()
             r.dz = step.apply(r.dz, r.dcStep)
             r.m += length
             r.n += length
@@ -357,7 +372,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             r.m += 1
             r.n += 1
             r.stretch2 *= r.nextStretch
-            if r.boundsDerivative {
+            if B.bounds {
                 r.stretchExponent &+= r.nextStretchExponent
                 r.addToDerivative(1, 0)
             }
@@ -368,7 +383,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
     /// The step at an LA chain's start: the exact step u without dc, then the longest entry of
     /// the chain that holds for it, or (none holding) the plain step u + dc.
     @inlinable @inline(__always)
-    func linearStep(_ r: inout PixelRun<D, T>, chain: Int) {
+    func linearStep(_ r: inout PixelRun<D, T, B>, chain: Int) {
         let u = formula.step(r.orbit[r.m], r.dz, Complex<D>.zero)
         if T.isActive { r.tracker.plain(power: formula.power) }
         guard let index = r.table.la.longest(chain: chain, u: u, dc: r.dcStep, maxLength: maxIterations - r.n)
@@ -377,7 +392,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             r.m += 1
             r.n += 1
             r.stretch2 *= r.nextStretch
-            if r.boundsDerivative {
+            if B.bounds {
                 r.stretchExponent &+= r.nextStretchExponent
                 r.addToDerivative(1, 0)
             }
@@ -392,7 +407,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         }
         let load = entry.load(u, r.dcStep) * r.table.laLoadScale
         r.blaLoad +=
-            load < 0x1p-24 ? load * PixelRun<D, T>.localScaleCap : (load.isFinite ? load : 1) * r.localScale()
+            load < 0x1p-24 ? load * PixelRun<D, T, B>.localScaleCap : (load.isFinite ? load : 1) * r.localScale()
         r.dz = entry.apply(u, r.dcStep)
         r.m += entry.length
         r.n += entry.length
@@ -400,15 +415,31 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         // The exact step stretches dz/dc by |f'(z)|, the linear part by |zc|.
         r.stretch2 *= r.nextStretch * entry.stretchSignificand
         r.stretchExponent += entry.stretchExponent
-        if r.boundsDerivative {
+        if B.bounds {
             r.stretchExponent &+= r.nextStretchExponent
             r.addToDerivative(entry.ccSignificand, entry.ccExponent)
         }
     }
 
+    /// With `boundsDerivative`: near a deep minibrot |z|^2 underflows in Double and the product
+    /// with it would drop dz/dc's growth, so there |f'(z)|^2 with its own exponent.
+    @usableFromInline @inline(never)
+    func tinyStretch(_ r: inout PixelRun<D, T, B>, z: Complex<D>, r2: Double) {
+        guard r2 < 0x1p-900 else {
+            r.nextStretchExponent = 0
+            return
+        }
+        let zx = z.re.floatExpValue, zy = z.im.floatExpValue
+        let m2 = zx * zx + zy * zy
+        var t = FloatExp(Double(formula.power * formula.power))
+        for _ in 1..<formula.power { t = t * m2 }
+        r.nextStretch = t.significand
+        r.nextStretchExponent = t.isZero ? 0 : t.exponent
+    }
+
     /// After a step: the escape, rebasing and glitch tests. True when the pixel is finished.
     @inlinable @inline(__always)
-    func finishStep(_ r: inout PixelRun<D, T>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>, rebaseBLA: BLAView<D>)
+    func finishStep(_ r: inout PixelRun<D, T, B>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>, rebaseBLA: BLAView<D>)
         -> Bool
     {
         r.work.steps += 1
@@ -427,20 +458,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             }
         }
         r.nextStretch = formula.stretchSquared(r2)
-        if r.boundsDerivative {
-            // Near a deep minibrot |z|^2 underflows in Double and the product with it would
-            // drop dz/dc's growth: there |f'(z)|^2 with its own exponent.
-            if r2 < 0x1p-900 {
-                let zx = z.re.floatExpValue, zy = z.im.floatExpValue
-                let m2 = zx * zx + zy * zy
-                var t = FloatExp(Double(formula.power * formula.power))
-                for _ in 1..<formula.power { t = t * m2 }
-                r.nextStretch = t.significand
-                r.nextStretchExponent = t.isZero ? 0 : t.exponent
-            } else {
-                r.nextStretchExponent = 0
-            }
-        }
+        if B.bounds { tinyStretch(&r, z: z, r2: r2) }
         if r.stretch2 > 0x1p600 {
             r.stretch2 *= 0x1p-600
             r.stretchExponent += 600
@@ -481,7 +499,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
 /// m = the reference index, so the pixel's z(n) = Z(m) + dz; dc = c - C (zero for Julia,
 /// whose pixel enters as dz(0)).
 @usableFromInline
-struct PixelRun<D: PerturbationDelta, T: PixelTracker> {
+struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
     @usableFromInline let pixel: Int
     @usableFromInline let dc: Complex<D>
     @usableFromInline let dcStep: Complex<D>
@@ -495,7 +513,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker> {
     // |dz(n)/dc|^2 = stretch2 * 2^stretchExponent, for the precision estimate: each step
     // multiplies it by |f'(z)|^2 at the z it starts from (`nextStretch`; 1 for the first
     // Mandelbrot step, where dz/dc = 1 after it), a BLA step by |A|^2.
-    @usableFromInline var stretch2: Double
+    @usableFromInline var stretch2 = 1.0
     @usableFromInline var stretchExponent = 0
     /// Whether stretch2 bounds |dz/dc|^2 from above with its additive terms (z^2 + c and z^p + c
     /// with LA, against a wrapped nucleus reference): dz/dc' = f'(z) dz/dc + 1 for a step,
@@ -503,7 +521,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker> {
     /// underflows. The product of |f'(z)| alone collapses at every wrap, where z passes near 0
     /// and the + 1 takes over: on fs_deepmini_e433 it under-rated a pixel 7e-3 off in smooth by
     /// 2^1300 (Documentation/Perturbation.md).
-    @usableFromInline let boundsDerivative: Bool
+    @inlinable static var boundsDerivative: Bool { B.bounds }
     @usableFromInline var nextStretch = 1.0
     /// With `boundsDerivative`: |f'(z)|^2 = nextStretch * 2^nextStretchExponent.
     @usableFromInline var nextStretchExponent = 0
@@ -527,12 +545,9 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker> {
     @inlinable @inline(__always)
     init(
         pixel: Int, dc: Complex<D>, dcStep: Complex<D>, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>,
-        dz: Complex<D>, epsilon: Double, tracker: T, boundsDerivative: Bool = false
+        dz: Complex<D>, epsilon: Double, tracker: T
     ) {
         self.tracker = tracker
-        self.boundsDerivative = boundsDerivative
-        // dz/dc = 0 before the first step when bounded; else the product's 1.
-        stretch2 = boundsDerivative ? 0 : 1
         self.pixel = pixel
         self.dc = dc
         self.dcStep = dcStep
@@ -574,8 +589,9 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker> {
     }
 
     /// |dz/dc| += significand 2^exponent in the bound stretch2 2^stretchExponent = |dz/dc|^2
-    /// (the exponent made even so that its root is a power of two).
-    @inlinable @inline(__always)
+    /// (the exponent made even so that its root is a power of two). Out of line, as the next
+    /// step's exponent: inlined, the two slowed every kernel 1.7 times, bounded or not.
+    @usableFromInline @inline(never)
     mutating func addToDerivative(_ significand: Double, _ exponent: Int) {
         if stretchExponent & 1 != 0 {
             stretch2 *= 2
@@ -601,6 +617,25 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker> {
         self.table = table
         last = orbit.count - 1
     }
+}
+
+/// How the kernels track |dz/dc| for the precision estimate, chosen per pass at the top (a
+/// type, not a flag: as a stored flag its branches made every kernel 1.7 times slower).
+@usableFromInline
+protocol StretchBound {
+    /// True: bound |dz/dc| with its additive terms (`PixelRun.boundsDerivative`); false: the
+    /// product of |f'(z)|.
+    static var bounds: Bool { get }
+}
+
+@usableFromInline
+enum ProductStretch: StretchBound {
+    @inlinable static var bounds: Bool { false }
+}
+
+@usableFromInline
+enum BoundedStretch: StretchBound {
+    @inlinable static var bounds: Bool { true }
 }
 
 /// How far a perturbation result's smooth value can be trusted.

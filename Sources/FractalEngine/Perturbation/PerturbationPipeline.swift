@@ -191,31 +191,32 @@ extension PerturbationJob {
         into field: inout IterationField
     ) throws {
         let rebase = rebase ?? orbit
-        var kernel = PerturbationKernel<F, E, T>(
-            formula: formula, orbit: orbit.values, rebaseOrbit: rebase.values, bla: orbit.table?.table,
-            rebaseBLA: rebase.table?.table, grid: grid, maxIterations: maxIterations, mode: mode, tolerance: tolerance,
-            subset: subset, flags: flags, referenceBits: orbit.reference.orbit.precision.bits)
-        kernel.trap = renderSettings.extras.trap
-        kernel.log2Spacing = viewport.log2Spacing
-        // Against a wrapped nucleus reference: the interior proof for the minibrot it sits in
-        // (z^2 + c; the first pass only), and dz/dc bounded for the precision estimate.
-        if orbit.reference.wraps && formula.addsDC, let linear = orbit.table?.table.periods {
-            if formula.power == 2 && flags.interior != nil {
+        // Against a wrapped nucleus reference with LA: dz/dc bounded for the precision estimate,
+        // and the interior proof for the minibrot it sits in (z^2 + c; the first pass only).
+        let linear = orbit.reference.wraps && formula.addsDC ? orbit.table?.table.periods : nil
+        func run<B: StretchBound>(_: B.Type) throws {
+            var kernel = PerturbationKernel<F, E, T, B>(
+                formula: formula, orbit: orbit.values, rebaseOrbit: rebase.values, bla: orbit.table?.table,
+                rebaseBLA: rebase.table?.table, grid: grid, maxIterations: maxIterations, mode: mode,
+                tolerance: tolerance, subset: subset, flags: flags, referenceBits: orbit.reference.orbit.precision.bits)
+            kernel.trap = renderSettings.extras.trap
+            kernel.log2Spacing = viewport.log2Spacing
+            if let linear, formula.power == 2 && flags.interior != nil {
                 kernel.interior = InteriorTest(table: linear, orbit: orbit.values)
             }
-            kernel.boundsDerivative = true
+            let count = subset?.count ?? field.pixelCount
+            let names =
+                executor.usesDevice
+                ? DeviceNames(
+                    orbit: orbit.reference.identity, rebaseOrbit: rebase.reference.identity,
+                    table: orbit.table?.identity, rebaseTable: rebase.table?.identity) : nil
+            try executor.run(
+                Pass(
+                    kernel, count: count, tilePixels: tilePixels, control: control, progressBase: progressBase,
+                    device: names.flatMap { kernel.deviceForm(count: count, names: $0) }),
+                into: &field)
         }
-        let count = subset?.count ?? field.pixelCount
-        let names =
-            executor.usesDevice
-            ? DeviceNames(
-                orbit: orbit.reference.identity, rebaseOrbit: rebase.reference.identity, table: orbit.table?.identity,
-                rebaseTable: rebase.table?.identity) : nil
-        try executor.run(
-            Pass(
-                kernel, count: count, tilePixels: tilePixels, control: control, progressBase: progressBase,
-                device: names.flatMap { kernel.deviceForm(count: count, names: $0) }),
-            into: &field)
+        if linear != nil { try run(BoundedStretch.self) } else { try run(ProductStretch.self) }
     }
 }
 
