@@ -44,8 +44,8 @@ for case in "${CASES[@]}"; do
     f3=""
     if [ -n "${F3_DIR:-}" ] && [[ " b c c2 " == *" $case "* ]]; then
       f3=$("$F3_DIR/run_case.sh" "$case" "peerbench$run" "${F3_WISDOM:-wisdom/ocl.toml}" \
-        | sed -n 's/.* wall=\([0-9:.]*\) .*/\1/p' | awk -F: '{print (NF == 2) ? $1 * 60 + $2 : $1}')
-      f3_times+=("$f3")
+        | sed -n 's/.* wall=\([0-9:.]*\) .*/\1/p' | awk -F: '{print (NF == 3) ? $1 * 3600 + $2 * 60 + $3 : (NF == 2) ? $1 * 60 + $2 : $1}')
+      [ -n "$f3" ] && f3_times+=("$f3")
     fi
     echo "$case run $run: fractalshades warm total ${t} s, fathom process ${f% *} s (peak RSS ${f#* } KB)${f3:+, fraktaler-3 ${f3} s}"
   done

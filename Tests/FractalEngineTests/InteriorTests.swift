@@ -26,7 +26,7 @@ struct InteriorTests {
         // Inside the cardioid, down to 2% from the cusp (|lambda| = 0.98) and near the period-2
         // root; inside the period-2 bulb.
         let inside = [
-            Complex(0.0, 0), Complex(0.2499, 0), Complex(-0.7499, 0), Complex(0.1, 0.5), Complex(-0.5, 0.3),
+            Complex(0.0, 0), Complex(0.2499, 0), Complex(-0.745, 0), Complex(0.1, 0.5), Complex(-0.5, 0.3),
             Complex(-1.0, 0), Complex(-1.2, 0.05), Complex(-0.7501, 0),
         ]
         for c in inside { #expect(test.proves(dc: test.delta(renormalized: c)), "c' = \(c)") }

@@ -6,13 +6,14 @@ import FractalNumerics
 //
 // Against a nucleus reference of one period N, the LA entry that spans the whole reference
 // from Z(0) = 0 gives the pixel's period-N return map: F(w) = a w^2 + b + E(w) with a = zc,
-// b = cc dc + Z(N), and |E(w)| <= eta_rel (|a w^2| + |cc dc|) while |w|^2 < T and |dc| < TC.
+// b = cc dc + Z(N), and |E(w)| <= eta_rel (|a w^2| + cc' |dc|) while |w|^2 < T and |dc| < TC,
+// cc' >= |cc| the dc coefficient's size before any cancellation along the entry.
 // In v = a w it reads G(v) = v^2 + c' + a E with c' = a b: the minibrot's own Mandelbrot map.
 // Where c' lies in the main cardioid the model map has the attracting fixed point
 // v* = (1 - sqrt(1 - 4 c')) / 2 with multiplier lambda = 2 v*, and on the disc D = B(v*, r)
 // G(v* + h) - v* = lambda h + h^2 + a E lies within |lambda| r + r^2 + eta of v*, below r when
 // r (1 - |lambda| - r) > eta: with eta < (1 - |lambda|)^2 / 4, r = 2 eta / (1 - |lambda|)
-// does (the smallest such disc, so the entry must hold only out to |v*| + r). Then the true
+// does (about twice the smallest such radius; the entry must hold only out to |v*| + r). Then the true
 // f_c^N maps the disc D / a strictly into itself, so it has an
 // attracting fixed point there (Schwarz-Pick), f_c an attracting cycle, and by Fatou the
 // orbit of 0 converges to it: c is interior, whatever the pixel's own orbit did so far.
@@ -25,6 +26,8 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
     /// |a| sqrt(T): the largest |v| inside the entry's validity.
     @usableFromInline let reach: D
     @usableFromInline let dcThreshold: D
+    /// |cc| without cancellation: each step's truncation is relative to its dc part's size.
+    @usableFromInline let ccBound: D
     /// eta_rel: 4 N eps, four times the truncation N linearized steps of relative error eps
     /// add up to.
     @usableFromInline let errorShare: Double
@@ -34,7 +37,8 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
     public init?(table: LATable<D>, orbit: [Complex<D>]) {
         guard let offset = table.chainAt.first.map(Int.init), offset >= 0 else { return nil }
         let n = orbit.count - 1
-        let top = table.entries[table.entries[offset].chainEnd - 1]
+        let topIndex = table.entries[offset].chainEnd - 1
+        let top = table.entries[topIndex]
         guard top.length == n, top.threshold > .zero, top.dcThreshold > .zero else { return nil }
         a = top.zc
         cc = top.cc
@@ -46,6 +50,7 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
             significand: (t.significand * Double(1 << odd)).squareRoot(), exponent: (t.exponent - odd) / 2)
         reach = D(D.complexMagnitude(top.zc.re, top.zc.im).floatExpValue * root)
         dcThreshold = top.dcThreshold
+        ccBound = table.ccBounds[topIndex]
         errorShare = 4 * Double(n) * table.epsilon
     }
 
@@ -69,8 +74,9 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
         let c = constant + a * end
         let cr = c.re.leadingDouble, ci = c.im.leadingDouble
         guard cr * cr + ci * ci < 4 else { return false }
-        let kr = constant.re.leadingDouble, ki = constant.im.leadingDouble
-        let k = (kr * kr + ki * ki).squareRoot()
+        // The dc parts' size before any cancellation: |a| ccBound |dc|.
+        let k =
+            (D.complexMagnitude(a.re, a.im) * ccBound * D.complexMagnitude(dc.re, dc.im)).leadingDouble
         let reach = self.reach.leadingDouble * (1 - 0x1p-20)
         /// The truncation of G at |v| <= s, plus a generous allowance for the rounding of c'
         /// and of the cycle's points and multiplier.

@@ -88,6 +88,9 @@ public struct LATable<D: DeltaScalar>: Sendable {
     public let chainAt: [Int32]
     /// Entries per stage, stage 0 first.
     public let stageSizes: [Int]
+    /// Per entry, a bound on |cc| without cancellation (`LABuilder.Entry.ccBound`), kept apart
+    /// from the entries the kernels read.
+    public let ccBounds: [D]
     public let epsilon: Double
 
     /// Stage-0 period detection: a dip is |Z(m)| < 2^-6 of the entry's smallest |Z| so far;
@@ -126,6 +129,7 @@ public struct LATable<D: DeltaScalar>: Sendable {
             entries = []
             chainAt = orbit.isEmpty ? [] : [Int32](repeating: -1, count: orbit.count)
             stageSizes = []
+            ccBounds = []
             return
         }
         let builder = LABuilder<W>(orbit: orbit, epsilon: epsilon, addsDC: addsDC, power: power, gaps: escapeGaps)
@@ -139,11 +143,20 @@ public struct LATable<D: DeltaScalar>: Sendable {
             stages.append(
                 LABuilder<W>.Stage(entries: [last.dropFirst().reduce(last[0], builder.composite)], isLast: true))
         }
+        // Chain offsets are Int32: past them, no LA (the BLA levels or plain steps take over).
+        guard stages.reduce(0, { $0 + $1.entries.count }) < Int(Int32.max) else {
+            entries = []
+            chainAt = [Int32](repeating: -1, count: orbit.count)
+            stageSizes = []
+            ccBounds = []
+            return
+        }
         stageSizes = stages.map(\.entries.count)
         // Chains: every stage-k start is a stage-(k-1) start, so walking stage 0 in order and
         // each higher stage alongside gives each chain in stage order.
         func c(_ z: Complex<W>) -> Complex<D> { Complex(converting(z.re), converting(z.im)) }
         var flat: [LAEntry<D>] = []
+        var bounds: [D] = []
         flat.reserveCapacity(stageSizes.reduce(0, +))
         var at = [Int32](repeating: 0, count: orbit.count)
         var cursors = [Int](repeating: 0, count: stages.count)
@@ -164,12 +177,14 @@ public struct LATable<D: DeltaScalar>: Sendable {
                         truncation: converting(e.truncation), dcTruncation: converting(e.dcTruncation),
                         length: e.length,
                         chainEnd: offset + chain.count))
+                bounds.append(converting(e.ccBound))
             }
             at[first.start] = Int32(offset)
             for j in 1..<first.length { at[first.start + j] = Int32(-(first.length - j)) }
         }
         at[n] = -1
         entries = flat
+        ccBounds = bounds
         chainAt = at
     }
 
@@ -240,8 +255,11 @@ struct LABuilder<D: DeltaScalar> {
         /// The truncation bounds alone: the step's load is measured against these.
         var truncation: D
         var dcTruncation: D
-        /// The smallest |Z| the entry linearizes at (4 for a fresh entry).
+        /// log2 of the smallest |Z| the entry linearizes at (2, for |Z| = 4, in a fresh entry).
         var minMag: Double
+        /// A bound on |cc| without cancellation (|A| bound + 1 along the entry): the interior
+        /// proof's truncation term needs the dc parts' sizes before they cancel.
+        var ccBound: D
     }
 
     struct Stage {
@@ -255,11 +273,15 @@ struct LABuilder<D: DeltaScalar> {
     let addsDC: Bool
     let power: Int
     let gaps: [Int: FloatExp]
+    /// log2(2 - 2^-20), lower where a large epsilon lets |z| stray further from |Z| (4 s of
+    /// it, here 8 s: log2(2 / (1 + 8 s))).
+    let riskyLog2: Double
     var n: Int { orbit.count - 1 }
 
     init(orbit: [Complex<D>], epsilon: Double, addsDC: Bool, power: Int, gaps: [Int: FloatExp]) {
         self.orbit = orbit
         self.gaps = gaps
+        riskyLog2 = Swift.min(0.99999931, 1 - Math.log2(1 + 8 * epsilon / Double(power - 1)))
         scale = D(epsilon / Double(power - 1))
         self.addsDC = addsDC
         self.power = power
@@ -272,7 +294,7 @@ struct LABuilder<D: DeltaScalar> {
 
     /// log2 |Z(m)| at least log2(2 - 2^-20): there the bound |dz| < 2 s |Z| alone could let a
     /// pixel pass |z| = 2 inside an entry, so the gap bounds it too (`gapBound`).
-    func risky(_ logMagnitude: Double) -> Bool { logMagnitude >= 0.99999931 }
+    func risky(_ logMagnitude: Double) -> Bool { logMagnitude >= riskyLog2 }
 
     /// Where Z(m) is risky, a fifth of g = 4 - |Z(m)|^2 (exact from the orbit where Double
     /// cannot tell, else in Double less 2^-10 of it): while |dz(m)| < g / 5,
@@ -287,11 +309,11 @@ struct LABuilder<D: DeltaScalar> {
     func fresh(_ m: Int) -> Entry {
         Entry(
             start: m, length: 1, zc: Complex(.one, .zero), cc: Complex(addsDC ? .one : .zero, .zero), t: .one,
-            tc: .one, truncation: .one, dcTruncation: .one, minMag: 2)
+            tc: .one, truncation: .one, dcTruncation: .one, minMag: 2, ccBound: addsDC ? .one : .zero)
     }
 
     /// A finite positive value, else 0 (overflow or a zero |Z| makes an entry never valid).
-    func valid(_ x: D) -> D { x.leadingDouble.isFinite && x > .zero ? x : .zero }
+    func valid(_ x: D) -> D { x.floatExpValue.isFinite && x > .zero ? x : .zero }
 
     func minimum(_ a: D, _ b: D) -> D { b < a ? b : a }
 
@@ -329,13 +351,15 @@ struct LABuilder<D: DeltaScalar> {
             if addsDC { tc = minimum(tc, valid(half / ccMag)) }
         }
         let zc = y.zc * zp, cc = y.zc * cp + y.cc
+        // Through FloatExp: the extended types' leading Double overflows past 2^1024.
         let finite =
-            zc.re.leadingDouble.isFinite && zc.im.leadingDouble.isFinite && cc.re.leadingDouble.isFinite
-            && cc.im.leadingDouble.isFinite
+            zc.re.floatExpValue.isFinite && zc.im.floatExpValue.isFinite && cc.re.floatExpValue.isFinite
+            && cc.im.floatExpValue.isFinite
         return Entry(
             start: x.start, length: x.length + y.length, zc: zc, cc: cc, t: finite ? t : .zero,
             tc: finite ? tc : .zero, truncation: truncation, dcTruncation: dcTruncation,
-            minMag: Swift.min(magnitude(b), x.minMag, y.minMag))
+            minMag: Swift.min(magnitude(b), x.minMag, y.minMag),
+            ccBound: D.complexMagnitude(y.zc.re, y.zc.im) * D.complexMagnitude(a.re, a.im) * x.ccBound + y.ccBound)
     }
 
     /// round(R^(1/k)) with k = ceil(log_16(R)), at least 2: a synthetic period of at most 16

@@ -363,9 +363,10 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             r.m += length
             r.n += length
             r.work.blaSteps += 1
-            // dz/dc is stretched by |A| over the step (within eps).
+            // dz/dc is stretched by |A| over the step (within eps); bounded, plus |B|.
             r.stretch2 *= step.stretchSignificand
             r.stretchExponent += step.stretchExponent
+            if B.bounds { r.addToDerivative(magnitude: step.b) }
         } else {
             if T.isActive { r.tracker.plain(power: formula.power) }
             r.dz = formula.step(r.orbit[r.m], r.dz, r.dcStep)
@@ -598,7 +599,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
             stretchExponent -= 1
         }
         let k = exponent &- stretchExponent / 2
-        if k > 500 {
+        if stretch2 == 0 || k > 500 {
             // The added term dominates by far.
             stretch2 = significand * significand
             stretchExponent = 2 &* exponent
@@ -606,6 +607,14 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
         }
         let root = stretch2.squareRoot() + (k < -500 ? 0 : significand * FloatExp.powerOfTwo(k))
         stretch2 = root * root
+    }
+
+    /// |dz/dc| += |b| (a BLA step's additive term).
+    @usableFromInline @inline(never)
+    mutating func addToDerivative(magnitude b: Complex<D>) {
+        let m = D.complexMagnitude(b.re, b.im).floatExpValue
+        guard !m.isZero else { return }
+        addToDerivative(m.significand, m.exponent)
     }
 
     /// Continues on `orbit` (the critical orbit, Z(0) = 0) from dz = z.

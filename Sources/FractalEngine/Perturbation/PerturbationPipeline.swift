@@ -191,9 +191,11 @@ extension PerturbationJob {
         into field: inout IterationField
     ) throws {
         let rebase = rebase ?? orbit
-        // Against a wrapped nucleus reference with LA: dz/dc bounded for the precision estimate,
-        // and the interior proof for the minibrot it sits in (z^2 + c; the first pass only).
-        let linear = orbit.reference.wraps && formula.addsDC ? orbit.table?.table.periods : nil
+        // Against a wrapped nucleus reference: dz/dc bounded for the precision estimate (with
+        // any approximation, or none), and with LA the interior proof for the minibrot it sits
+        // in (z^2 + c; the first pass only).
+        let bounded = orbit.reference.wraps && formula.addsDC
+        let linear = bounded ? orbit.table?.table.periods : nil
         func run<B: StretchBound>(_: B.Type) throws {
             var kernel = PerturbationKernel<F, E, T, B>(
                 formula: formula, orbit: orbit.values, rebaseOrbit: rebase.values, bla: orbit.table?.table,
@@ -216,7 +218,7 @@ extension PerturbationJob {
                     device: names.flatMap { kernel.deviceForm(count: count, names: $0) }),
                 into: &field)
         }
-        if linear != nil { try run(BoundedStretch.self) } else { try run(ProductStretch.self) }
+        if bounded { try run(BoundedStretch.self) } else { try run(ProductStretch.self) }
     }
 }
 
