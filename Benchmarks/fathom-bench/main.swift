@@ -19,6 +19,15 @@ struct Options {
     var approximation: ApproximationMethod?
 }
 
+/// The value of `option` spelled `text` (its raw value), else a one-line usage error, exit 64.
+func value<T: CaseIterable & RawRepresentable>(_: T.Type, of option: String, _ text: String?) -> T
+where T.RawValue == String {
+    if let text, let v = T(rawValue: text) { return v }
+    let names = T.allCases.map(\.rawValue).joined(separator: ", ")
+    FileHandle.standardError.write(Data("fathom-bench: \(option) '\(text ?? "")' is not one of \(names)\n".utf8))
+    exit(64)
+}
+
 func parseOptions() -> Options {
     var o = Options()
     var it = CommandLine.arguments.dropFirst().makeIterator()
@@ -29,23 +38,9 @@ func parseOptions() -> Options {
         case "--filter": o.filter = it.next()
         case "--locations": o.locations = it.next() ?? o.locations
         case "direct", "reference", "perturbation", "glitch", "suite", "sequence", "gpu": o.groups.insert(a)
-        case "--backend":
-            let name = it.next() ?? ""
-            guard let b = ComputeBackend(rawValue: name) else {
-                FileHandle.standardError.write(
-                    Data("fathom-bench: --backend '\(name)' is not one of auto, cpu, cuda, emulated\n".utf8))
-                exit(64)
-            }
-            o.backend = b
+        case "--backend": o.backend = value(ComputeBackend.self, of: a, it.next())
         case "--gpu-exact": o.gpuExact = true
-        case "--approximation":
-            let name = it.next() ?? ""
-            guard let m = ApproximationMethod(rawValue: name) else {
-                FileHandle.standardError.write(
-                    Data("fathom-bench: --approximation '\(name)' is not one of bla, la, both\n".utf8))
-                exit(64)
-            }
-            o.approximation = m
+        case "--approximation": o.approximation = value(ApproximationMethod.self, of: a, it.next())
         case "suite-case":
             // Internal: one suite case in this (child) process; prints one JSON line.
             let name = it.next() ?? "", size = it.next() ?? "", threads = Int(it.next() ?? "") ?? 0

@@ -16,6 +16,10 @@ public struct FloatExp: Sendable, Hashable {
     /// The exponent that zero carries: below every other, so additions pick the other operand.
     public static let zeroExponent = Int.min >> 2
 
+    /// The significand and the exponent, the exponent 0 for zero: the value as a pair a kernel
+    /// multiplies into a running product (stretches of |dz/dc|^2 and the like).
+    @inlinable public var parts: (significand: Double, exponent: Int) { (significand, isZero ? 0 : exponent) }
+
     /// Creates `significand * 2^exponent`, normalising the significand.
     ///
     /// Edge cases: a zero significand gives zero; a non-finite one is kept as it is.

@@ -10,6 +10,14 @@ import FractalNumerics
 // z^p + c: A = p Z^(p-1) and eps |A| becomes 2 eps |Z| / (p - 1) (Documentation/Perturbation.md).
 // Merging x then y: A = Ay Ax, B = Ay Bx + By, radius = max(0, min(Rx, (Ry - |Bx| |dc|max) / |Ax|)).
 
+extension Complex where T: DeltaScalar {
+    /// |z|^2 in FloatExp, exact in range at any depth.
+    @inlinable var floatExpLengthSquared: FloatExp {
+        let x = re.floatExpValue, y = im.floatExpValue
+        return x * x + y * y
+    }
+}
+
 /// One bilinear step, in the delta type D (FloatExp past Double's range: A and the radius
 /// of a long step at 1e-1000 are far outside it).
 public struct BLAStep<D: DeltaScalar>: Sendable {
@@ -29,10 +37,7 @@ public struct BLAStep<D: DeltaScalar>: Sendable {
         self.b = b
         self.radius = radius
         inverseRadiusSquared = radius > .zero ? D.one / (radius * radius) : .zero
-        let ar = a.re.floatExpValue, ai = a.im.floatExpValue
-        let stretch = ar * ar + ai * ai
-        stretchSignificand = stretch.significand
-        stretchExponent = stretch.isZero ? 0 : stretch.exponent
+        (stretchSignificand, stretchExponent) = a.floatExpLengthSquared.parts
     }
 
     /// dz after the step.

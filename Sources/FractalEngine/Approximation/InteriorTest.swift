@@ -23,11 +23,12 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
     @usableFromInline let a: Complex<D>
     @usableFromInline let cc: Complex<D>
     @usableFromInline let end: Complex<D>
-    /// |a| sqrt(T): the largest |v| inside the entry's validity.
-    @usableFromInline let reach: D
+    /// |a| sqrt(T), less 2^-20 for rounding: the largest |v| inside the entry's validity.
+    @usableFromInline let reach: Double
     @usableFromInline let dcThreshold: D
-    /// |cc| without cancellation: each step's truncation is relative to its dc part's size.
-    @usableFromInline let ccBound: D
+    /// |a| times |cc| without cancellation: each step's truncation is relative to its dc part's
+    /// size, |a| cc' |dc| in v.
+    @usableFromInline let dcScale: D
     /// eta_rel: 4 N eps, four times the truncation N linearized steps of relative error eps
     /// add up to.
     @usableFromInline let errorShare: Double
@@ -48,22 +49,17 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
         let odd = t.exponent & 1
         let root = FloatExp(
             significand: (t.significand * Double(1 << odd)).squareRoot(), exponent: (t.exponent - odd) / 2)
-        reach = D(D.complexMagnitude(top.zc.re, top.zc.im).floatExpValue * root)
+        let aMagnitude = D.complexMagnitude(top.zc.re, top.zc.im)
+        reach = (aMagnitude.floatExpValue * root).doubleValue * (1 - 0x1p-20)
         dcThreshold = top.dcThreshold
-        ccBound = table.ccBounds[topIndex]
+        dcScale = aMagnitude * table.ccBounds[topIndex]
         errorShare = 4 * Double(n) * table.epsilon
     }
 
     /// The pixel offset dc whose renormalized parameter c' = a (cc dc + Z(N)) is `c`: where the
     /// minibrot's own Mandelbrot set lies in dc (its cusp at c = 1/4, its period-2 root at -3/4).
     public func delta(renormalized c: Complex<Double>) -> Complex<D> {
-        let w = Complex(D(c.re), D(c.im))
-        return divide(divide(w, a) - end, cc)
-    }
-
-    func divide(_ x: Complex<D>, _ y: Complex<D>) -> Complex<D> {
-        let d = y.re * y.re + y.im * y.im
-        return Complex((x.re * y.re + x.im * y.im) / d, (x.im * y.re - x.re * y.im) / d)
+        (Complex(D(c.re), D(c.im)) / a - end) / cc
     }
 
     /// Whether the pixel at dc provably never escapes.
@@ -74,10 +70,8 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
         let c = constant + a * end
         let cr = c.re.leadingDouble, ci = c.im.leadingDouble
         guard cr * cr + ci * ci < 4 else { return false }
-        // The dc parts' size before any cancellation: |a| ccBound |dc|.
-        let k =
-            (D.complexMagnitude(a.re, a.im) * ccBound * D.complexMagnitude(dc.re, dc.im)).leadingDouble
-        let reach = self.reach.leadingDouble * (1 - 0x1p-20)
+        // The dc parts' size before any cancellation.
+        let k = (dcScale * D.complexMagnitude(dc.re, dc.im)).leadingDouble
         /// The truncation of G at |v| <= s, plus a generous allowance for the rounding of c'
         /// and of the cycle's points and multiplier.
         func eta(_ s: Double) -> Double { errorShare * (s * s + k) + 0x1p-40 * (1 + s * s + k) }

@@ -53,13 +53,8 @@ public struct LAEntry<D: DeltaScalar>: Sendable {
         self.dcThreshold = dcThreshold
         inverseThreshold = truncation > .zero ? D.one / truncation : .zero
         inverseDCThreshold = dcTruncation > .zero ? D.one / dcTruncation : .zero
-        let ar = zc.re.floatExpValue, ai = zc.im.floatExpValue
-        let stretch = ar * ar + ai * ai
-        stretchSignificand = stretch.significand
-        stretchExponent = stretch.isZero ? 0 : stretch.exponent
-        let c = D.complexMagnitude(cc.re, cc.im).floatExpValue
-        ccSignificand = c.significand
-        ccExponent = c.isZero ? 0 : c.exponent
+        (stretchSignificand, stretchExponent) = zc.floatExpLengthSquared.parts
+        (ccSignificand, ccExponent) = D.complexMagnitude(cc.re, cc.im).floatExpValue.parts
         self.length = length
         self.chainEnd = chainEnd
     }
@@ -344,7 +339,8 @@ struct LABuilder<D: DeltaScalar> {
         }
         var (t, tc) = joined(x.t, x.tc, y.t, y.tc)
         let (truncation, dcTruncation) = joined(x.truncation, x.dcTruncation, y.truncation, y.dcTruncation)
-        if risky(magnitude(b)) {
+        let bLog2 = magnitude(b)
+        if risky(bLog2) {
             // Validity only: dz(b) = zc u + cc dc, each half below the gap's bound.
             let half = gapBound(b).scaled(by: 0.5)
             t = minimum(t, valid(half / zcMag))
@@ -358,7 +354,7 @@ struct LABuilder<D: DeltaScalar> {
         return Entry(
             start: x.start, length: x.length + y.length, zc: zc, cc: cc, t: finite ? t : .zero,
             tc: finite ? tc : .zero, truncation: truncation, dcTruncation: dcTruncation,
-            minMag: Swift.min(magnitude(b), x.minMag, y.minMag),
+            minMag: Swift.min(bLog2, x.minMag, y.minMag),
             ccBound: D.complexMagnitude(y.zc.re, y.zc.im) * D.complexMagnitude(a.re, a.im) * x.ccBound + y.ccBound)
     }
 

@@ -355,10 +355,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
                     a: Complex(step.a.re.floatExpValue, step.a.im.floatExpValue),
                     b: Complex(step.b.re.floatExpValue, step.b.im.floatExpValue))
             }
-            let load = (r.dz.lengthSquared * step.inverseRadiusSquared).leadingDouble
-            // Far inside the radius the scale's cap bounds the term without computing it.
-            r.blaLoad +=
-                load < 0x1p-24 ? load * PixelRun<D, T, B>.localScaleCap : (load.isFinite ? load : 1) * r.localScale()
+            r.addLoad((r.dz.lengthSquared * step.inverseRadiusSquared).leadingDouble)
             r.dz = step.apply(r.dz, r.dcStep)
             r.m += length
             r.n += length
@@ -369,14 +366,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             if B.bounds { r.addToDerivative(magnitude: step.b) }
         } else {
             if T.isActive { r.tracker.plain(power: formula.power) }
-            r.dz = formula.step(r.orbit[r.m], r.dz, r.dcStep)
-            r.m += 1
-            r.n += 1
-            r.stretch2 *= r.nextStretch
-            if B.bounds {
-                r.stretchExponent &+= r.nextStretchExponent
-                r.addToDerivative(1, 0)
-            }
+            r.takePlainStep(to: formula.step(r.orbit[r.m], r.dz, r.dcStep))
         }
         return finishStep(&r, rebaseOrbit: rebaseOrbit, rebaseBLA: rebaseBLA)
     }
@@ -389,14 +379,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         if T.isActive { r.tracker.plain(power: formula.power) }
         guard let index = r.table.la.longest(chain: chain, u: u, dc: r.dcStep, maxLength: maxIterations - r.n)
         else {
-            r.dz = u + r.dcStep
-            r.m += 1
-            r.n += 1
-            r.stretch2 *= r.nextStretch
-            if B.bounds {
-                r.stretchExponent &+= r.nextStretchExponent
-                r.addToDerivative(1, 0)
-            }
+            r.takePlainStep(to: u + r.dcStep)
             return
         }
         let entry = r.table.la[index]
@@ -406,9 +389,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
                 a: Complex(entry.zc.re.floatExpValue, entry.zc.im.floatExpValue),
                 b: Complex(b.re.floatExpValue, b.im.floatExpValue))
         }
-        let load = entry.load(u, r.dcStep) * r.table.laLoadScale
-        r.blaLoad +=
-            load < 0x1p-24 ? load * PixelRun<D, T, B>.localScaleCap : (load.isFinite ? load : 1) * r.localScale()
+        r.addLoad(entry.load(u, r.dcStep) * r.table.laLoadScale)
         r.dz = entry.apply(u, r.dcStep)
         r.m += entry.length
         r.n += entry.length
@@ -422,7 +403,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         }
     }
 
-    /// With `boundsDerivative`: near a deep minibrot |z|^2 underflows in Double and the product
+    /// With `B.bounds`: near a deep minibrot |z|^2 underflows in Double and the product
     /// with it would drop dz/dc's growth, so there |f'(z)|^2 with its own exponent.
     @usableFromInline @inline(never)
     func tinyStretch(_ r: inout PixelRun<D, T, B>, z: Complex<D>, r2: Double) {
@@ -430,12 +411,10 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             r.nextStretchExponent = 0
             return
         }
-        let zx = z.re.floatExpValue, zy = z.im.floatExpValue
-        let m2 = zx * zx + zy * zy
+        let m2 = z.floatExpLengthSquared
         var t = FloatExp(Double(formula.power * formula.power))
         for _ in 1..<formula.power { t = t * m2 }
-        r.nextStretch = t.significand
-        r.nextStretchExponent = t.isZero ? 0 : t.exponent
+        (r.nextStretch, r.nextStretchExponent) = t.parts
     }
 
     /// After a step: the escape, rebasing and glitch tests. True when the pixel is finished.
@@ -516,15 +495,8 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
     // Mandelbrot step, where dz/dc = 1 after it), a BLA step by |A|^2.
     @usableFromInline var stretch2 = 1.0
     @usableFromInline var stretchExponent = 0
-    /// Whether stretch2 bounds |dz/dc|^2 from above with its additive terms (z^2 + c and z^p + c
-    /// with LA, against a wrapped nucleus reference): dz/dc' = f'(z) dz/dc + 1 for a step,
-    /// zc f'(z) dz/dc + cc for an LA entry, and |f'(z)|^2 with its own exponent where |z|^2
-    /// underflows. The product of |f'(z)| alone collapses at every wrap, where z passes near 0
-    /// and the + 1 takes over: on fs_deepmini_e433 it under-rated a pixel 7e-3 off in smooth by
-    /// 2^1300 (Documentation/Perturbation.md).
-    @inlinable static var boundsDerivative: Bool { B.bounds }
     @usableFromInline var nextStretch = 1.0
-    /// With `boundsDerivative`: |f'(z)|^2 = nextStretch * 2^nextStretchExponent.
+    /// With `B.bounds`: |f'(z)|^2 = nextStretch * 2^nextStretchExponent.
     @usableFromInline var nextStretchExponent = 0
     /// 1 / |dc|^2 = inverseDCSignificand * 2^inverseDCExponent (0 when dc = 0).
     @usableFromInline let inverseDCSignificand: Double
@@ -589,6 +561,26 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
             m.significand * m.significand * inverseDCSignificand / stretch2 * scale, PixelRun.localScaleCap)
     }
 
+    /// One plain perturbation step to `next`: dz/dc stretched by |f'(z)| (bounded: plus 1).
+    @inlinable @inline(__always)
+    mutating func takePlainStep(to next: Complex<D>) {
+        dz = next
+        m += 1
+        n += 1
+        stretch2 *= nextStretch
+        if B.bounds {
+            stretchExponent &+= nextStretchExponent
+            addToDerivative(1, 0)
+        }
+    }
+
+    /// Adds a BLA step's or an LA entry's truncation `load` (relative to dz, squared) as a share
+    /// of dc; far inside the radius the scale's cap bounds the term without computing it.
+    @inlinable @inline(__always)
+    mutating func addLoad(_ load: Double) {
+        blaLoad += load < 0x1p-24 ? load * PixelRun.localScaleCap : (load.isFinite ? load : 1) * localScale()
+    }
+
     /// |dz/dc| += significand 2^exponent in the bound stretch2 2^stretchExponent = |dz/dc|^2
     /// (the exponent made even so that its root is a power of two). Out of line, as the next
     /// step's exponent: inlined, the two slowed every kernel 1.7 times, bounded or not.
@@ -614,7 +606,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
     mutating func addToDerivative(magnitude b: Complex<D>) {
         let m = D.complexMagnitude(b.re, b.im).floatExpValue
         guard !m.isZero else { return }
-        addToDerivative(m.significand, m.exponent)
+        addToDerivative(m.parts.significand, m.parts.exponent)
     }
 
     /// Continues on `orbit` (the critical orbit, Z(0) = 0) from dz = z.
@@ -632,7 +624,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
 /// type, not a flag: as a stored flag its branches made every kernel 1.7 times slower).
 @usableFromInline
 protocol StretchBound {
-    /// True: bound |dz/dc| with its additive terms (`PixelRun.boundsDerivative`); false: the
+    /// True: bound |dz/dc| with its additive terms (`BoundedStretch`); false: the
     /// product of |f'(z)|.
     static var bounds: Bool { get }
 }
@@ -642,6 +634,12 @@ enum ProductStretch: StretchBound {
     @inlinable static var bounds: Bool { false }
 }
 
+/// stretch2 bounds |dz/dc|^2 from above with its additive terms (against a wrapped nucleus
+/// reference, z^2 + c and z^p + c): dz/dc' = f'(z) dz/dc + 1 for a step, zc f'(z) dz/dc + cc for
+/// an LA entry, plus |B| for a BLA step, and |f'(z)|^2 with its own exponent where |z|^2
+/// underflows. The product of |f'(z)| alone collapses at every wrap, where z passes near 0 and
+/// the + 1 takes over: on fs_deepmini_e433 it under-rated a pixel 7e-3 off in smooth by 2^1300
+/// (Documentation/Perturbation.md).
 @usableFromInline
 enum BoundedStretch: StretchBound {
     @inlinable static var bounds: Bool { true }

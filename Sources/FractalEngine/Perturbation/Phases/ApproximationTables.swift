@@ -50,13 +50,14 @@ final class ApproximationTables<F: PerturbationFormula> {
         return addingSeconds(to: &seconds) {
             let dcMax = formula.addsDC ? grid.maxMagnitude(over: subset, height: viewport.height) : E.zero
             let epsilon = (baseEpsilon ?? self.epsilon) * (E.significandBits > 53 ? 0x1p-53 : 1)
+            let linearEpsilon = epsilon * laRatio
             // The same orbit, deltas, bound and epsilon: the same table.
             let identity =
                 cache == nil && !names
                 ? nil
                 : TableIdentity(
                     orbit: reference.identity, delta: ObjectIdentifier(E.self), dcMax: "\(dcMax)", epsilon: epsilon,
-                    addsDC: formula.addsDC, method: method, linearEpsilon: epsilon * laRatio)
+                    addsDC: formula.addsDC, method: method, linearEpsilon: linearEpsilon)
             if let identity, let cached = cache?.table(identity, E.self) {
                 return NamedTable(table: cached, identity: identity)
             }
@@ -67,7 +68,7 @@ final class ApproximationTables<F: PerturbationFormula> {
                 method == .bla
                 ? nil
                 : LATable(
-                    orbit: reference.orbit.values(as: E.Wide.self), epsilon: epsilon * laRatio,
+                    orbit: reference.orbit.values(as: E.Wide.self), epsilon: linearEpsilon,
                     addsDC: formula.addsDC, power: formula.power, escapeGaps: reference.orbit.escapeGaps,
                     spanning: reference.wraps, converting: E.init(wide:))
             let built = BLATable(
