@@ -296,12 +296,12 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
     @inlinable @inline(__always)
     func escaped(
         n2: Int, n: Int, r2: Double, dc: Complex<D>, stretch2: Double, stretchExponent: Int,
-        blaLoad: Double, epsilon: Double
+        blaLoad: Double, epsilon: Double, estimateSteps: Int? = nil
     ) -> (PixelResult, Bool) {
         let result = PixelResult(
             n2: UInt32(n2), nBig: UInt32(n), smooth: Escape.smooth(nBig: n, lengthSquared: r2, power: formula.power))
         let exact = PrecisionEstimate.smoothHolds(
-            n: n, lengthSquared: r2, power: formula.power, dc: dc, stretch2: stretch2,
+            n: estimateSteps ?? n, lengthSquared: r2, power: formula.power, dc: dc, stretch2: stretch2,
             stretchExponent: stretchExponent, deltaBits: D.significandBits, referenceBits: referenceBits,
             blaLoad: blaLoad, blaEpsilon: epsilon)
         return (result, !exact)
@@ -318,10 +318,10 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             pixel: i, dc: dc, dcStep: formula.addsDC ? dc : .zero, orbit: orbit, table: table,
             dz: dz, epsilon: table.epsilon, tracker: T(julia: !formula.addsDC, trap: trap, x: x, y: y))
         if !formula.addsDC { r.nextStretch = formula.stretchSquared(x * x + y * y) }
-        // Bounded, dz/dc = 0 before the first step (the product starts from the first
-        // step's 1). Set here, not in PixelRun's init: a stretch2 set there by a condition
-        // made every kernel 1.7 times slower (flake 1.7e-157; Documentation/Benchmarks.md).
-        if B.bounds { r.stretch2 = 0 }
+        // The error variance starts at 0 (the product from the first step's 1). Set here, not
+        // in PixelRun's init: a stretch2 set there by a condition made every kernel 1.7 times
+        // slower (flake 1.7e-157; Documentation/Benchmarks.md).
+        if B.variance { r.stretch2 = 0 }
         return r
     }
 
@@ -355,18 +355,20 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
                     a: Complex(step.a.re.floatExpValue, step.a.im.floatExpValue),
                     b: Complex(step.b.re.floatExpValue, step.b.im.floatExpValue))
             }
-            r.addLoad((r.dz.lengthSquared * step.inverseRadiusSquared).leadingDouble)
+            let load = (r.dz.lengthSquared * step.inverseRadiusSquared).leadingDouble
+            if !B.variance { r.addLoad(load) }
+            let before = r.dz
             r.dz = step.apply(r.dz, r.dcStep)
             r.m += length
             r.n += length
             r.work.blaSteps += 1
-            // dz/dc is stretched by |A| over the step (within eps); bounded, plus |B|.
+            // dz/dc (and the error) is stretched by |A| over the step (within eps).
             r.stretch2 *= step.stretchSignificand
             r.stretchExponent += step.stretchExponent
-            if B.bounds { r.addToDerivative(magnitude: step.b) }
+            if B.variance { r.addBLAError(step, before: before, load: load) }
         } else {
             if T.isActive { r.tracker.plain(power: formula.power) }
-            r.takePlainStep(to: formula.step(r.orbit[r.m], r.dz, r.dcStep))
+            r.takePlainStep(to: formula.step(r.orbit[r.m], r.dz, r.dcStep), power: formula.power)
         }
         return finishStep(&r, rebaseOrbit: rebaseOrbit, rebaseBLA: rebaseBLA)
     }
@@ -379,7 +381,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         if T.isActive { r.tracker.plain(power: formula.power) }
         guard let index = r.table.la.longest(chain: chain, u: u, dc: r.dcStep, maxLength: maxIterations - r.n)
         else {
-            r.takePlainStep(to: u + r.dcStep)
+            r.takePlainStep(to: u + r.dcStep, power: formula.power)
             return
         }
         let entry = r.table.la[index]
@@ -389,21 +391,23 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
                 a: Complex(entry.zc.re.floatExpValue, entry.zc.im.floatExpValue),
                 b: Complex(b.re.floatExpValue, b.im.floatExpValue))
         }
-        r.addLoad(entry.load(u, r.dcStep) * r.table.laLoadScale)
+        let load = entry.load(u, r.dcStep) * r.table.laLoadScale
+        if !B.variance { r.addLoad(load) }
+        let before = r.dz
         r.dz = entry.apply(u, r.dcStep)
         r.m += entry.length
         r.n += entry.length
         r.work.blaSteps += 1
-        // The exact step stretches dz/dc by |f'(z)|, the linear part by |zc|.
+        // The exact step stretches dz/dc (and the error) by |f'(z)|, the linear part by |zc|.
         r.stretch2 *= r.nextStretch * entry.stretchSignificand
         r.stretchExponent += entry.stretchExponent
-        if B.bounds {
+        if B.variance {
             r.stretchExponent &+= r.nextStretchExponent
-            r.addToDerivative(entry.ccSignificand, entry.ccExponent)
+            r.addLAError(entry, before: before, u: u, load: load, power: formula.power)
         }
     }
 
-    /// With `B.bounds`: near a deep minibrot |z|^2 underflows in Double and the product
+    /// With `B.variance`: near a deep minibrot |z|^2 underflows in Double and the product
     /// with it would drop dz/dc's growth, so there |f'(z)|^2 with its own exponent.
     @usableFromInline @inline(never)
     func tinyStretch(_ r: inout PixelRun<D, T, B>, z: Complex<D>, r2: Double) {
@@ -431,14 +435,16 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         if r2 > Escape.radiusSquared2 {
             if r.n2 == 0 { r.n2 = r.n }
             if r2 > Escape.radiusSquaredBig {
+                // The variance holds every step's error already: one term, no BLA load.
                 (r.result, r.sensitive) = escaped(
                     n2: r.n2, n: r.n, r2: r2, dc: r.dc, stretch2: r.stretch2,
-                    stretchExponent: r.stretchExponent, blaLoad: r.blaLoad, epsilon: r.epsilon)
+                    stretchExponent: r.stretchExponent, blaLoad: B.variance ? 0 : r.blaLoad, epsilon: r.epsilon,
+                    estimateSteps: B.variance ? 1 : r.n)
                 return true
             }
         }
         r.nextStretch = formula.stretchSquared(r2)
-        if B.bounds { tinyStretch(&r, z: z, r2: r2) }
+        if B.variance { tinyStretch(&r, z: z, r2: r2) }
         if r.stretch2 > 0x1p600 {
             r.stretch2 *= 0x1p-600
             r.stretchExponent += 600
@@ -496,7 +502,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
     @usableFromInline var stretch2 = 1.0
     @usableFromInline var stretchExponent = 0
     @usableFromInline var nextStretch = 1.0
-    /// With `B.bounds`: |f'(z)|^2 = nextStretch * 2^nextStretchExponent.
+    /// With `B.variance`: |f'(z)|^2 = nextStretch * 2^nextStretchExponent.
     @usableFromInline var nextStretchExponent = 0
     /// 1 / |dc|^2 = inverseDCSignificand * 2^inverseDCExponent (0 when dc = 0).
     @usableFromInline let inverseDCSignificand: Double
@@ -561,16 +567,18 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
             m.significand * m.significand * inverseDCSignificand / stretch2 * scale, PixelRun.localScaleCap)
     }
 
-    /// One plain perturbation step to `next`: dz/dc stretched by |f'(z)| (bounded: plus 1).
+    /// One plain perturbation step to `next`: dz/dc stretched by |f'(z)| (with `B.variance`,
+    /// the error variance, plus the step's rounding).
     @inlinable @inline(__always)
-    mutating func takePlainStep(to next: Complex<D>) {
+    mutating func takePlainStep(to next: Complex<D>, power: Int) {
+        let before = dz
         dz = next
         m += 1
         n += 1
         stretch2 *= nextStretch
-        if B.bounds {
+        if B.variance {
             stretchExponent &+= nextStretchExponent
-            addToDerivative(1, 0)
+            addVariance(stepRounding(before, power: power))
         }
     }
 
@@ -581,32 +589,56 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
         blaLoad += load < 0x1p-24 ? load * PixelRun.localScaleCap : (load.isFinite ? load : 1) * localScale()
     }
 
-    /// |dz/dc| += significand 2^exponent in the bound stretch2 2^stretchExponent = |dz/dc|^2
-    /// (the exponent made even so that its root is a power of two). Out of line, as the next
-    /// step's exponent: inlined, the two slowed every kernel 1.7 times, bounded or not.
+    /// With `B.variance`: the variance V = stretch2 2^stretchExponent += t.
     @usableFromInline @inline(never)
-    mutating func addToDerivative(_ significand: Double, _ exponent: Int) {
-        if stretchExponent & 1 != 0 {
-            stretch2 *= 2
-            stretchExponent -= 1
-        }
-        let k = exponent &- stretchExponent / 2
-        if stretch2 == 0 || k > 500 {
-            // The added term dominates by far.
-            stretch2 = significand * significand
-            stretchExponent = 2 &* exponent
-            return
-        }
-        let root = stretch2.squareRoot() + (k < -500 ? 0 : significand * FloatExp.powerOfTwo(k))
-        stretch2 = root * root
+    mutating func addVariance(_ t: FloatExp) {
+        let v = FloatExp(significand: stretch2, exponent: stretchExponent) + t
+        (stretch2, stretchExponent) = v.isFinite ? v.parts : (1, 4000)
     }
 
-    /// |dz/dc| += |b| (a BLA step's additive term).
+    /// |dc|^-2 as a FloatExp.
+    @inlinable @inline(__always)
+    var inverseDC2: FloatExp { FloatExp(significand: inverseDCSignificand, exponent: inverseDCExponent) }
+
+    /// A plain step's rounding from `before` (the dz it started from), in units of (u |dc|)^2:
+    /// the step computes f(Z + dz) - f(Z) + dc from terms up to |f'(z)| |dz| + |dz|^2 (z^2:
+    /// (2Z + dz) dz, with |2Z + dz| <= |2z| + |dz|) and |dc|, each rounded to about u of itself;
+    /// p^2 (|f'|^2 + |dz|^2) |dz|^2 + |dc|^2 bounds their squares' sum with a margin.
+    @inlinable @inline(__always)
+    func stepRounding(_ before: Complex<D>, power: Int) -> FloatExp {
+        let dz2 = before.floatExpLengthSquared
+        let f2 = FloatExp(significand: nextStretch, exponent: nextStretchExponent)
+        return (f2 + dz2) * dz2 * FloatExp(Double(power * power)) * inverseDC2 + FloatExp(1)
+    }
+
+    /// A linear step's rounding and truncation, in units of (u |dc|)^2: its result
+    /// a + b (a = A dz or zc u, b = B dc or cc dc) rounded to about u of |a| + |b|, and its
+    /// truncation 2 `PrecisionEstimate.blaSafety` eps sqrt(load) of that, eps the table's epsilon
+    /// and `load` scaled to it. `a2` = |a|^2, `b2` = |B|^2 or |cc|^2.
+    @inlinable @inline(__always)
+    func linearRounding(a2: FloatExp, b2: FloatExp, load: Double) -> FloatExp {
+        let w = 2 * PrecisionEstimate.blaSafety * epsilon * FloatExp.powerOfTwo(D.significandBits)
+        let k = 2 + w * w * (load.isFinite ? load : 1)
+        return (a2 * inverseDC2 + b2) * FloatExp(k)
+    }
+    /// With `B.variance`, after a BLA step from `before` (the variance already times |A|^2):
+    /// the step's rounding and truncation.
     @usableFromInline @inline(never)
-    mutating func addToDerivative(magnitude b: Complex<D>) {
-        let m = D.complexMagnitude(b.re, b.im).floatExpValue
-        guard !m.isZero else { return }
-        addToDerivative(m.parts.significand, m.parts.exponent)
+    mutating func addBLAError(_ step: BLAStep<D>, before: Complex<D>, load: Double) {
+        let a2 = FloatExp(significand: step.stretchSignificand, exponent: step.stretchExponent)
+        addVariance(linearRounding(a2: a2 * before.floatExpLengthSquared, b2: step.b.floatExpLengthSquared, load: load))
+    }
+
+    /// With `B.variance`, after an LA entry from `before` through the exact step's `u` (the
+    /// variance already times |f'(z)|^2 |zc|^2): the exact step's rounding stretched by |zc|^2,
+    /// then the linear part's rounding and truncation.
+    @usableFromInline @inline(never)
+    mutating func addLAError(_ entry: LAEntry<D>, before: Complex<D>, u: Complex<D>, load: Double, power: Int) {
+        let zc2 = FloatExp(significand: entry.stretchSignificand, exponent: entry.stretchExponent)
+        let cc = FloatExp(significand: entry.ccSignificand, exponent: entry.ccExponent)
+        addVariance(
+            zc2 * stepRounding(before, power: power)
+                + linearRounding(a2: zc2 * u.floatExpLengthSquared, b2: cc * cc, load: load))
     }
 
     /// Continues on `orbit` (the critical orbit, Z(0) = 0) from dz = z.
@@ -620,29 +652,34 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
     }
 }
 
-/// How the kernels track |dz/dc| for the precision estimate, chosen per pass at the top (a
-/// type, not a flag: as a stored flag its branches made every kernel 1.7 times slower).
+/// How the kernels judge a pixel's precision, chosen per pass at the top (a type, not a flag:
+/// as a stored flag its branches made every kernel 1.7 times slower).
 @usableFromInline
 protocol StretchBound {
-    /// True: bound |dz/dc| with its additive terms (`BoundedStretch`); false: the
-    /// product of |f'(z)|.
-    static var bounds: Bool { get }
+    /// True: track the error variance forward (`ErrorVariance`); false: the product of
+    /// |f'(z)| (`ProductStretch`).
+    static var variance: Bool { get }
 }
 
+/// stretch2 2^stretchExponent = |dz/dc|^2 as the product of |f'(z)|^2 (|A|^2 a BLA step, |zc|^2 an
+/// LA entry), and the estimate sqrt(n) u |dc| |dz/dc| plus the BLA load (`PrecisionEstimate`).
 @usableFromInline
 enum ProductStretch: StretchBound {
-    @inlinable static var bounds: Bool { false }
+    @inlinable static var variance: Bool { false }
 }
 
-/// stretch2 bounds |dz/dc|^2 from above with its additive terms (against a wrapped nucleus
-/// reference, z^2 + c and z^p + c): dz/dc' = f'(z) dz/dc + 1 for a step, zc f'(z) dz/dc + cc for
-/// an LA entry, plus |B| for a BLA step, and |f'(z)|^2 with its own exponent where |z|^2
-/// underflows. The product of |f'(z)| alone collapses at every wrap, where z passes near 0 and
-/// the + 1 takes over: on fs_deepmini_e433 it under-rated a pixel 7e-3 off in smooth by 2^1300
-/// (Documentation/Perturbation.md).
+/// stretch2 2^stretchExponent = V, the variance of z's error in units of (u |dc|)^2 (u the
+/// delta type's unit roundoff), tracked forward: each step multiplies it by |f'(z)|^2 (|A|^2,
+/// |zc|^2) and adds its own rounding and truncation, squared (`PixelRun.stepRounding`,
+/// `linearRounding`), so the estimate is u |dc| sqrt(V) with no assumption on how dz depends
+/// on dc. Used against a wrapped nucleus reference (z^2 + c and z^p + c), where a pixel's dz
+/// is reset to z at every wrap: there the product of |f'(z)| collapses (z passes near 0, and
+/// it under-rated a fs_deepmini_e433 pixel 7e-3 off in smooth by 2^1300), and a bound on
+/// |dz/dc| with its additive terms flagged 30% of that view (Documentation/Perturbation.md).
+/// |f'(z)|^2 carries its own exponent where |z|^2 underflows.
 @usableFromInline
-enum BoundedStretch: StretchBound {
-    @inlinable static var bounds: Bool { true }
+enum ErrorVariance: StretchBound {
+    @inlinable static var variance: Bool { true }
 }
 
 /// How far a perturbation result's smooth value can be trusted.

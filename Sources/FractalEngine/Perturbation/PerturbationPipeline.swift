@@ -191,11 +191,12 @@ extension PerturbationJob {
         into field: inout IterationField
     ) throws {
         let rebase = rebase ?? orbit
-        // Against a wrapped nucleus reference: dz/dc bounded for the precision estimate (with
+        // Against a wrapped nucleus reference: the error variance tracked forward for the
+        // precision estimate (`ErrorVariance`, with
         // any approximation, or none), and with LA the interior proof for the minibrot it sits
         // in (z^2 + c; the first pass only).
-        let bounded = orbit.reference.wraps && formula.addsDC
-        let linear = bounded ? orbit.table?.table.periods : nil
+        let wrapped = orbit.reference.wraps && formula.addsDC
+        let linear = wrapped ? orbit.table?.table.periods : nil
         func run<B: StretchBound>(_: B.Type) throws {
             var kernel = PerturbationKernel<F, E, T, B>(
                 formula: formula, orbit: orbit.values, rebaseOrbit: rebase.values, bla: orbit.table?.table,
@@ -218,7 +219,7 @@ extension PerturbationJob {
                     device: names.flatMap { kernel.deviceForm(count: count, names: $0) }),
                 into: &field)
         }
-        if bounded { try run(BoundedStretch.self) } else { try run(ProductStretch.self) }
+        if wrapped { try run(ErrorVariance.self) } else { try run(ProductStretch.self) }
     }
 }
 
