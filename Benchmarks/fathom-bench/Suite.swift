@@ -29,7 +29,7 @@ struct SuiteCase {
         SuiteCase(name: "e8000", location: "e8000", size: "640x360", threads: 0, checkedPixels: 0),
         SuiteCase(
             name: "deepmini e433", location: "fs_deepmini_e433", size: "800x800", threads: 0, checkedPixels: 16,
-            placement: .nucleus, mpfrCap: 2_000_000),
+            mpfrCap: 2_000_000),
     ]
 
     /// The GPU group (`fathom-bench gpu --backend cuda`): the exact-mode views and the two

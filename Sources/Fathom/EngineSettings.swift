@@ -9,7 +9,7 @@ extension LocationFile {
         public var path: ArithmeticPath?
         /// How perturbation handles glitches (nil: rebase).
         public var glitches: GlitchMode?
-        /// Where the first reference goes (nil: the center).
+        /// Where the first reference goes (nil: the default, `.automatic`).
         public var reference: ReferencePlacement?
         /// The perturbation delta type forced (nil: by the pixel spacing).
         public var delta: DeltaType?
@@ -21,13 +21,17 @@ extension LocationFile {
         public var approximation: ApproximationMethod?
         /// LA's relative error bound per linearized step, 0 < E < 1.
         public var laEpsilon: Double?
+        /// The CPU seconds the passes for pixels at risk may spend in direct MPFR, 0 to 1e9
+        /// (`PerturbationSettings.mpfrBudgetSeconds`).
+        public var mpfrBudget: Double?
 
         public init(
             path: ArithmeticPath? = nil, glitches: GlitchMode? = nil, reference: ReferencePlacement? = nil,
             delta: DeltaType? = nil,
             bla: Bool? = nil, blaEpsilon: Double? = nil, precisionPasses: Bool? = nil,
-            approximation: ApproximationMethod? = nil, laEpsilon: Double? = nil
+            approximation: ApproximationMethod? = nil, laEpsilon: Double? = nil, mpfrBudget: Double? = nil
         ) {
+            self.mpfrBudget = mpfrBudget
             self.laEpsilon = laEpsilon
             self.approximation = approximation
             self.path = path
@@ -60,6 +64,12 @@ extension LocationFile {
                 settings.laEpsilon = laEpsilon
             }
             if let precisionPasses { settings.exactSensitivePixels = precisionPasses }
+            if let mpfrBudget {
+                guard EngineSettings.isMPFRBudget(mpfrBudget) else {
+                    throw .badMPFRBudget(field: "engine.mpfrBudget", value: mpfrBudget)
+                }
+                settings.mpfrBudgetSeconds = mpfrBudget
+            }
         }
 
         /// Lays these settings over `settings` (the arithmetic path and the perturbation
@@ -71,12 +81,15 @@ extension LocationFile {
 
         /// Whether `e` is a BLA epsilon: a number in (0, 1).
         public static func isBLAEpsilon(_ e: Double) -> Bool { e > 0 && e < 1 }
+
+        /// Whether `s` is an MPFR budget: seconds from 0 to 1e9.
+        public static func isMPFRBudget(_ s: Double) -> Bool { s >= 0 && s <= 1e9 }
     }
 }
 
 extension LocationFile.EngineSettings: Codable {
     enum CodingKeys: String, CodingKey {
-        case path, glitches, reference, delta, bla, blaEpsilon, precisionPasses, approximation, laEpsilon
+        case path, glitches, reference, delta, bla, blaEpsilon, precisionPasses, approximation, laEpsilon, mpfrBudget
     }
 
     public init(from decoder: Decoder) throws {
@@ -100,12 +113,16 @@ extension LocationFile.EngineSettings: Codable {
             blaEpsilon: try c.decodeIfPresent(Double.self, forKey: .blaEpsilon),
             precisionPasses: try c.decodeIfPresent(Bool.self, forKey: .precisionPasses),
             approximation: try value(.approximation),
-            laEpsilon: try c.decodeIfPresent(Double.self, forKey: .laEpsilon))
+            laEpsilon: try c.decodeIfPresent(Double.self, forKey: .laEpsilon),
+            mpfrBudget: try c.decodeIfPresent(Double.self, forKey: .mpfrBudget))
         if let e = blaEpsilon, !Self.isBLAEpsilon(e) {
             throw FathomError.badBLAEpsilon(field: field(.blaEpsilon), value: e)
         }
         if let e = laEpsilon, !Self.isBLAEpsilon(e) {
             throw FathomError.badBLAEpsilon(field: field(.laEpsilon), value: e)
+        }
+        if let s = mpfrBudget, !Self.isMPFRBudget(s) {
+            throw FathomError.badMPFRBudget(field: field(.mpfrBudget), value: s)
         }
     }
 
@@ -121,5 +138,6 @@ extension LocationFile.EngineSettings: Codable {
         try c.encodeIfPresent(precisionPasses, forKey: .precisionPasses)
         try c.encodeIfPresent(approximation?.rawValue, forKey: .approximation)
         try c.encodeIfPresent(laEpsilon, forKey: .laEpsilon)
+        try c.encodeIfPresent(mpfrBudget, forKey: .mpfrBudget)
     }
 }

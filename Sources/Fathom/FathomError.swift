@@ -17,6 +17,8 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
     case unknownEngineValue(field: String, value: String, accepted: [String])
     /// A BLA epsilon (`field`) outside (0, 1).
     case badBLAEpsilon(field: String, value: Double)
+    /// An MPFR budget (`field`) that is not a number of seconds in [0, 1e9].
+    case badMPFRBudget(field: String, value: Double)
 
     public var description: String {
         switch self {
@@ -32,6 +34,8 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
             "\(field): '\(FathomError.quoted(value))' is not one of \(accepted.joined(separator: ", "))"
         case .badBLAEpsilon(let field, let value):
             "\(field): \(value) is not a number in (0, 1)"
+        case .badMPFRBudget(let field, let value):
+            "\(field): \(value) is not a number of seconds from 0 to 1e9"
         case .notInKFR(let what):
             "a .kfr file cannot hold \(what) (Kalles Fraktaler's format shares the Mandelbrot and Multibrot families only)"
         }

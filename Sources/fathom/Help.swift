@@ -90,7 +90,8 @@ enum Help {
                                  double-double (default 40)
           --path P               force double, double-double or perturbation
           --glitches M           perturbation glitch handling: rebase (default) | detect
-          --reference R          first reference: center (default) | probe (longest of a 5x5 probe) |
+          --reference R          first reference: auto (default: nucleus where a minibrot dominates
+                                 the view, else center) | center | probe (longest of a 5x5 probe) |
                                  nucleus (the dominant minibrot's nucleus if in view: never escapes;
                                  one period of it, wrapped, with --glitches rebase)
           --delta T              perturbation deltas: double | double-double | floatexp;
@@ -104,6 +105,9 @@ enum Help {
           --precision-passes on|off
                                  render again pixels whose smooth value may miss 1e-7
                                  (default on; off trades that guarantee for speed)
+          --mpfr-budget S        CPU seconds those passes may spend iterating pixels in MPFR
+                                 (default 30; the cheapest first; the others are reported as not
+                                 verified, with --verbose by pixel)
           --save-reference FILE  write the reference orbit (reusable by a later render)
           --load-reference FILE  read the reference orbit instead of computing it
           --verbose, --quiet     more output (the estimate, reference points) or less
@@ -111,9 +115,9 @@ enum Help {
 
     static let verify = """
         usage: fathom verify [--threads N] [--guard-bits N] [--glitches rebase|detect]
-                             [--reference center|probe|nucleus] [--delta double|double-double|floatexp]
+                             [--reference auto|center|probe|nucleus] [--delta double|double-double|floatexp]
                              [--bla on|off] [--approximation la|bla|both] [--bla-epsilon E]
-                             [--la-epsilon E] [--backend auto|cpu|cuda]
+                             [--la-epsilon E] [--mpfr-budget S] [--backend auto|cpu|cuda]
                              [--gpu-exact on|off] [--sampled] [--all] FILE...
 
         Renders each oracle file's location at its width x height through the normal render path
@@ -179,7 +183,7 @@ enum Help {
           --size WxH             frame size (default: the location's, else 1280x720)
           --threads N, --bit-depth 8|16, --quiet
           --path, --glitches, --reference, --delta, --bla, --approximation, --bla-epsilon,
-          --la-epsilon, --precision-passes,
+          --la-epsilon, --mpfr-budget, --precision-passes,
           --backend, --gpu-exact as for render (on a GPU the orbits and BLA tables stay on the
                                  device from frame to frame while the center is the same)
         """

@@ -7,7 +7,8 @@ enum RenderCommand {
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
         "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta",
         "load-reference", "save-reference",
-        "bla", "bla-epsilon", "approximation", "la-epsilon", "precision-passes", "bit-depth", "npy", "gradient",
+        "bla", "bla-epsilon", "approximation", "la-epsilon", "mpfr-budget", "precision-passes", "bit-depth", "npy",
+        "gradient",
         "supersample", "boundary", "slope",
         "trap",
         "backend", "gpu-exact",
@@ -64,6 +65,9 @@ enum RenderCommand {
             reference: outputs.reference, bitDepth: bitDepth, control: control)
         try outputs.set.commit()
         for warning in result.report.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        if let p = result.report.perturbation, p.unsettledPixels > 0 {
+            FileHandle.standardError.write(Data((Self.unverifiedWarning(p, width: width) + "\n").utf8))
+        }
 
         if !quiet {
             let r = result.report
@@ -89,6 +93,15 @@ enum RenderCommand {
                 }
             }
         }
+    }
+
+    /// The warning for pixels the passes could not settle within the MPFR budget: how many, and
+    /// the first of them as x,y.
+    static func unverifiedWarning(_ p: PerturbationReport, width: Int) -> String {
+        let shown = p.unsettledList.prefix(16).map { "\($0 % width),\($0 / width)" }.joined(separator: " ")
+        let more = p.unsettledList.count > 16 ? " and \(p.unsettledList.count - 16) more" : ""
+        return "warning: \(p.unsettledPixels) pixels not verified: their smooth values may miss 1e-7 (direct MPFR "
+            + "would take more than the --mpfr-budget): \(shown)\(more)"
     }
 
     /// A decimal number of any length as at most about 40 characters: its leading digits,
@@ -131,7 +144,9 @@ enum RenderCommand {
         // A nucleus reference (rebase mode) is computed for one period, unknown until the
         // nucleus is found: the bound is the limit's, and the orbit loop's own memory check
         // stops a fallback orbit that would outgrow memory.
-        let mayWrap = settings.perturbation.placement == .nucleus && settings.perturbation.glitchMode == .rebase
+        let mayWrap =
+            [.nucleus, .automatic].contains(settings.perturbation.placement)
+            && settings.perturbation.glitchMode == .rebase
         if plan.referenceBytes > memory && !mayWrap {
             throw CLIError.data(
                 "the reference orbit may take \(plan.referenceSteps) steps at \(bits) bits, up to \(plan.referenceBytes >> 20) MiB with its BLA table, more than this machine's \(memory >> 20) MiB: lower --iterations (at most about \(RenderPlan.maximumReferenceSteps(memory: memory)))"
@@ -216,6 +231,12 @@ enum RenderCommand {
             }
             e.laEpsilon = eps
         }
+        if let v = a["mpfr-budget"] {
+            guard let s = Double(v), LocationFile.EngineSettings.isMPFRBudget(s) else {
+                throw CLIError.data("--mpfr-budget: '\(v)' is not a number of seconds from 0 to 1e9")
+            }
+            e.mpfrBudget = s
+        }
         return e
     }
 
@@ -260,7 +281,7 @@ enum RenderCommand {
             + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) again with 106-bit deltas" : "")
             + (p.finerOrbitPixels > 0 ? ", \(p.finerOrbitPixels) against an orbit at 64 more bits" : "")
             + (p.reiteratedPixels > 0 ? ", \(p.reiteratedPixels) in MPFR" : "")
-            + (p.unsettledPixels > 0 ? ", \(p.unsettledPixels) left unchecked (over the MPFR budget)" : "")
+            + (p.unsettledPixels > 0 ? ", \(p.unsettledPixels) not verified (over the MPFR budget)" : "")
             + (p.blaSteps > 0
                 ? String(format: ", tables %.2f s, ", p.blaSeconds)
                     + "\(p.blaSteps) of \(p.loopSteps) loop steps LA or BLA" : "")

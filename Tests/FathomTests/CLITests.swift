@@ -284,7 +284,7 @@ struct CLITests {
         for (option, message) in [
             ("path", "path: 'foo' is not one of double, double-double, perturbation"),
             ("glitches", "glitches: 'foo' is not rebase or detect"),
-            ("reference", "reference: 'foo' is not center, probe or nucleus"),
+            ("reference", "reference: 'foo' is not auto, center, probe or nucleus"),
             ("delta", "delta: 'foo' is not \(deltas.dropLast().joined(separator: ", ")) or \(deltas.last!)"),
         ] {
             let bad = try render(["--quiet", "--\(option)", "foo"])

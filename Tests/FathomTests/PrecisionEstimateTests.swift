@@ -48,3 +48,46 @@ struct PrecisionEstimateTests {
         #expect(wrongFirst == Self.known.count, "the first pass had \(wrongFirst) of them off by 1e-6")
     }
 }
+
+/// The MPFR pass within its budget (`PerturbationSettings.mpfrBudgetSeconds`): the cheapest
+/// pixels first, the others reported by index and left as the 106-bit pass had them.
+@Suite("The MPFR pass's budget")
+struct MPFRBudgetTests {
+    @Test("a budget of 0 reports every pixel the MPFR pass would take; a budget for one takes the cheapest")
+    func budget() throws {
+        // The oracle's Julia set (c outside the Mandelbrot set, double-double deltas): 17 of its
+        // pixels go on to MPFR.
+        let oracle = try OracleFile.read(path: try fixture("pub_g_julia_e20"))
+        let location = try oracle.locationFile.location()
+        let (w, h) = (oracle.width, oracle.height)
+        var settings = RenderSettings(width: w, height: h, path: .perturbation)
+        let full = try Renderer.render(location: location, settings: settings)
+        let reiterated = try #require(full.report.perturbation).reiteratedPixels
+        try #require(reiterated >= 2)
+        settings.perturbation.mpfrBudgetSeconds = 0
+        let none = try Renderer.render(location: location, settings: settings)
+        let report = try #require(none.report.perturbation)
+        #expect(report.reiteratedPixels == 0 && report.unsettledPixels == reiterated)
+        #expect(report.unsettledList.count == reiterated && report.unsettledList == report.unsettledList.sorted())
+        // Elsewhere the same field; the listed pixels are what MPFR changed (or confirmed).
+        let listed = Set(report.unsettledList)
+        for i in 0..<(w * h) where !listed.contains(i) {
+            #expect(none.field[i % w, i / w] == full.field[i % w, i / w], "pixel \(i)")
+        }
+        // A budget that covers the cheapest pixel alone (its count x the step's estimate).
+        let viewport = try Viewport(location: location, width: w, height: h)
+        let step = PerturbationSettings.mpfrStepSeconds(bits: viewport.precision.bits, power: 2)
+        let costs = report.unsettledList.map { i -> (Double, Int) in
+            let n = Int(none.field.nBig[i])
+            return (Double(n > 0 ? min(n + 1, location.maxIterations) : location.maxIterations) * step, i)
+        }.sorted { $0 < $1 }
+        #expect(costs[0].0 < costs[1].0, "two pixels of the same cost: the test cannot tell them apart")
+        settings.perturbation.mpfrBudgetSeconds = (costs[0].0 + costs[1].0) / 2
+        let one = try Renderer.render(location: location, settings: settings)
+        let partial = try #require(one.report.perturbation)
+        #expect(partial.reiteratedPixels == 1)
+        #expect(partial.unsettledList == costs.dropFirst().map(\.1).sorted())
+        let cheapest = costs[0].1
+        #expect(one.field[cheapest % w, cheapest / w] == full.field[cheapest % w, cheapest / w])
+    }
+}

@@ -86,9 +86,15 @@ struct MinibrotFinderTests {
             centerRe: shifted.decimalString(), centerIm: location.centerIm, radius: location.radius,
             maxIterations: location.maxIterations)
         var settings = RenderSettings(width: 24, height: 16, path: .perturbation)
+        settings.perturbation.placement = .center
         let atCenter = try Renderer.render(location: location, settings: settings)
         settings.perturbation.placement = .nucleus
         let atNucleus = try Renderer.render(location: location, settings: settings)
+        // The default placement takes the same nucleus: the minibrot fills the view.
+        settings.perturbation.placement = .automatic
+        let automatic = try Renderer.render(location: location, settings: settings)
+        #expect(automatic.field == atNucleus.field)
+        #expect(automatic.report.perturbation?.references[0].re == atNucleus.report.perturbation?.references[0].re)
         let report = try #require(atNucleus.report.perturbation)
         // One period of the nucleus's orbit, wrapped by rebasing (a never-escaping reference).
         #expect(
@@ -101,6 +107,54 @@ struct MinibrotFinderTests {
         let worst =
             zip(atCenter.field.smooth, atNucleus.field.smooth).map { $0.isNaN ? 0 : Swift.abs($0 - $1) }.max() ?? 0
         #expect(worst < 1e-6)
+    }
+
+    @Test(
+        "the default placement takes a nucleus only where its minibrot dominates the view; elsewhere the center, unchanged"
+    )
+    func automaticPlacement() throws {
+        func render(radius: String, _ placement: ReferencePlacement) throws -> RenderResult {
+            let location = Location(
+                centerRe: Self.seahorse.re, centerIm: Self.seahorse.im, radius: radius, maxIterations: 100_000)
+            var settings = RenderSettings(width: 16, height: 9, path: .perturbation)
+            settings.perturbation.placement = placement
+            return try Renderer.render(location: location, settings: settings)
+        }
+        // The Seahorse preset's view holds the period-33 minibrot, a fifth of its radius.
+        let dominated = try render(radius: "3.725e-3", .automatic)
+        #expect(dominated.report.perturbation?.referencePeriod == 33)
+        let centered = try render(radius: "3.725e-3", .center)
+        #expect(dominated.field.n2 == centered.field.n2 && dominated.field.nBig == centered.field.nBig)
+        // 1e-6 around the same center: no minibrot dominates; the center's orbit, as with
+        // `.center`, to the byte.
+        let plain = try render(radius: "1e-6", .automatic)
+        let report = try #require(plain.report.perturbation)
+        #expect(report.referencePeriod == nil && report.referenceNote == nil)
+        #expect(plain.field == (try render(radius: "1e-6", .center)).field)
+    }
+
+    @Test(
+        "the period watch on a reference orbit finds the period MinibrotFinder's MPFR search finds, cached or computed")
+    func periodWatch() throws {
+        let precision = Precision(bits: 128)
+        let center = try BigComplex(parsingRe: Self.seahorse.re, im: Self.seahorse.im, precision: precision)
+        let radius = FloatExp(Self.seahorse.radius)
+        let period = try #require(
+            MinibrotFinder.period(near: center, radius: radius, maxPeriod: 10_000, precision: precision))
+        let watch = PeriodWatch(radius: radius, maxPeriod: 10_000, minimumLog2Size: radius.log2Magnitude - 4)
+        let orbit = try ReferenceOrbit.compute(
+            point: center, power: 2, juliaC: nil, maxIterations: 1000, precision: precision)
+        #expect(watch.scan(orbit)?.period == period)
+        do {
+            _ = try ReferenceOrbit.compute(
+                point: center, power: 2, juliaC: nil, maxIterations: 1000, precision: precision, watch: watch)
+            Issue.record("the watch did not stop the orbit")
+        } catch let found as PeriodWatch.Found {
+            #expect(found.period == period)
+        }
+        // A minimum size far above the minibrot's: no stop.
+        let strict = PeriodWatch(radius: radius, maxPeriod: 10_000, minimumLog2Size: 10)
+        #expect(strict.scan(orbit) == nil)
     }
 
     @Test("--reference nucleus without a nucleus in reach falls back to the center, and the report says why")

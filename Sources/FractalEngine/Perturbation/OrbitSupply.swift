@@ -35,9 +35,13 @@ final class OrbitSupply: @unchecked Sendable {
     /// The orbit of `point` (which the caller rounded to `precision`), with low words unless asked otherwise;
     /// a second thread for its products when nothing else runs (`partner`).
     /// `steps`: how far to compute it (nil: the render's limit; a periodic reference's period).
-    func orbit(at point: BigComplex, lowWords: Bool = true, steps: Int? = nil) throws -> ReferenceOrbit {
+    /// `watch`: throws `PeriodWatch.Found` where the watch finds its period (on a cached orbit
+    /// too, from its values: the same answer).
+    func orbit(at point: BigComplex, lowWords: Bool = true, steps: Int? = nil, watch: PeriodWatch? = nil) throws
+        -> ReferenceOrbit
+    {
         try addingSeconds(to: &seconds) {
-            try fetch(point, lowWords: lowWords, partner: threads > 1, steps: steps ?? maxIterations)
+            try fetch(point, lowWords: lowWords, partner: threads > 1, steps: steps ?? maxIterations, watch: watch)
         }
     }
 
@@ -68,15 +72,18 @@ final class OrbitSupply: @unchecked Sendable {
     }
 
     /// The orbit of `point` from the cache, else computed and cached; safe on several threads.
-    private func fetch(_ point: BigComplex, lowWords: Bool, partner: Bool, steps: Int) throws -> ReferenceOrbit {
+    private func fetch(_ point: BigComplex, lowWords: Bool, partner: Bool, steps: Int, watch: PeriodWatch? = nil)
+        throws -> ReferenceOrbit
+    {
         if let cached = cache?.orbit(
             for: point, power: power, juliaC: juliaC, maxIterations: steps, precision: precision, lowWords: lowWords)
         {
+            if let found = watch?.scan(cached) { throw found }
             return cached
         }
         let computed = try ReferenceOrbit.compute(
             point: point, power: power, juliaC: juliaC, maxIterations: steps,
-            precision: precision, lowWords: lowWords, control: control, partnerThread: partner)
+            precision: precision, lowWords: lowWords, control: control, partnerThread: partner, watch: watch)
         cache?.store(computed)
         return computed
     }

@@ -164,7 +164,8 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         report.referenceNote = references.note
         report.fineBLAPixels = settled.fineBLAPixels
         report.finerOrbitPixels = settled.finerOrbitPixels
-        report.unsettledPixels = settled.unsettledPixels
+        report.unsettledPixels = settled.unsettled.count
+        report.unsettledList = settled.unsettled
         report.blaSeconds = tables.seconds
         (report.loopSteps, report.blaSteps) = buffers.totalSteps()
         report.interiorPixels = buffers.interiorCount

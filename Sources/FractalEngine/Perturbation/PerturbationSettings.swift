@@ -17,6 +17,10 @@ public enum DeltaType: String, Sendable, CaseIterable {
 
 /// Where the first reference goes.
 public enum ReferencePlacement: String, Sendable, CaseIterable {
+    /// The default: the nucleus of a minibrot that dominates the view (z^2 + c, rebasing,
+    /// no orbit file), else the center (`PlaceReferences`; Documentation/Perturbation.md,
+    /// "Nucleus references").
+    case automatic = "auto"
     /// The view's center.
     case center
     /// The point of a 5 x 5 probe of the view whose orbit is longest (the xFractal app's rule).
@@ -47,9 +51,12 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// Iterate pixels whose smooth value the deltas may not hold to 1e-7 again, directly in
     /// MPFR (`PrecisionEstimate`).
     public var exactSensitivePixels: Bool = true
-    /// The most CPU time the MPFR pass may take, estimated as pixels x iteration limit x
-    /// `mpfrStepSeconds` (an upper bound: that many iterations each): 300 s.
-    public var mpfrBudgetSeconds: Double = 300
+    /// The most CPU time the MPFR pass may take, estimated per pixel as its iterations (its
+    /// count where the last pass saw it escape, else the limit) x `mpfrStepSeconds`: 30 s.
+    /// Within it the cheapest pixels go first; the others are reported
+    /// (`PerturbationReport.unsettledList`). CPU time, not wall time: the pixels it covers do
+    /// not depend on the thread count.
+    public var mpfrBudgetSeconds: Double = 30
 
     /// A generous estimate of one direct MPFR iteration's cost: measured here about 1 us at
     /// 1,100 bits and 400 us at 77,000 bits (products grow faster than linearly in bits).
@@ -72,7 +79,7 @@ public struct PerturbationSettings: Sendable, Equatable {
     public var cache: ReferenceCache?
 
     public init(
-        glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .center, deltaType: DeltaType? = nil,
+        glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .automatic, deltaType: DeltaType? = nil,
         referenceBudget: Int = 512, extraBits: Int = 0
     ) {
         self.glitchMode = glitchMode
@@ -123,6 +130,8 @@ public struct PerturbationReport: Sendable {
     /// (`PerturbationSettings.mpfrBudgetSeconds`): their counts are very likely right, their smooth
     /// values not checked to 1e-7.
     public var unsettledPixels: Int = 0
+    /// Those pixels, by index (y * width + x), in order.
+    public var unsettledList: [Int] = []
     /// Seconds spent building BLA tables (all references).
     public var blaSeconds: Double = 0
     /// Loop steps over all pixels and passes (each a BLA step or one perturbation step), and

@@ -47,10 +47,15 @@ public struct ReferenceOrbit: Sendable {
     /// (`RenderPlan.maximumReferenceSteps`) stops with `RenderError.referenceTooLarge`. `partnerThread`:
     /// z^2 + c at `partnerThreadMinimumBits` or more takes a second thread for one of its
     /// two products (the same orbit, in about half the time).
+    ///
+    /// `watch`: the first period of the disc around `point` (`PeriodWatch`), found alongside;
+    /// when it asks to stop there, the computation throws `PeriodWatch.Found`.
     public static func compute(
         point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
-        lowWords: Bool = false, control: RenderControl? = nil, partnerThread: Bool = false
+        lowWords: Bool = false, control: RenderControl? = nil, partnerThread: Bool = false,
+        watch: PeriodWatch? = nil
     ) throws -> ReferenceOrbit {
+        var watch = watch
         let ws = MPFRWorkspace(count: MPFRStep.firstFree + 1, precision: precision)
         let partner =
             partnerThread && power == 2 && precision.bits >= MultiplyPartner.minimumBits
@@ -108,6 +113,10 @@ public struct ReferenceOrbit: Sendable {
             }
             m += 1
             store()
+            if watch != nil {
+                let z = tiny[m] ?? Complex(FloatExp(re[m]), FloatExp(im[m]))
+                if let found = watch!.observe(m, z) { throw found }
+            }
             // |Z|^2 > 4, decided in Double unless close (then in MPFR).
             let a = re[m], b = im[m]
             let approx = a * a + b * b
@@ -190,5 +199,67 @@ public struct ReferenceOrbit: Sendable {
             }
         }
         return out
+    }
+}
+
+/// The period of the dominant feature of a disc around an orbit's point, found from the orbit
+/// itself (`MinibrotFinder.periodAndSize`'s test in FloatExp, no MPFR step of its own): the
+/// first n with |Z(n)| < |dZ(n)/dc| radius, dZ/dc carried as dZ' = 2 Z dZ + 1 (z^2 + c), with
+/// the first guess at its minibrot's size, 1 / (|l| |dZ(n)/dc|), l = prod_{j<n} 2 Z(j). Only
+/// the first such n counts; `observe` returns `Found` when it is at most `maxPeriod` and the
+/// guess is at least 2^(minimumLog2Size - 2). The same values give the same answer whether
+/// the orbit is being computed or was cached.
+public struct PeriodWatch: Sendable {
+    /// Thrown by `ReferenceOrbit.compute` to stop at the period.
+    public struct Found: Error {
+        public let period: Int
+        public let log2Size: Double
+    }
+
+    let radius2: FloatExp
+    let maxPeriod: Int
+    public let minimumLog2Size: Double
+    var derivative = Complex(FloatExp(1), FloatExp.zero)
+    var l2 = FloatExp(1)
+    var done = false
+
+    public init(radius: FloatExp, maxPeriod: Int, minimumLog2Size: Double) {
+        radius2 = radius * radius
+        self.maxPeriod = maxPeriod
+        self.minimumLog2Size = minimumLog2Size
+    }
+
+    /// Z(n), n = 1, 2, ... in order: `Found` where the orbit should stop.
+    public mutating func observe(_ n: Int, _ z: Complex<FloatExp>) -> Found? {
+        guard !done else { return nil }
+        guard n <= maxPeriod else {
+            done = true
+            return nil
+        }
+        let z2 = z.re * z.re + z.im * z.im
+        let d2 = derivative.re * derivative.re + derivative.im * derivative.im
+        if z2 < d2 * radius2 {
+            done = true
+            let log2Size = -0.5 * (l2 * d2).log2Magnitude
+            return log2Size >= minimumLog2Size - 2 ? Found(period: n, log2Size: log2Size) : nil
+        }
+        // dZ(n + 1)/dc = 2 Z(n) dZ(n)/dc + 1.
+        let two = FloatExp(2)
+        derivative = Complex(
+            two * (z.re * derivative.re - z.im * derivative.im) + FloatExp(1),
+            two * (z.re * derivative.im + z.im * derivative.re))
+        l2 = l2 * z2 * FloatExp(4)
+        return nil
+    }
+
+    /// The watch over an orbit already computed (a cached one): the same answer.
+    public func scan(_ orbit: ReferenceOrbit) -> Found? {
+        var watch = self
+        for n in 1..<orbit.count {
+            let z = orbit.tiny[n] ?? Complex(FloatExp(orbit.re[n]), FloatExp(orbit.im[n]))
+            if let found = watch.observe(n, z) { return found }
+            if watch.done { return nil }
+        }
+        return nil
     }
 }

@@ -51,29 +51,65 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
             return References(primary: Reference(both[0]), point: job.center, critical: Reference(both[1]))
         }
         var note: String?
-        if settings.placement == .nucleus && job.formula.power == 2 {
-            if let m = MinibrotFinder.find(
-                near: job.center, radius: viewport.radius.floatExpValue, maxPeriod: job.maxIterations),
+        let radius = viewport.radius.floatExpValue
+        if job.formula.power == 2 && settings.placement == .nucleus {
+            if let m = MinibrotFinder.find(near: job.center, radius: radius, maxPeriod: job.maxIterations),
                 viewport.contains(m.nucleus)
             {
-                let point = m.nucleus.rounded(to: job.precision)
-                // One period, wrapped by rebasing: only where pixels rebase at the reference's
-                // end (detect mode flags them there), and not for an orbit file, which must serve
-                // the limit it is read for.
-                let wraps =
-                    settings.glitchMode == .rebase && settings.saveReference == nil
-                    && settings.referenceOutput == nil && m.period < job.maxIterations
-                let orbit = try job.orbits.orbit(at: point, steps: wraps ? m.period : nil)
-                return References(
-                    primary: Reference(orbit, wraps: wraps), point: point, period: wraps ? m.period : nil)
+                return try nucleusReferences(m)
             }
             note = "no minibrot nucleus in view: the center is the reference"
+        }
+        if let watch = automaticWatch() {
+            do {
+                return References(
+                    primary: Reference(try job.orbits.orbit(at: job.center, watch: watch)), point: job.center)
+            } catch let found as PeriodWatch.Found {
+                switch MinibrotFinder.minibrot(period: found.period, near: job.center, radius: radius) {
+                case .found(let m) where m.size.log2Magnitude >= watch.minimumLog2Size && viewport.contains(m.nucleus):
+                    return try nucleusReferences(m)
+                case .notConverged(let p):
+                    note = "Newton's method did not settle on a nucleus of period \(p): the center is the reference"
+                default: break
+                }
+            }
         }
         let centered = try job.orbits.orbit(at: job.center)
         if settings.placement == .probe && centered.escaped, let better = try probe(beating: centered) {
             return References(primary: Reference(better), point: better.point)
         }
         return References(primary: Reference(centered), point: job.center, note: note)
+    }
+
+    /// The nucleus of `m` as the reference: one period, wrapped by rebasing, where pixels rebase
+    /// at the reference's end (detect mode flags them there) and no orbit file is written (it
+    /// must serve the limit it is read for).
+    private func nucleusReferences(_ m: MinibrotFinder.Minibrot) throws -> References {
+        let settings = job.settings
+        let point = m.nucleus.rounded(to: job.precision)
+        let wraps =
+            settings.glitchMode == .rebase && settings.saveReference == nil && settings.referenceOutput == nil
+            && m.period < job.maxIterations
+        let orbit = try job.orbits.orbit(at: point, steps: wraps ? m.period : nil)
+        return References(primary: Reference(orbit, wraps: wraps), point: point, period: wraps ? m.period : nil)
+    }
+
+    /// With `.automatic` (the default) placement: the watch that stops the center's orbit where
+    /// a minibrot may dominate the view, so that its nucleus is tried instead. Only where that
+    /// pays: z^2 + c, rebasing, no orbit file (then the nucleus orbit is one period, wrapped), a
+    /// period at most 1/64 of the iteration limit, a minibrot at least 1/16 of the view's
+    /// radius in size (its first guess from the center's orbit at least a quarter of that;
+    /// Newton's method, tens of periods of MPFR steps, runs only then) with its nucleus in
+    /// view. The watch runs on the center's orbit as it is computed: no MPFR step of its own.
+    private func automaticWatch() -> PeriodWatch? {
+        let settings = job.settings
+        guard
+            settings.placement == .automatic && job.formula.power == 2 && job.juliaC == nil
+                && settings.glitchMode == .rebase && settings.saveReference == nil && settings.referenceOutput == nil
+                && job.maxIterations >= 64 * 16
+        else { return nil }
+        let radius = job.viewport.radius.floatExpValue
+        return PeriodWatch(radius: radius, maxPeriod: job.maxIterations / 64, minimumLog2Size: radius.log2Magnitude - 4)
     }
 
     /// The 5 x 5 probe, in scan order: the longest orbit wins; one that never escapes ends the

@@ -8,8 +8,8 @@ import FractalNumerics
 ///      range double-double below);
 ///   3. the same, against the point's orbit at 64 more bits, when that costs less than MPFR
 ///      would (the orbit's own rounding may be what keeps them at risk);
-///   4. direct MPFR at the viewport's precision, within `PerturbationSettings.mpfrBudgetSeconds`;
-///      beyond it they are reported as unsettled.
+///   4. direct MPFR at the viewport's precision, within `PerturbationSettings.mpfrBudgetSeconds`
+///      (the cheapest first); those beyond it are reported as unsettled, by index.
 struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
     let job: PerturbationJob<F, D>
     let references: References
@@ -20,7 +20,8 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
         var doubleDoublePixels = 0
         var finerOrbitPixels = 0
         var reiteratedPixels = 0
-        var unsettledPixels = 0
+        /// Pixels still at risk that the MPFR budget did not cover, in index order.
+        var unsettled: [Int] = []
     }
 
     /// BLA's epsilon for the second look at pixels at risk: Double's rounding level.
@@ -80,10 +81,26 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
                     into: &field)
             }
         }
-        // MPFR last, within a budget: at 1e-22522 one pixel is 10^6 steps of ~400 us each.
+        // MPFR last, within a budget: at 1e-22522 one pixel is 10^6 steps of ~400 us each. The
+        // cheapest first (a pixel that escaped costs about its count, one that did not the
+        // limit), as many as the budget's CPU seconds cover; the others are reported, by index.
         if !atRisk.isEmpty && mpfrSeconds() > job.settings.mpfrBudgetSeconds {
-            outcome.unsettledPixels = atRisk.count
-            atRisk = []
+            let cost = atRisk.map { i -> Double in
+                let n = field.nBig[i]
+                return Double(n > 0 ? min(Int(n) + 1, job.maxIterations) : job.maxIterations) * stepSeconds
+            }
+            let order = atRisk.indices.sorted { (cost[$0], atRisk[$0]) < (cost[$1], atRisk[$1]) }
+            var spent = 0.0, kept: [Int] = []
+            for k in order {
+                if spent + cost[k] > job.settings.mpfrBudgetSeconds {
+                    outcome.unsettled.append(atRisk[k])
+                } else {
+                    spent += cost[k]
+                    kept.append(atRisk[k])
+                }
+            }
+            outcome.unsettled.sort()
+            atRisk = kept.sorted()
         }
         if !atRisk.isEmpty {
             if job.control?.isCancelled == true { throw RenderError.cancelled }
