@@ -12,7 +12,8 @@
 #   F3_WISDOM (default wisdom/ocl.toml, its faster backend here: OpenCL on the CPU via PoCL),
 #   its wall time from /usr/bin/time -v, alternating with the other two
 #   Case d (fs_deepmini_e433, a minibrot, 4e8 iterations) runs fractalshades with interior
-#   detection on (its run_bench.sh arguments) and Fathom with a nucleus reference.
+#   detection on (its run_bench.sh arguments) and Fathom with its default reference placement
+#   (which takes the minibrot's nucleus).
 #   FS_ARGS (environment): extra arguments for render.py, e.g. "--bla-eps 9.094947017729282e-13"
 #   (BLA at Fathom's 2^-40) for a comparison at the same BLA epsilon
 set -euo pipefail

@@ -93,7 +93,7 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
         // model; the truncation of the two applications adds e1 (2 s + e1) + e2, s bounding
         // |g| on the first image.
         let mu = 4 * Self.magnitude(cr + 1, ci)
-        guard mu < 1 else { return false }
+        guard mu < 1 else { return Self.provesCycle(cr, ci, reach: reach, eta: eta) }
         let (qr, qi) = Self.squareRoot(-3 - 4 * cr, -4 * ci)
         let v1 = Self.magnitude(-1 - qr, -qi) / 2, v2 = Self.magnitude(-1 + qr, qi) / 2
         let near = Swift.min(v1, v2), far = Swift.max(v1, v2)
@@ -110,6 +110,103 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
         guard r < wide, mu * r + excess(r) < r else { return false }
         // Both discs (around v1 and its image around v2) inside the entry's validity.
         return far + 2 * far * r + r * r + eta(far + r) < reach
+    }
+
+    /// The longest cycle of the model map g(v) = v^2 + c' that `provesCycle` looks for.
+    @usableFromInline static var longestCycle: Int { 16 }
+
+    /// Periods 3 to `longestCycle` of the minibrot's bulbs: the attracting cycle of the model
+    /// map g(v) = v^2 + c' (c' = cr + i ci), found from its critical orbit and settled by
+    /// Newton's method on g^k(v) = v, then a disc around the cycle's point nearest 0 carried
+    /// through k applications of G in ball arithmetic: the image of B(c, r) lies in
+    /// B(c^2 + c', 2 |c| r + r^2 + eta(|c| + r) + rounding), every ball inside the entry's
+    /// validity (|v| < `reach`). When the k-th ball lies strictly inside the first, G^k maps
+    /// that disc into itself: an attracting fixed point of the true return map's k-th iterate
+    /// there (Schwarz-Pick), so c is interior as for the cardioid. Radii 2^-4, 2^-6, ... are
+    /// tried in turn. Nothing here rests on the cycle being found exactly: the balls do.
+    @usableFromInline
+    static func provesCycle(_ cr: Double, _ ci: Double, reach: Double, eta: (Double) -> Double) -> Bool {
+        // The critical orbit of g: an escaping one is no interior point's.
+        var x = 0.0, y = 0.0
+        for _ in 0..<1000 {
+            (x, y) = (x * x - y * y + cr, 2 * x * y + ci)
+            if x * x + y * y > 4 { return false }
+        }
+        // Candidate periods: where the orbit comes back closest to where it is now.
+        var ring: [(Double, Double)] = [(x, y)]
+        var distances: [(Double, Int)] = []
+        for k in 1...longestCycle {
+            (x, y) = (x * x - y * y + cr, 2 * x * y + ci)
+            ring.append((x, y))
+            distances.append((magnitude(x - ring[0].0, y - ring[0].1), k))
+        }
+        for (_, k) in distances.sorted(by: { $0 < $1 }).prefix(3) where k >= 3 {
+            guard let (px, py) = cyclePoint(period: k, from: ring[0], cr, ci) else { continue }
+            var radius = 0x1p-4
+            while radius > 0x1p-40 {
+                if ballReturns(period: k, from: (px, py), radius: radius, cr, ci, reach: reach, eta: eta) {
+                    return true
+                }
+                radius *= 0x1p-2
+            }
+        }
+        return false
+    }
+
+    /// A point of g's attracting k-cycle near `start`, by Newton's method on g^k(v) - v (the
+    /// point of the cycle nearest 0), or nil when it does not settle or the cycle repels.
+    @usableFromInline
+    static func cyclePoint(period k: Int, from start: (Double, Double), _ cr: Double, _ ci: Double) -> (
+        Double, Double
+    )? {
+        var (vx, vy) = start
+        for _ in 0..<12 {
+            // g^k(v) and its derivative (g^k)'(v) = prod 2 v_j.
+            var x = vx, y = vy, dx = 1.0, dy = 0.0
+            for _ in 0..<k {
+                (dx, dy) = (2 * (x * dx - y * dy), 2 * (x * dy + y * dx))
+                (x, y) = (x * x - y * y + cr, 2 * x * y + ci)
+            }
+            // v <- v - (g^k(v) - v) / ((g^k)'(v) - 1).
+            let fx = x - vx, fy = y - vy, gx = dx - 1, gy = dy
+            let g2 = gx * gx + gy * gy
+            guard g2 > 0 else { return nil }
+            let sx = (fx * gx + fy * gy) / g2, sy = (fy * gx - fx * gy) / g2
+            vx -= sx
+            vy -= sy
+            if sx * sx + sy * sy < 0x1p-90 * (1 + vx * vx + vy * vy) {
+                guard dx * dx + dy * dy < 1 else { return nil }
+                // The cycle's point nearest 0.
+                var best = (vx, vy), x = vx, y = vy
+                for _ in 1..<k {
+                    (x, y) = (x * x - y * y + cr, 2 * x * y + ci)
+                    if x * x + y * y < best.0 * best.0 + best.1 * best.1 { best = (x, y) }
+                }
+                return best
+            }
+        }
+        return nil
+    }
+
+    /// Whether B(`from`, `radius`) comes back strictly inside itself after k applications of G
+    /// in ball arithmetic (the truncation eta at each ball's reach, and 2^-48 of the terms for
+    /// the rounding of the centers), every ball inside the entry's validity.
+    @usableFromInline
+    static func ballReturns(
+        period k: Int, from start: (Double, Double), radius: Double, _ cr: Double, _ ci: Double, reach: Double,
+        eta: (Double) -> Double
+    ) -> Bool {
+        var (x, y) = start
+        var r = radius
+        let c = magnitude(cr, ci)
+        for _ in 0..<k {
+            let m = magnitude(x, y)
+            guard m + r < reach else { return false }
+            r = 2 * m * r + r * r + eta(m + r) + 0x1p-48 * (m * m + c + 1)
+            (x, y) = (x * x - y * y + cr, 2 * x * y + ci)
+            guard r < 1 else { return false }
+        }
+        return magnitude(x - start.0, y - start.1) + r < radius
     }
 
     /// The principal square root of x + i y.
