@@ -440,6 +440,9 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
                     n2: r.n2, n: r.n, r2: r2, dc: r.dc, stretch2: r.stretch2,
                     stretchExponent: r.stretchExponent, blaLoad: B.variance ? 0 : r.blaLoad, epsilon: r.epsilon,
                     estimateSteps: B.variance ? 1 : r.n)
+                if r.pixel == 270223 {
+                    print("DBG", D.significandBits, r.n, r.stretch2, r.stretchExponent, r.sensitive)
+                }
                 return true
             }
         }
@@ -578,7 +581,10 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
         stretch2 *= nextStretch
         if B.variance {
             stretchExponent &+= nextStretchExponent
-            addVariance(stepRounding(before, power: power))
+            let (m, e) = stepRounding(before, power: power)
+            addVariance(m, e)
+            addVariance(1, 0)
+            normalizeVariance()
         }
     }
 
@@ -589,26 +595,58 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
         blaLoad += load < 0x1p-24 ? load * PixelRun.localScaleCap : (load.isFinite ? load : 1) * localScale()
     }
 
-    /// With `B.variance`: the variance V = stretch2 2^stretchExponent += t.
-    @usableFromInline @inline(never)
-    mutating func addVariance(_ t: FloatExp) {
-        let v = FloatExp(significand: stretch2, exponent: stretchExponent) + t
-        (stretch2, stretchExponent) = v.isFinite ? v.parts : (1, 4000)
+    // The variance's terms are pairs m 2^e, m a Double of modest size (not normalized: FloatExp
+    // normalizes after every operation, which cost the kernel about 40% against a wrapped
+    // reference; Documentation/Benchmarks.md).
+
+    /// With `B.variance`: V = stretch2 2^stretchExponent += m 2^e (m >= 0 finite).
+    @inlinable @inline(__always)
+    mutating func addVariance(_ m: Double, _ e: Int) {
+        if stretch2 == 0 {
+            (stretch2, stretchExponent) = (m, e)
+            return
+        }
+        let j = e &- stretchExponent
+        if j > 900 {
+            (stretch2, stretchExponent) = (m, e)
+        } else if j >= -900 {
+            stretch2 += m * FloatExp.powerOfTwo(j)
+        }
     }
 
-    /// |dc|^-2 as a FloatExp.
+    /// stretch2 into [1, 2) (the exponent into stretchExponent): the next step multiplies it by
+    /// |f'(z)|^2, as small as 2^-898 near a deep minibrot, which from the kernels' usual range
+    /// of 2^+-600 would underflow and lose the variance (four of 155 sampled deepmini pixels
+    /// then went unflagged).
     @inlinable @inline(__always)
-    var inverseDC2: FloatExp { FloatExp(significand: inverseDCSignificand, exponent: inverseDCExponent) }
+    mutating func normalizeVariance() {
+        (stretch2, stretchExponent) = FloatExp(significand: stretch2, exponent: stretchExponent).parts
+    }
 
-    /// A plain step's rounding from `before` (the dz it started from), in units of (u |dc|)^2:
-    /// the step computes f(Z + dz) - f(Z) + dc from terms up to |f'(z)| |dz| + |dz|^2 (z^2:
-    /// (2Z + dz) dz, with |2Z + dz| <= |2z| + |dz|) and |dc|, each rounded to about u of itself;
-    /// p^2 (|f'|^2 + |dz|^2) |dz|^2 + |dc|^2 bounds their squares' sum with a margin.
+    /// a + b for pairs.
     @inlinable @inline(__always)
-    func stepRounding(_ before: Complex<D>, power: Int) -> FloatExp {
-        let dz2 = before.floatExpLengthSquared
-        let f2 = FloatExp(significand: nextStretch, exponent: nextStretchExponent)
-        return (f2 + dz2) * dz2 * FloatExp(Double(power * power)) * inverseDC2 + FloatExp(1)
+    static func pairSum(_ a: (Double, Int), _ b: (Double, Int)) -> (Double, Int) {
+        if a.0 == 0 { return b }
+        if b.0 == 0 { return a }
+        let k = a.1 &- b.1
+        if k >= 0 { return k > 60 ? a : (a.0 + b.0 * FloatExp.powerOfTwo(-k), a.1) }
+        return k < -60 ? b : (b.0 + a.0 * FloatExp.powerOfTwo(k), b.1)
+    }
+
+    /// A plain step's rounding from `before` (the dz it started from), in units of (u |dc|)^2,
+    /// without the dc term's 1: the step computes f(Z + dz) - f(Z) + dc from terms up to
+    /// |f'(z)| |dz| + |dz|^2 (z^2: (2Z + dz) dz, with |2Z + dz| <= |2z| + |dz|) and |dc|, each
+    /// rounded to about u of itself; p^2 (|f'|^2 + |dz|^2) |dz|^2 + |dc|^2 bounds their squares'
+    /// sum with a margin.
+    @inlinable @inline(__always)
+    func stepRounding(_ before: Complex<D>, power: Int) -> (Double, Int) {
+        let d = before.floatExpLengthSquared
+        let f = FloatExp(significand: nextStretch, exponent: nextStretchExponent)
+        let sum = Self.pairSum((f.significand, f.exponent), (d.significand, d.exponent))
+        return (
+            sum.0 * d.significand * Double(power * power) * inverseDCSignificand,
+            sum.1 &+ d.exponent &+ inverseDCExponent
+        )
     }
 
     /// A linear step's rounding and truncation, in units of (u |dc|)^2: its result
@@ -616,17 +654,23 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
     /// truncation 2 `PrecisionEstimate.blaSafety` eps sqrt(load) of that, eps the table's epsilon
     /// and `load` scaled to it. `a2` = |a|^2, `b2` = |B|^2 or |cc|^2.
     @inlinable @inline(__always)
-    func linearRounding(a2: FloatExp, b2: FloatExp, load: Double) -> FloatExp {
+    func linearRounding(a2: (Double, Int), b2: (Double, Int), load: Double) -> (Double, Int) {
         let w = 2 * PrecisionEstimate.blaSafety * epsilon * FloatExp.powerOfTwo(D.significandBits)
         let k = 2 + w * w * (load.isFinite ? load : 1)
-        return (a2 * inverseDC2 + b2) * FloatExp(k)
+        let t = Self.pairSum((a2.0 * inverseDCSignificand, a2.1 &+ inverseDCExponent), b2)
+        return (t.0 * k, t.1)
     }
+
     /// With `B.variance`, after a BLA step from `before` (the variance already times |A|^2):
     /// the step's rounding and truncation.
     @usableFromInline @inline(never)
     mutating func addBLAError(_ step: BLAStep<D>, before: Complex<D>, load: Double) {
-        let a2 = FloatExp(significand: step.stretchSignificand, exponent: step.stretchExponent)
-        addVariance(linearRounding(a2: a2 * before.floatExpLengthSquared, b2: step.b.floatExpLengthSquared, load: load))
+        let d = before.floatExpLengthSquared, b = step.b.floatExpLengthSquared
+        let (m, e) = linearRounding(
+            a2: (step.stretchSignificand * d.significand, step.stretchExponent &+ d.exponent),
+            b2: (b.significand, b.exponent), load: load)
+        addVariance(m, e)
+        normalizeVariance()
     }
 
     /// With `B.variance`, after an LA entry from `before` through the exact step's `u` (the
@@ -634,11 +678,16 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
     /// then the linear part's rounding and truncation.
     @usableFromInline @inline(never)
     mutating func addLAError(_ entry: LAEntry<D>, before: Complex<D>, u: Complex<D>, load: Double, power: Int) {
-        let zc2 = FloatExp(significand: entry.stretchSignificand, exponent: entry.stretchExponent)
-        let cc = FloatExp(significand: entry.ccSignificand, exponent: entry.ccExponent)
-        addVariance(
-            zc2 * stepRounding(before, power: power)
-                + linearRounding(a2: zc2 * u.floatExpLengthSquared, b2: cc * cc, load: load))
+        // With a plain step's 1, stretched by |zc|^2 too.
+        let (sm, se) = stepRounding(before, power: power)
+        addVariance(sm * entry.stretchSignificand, se &+ entry.stretchExponent)
+        addVariance(entry.stretchSignificand, entry.stretchExponent)
+        let u2 = u.floatExpLengthSquared
+        let (m, e) = linearRounding(
+            a2: (entry.stretchSignificand * u2.significand, entry.stretchExponent &+ u2.exponent),
+            b2: (entry.ccSignificand * entry.ccSignificand, 2 &* entry.ccExponent), load: load)
+        addVariance(m, e)
+        normalizeVariance()
     }
 
     /// Continues on `orbit` (the critical orbit, Z(0) = 0) from dz = z.
