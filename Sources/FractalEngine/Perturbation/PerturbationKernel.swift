@@ -440,9 +440,6 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
                     n2: r.n2, n: r.n, r2: r2, dc: r.dc, stretch2: r.stretch2,
                     stretchExponent: r.stretchExponent, blaLoad: B.variance ? 0 : r.blaLoad, epsilon: r.epsilon,
                     estimateSteps: B.variance ? 1 : r.n)
-                if r.pixel == 270223 {
-                    print("DBG", D.significandBits, r.n, r.stretch2, r.stretchExponent, r.sensitive)
-                }
                 return true
             }
         }
