@@ -701,7 +701,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
 /// How the kernels judge a pixel's precision, chosen per pass at the top (a type, not a flag:
 /// as a stored flag its branches made every kernel 1.7 times slower).
 @usableFromInline
-protocol StretchBound {
+protocol StretchBound: SendableMetatype {
     /// True: track the error variance forward (`ErrorVariance`); false: the product of
     /// |f'(z)| (`ProductStretch`).
     static var variance: Bool { get }
