@@ -24,13 +24,17 @@ extension LocationFile {
         /// The CPU seconds the passes for pixels at risk may spend in direct MPFR, 0 to 1e9
         /// (`PerturbationSettings.mpfrBudgetSeconds`).
         public var mpfrBudget: Double?
+        /// The precision estimate (nil: the engine's default, the variance).
+        public var estimate: EstimateMethod?
 
         public init(
             path: ArithmeticPath? = nil, glitches: GlitchMode? = nil, reference: ReferencePlacement? = nil,
             delta: DeltaType? = nil,
             bla: Bool? = nil, blaEpsilon: Double? = nil, precisionPasses: Bool? = nil,
-            approximation: ApproximationMethod? = nil, laEpsilon: Double? = nil, mpfrBudget: Double? = nil
+            approximation: ApproximationMethod? = nil, laEpsilon: Double? = nil, mpfrBudget: Double? = nil,
+            estimate: EstimateMethod? = nil
         ) {
+            self.estimate = estimate
             self.mpfrBudget = mpfrBudget
             self.laEpsilon = laEpsilon
             self.approximation = approximation
@@ -57,6 +61,7 @@ extension LocationFile {
             if let delta { settings.deltaType = delta }
             if let bla { settings.bla = bla }
             if let approximation { settings.approximation = approximation }
+            if let estimate { settings.estimate = estimate }
             if let laEpsilon {
                 guard EngineSettings.isBLAEpsilon(laEpsilon) else {
                     throw .badBLAEpsilon(field: "engine.laEpsilon", value: laEpsilon)
@@ -89,7 +94,8 @@ extension LocationFile {
 
 extension LocationFile.EngineSettings: Codable {
     enum CodingKeys: String, CodingKey {
-        case path, glitches, reference, delta, bla, blaEpsilon, precisionPasses, approximation, laEpsilon, mpfrBudget
+        case path, glitches, reference, delta, bla, blaEpsilon, precisionPasses, approximation, laEpsilon, mpfrBudget,
+            estimate
     }
 
     public init(from decoder: Decoder) throws {
@@ -114,7 +120,7 @@ extension LocationFile.EngineSettings: Codable {
             precisionPasses: try c.decodeIfPresent(Bool.self, forKey: .precisionPasses),
             approximation: try value(.approximation),
             laEpsilon: try c.decodeIfPresent(Double.self, forKey: .laEpsilon),
-            mpfrBudget: try c.decodeIfPresent(Double.self, forKey: .mpfrBudget))
+            mpfrBudget: try c.decodeIfPresent(Double.self, forKey: .mpfrBudget), estimate: try value(.estimate))
         if let e = blaEpsilon, !Self.isBLAEpsilon(e) {
             throw FathomError.badBLAEpsilon(field: field(.blaEpsilon), value: e)
         }
@@ -139,5 +145,6 @@ extension LocationFile.EngineSettings: Codable {
         try c.encodeIfPresent(approximation?.rawValue, forKey: .approximation)
         try c.encodeIfPresent(laEpsilon, forKey: .laEpsilon)
         try c.encodeIfPresent(mpfrBudget, forKey: .mpfrBudget)
+        try c.encodeIfPresent(estimate?.rawValue, forKey: .estimate)
     }
 }

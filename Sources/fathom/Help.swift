@@ -105,6 +105,8 @@ enum Help {
           --precision-passes on|off
                                  render again pixels whose smooth value may miss 1e-7
                                  (default on; off trades that guarantee for speed)
+          --estimate E           the precision estimate: variance (default; the error's variance
+                                 tracked forward) | product (the product of |f'(z)|, as GPU passes)
           --mpfr-budget S        CPU seconds those passes may spend iterating pixels in MPFR
                                  (default 30; the cheapest first; the others are reported as not
                                  verified, with --verbose by pixel)
@@ -117,7 +119,8 @@ enum Help {
         usage: fathom verify [--threads N] [--guard-bits N] [--glitches rebase|detect]
                              [--reference auto|center|probe|nucleus] [--delta double|double-double|floatexp]
                              [--bla on|off] [--approximation la|bla|both] [--bla-epsilon E]
-                             [--la-epsilon E] [--mpfr-budget S] [--backend auto|cpu|cuda]
+                             [--la-epsilon E] [--mpfr-budget S] [--estimate variance|product]
+                             [--backend auto|cpu|cuda]
                              [--gpu-exact on|off] [--sampled] [--all] FILE...
 
         Renders each oracle file's location at its width x height through the normal render path
@@ -183,7 +186,7 @@ enum Help {
           --size WxH             frame size (default: the location's, else 1280x720)
           --threads N, --bit-depth 8|16, --quiet
           --path, --glitches, --reference, --delta, --bla, --approximation, --bla-epsilon,
-          --la-epsilon, --mpfr-budget, --precision-passes,
+          --la-epsilon, --mpfr-budget, --estimate, --precision-passes,
           --backend, --gpu-exact as for render (on a GPU the orbits and BLA tables stay on the
                                  device from frame to frame while the center is the same)
         """

@@ -7,7 +7,8 @@ enum RenderCommand {
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
         "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta",
         "load-reference", "save-reference",
-        "bla", "bla-epsilon", "approximation", "la-epsilon", "mpfr-budget", "precision-passes", "bit-depth", "npy",
+        "bla", "bla-epsilon", "approximation", "la-epsilon", "mpfr-budget", "estimate", "precision-passes", "bit-depth",
+        "npy",
         "gradient",
         "supersample", "boundary", "slope",
         "trap",
@@ -211,6 +212,7 @@ enum RenderCommand {
         if let v: ReferencePlacement = try engineValue(a, "reference") { e.reference = v }
         if let v: DeltaType = try engineValue(a, "delta") { e.delta = v }
         if let v: ApproximationMethod = try engineValue(a, "approximation") { e.approximation = v }
+        if let v: EstimateMethod = try engineValue(a, "estimate") { e.estimate = v }
         if let v = a["bla"] {
             guard v == "on" || v == "off" else { throw CLIError.usage("--bla: '\(v)' is not on or off") }
             e.bla = v == "on"

@@ -18,8 +18,10 @@ struct GPUTests {
         settings.backend = backend
         settings.gpuExact = true
         settings.perturbation.glitchMode = glitches
-        // The GPU kernels take BLA steps (not LA yet): the CPU side of each comparison too.
+        // The GPU kernels take BLA steps (not LA yet) and judge pixels by the product estimate:
+        // the CPU side of each comparison too.
         settings.perturbation.approximation = .bla
+        settings.perturbation.estimate = .product
         if extras { settings.extras.derivative = true }
         return try Renderer.render(location: location, settings: settings)
     }

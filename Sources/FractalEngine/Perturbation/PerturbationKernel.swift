@@ -75,6 +75,15 @@ public protocol PerturbationDelta: DeltaScalar {
     init(rounding value: BigFloat)
     /// The nearest value to one of the wide type.
     init(wide value: Wide)
+    /// |re + i im|^2 as a Double when it lies within 2^+-450 (so that its square and its
+    /// product with any |f'(z)|^2 stay in Double's range), else nil: the error variance's
+    /// fast path.
+    static func plainLengthSquared(_ re: Self, _ im: Self) -> Double?
+}
+
+extension PerturbationDelta {
+    @inlinable @inline(__always)
+    public static func plainLengthSquared(_ re: Self, _ im: Self) -> Double? { nil }
 }
 
 extension Double: PerturbationDelta {
@@ -83,6 +92,11 @@ extension Double: PerturbationDelta {
     public static var launchDelta: PerturbationLaunch.Delta? { .double }
     public init(rounding value: BigFloat) { self = value.doubleValue }
     public init(wide value: DoubleDouble) { self = value.doubleValue }
+    @inlinable @inline(__always)
+    public static func plainLengthSquared(_ re: Double, _ im: Double) -> Double? {
+        let s = re * re + im * im
+        return s >= 0x1p-450 && s <= 0x1p450 ? s : nil
+    }
 }
 
 extension FloatExp: PerturbationDelta {
@@ -445,7 +459,9 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         }
         r.nextStretch = formula.stretchSquared(r2)
         if B.variance { tinyStretch(&r, z: z, r2: r2) }
-        if r.stretch2 > 0x1p600 {
+        if B.variance {
+            if r.stretch2 > 0x1p64 || r.stretch2 < 0x1p-64 { r.normalizeVariance() }
+        } else if r.stretch2 > 0x1p600 {
             r.stretch2 *= 0x1p-600
             r.stretchExponent += 600
         } else if r.stretch2 < 0x1p-600 {
@@ -581,7 +597,6 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
             let (m, e) = stepRounding(before, power: power)
             addVariance(m, e)
             addVariance(1, 0)
-            normalizeVariance()
         }
     }
 
@@ -611,10 +626,10 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
         }
     }
 
-    /// stretch2 into [1, 2) (the exponent into stretchExponent): the next step multiplies it by
-    /// |f'(z)|^2, as small as 2^-898 near a deep minibrot, which from the kernels' usual range
-    /// of 2^+-600 would underflow and lose the variance (four of 155 sampled deepmini pixels
-    /// then went unflagged).
+    /// stretch2 into [1, 2) (the exponent into stretchExponent), done after a step when it
+    /// leaves [2^-64, 2^64]: the next step multiplies it by |f'(z)|^2, as small as 2^-898 near a
+    /// deep minibrot, which from the product's range of 2^+-600 would underflow and lose the
+    /// variance (four of 155 sampled deepmini pixels then went unflagged).
     @inlinable @inline(__always)
     mutating func normalizeVariance() {
         (stretch2, stretchExponent) = FloatExp(significand: stretch2, exponent: stretchExponent).parts
@@ -637,13 +652,15 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
     /// sum with a margin.
     @inlinable @inline(__always)
     func stepRounding(_ before: Complex<D>, power: Int) -> (Double, Int) {
+        let p2 = Double(power * power) * inverseDCSignificand
+        // In Double where |dz|^2 and |f'|^2 lie well inside its range (no exponents to align).
+        if let s = D.plainLengthSquared(before.re, before.im), nextStretchExponent == 0 {
+            return ((nextStretch + s) * s * p2, inverseDCExponent)
+        }
         let d = before.floatExpLengthSquared
         let f = FloatExp(significand: nextStretch, exponent: nextStretchExponent)
         let sum = Self.pairSum((f.significand, f.exponent), (d.significand, d.exponent))
-        return (
-            sum.0 * d.significand * Double(power * power) * inverseDCSignificand,
-            sum.1 &+ d.exponent &+ inverseDCExponent
-        )
+        return (sum.0 * d.significand * p2, sum.1 &+ d.exponent &+ inverseDCExponent)
     }
 
     /// A linear step's rounding and truncation, in units of (u |dc|)^2: its result
@@ -667,7 +684,6 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
             a2: (step.stretchSignificand * d.significand, step.stretchExponent &+ d.exponent),
             b2: (b.significand, b.exponent), load: load)
         addVariance(m, e)
-        normalizeVariance()
     }
 
     /// With `B.variance`, after an LA entry from `before` through the exact step's `u` (the
@@ -684,7 +700,6 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
             a2: (entry.stretchSignificand * u2.significand, entry.stretchExponent &+ u2.exponent),
             b2: (entry.ccSignificand * entry.ccSignificand, 2 &* entry.ccExponent), load: load)
         addVariance(m, e)
-        normalizeVariance()
     }
 
     /// Continues on `orbit` (the critical orbit, Z(0) = 0) from dz = z.

@@ -198,6 +198,9 @@ extension PerturbationJob {
         // in (z^2 + c; the first pass only).
         let wrapped = orbit.reference.wraps && formula.addsDC
         let linear = wrapped ? orbit.table?.table.periods : nil
+        // The error variance on the CPU; a GPU render's passes keep the product its kernels
+        // compute (but not against a wrapped reference, where the product misses pixels).
+        let variance = wrapped || (settings.estimate == .variance && !executor.usesDevice)
         func run<B: StretchBound>(_: B.Type) throws {
             var kernel = PerturbationKernel<F, E, T, B>(
                 formula: formula, orbit: orbit.values, rebaseOrbit: rebase.values, bla: orbit.table?.table,
@@ -220,7 +223,7 @@ extension PerturbationJob {
                     device: names.flatMap { kernel.deviceForm(count: count, names: $0) }),
                 into: &field)
         }
-        if wrapped { try run(ErrorVariance.self) } else { try run(ProductStretch.self) }
+        if variance { try run(ErrorVariance.self) } else { try run(ProductStretch.self) }
     }
 }
 

@@ -30,6 +30,18 @@ public enum ReferencePlacement: String, Sendable, CaseIterable {
     case nucleus
 }
 
+/// How the kernels estimate a pixel's smooth error (`PrecisionEstimate`; Perturbation.md,
+/// "Precision").
+public enum EstimateMethod: String, Sendable, CaseIterable {
+    /// The error's variance tracked forward, each step's rounding and truncation added
+    /// (`ErrorVariance`): the default on the CPU.
+    case variance
+    /// |dz/dc| as the product of |f'(z)| times sqrt(n) u |dc| (`ProductStretch`): what the GPU
+    /// kernels compute. It assumes dz grows linearly with dc, which rebasing breaks: on the
+    /// tlaloc view (1e-213) it let pixels 0.064 off in smooth pass unflagged.
+    case product
+}
+
 /// Perturbation settings.
 public struct PerturbationSettings: Sendable, Equatable {
     public var glitchMode: GlitchMode
@@ -72,6 +84,9 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// Which approximation the tables hold (BLA levels, LA with period detection, or both);
     /// GPU passes use BLA levels until their kernels learn LA.
     public var approximation: ApproximationMethod = .linear
+    /// The precision estimate of the CPU's passes (GPU passes take the product, and so do a GPU
+    /// render's CPU passes, against a reference that does not wrap).
+    public var estimate: EstimateMethod = .variance
     /// LA's epsilon: its entries' truncation per linearized step, relative (Perturbation.md).
     public var laEpsilon: Double = PerturbationSettings.defaultLAEpsilon
     public static let defaultLAEpsilon = 0x1p-40
