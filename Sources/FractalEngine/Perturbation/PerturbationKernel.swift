@@ -459,9 +459,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         }
         r.nextStretch = formula.stretchSquared(r2)
         if B.variance { tinyStretch(&r, z: z, r2: r2) }
-        if B.variance {
-            if r.stretch2 > 0x1p64 || r.stretch2 < 0x1p-64 { r.normalizeVariance() }
-        } else if r.stretch2 > 0x1p600 {
+        if r.stretch2 > 0x1p600 {
             r.stretch2 *= 0x1p-600
             r.stretchExponent += 600
         } else if r.stretch2 < 0x1p-600 {
@@ -592,12 +590,19 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
         m += 1
         n += 1
         stretch2 *= nextStretch
-        if B.variance {
-            stretchExponent &+= nextStretchExponent
-            let (m, e) = stepRounding(before, power: power)
-            addVariance(m, e)
-            addVariance(1, 0)
-        }
+        if B.variance { addPlainStepError(before: before, power: power) }
+    }
+
+    /// With `B.variance`, after a plain step from `before` (the variance already times
+    /// nextStretch): |f'(z)|^2's exponent, the step's rounding and its dc term's 1. Out of line:
+    /// inlined, it kept the kernel's step functions from being inlined into the tile loop.
+    @usableFromInline @inline(never)
+    mutating func addPlainStepError(before: Complex<D>, power: Int) {
+        stretchExponent &+= nextStretchExponent
+        let (m, e) = stepRounding(before, power: power)
+        addVariance(m, e)
+        addVariance(1, 0)
+        normalizeVariance()
     }
 
     /// Adds a BLA step's or an LA entry's truncation `load` (relative to dz, squared) as a share
@@ -626,10 +631,11 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
         }
     }
 
-    /// stretch2 into [1, 2) (the exponent into stretchExponent), done after a step when it
-    /// leaves [2^-64, 2^64]: the next step multiplies it by |f'(z)|^2, as small as 2^-898 near a
-    /// deep minibrot, which from the product's range of 2^+-600 would underflow and lose the
-    /// variance (four of 155 sampled deepmini pixels then went unflagged).
+    /// stretch2 into [1, 2) (the exponent into stretchExponent), after every step: the next
+    /// step multiplies it by |f'(z)|^2, as small as 2^-898 near a deep minibrot, which from the
+    /// product's range of 2^+-600 would underflow and lose the variance (four of 155 sampled
+    /// deepmini pixels then went unflagged). (Renormalizing in `finishStep` instead, outside
+    /// 2^+-64, made every kernel 2 times slower, the product's too.)
     @inlinable @inline(__always)
     mutating func normalizeVariance() {
         (stretch2, stretchExponent) = FloatExp(significand: stretch2, exponent: stretchExponent).parts
@@ -684,6 +690,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
             a2: (step.stretchSignificand * d.significand, step.stretchExponent &+ d.exponent),
             b2: (b.significand, b.exponent), load: load)
         addVariance(m, e)
+        normalizeVariance()
     }
 
     /// With `B.variance`, after an LA entry from `before` through the exact step's `u` (the
@@ -700,6 +707,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
             a2: (entry.stretchSignificand * u2.significand, entry.stretchExponent &+ u2.exponent),
             b2: (entry.ccSignificand * entry.ccSignificand, 2 &* entry.ccExponent), load: load)
         addVariance(m, e)
+        normalizeVariance()
     }
 
     /// Continues on `orbit` (the critical orbit, Z(0) = 0) from dz = z.
