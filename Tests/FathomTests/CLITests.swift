@@ -285,6 +285,7 @@ struct CLITests {
             ("path", "path: 'foo' is not one of double, double-double, perturbation"),
             ("glitches", "glitches: 'foo' is not rebase or detect"),
             ("reference", "reference: 'foo' is not auto, center, probe or nucleus"),
+            ("estimate", "estimate: 'foo' is not variance or product"),
             ("delta", "delta: 'foo' is not \(deltas.dropLast().joined(separator: ", ")) or \(deltas.last!)"),
         ] {
             let bad = try render(["--quiet", "--\(option)", "foo"])

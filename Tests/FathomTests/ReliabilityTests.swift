@@ -214,6 +214,13 @@ let situations: [Situation] = [
         label: "BLA epsilon that underflows", args: ["render", "--bla-epsilon", "1e-400"], code: 65,
         message: "'1e-400' is not a number in (0, 1)"),
     Situation(
+        label: "negative MPFR budget", args: ["render", "--mpfr-budget", "-5"], code: 65,
+        message: "'-5' is not a number of seconds from 0 to 1e9"),
+    Situation(
+        label: "MPFR budget in a location file past 1e9", args: ["render", "--location", "b.json"], code: 65,
+        message: "engine.mpfrBudget: 1000000000000.0 is not a number of seconds from 0 to 1e9",
+        files: ["b.json": locationJSON(extra: #", "engine": {"mpfrBudget": 1e12}"#)]),
+    Situation(
         label: "perturbation forced on Newton", args: ["render", "--family", "newton", "--path", "perturbation"],
         code: 65,
         message: "no perturbation formula"),
