@@ -10,8 +10,6 @@ struct SuiteCase {
     let threads: Int
     /// Pixels checked against direct MPFR iteration (0: none).
     let checkedPixels: Int
-    /// The reference placement (nil: the engine's default).
-    var placement: ReferencePlacement? = nil
     /// The most iterations the MPFR check spends on a pixel: a bounded pixel must not escape
     /// before it, an escaped one that took longer is left unchecked (nil: the view's limit).
     var mpfrCap: Int? = nil
@@ -87,7 +85,6 @@ struct SuiteCase {
             let suiteCase = SuiteCase.all.first { $0.location == name }
             let checked = suiteCase?.checkedPixels ?? 0
             var settings = RenderSettings(width: parts[0], height: parts[1], threads: threads)
-            if let placement = suiteCase?.placement { settings.perturbation.placement = placement }
             settings.backend = backend
             settings.gpuExact = exact
             if let approximation { settings.perturbation.approximation = approximation }

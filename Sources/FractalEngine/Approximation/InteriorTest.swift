@@ -129,19 +129,18 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
         // The critical orbit of g: an escaping one is no interior point's.
         var x = 0.0, y = 0.0
         for _ in 0..<1000 {
-            (x, y) = (x * x - y * y + cr, 2 * x * y + ci)
+            (x, y) = model(x, y, cr, ci)
             if x * x + y * y > 4 { return false }
         }
         // Candidate periods: where the orbit comes back closest to where it is now.
-        var ring: [(Double, Double)] = [(x, y)]
+        let start = (x, y)
         var distances: [(Double, Int)] = []
         for k in 1...longestCycle {
-            (x, y) = (x * x - y * y + cr, 2 * x * y + ci)
-            ring.append((x, y))
-            distances.append((magnitude(x - ring[0].0, y - ring[0].1), k))
+            (x, y) = model(x, y, cr, ci)
+            distances.append((magnitude(x - start.0, y - start.1), k))
         }
         for (_, k) in distances.sorted(by: { $0 < $1 }).prefix(3) where k >= 3 {
-            guard let (px, py) = cyclePoint(period: k, from: ring[0], cr, ci) else { continue }
+            guard let (px, py) = cyclePoint(period: k, from: start, cr, ci) else { continue }
             var radius = 0x1p-4
             while radius > 0x1p-40 {
                 if ballReturns(period: k, from: (px, py), radius: radius, cr, ci, reach: reach, eta: eta) {
@@ -165,7 +164,7 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
             var x = vx, y = vy, dx = 1.0, dy = 0.0
             for _ in 0..<k {
                 (dx, dy) = (2 * (x * dx - y * dy), 2 * (x * dy + y * dx))
-                (x, y) = (x * x - y * y + cr, 2 * x * y + ci)
+                (x, y) = model(x, y, cr, ci)
             }
             // v <- v - (g^k(v) - v) / ((g^k)'(v) - 1).
             let fx = x - vx, fy = y - vy, gx = dx - 1, gy = dy
@@ -179,7 +178,7 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
                 // The cycle's point nearest 0.
                 var best = (vx, vy), x = vx, y = vy
                 for _ in 1..<k {
-                    (x, y) = (x * x - y * y + cr, 2 * x * y + ci)
+                    (x, y) = model(x, y, cr, ci)
                     if x * x + y * y < best.0 * best.0 + best.1 * best.1 { best = (x, y) }
                 }
                 return best
@@ -203,10 +202,16 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
             let m = magnitude(x, y)
             guard m + r < reach else { return false }
             r = 2 * m * r + r * r + eta(m + r) + 0x1p-48 * (m * m + c + 1)
-            (x, y) = (x * x - y * y + cr, 2 * x * y + ci)
+            (x, y) = model(x, y, cr, ci)
             guard r < 1 else { return false }
         }
         return magnitude(x - start.0, y - start.1) + r < radius
+    }
+
+    /// g(v) = v^2 + c' in Double, v = x + i y.
+    @inlinable @inline(__always)
+    static func model(_ x: Double, _ y: Double, _ cr: Double, _ ci: Double) -> (Double, Double) {
+        (x * x - y * y + cr, 2 * x * y + ci)
     }
 
     /// The principal square root of x + i y.

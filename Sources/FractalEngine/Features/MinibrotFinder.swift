@@ -32,27 +32,13 @@ public enum MinibrotFinder {
     /// too early: from the Seahorse preset its periods' nuclei lay 5 to 80 radii away.
     /// nil when the orbit escapes first or no period up to `maxPeriod` qualifies.
     public static func period(near point: BigComplex, radius: FloatExp, maxPeriod: Int, precision: Precision) -> Int? {
-        periodAndSize(near: point, radius: radius, maxPeriod: maxPeriod, precision: precision)?.period
-    }
-
-    /// The period as `period` finds it, with log2 of a first guess at the size of its minibrot:
-    /// 1 / (|l| |dz_p/dc|), l = prod_{j<p} 2 z_j, from the orbit of `point` (at the nucleus
-    /// dz_p/dc = b l, so this is `size`'s 1 / (b l^2) there; away from it only a guess, good
-    /// for telling a minibrot that fills the view from one far below a pixel).
-    public static func periodAndSize(near point: BigComplex, radius: FloatExp, maxPeriod: Int, precision: Precision)
-        -> (period: Int, log2Size: Double)?
-    {
         let orbit = DerivativeOrbit(c: point, precision: precision)
         let rho2 = radius * radius
-        var l2 = FloatExp(1)
         for n in 1...Swift.max(1, maxPeriod) {
             orbit.step()
             let z2 = orbit.zSquared, d2 = orbit.derivativeSquared
-            if z2 < d2 * rho2 {
-                return (n, -0.5 * (l2 * d2).log2Magnitude)
-            }
+            if z2 < d2 * rho2 { return n }
             if FloatExp(1e8) < z2 { return nil }
-            l2 = l2 * z2 * FloatExp(4)
         }
         return nil
     }
@@ -127,19 +113,26 @@ public enum MinibrotFinder {
     public static func find(near point: BigComplex, radius: FloatExp, maxPeriod: Int = 1_000_000, attempts: Int = 30)
         -> Minibrot?
     {
-        search(near: point, radius: radius, maxPeriod: maxPeriod, attempts: attempts).minibrot
+        var rho = radius
+        let bits = Swift.max(point.precision.bits, -radius.exponent + 96, 128)
+        let precision = Precision(bits: bits)
+        let start = point.rounded(to: precision)
+        for _ in 0..<attempts {
+            guard let p = period(near: start, radius: rho, maxPeriod: maxPeriod, precision: precision) else {
+                return nil
+            }
+            if let m = minibrot(period: p, near: start, radius: rho, precision: precision).minibrot { return m }
+            rho = rho * FloatExp(0.5)
+        }
+        return nil
     }
 
-    /// What `search` found.
+    /// What `minibrot(period:near:radius:)` found.
     public enum Search: Sendable {
         case found(Minibrot)
-        /// No period up to the limit (or the orbit escaped first).
-        case noPeriod
-        /// The period's first size guess was below the minimum asked for: Newton not run.
-        case tooSmall(period: Int)
-        /// Newton did not settle for this period (the last one tried).
+        /// Newton's method did not settle for this period.
         case notConverged(period: Int)
-        /// The nucleus lay outside the disc every time.
+        /// The nucleus lay outside the disc.
         case outside(period: Int)
 
         public var minibrot: Minibrot? {
@@ -148,32 +141,8 @@ public enum MinibrotFinder {
         }
     }
 
-    /// `find`, saying why it found nothing; with `minimumLog2Size`, a period whose first size
-    /// guess (`periodAndSize`) is more than 4 times below 2^minimumLog2Size ends the search
-    /// before Newton's method (which costs tens of periods of MPFR steps).
-    public static func search(
-        near point: BigComplex, radius: FloatExp, maxPeriod: Int = 1_000_000, attempts: Int = 30,
-        minimumLog2Size: Double? = nil
-    ) -> Search {
-        var rho = radius
-        let bits = Swift.max(point.precision.bits, -radius.exponent + 96, 128)
-        let precision = Precision(bits: bits)
-        let start = point.rounded(to: precision)
-        var failure = Search.noPeriod
-        for _ in 0..<attempts {
-            guard
-                let (p, log2Guess) = periodAndSize(near: start, radius: rho, maxPeriod: maxPeriod, precision: precision)
-            else { return failure }
-            if let minimumLog2Size, log2Guess < minimumLog2Size - 2 { return .tooSmall(period: p) }
-            failure = minibrot(period: p, near: start, radius: rho, precision: precision)
-            if case .found = failure { return failure }
-            rho = rho * FloatExp(0.5)
-        }
-        return failure
-    }
-
     /// The minibrot of period `period` whose nucleus Newton's method reaches from `point`
-    /// (at `precision`, by default the one `search` takes for `radius`), if it lies within
+    /// (at `precision`, by default the one `find` takes for `radius`), if it lies within
     /// `radius` of it.
     public static func minibrot(
         period p: Int, near point: BigComplex, radius rho: FloatExp, precision: Precision? = nil

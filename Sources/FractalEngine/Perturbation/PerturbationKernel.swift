@@ -612,9 +612,9 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
         blaLoad += load < 0x1p-24 ? load * PixelRun.localScaleCap : (load.isFinite ? load : 1) * localScale()
     }
 
-    // The variance's terms are pairs m 2^e, m a Double of modest size (not normalized: FloatExp
-    // normalizes after every operation, which cost the kernel about 40% against a wrapped
-    // reference; Documentation/Benchmarks.md).
+    // The variance's terms are pairs m 2^e, m a Double of modest size, added to V without
+    // normalizing (FloatExp normalizes after every operation, which cost the kernel about 40%
+    // against a wrapped reference; Documentation/Benchmarks.md); V is normalized once a step.
 
     /// With `B.variance`: V = stretch2 2^stretchExponent += m 2^e (m >= 0 finite).
     @inlinable @inline(__always)
@@ -641,7 +641,9 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
         (stretch2, stretchExponent) = FloatExp(significand: stretch2, exponent: stretchExponent).parts
     }
 
-    /// a + b for pairs.
+    /// a + b for normalized pairs: FloatExp's `+` (the smaller operand aligned, dropped past 60
+    /// bits) without normalizing the sum. FloatExp's own made the variance's slow path 8-10%
+    /// slower on the flake views, for the same output bytes.
     @inlinable @inline(__always)
     static func pairSum(_ a: (Double, Int), _ b: (Double, Int)) -> (Double, Int) {
         if a.0 == 0 { return b }
@@ -741,11 +743,12 @@ enum ProductStretch: StretchBound {
 /// delta type's unit roundoff), tracked forward: each step multiplies it by |f'(z)|^2 (|A|^2,
 /// |zc|^2) and adds its own rounding and truncation, squared (`PixelRun.stepRounding`,
 /// `linearRounding`), so the estimate is u |dc| sqrt(V) with no assumption on how dz depends
-/// on dc. Used against a wrapped nucleus reference (z^2 + c and z^p + c), where a pixel's dz
-/// is reset to z at every wrap: there the product of |f'(z)| collapses (z passes near 0, and
-/// it under-rated a fs_deepmini_e433 pixel 7e-3 off in smooth by 2^1300), and a bound on
-/// |dz/dc| with its additive terms flagged 30% of that view (Documentation/Perturbation.md).
-/// |f'(z)|^2 carries its own exponent where |z|^2 underflows.
+/// on dc. The CPU's default (`EstimateMethod.variance`), and every pass against a wrapped
+/// nucleus reference: where a pixel's dz is reset to z (every rebase, every wrap) the product
+/// of |f'(z)| misses errors (tlaloc 1e-213: pixels 0.064 off unflagged; a fs_deepmini_e433
+/// pixel 7e-3 off under-rated by 2^1300), and a bound on |dz/dc| with its additive terms
+/// flagged 30% of deepmini (Documentation/Perturbation.md). |f'(z)|^2 carries its own exponent
+/// where |z|^2 underflows.
 @usableFromInline
 enum ErrorVariance: StretchBound {
     @inlinable static var variance: Bool { true }

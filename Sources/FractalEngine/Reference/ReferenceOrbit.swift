@@ -113,9 +113,9 @@ public struct ReferenceOrbit: Sendable {
             }
             m += 1
             store()
-            if watch != nil {
-                let z = tiny[m] ?? Complex(FloatExp(re[m]), FloatExp(im[m]))
-                if let found = watch!.observe(m, z) { throw found }
+            if var w = watch {
+                if let found = w.observe(m, tiny[m] ?? Complex(FloatExp(re[m]), FloatExp(im[m]))) { throw found }
+                watch = w.done ? nil : w
             }
             // |Z|^2 > 4, decided in Double unless close (then in MPFR).
             let a = re[m], b = im[m]
@@ -203,7 +203,7 @@ public struct ReferenceOrbit: Sendable {
 }
 
 /// The period of the dominant feature of a disc around an orbit's point, found from the orbit
-/// itself (`MinibrotFinder.periodAndSize`'s test in FloatExp, no MPFR step of its own): the
+/// itself (`MinibrotFinder.period`'s test in FloatExp, no MPFR step of its own): the
 /// first n with |Z(n)| < |dZ(n)/dc| radius, dZ/dc carried as dZ' = 2 Z dZ + 1 (z^2 + c), with
 /// the first guess at its minibrot's size, 1 / (|l| |dZ(n)/dc|), l = prod_{j<n} 2 Z(j). Only
 /// the first such n counts; `observe` returns `Found` when it is at most `maxPeriod` and the
@@ -213,7 +213,6 @@ public struct PeriodWatch: Sendable {
     /// Thrown by `ReferenceOrbit.compute` to stop at the period.
     public struct Found: Error {
         public let period: Int
-        public let log2Size: Double
     }
 
     let radius2: FloatExp
@@ -236,12 +235,10 @@ public struct PeriodWatch: Sendable {
             done = true
             return nil
         }
-        let z2 = z.re * z.re + z.im * z.im
-        let d2 = derivative.re * derivative.re + derivative.im * derivative.im
+        let z2 = z.floatExpLengthSquared, d2 = derivative.floatExpLengthSquared
         if z2 < d2 * radius2 {
             done = true
-            let log2Size = -0.5 * (l2 * d2).log2Magnitude
-            return log2Size >= minimumLog2Size - 2 ? Found(period: n, log2Size: log2Size) : nil
+            return -0.5 * (l2 * d2).log2Magnitude >= minimumLog2Size - 2 ? Found(period: n) : nil
         }
         // dZ(n + 1)/dc = 2 Z(n) dZ(n)/dc + 1.
         let two = FloatExp(2)
@@ -258,7 +255,7 @@ public struct PeriodWatch: Sendable {
         for n in 1..<orbit.count {
             let z = orbit.tiny[n] ?? Complex(FloatExp(orbit.re[n]), FloatExp(orbit.im[n]))
             if let found = watch.observe(n, z) { return found }
-            if watch.done { return nil }
+            if watch.done { break }
         }
         return nil
     }

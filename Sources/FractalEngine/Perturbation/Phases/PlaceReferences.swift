@@ -108,7 +108,6 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
         let settings = job.settings
         guard
             settings.placement == .automatic && !job.executor.usesDevice && job.formula.power == 2
-                && job.juliaC == nil
                 && settings.glitchMode == .rebase && settings.saveReference == nil && settings.referenceOutput == nil
                 && job.maxIterations >= 64 * 16
         else { return nil }
