@@ -115,6 +115,11 @@ extension DoubleDouble: PerturbationDelta {
     public static var launchDelta: PerturbationLaunch.Delta? { nil }
     public init(rounding value: BigFloat) { self = value.doubleDoubleValue }
     public init(wide value: DoubleDouble) { self = value }
+    /// Double's, from the leading words (the variance needs no more than their 53 bits).
+    @inlinable @inline(__always)
+    public static func plainLengthSquared(_ re: DoubleDouble, _ im: DoubleDouble) -> Double? {
+        Double.plainLengthSquared(re.hi, im.hi)
+    }
 }
 
 extension DoubleDoubleExp: PerturbationDelta {
