@@ -118,7 +118,7 @@ public struct FrameSequence: Sendable {
         /// Reference orbits computed (including those that primed a group) and reused.
         public var orbitsComputed = 0
         public var orbitsReused = 0
-        /// Frames that also computed their reference's orbit at 64 more bits for pixels the
+        /// Frames that also computed their reference's orbit at more bits for pixels the
         /// orbit's own rounding kept at risk (not cached: a frame's bytes must not depend on
         /// which frames rendered before it).
         public var finerOrbits = 0

@@ -89,7 +89,7 @@ enum SequenceCommand {
                     report.seconds,
                     report.orbitsComputed, report.orbitsReused)
                     + (report.finerOrbits > 0
-                        ? "; \(report.finerOrbits) frames also took the reference at 64 more bits for pixels at risk"
+                        ? "; \(report.finerOrbits) frames also took the reference at more bits for pixels at risk"
                         : ""))
         }
     }

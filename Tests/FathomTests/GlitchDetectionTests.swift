@@ -77,7 +77,15 @@ struct DeterminismTests {
         _ name: String, width: Int, height: Int, mode: GlitchMode = .rebase,
         backend: ComputeBackend = .cpu, estimate: EstimateMethod = .variance
     ) throws -> RenderResult {
-        let location = try #require(Presets.named(name)).location
+        try expectSameField(
+            location: try #require(Presets.named(name)).location, name: name, width: width, height: height,
+            mode: mode, backend: backend, estimate: estimate)
+    }
+
+    static func expectSameField(
+        location: Location, name: String, width: Int, height: Int, mode: GlitchMode = .rebase,
+        backend: ComputeBackend = .cpu, estimate: EstimateMethod = .variance
+    ) throws -> RenderResult {
         var settings = RenderSettings(width: width, height: height, threads: 1, path: .perturbation)
         settings.perturbation.glitchMode = mode
         settings.perturbation.estimate = estimate
@@ -96,16 +104,24 @@ struct DeterminismTests {
         return base
     }
 
-    @Test("Double deltas with BLA and every pass for pixels at risk (glitch_test_2, 64 x 36)")
+    @Test("Double deltas with BLA and every pass for pixels at risk (glitch_test_2, 64 x 36; the oracle's Julia set)")
     func riskPasses() throws {
-        // The product estimate, which here sends a pixel on to MPFR (the variance settles every
-        // one before); the variance's passes are the same code.
+        // The product estimate, which here flags the most pixels; the variance's passes are the
+        // same code.
         let base = try Self.expectSameField("glitch_test_2", width: 64, height: 36, estimate: .product)
         let p = try #require(base.report.perturbation)
         #expect(p.deltaType == .double && p.blaSteps > 0)
         #expect(
-            p.fineBLAPixels > 0 && p.doubleDoublePixels > 0 && p.reiteratedPixels > 0,
-            "passes run: \(p.fineBLAPixels) / \(p.doubleDoublePixels) / \(p.reiteratedPixels)")
+            p.fineBLAPixels > 0 && p.doubleDoublePixels > 0 && p.finerOrbitPixels > 0,
+            "passes run: \(p.fineBLAPixels) / \(p.doubleDoublePixels) / \(p.finerOrbitPixels)")
+        // The MPFR pass: the 106-bit passes settle every pixel above; this Julia set (in
+        // double-double deltas, with no finer orbit for Julia) leaves 17 to MPFR.
+        let oracle = try OracleFile.read(path: try fixture("pub_g_julia_e20"))
+        let julia = try Self.expectSameField(
+            location: try oracle.locationFile.location(), name: "pub_g_julia_e20", width: oracle.width,
+            height: oracle.height)
+        let q = try #require(julia.report.perturbation)
+        #expect(q.deltaType == .doubleDouble && q.reiteratedPixels > 0, "\(q.reiteratedPixels) pixels in MPFR")
     }
 
     @Test("FloatExp deltas with BLA (e318, 32 x 18)")

@@ -10,7 +10,7 @@ import FractalNumerics
 //   3. FirstPass              every pixel against the primary reference
 //   4. GlitchCorrection       detect mode: new references among the glitched pixels
 //   5. SettlePixels           the pixels whose smooth value is at risk: finer BLA, 106-bit
-//                             deltas, a finer orbit, then direct MPFR
+//                             deltas against a finer orbit where needed, then direct MPFR
 // They share one `PerturbationJob` (parameters, executor, orbits supply, tables) and one
 // `PassBuffers` (per-pixel flags). The formula and the delta type are chosen once, here.
 
@@ -163,7 +163,9 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         report.referencePeriod = references.period
         report.referenceNote = references.note
         report.fineBLAPixels = settled.fineBLAPixels
+        report.fineWidePixels = settled.fineWidePixels
         report.finerOrbitPixels = settled.finerOrbitPixels
+        report.finerOrbitBits = settled.finerOrbitBits
         report.unsettledPixels = settled.unsettled.count
         report.unsettledList = settled.unsettled
         report.blaSeconds = tables.seconds

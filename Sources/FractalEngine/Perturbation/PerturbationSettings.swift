@@ -136,9 +136,13 @@ public struct PerturbationReport: Sendable {
     /// Pixels rendered again with 106-bit deltas (double-double, or extended-range
     /// double-double below 2^-960) because their smooth value was at risk.
     public var doubleDoublePixels: Int
-    /// Pixels rendered again with 106-bit deltas against an orbit at 64 more bits (the
-    /// orbit's own rounding kept them at risk).
+    /// Of those, the pixels rendered again with 106-bit deltas at the BLA epsilon times 2^-53
+    /// (the first 106-bit pass takes LA and BLA at 2^-64).
+    public var fineWidePixels: Int = 0
+    /// Of the 106-bit pixels, those rendered against an orbit finer than the view's (its own
+    /// rounding would have kept them at risk), and that orbit's precision in bits.
     public var finerOrbitPixels: Int = 0
+    public var finerOrbitBits: Int? = nil
     /// Pixels iterated again directly in MPFR because it was still at risk.
     public var reiteratedPixels: Int
     /// Pixels still at risk after the 106-bit pass that the MPFR budget did not cover

@@ -4,10 +4,10 @@ import FractalNumerics
 /// Phase 5: the pixels whose smooth value the deltas may not hold to 1e-7 (`PrecisionEstimate`),
 /// rendered again until settled, each step only for those still at risk:
 ///   1. BLA at epsilon 2^-53 (its truncation may be what puts them at risk), same deltas;
-///   2. 106-bit deltas from the same orbit's low words (double-double above 2^-960, extended-
-///      range double-double below);
-///   3. the same, against the point's orbit at 64 more bits, when that costs less than MPFR
-///      would (the orbit's own rounding may be what keeps them at risk);
+///   2. 106-bit deltas (double-double above 2^-960, extended-range double-double below) with
+///      the tables at 2^-64, where LA still takes long steps, against an orbit whose own
+///      rounding lies below the deltas' (`wideOrbit`);
+///   3. the same at the tables' epsilon times 2^-53 for those still at risk;
 ///   4. direct MPFR at the viewport's precision, within `PerturbationSettings.mpfrBudgetSeconds`
 ///      (the cheapest first); those beyond it are reported as unsettled, by index.
 struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
@@ -18,7 +18,10 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
     struct Outcome {
         var fineBLAPixels = 0
         var doubleDoublePixels = 0
+        var fineWidePixels = 0
         var finerOrbitPixels = 0
+        /// The finer orbit's precision, where one was computed.
+        var finerOrbitBits: Int? = nil
         var reiteratedPixels = 0
         /// Pixels still at risk that the MPFR budget did not cover, in index order.
         var unsettled: [Int] = []
@@ -26,6 +29,11 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
 
     /// BLA's epsilon for the second look at pixels at risk: Double's rounding level.
     static var fineBLAEpsilon: Double { 0x1p-53 }
+    /// The first 106-bit pass's table epsilon, as the tables take it (they scale a 106-bit
+    /// type's by 2^-53): 2^-64. e50 640x360, 17,209 pixels, wall s of the 106-bit passes and
+    /// pixels left for the next: 2^-60 9.2 + 5.5 (2,647), 2^-64 10.0 + 2.6 (1,302), 2^-69
+    /// 13.0 + 1.4 (558), 2^-93 alone 35.6 (Documentation/Benchmarks.md).
+    static var coarseWideEpsilon: Double { 0x1p-11 }
 
     func run(into field: inout IterationField) throws -> Outcome {
         var outcome = Outcome()
@@ -45,40 +53,29 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
                 try pass(D.self, atRisk, orbit: primary, critical: critical, epsilon: Self.fineBLAEpsilon, into: &field)
             }
         }
-        if !atRisk.isEmpty && D.significandBits <= 53 {
-            outcome.doubleDoublePixels = atRisk.count
-            try again {
-                let fine =
-                    primary.orbit.reLow.isEmpty
-                    ? Reference(
-                        try job.orbits.orbit(at: references.point, lowWords: true, steps: references.period),
-                        wraps: references.period != nil)
-                    : primary
-                let fineCritical =
-                    job.juliaC == nil
-                    ? nil
-                    : critical?.orbit.reLow.isEmpty == false
-                        ? critical
-                        : Reference(try job.orbits.orbit(at: BigComplex(precision: job.precision), lowWords: true))
-                try pass(
-                    D.Wide.self, atRisk, orbit: fine, critical: fineCritical, epsilon: job.settings.blaEpsilon,
-                    into: &field)
-            }
-        }
         // When iterating them in MPFR would cost more than the orbit did (e50 640x360: 210 pixels
         // left for MPFR, 6 s; Documentation/Perturbation.md).
         let stepSeconds = PerturbationSettings.mpfrStepSeconds(
             bits: job.viewport.precision.bits, power: job.formula.power)
         func mpfrSeconds() -> Double { Double(atRisk.count) * Double(job.maxIterations) * stepSeconds }
-        if !atRisk.isEmpty && D.significandBits <= 53 && job.juliaC == nil && mpfrSeconds() > 2 * job.orbits.seconds {
-            outcome.finerOrbitPixels = atRisk.count
+        if !atRisk.isEmpty && D.significandBits <= 53 {
+            outcome.doubleDoublePixels = atRisk.count
+            let (orbit, critical, bits) = try wideOrbit(worthAFinerOne: mpfrSeconds() > 2 * job.orbits.seconds)
+            if let bits {
+                outcome.finerOrbitPixels = atRisk.count
+                outcome.finerOrbitBits = bits
+            }
+            let epsilon = job.settings.blaEpsilon
             try again {
-                let finer = try job.orbits.finerOrbit(
-                    at: references.point, precision: Precision(bits: job.precision.bits + 64), steps: references.period)
                 try pass(
-                    D.Wide.self, atRisk, orbit: Reference(finer, wraps: references.period != nil), critical: nil,
-                    epsilon: job.settings.blaEpsilon,
-                    into: &field)
+                    D.Wide.self, atRisk, orbit: orbit, critical: critical,
+                    epsilon: Swift.max(epsilon, Self.coarseWideEpsilon), into: &field)
+            }
+            if !atRisk.isEmpty && epsilon < Self.coarseWideEpsilon && job.tables.enabled {
+                outcome.fineWidePixels = atRisk.count
+                try again {
+                    try pass(D.Wide.self, atRisk, orbit: orbit, critical: critical, epsilon: epsilon, into: &field)
+                }
             }
         }
         // MPFR last, within a budget: at 1e-22522 one pixel is 10^6 steps of ~400 us each. The
@@ -111,6 +108,37 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
         }
         outcome.reiteratedPixels = atRisk.count
         return outcome
+    }
+
+    /// The orbit (and Julia's critical orbit) for the 106-bit passes, and the precision of a
+    /// finer one where it was computed. The orbit's rounding, 2^(1 - bits) a step, enters every
+    /// pixel like an error of dc; below 2^-110 of the pixel spacing it is below the deltas' own
+    /// (e50 640x360: against the view's orbit at 239 bits the 106-bit pass left 3,683 of 17,209
+    /// pixels at risk, against one at 284 bits 8). A finer orbit for z^2 + c and Multibrot,
+    /// where it costs less than MPFR would (`worthAFinerOne`), at 64 more bits at least;
+    /// else the view's orbit with its low words.
+    private func wideOrbit(worthAFinerOne: Bool) throws -> (Reference, Reference?, Int?) {
+        let primary = references.primary, critical = references.critical
+        let needed = 116 + Int((-job.viewport.log2Spacing).rounded(.up))
+        if job.juliaC == nil && worthAFinerOne && primary.orbit.precision.bits < needed {
+            let bits = Swift.max(needed, job.precision.bits + 64)
+            let finer = try job.orbits.finerOrbit(
+                at: references.point, precision: Precision(bits: bits), steps: references.period)
+            return (Reference(finer, wraps: references.period != nil), nil, bits)
+        }
+        let fine =
+            primary.orbit.reLow.isEmpty
+            ? Reference(
+                try job.orbits.orbit(at: references.point, lowWords: true, steps: references.period),
+                wraps: references.period != nil)
+            : primary
+        let fineCritical =
+            job.juliaC == nil
+            ? nil
+            : critical?.orbit.reLow.isEmpty == false
+                ? critical
+                : Reference(try job.orbits.orbit(at: BigComplex(precision: job.precision), lowWords: true))
+        return (fine, fineCritical, nil)
     }
 
     /// One pass over `pixels`, in rebase mode against `fine` (with `fineCritical` for Julia),
