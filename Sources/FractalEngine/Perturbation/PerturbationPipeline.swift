@@ -184,6 +184,13 @@ struct PassOrbit<E: PerturbationDelta> {
 }
 
 extension PerturbationJob {
+    /// Whether a pass against `reference` tracks the error variance: on the CPU; a GPU render's
+    /// passes keep the product its kernels compute (but not against a wrapped reference,
+    /// where the product misses pixels).
+    func tracksVariance(against reference: Reference) -> Bool {
+        (reference.wraps && formula.addsDC) || (settings.estimate == .variance && !executor.usesDevice)
+    }
+
     /// One perturbation pass with deltas E, tracking T, over `subset` (nil: the whole field):
     /// against `orbit`, continuing on `rebase` (Julia's critical orbit; nil: `orbit` itself)
     /// after rebasing, its device form brought when the executor runs one. Every pass of the
@@ -200,9 +207,7 @@ extension PerturbationJob {
         // in (z^2 + c; the first pass only).
         let wrapped = orbit.reference.wraps && formula.addsDC
         let linear = wrapped ? orbit.table?.table.periods : nil
-        // The error variance on the CPU; a GPU render's passes keep the product its kernels
-        // compute (but not against a wrapped reference, where the product misses pixels).
-        let variance = wrapped || (settings.estimate == .variance && !executor.usesDevice)
+        let variance = tracksVariance(against: orbit.reference)
         func run<B: StretchBound>(_: B.Type) throws {
             var kernel = PerturbationKernel<F, E, T, B>(
                 formula: formula, orbit: orbit.values, rebaseOrbit: rebase.values, bla: orbit.table?.table,

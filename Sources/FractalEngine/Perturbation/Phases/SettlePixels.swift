@@ -6,7 +6,8 @@ import FractalNumerics
 ///   1. BLA at epsilon 2^-53 (its truncation may be what puts them at risk), same deltas;
 ///   2. 106-bit deltas (double-double above 2^-960, extended-range double-double below) with
 ///      the tables at 2^-64, where LA still takes long steps, against an orbit whose own
-///      rounding lies below the deltas' (`wideOrbit`);
+///      rounding lies below the deltas' (`wideOrbit`); at 2^-64 only with the error variance,
+///      which counts the tables' truncation (the product estimate goes straight to 3);
 ///   3. the same at the tables' epsilon times 2^-53 for those still at risk;
 ///   4. direct MPFR at the viewport's precision, within `PerturbationSettings.mpfrBudgetSeconds`
 ///      (the cheapest first); those beyond it are reported as unsettled, by index.
@@ -65,13 +66,14 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
                 outcome.finerOrbitPixels = atRisk.count
                 outcome.finerOrbitBits = bits
             }
+            // The coarse tables only where the variance counts their truncation: with the
+            // product estimate, e50 640x360 (BLA) then had pixels 4.8e-7 off unflagged.
             let epsilon = job.settings.blaEpsilon
+            let coarse = job.tracksVariance(against: orbit) ? Swift.max(epsilon, Self.coarseWideEpsilon) : epsilon
             try again {
-                try pass(
-                    D.Wide.self, atRisk, orbit: orbit, critical: critical,
-                    epsilon: Swift.max(epsilon, Self.coarseWideEpsilon), into: &field)
+                try pass(D.Wide.self, atRisk, orbit: orbit, critical: critical, epsilon: coarse, into: &field)
             }
-            if !atRisk.isEmpty && epsilon < Self.coarseWideEpsilon && job.tables.enabled {
+            if !atRisk.isEmpty && epsilon < coarse && job.tables.enabled {
                 outcome.fineWidePixels = atRisk.count
                 try again {
                     try pass(D.Wide.self, atRisk, orbit: orbit, critical: critical, epsilon: epsilon, into: &field)
