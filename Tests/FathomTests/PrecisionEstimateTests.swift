@@ -91,3 +91,41 @@ struct MPFRBudgetTests {
         #expect(one.field[cheapest % w, cheapest / w] == full.field[cheapest % w, cheapest / w])
     }
 }
+
+/// The 106-bit passes with the product estimate (`EstimateMethod.product`, a GPU render's
+/// passes): they take the tables at the setting's epsilon times 2^-53, not the variance's 2^-64
+/// first pass, whose truncation the product does not count.
+@Suite("The 106-bit passes with the product estimate")
+struct ProductWidePassTests {
+    /// Pixels of e50 at 640 x 360 (index, n2, nBig, smooth) by direct MPFR (`fathom-bench
+    /// mpfr-pixels e50 640x360 ...`): with the product and 2^-64 tables they came out up to
+    /// 4.8e-7 off, unflagged (Documentation/Benchmarks.md).
+    static let known: [(index: Int, n2: UInt32, nBig: UInt32, smooth: Double)] = [
+        (119269, 173410, 173414, 173414.9145439662),
+        (98841, 176028, 176032, 176032.1837648870),
+        (185682, 170600, 170604, 170604.5457509980),
+        (149802, 170626, 170630, 170630.5719814967),
+        (10982, 170613, 170617, 170617.7611126589),
+        (678, 170654, 170658, 170658.4156576557),
+    ]
+
+    @Test(
+        "e50 pixels the 106-bit passes take match direct MPFR: the product estimate with BLA, the variance with LA",
+        arguments: [EstimateMethod.product, .variance])
+    func product(estimate: EstimateMethod) throws {
+        let location = try #require(Presets.named("e50")).location
+        var settings = RenderSettings(width: 640, height: 360, path: .perturbation)
+        settings.perturbation.estimate = estimate
+        settings.perturbation.approximation = estimate == .product ? .bla : .linear
+        settings.onlyPixels = Self.known.map(\.index)
+        let result = try Renderer.render(location: location, settings: settings)
+        let report = try #require(result.report.perturbation)
+        #expect(report.doubleDoublePixels > 0 && report.unsettledPixels == 0)
+        for k in Self.known {
+            let (y, x) = k.index.quotientAndRemainder(dividingBy: 640)
+            let got = result.field[x, y]
+            #expect(got.n2 == k.n2 && got.nBig == k.nBig, "pixel \(k.index) counts")
+            #expect(Swift.abs(got.smooth - k.smooth) < 1e-7, "pixel \(k.index): \(got.smooth) against \(k.smooth)")
+        }
+    }
+}
