@@ -282,7 +282,8 @@ enum RenderCommand {
             + (p.fineBLAPixels > 0 ? ", \(p.fineBLAPixels) sensitive pixels again at epsilon 2^-53" : "")
             + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) again with 106-bit deltas" : "")
             + (p.finerOrbitBits.map { " against an orbit at \($0) bits" } ?? "")
-            + (p.fineWidePixels > 0 ? ", \(p.fineWidePixels) of them at epsilon 2^-53 of the tables'" : "")
+            + (p.fineWidePixels > 0
+                ? ", \(p.fineWidePixels) of them again with the tables at 2^-53 of their epsilon" : "")
             + (p.reiteratedPixels > 0 ? ", \(p.reiteratedPixels) in MPFR" : "")
             + (p.unsettledPixels > 0 ? ", \(p.unsettledPixels) not verified (over the MPFR budget)" : "")
             + (p.blaSteps > 0

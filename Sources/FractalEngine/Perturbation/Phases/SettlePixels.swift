@@ -116,7 +116,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
     /// finer one where it was computed. The orbit's rounding, 2^(1 - bits) a step, enters every
     /// pixel like an error of dc; below 2^-110 of the pixel spacing it is below the deltas' own
     /// (e50 640x360: against the view's orbit at 239 bits the 106-bit pass left 3,683 of 17,209
-    /// pixels at risk, against one at 284 bits 8). A finer orbit for z^2 + c and Multibrot,
+    /// pixels at risk, against one at 303 bits 8). A finer orbit for z^2 + c and Multibrot,
     /// where it costs less than MPFR would (`worthAFinerOne`), at 64 more bits at least;
     /// else the view's orbit with its low words.
     private func wideOrbit(worthAFinerOne: Bool) throws -> (Reference, Reference?, Int?) {
