@@ -164,7 +164,6 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         report.referenceNote = references.note
         report.fineBLAPixels = settled.fineBLAPixels
         report.fineWidePixels = settled.fineWidePixels
-        report.finerOrbitPixels = settled.finerOrbitPixels
         report.finerOrbitBits = settled.finerOrbitBits
         report.unsettledPixels = settled.unsettled.count
         report.unsettledList = settled.unsettled

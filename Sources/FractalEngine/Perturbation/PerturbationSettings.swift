@@ -137,12 +137,13 @@ public struct PerturbationReport: Sendable {
     /// double-double below 2^-960) because their smooth value was at risk.
     public var doubleDoublePixels: Int
     /// Of those, the pixels rendered again with 106-bit deltas at the BLA epsilon times 2^-53
-    /// (the first 106-bit pass takes LA and BLA at 2^-64).
+    /// (with the variance the first 106-bit pass takes the tables at 2^-64).
     public var fineWidePixels: Int = 0
-    /// Of the 106-bit pixels, those rendered against an orbit finer than the view's (its own
-    /// rounding would have kept them at risk), and that orbit's precision in bits.
-    public var finerOrbitPixels: Int = 0
+    /// The precision in bits of the orbit the 106-bit passes ran against where it was finer
+    /// than the view's (its own rounding would have kept the pixels at risk); nil: the view's.
     public var finerOrbitBits: Int? = nil
+    /// The pixels rendered against that finer orbit: all the 106-bit ones, or none.
+    public var finerOrbitPixels: Int { finerOrbitBits == nil ? 0 : doubleDoublePixels }
     /// Pixels iterated again directly in MPFR because it was still at risk.
     public var reiteratedPixels: Int
     /// Pixels still at risk after the 106-bit pass that the MPFR budget did not cover

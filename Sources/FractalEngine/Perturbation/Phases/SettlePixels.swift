@@ -20,8 +20,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
         var fineBLAPixels = 0
         var doubleDoublePixels = 0
         var fineWidePixels = 0
-        var finerOrbitPixels = 0
-        /// The finer orbit's precision, where one was computed.
+        /// The finer orbit's precision, where one was computed (for all the 106-bit pixels).
         var finerOrbitBits: Int? = nil
         var reiteratedPixels = 0
         /// Pixels still at risk that the MPFR budget did not cover, in index order.
@@ -62,10 +61,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
         if !atRisk.isEmpty && D.significandBits <= 53 {
             outcome.doubleDoublePixels = atRisk.count
             let (orbit, critical, bits) = try wideOrbit(worthAFinerOne: mpfrSeconds() > 2 * job.orbits.seconds)
-            if let bits {
-                outcome.finerOrbitPixels = atRisk.count
-                outcome.finerOrbitBits = bits
-            }
+            outcome.finerOrbitBits = bits
             // The coarse tables only where the variance counts their truncation: with the
             // product estimate, e50 640x360 (BLA) then had pixels 4.8e-7 off unflagged.
             let epsilon = job.settings.blaEpsilon
