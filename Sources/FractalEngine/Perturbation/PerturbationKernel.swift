@@ -384,7 +384,11 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             // dz/dc (and the error) is stretched by |A| over the step (within eps).
             r.stretch2 *= step.stretchSignificand
             r.stretchExponent += step.stretchExponent
-            if B.variance { r.addBLAError(step, before: before, load: load) }
+            if B.variance {
+                (r.stretch2, r.stretchExponent) = PixelRun<D, T, B>.blaError(
+                    (r.stretch2, r.stretchExponent), step: step, before: before, load: load, epsilon: r.epsilon,
+                    inverseDC: (r.inverseDCSignificand, r.inverseDCExponent))
+            }
         } else {
             if T.isActive { r.tracker.plain(power: formula.power) }
             r.takePlainStep(to: formula.step(r.orbit[r.m], r.dz, r.dcStep), power: formula.power)
@@ -422,22 +426,23 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         r.stretchExponent += entry.stretchExponent
         if B.variance {
             r.stretchExponent &+= r.nextStretchExponent
-            r.addLAError(entry, before: before, u: u, load: load, power: formula.power)
+            (r.stretch2, r.stretchExponent) = PixelRun<D, T, B>.laError(
+                (r.stretch2, r.stretchExponent), entry: entry, before: before, u: u, load: load,
+                next: (r.nextStretch, r.nextStretchExponent), epsilon: r.epsilon,
+                inverseDC: (r.inverseDCSignificand, r.inverseDCExponent), power: formula.power)
         }
     }
 
     /// With `B.variance`: near a deep minibrot |z|^2 underflows in Double and the product
     /// with it would drop dz/dc's growth, so there |f'(z)|^2 with its own exponent.
+    /// Takes and returns values: a call with the pixel's state `inout` would keep that state in
+    /// memory across the whole step loop.
     @usableFromInline @inline(never)
-    func tinyStretch(_ r: inout PixelRun<D, T, B>, z: Complex<D>, r2: Double) {
-        guard r2 < 0x1p-900 else {
-            r.nextStretchExponent = 0
-            return
-        }
+    func tinyStretch(_ z: Complex<D>) -> (Double, Int) {
         let m2 = z.floatExpLengthSquared
         var t = FloatExp(Double(formula.power * formula.power))
         for _ in 1..<formula.power { t = t * m2 }
-        (r.nextStretch, r.nextStretchExponent) = t.parts
+        return t.parts
     }
 
     /// After a step: the escape, rebasing and glitch tests. True when the pixel is finished.
@@ -463,7 +468,13 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             }
         }
         r.nextStretch = formula.stretchSquared(r2)
-        if B.variance { tinyStretch(&r, z: z, r2: r2) }
+        if B.variance {
+            if r2 < 0x1p-900 {
+                (r.nextStretch, r.nextStretchExponent) = tinyStretch(z)
+            } else {
+                r.nextStretchExponent = 0
+            }
+        }
         if r.stretch2 > 0x1p600 {
             r.stretch2 *= 0x1p-600
             r.stretchExponent += 600
@@ -595,19 +606,27 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
         m += 1
         n += 1
         stretch2 *= nextStretch
-        if B.variance { addPlainStepError(before: before, power: power) }
+        if B.variance {
+            (stretch2, stretchExponent) = Self.plainStepError(
+                (stretch2, stretchExponent), next: (nextStretch, nextStretchExponent), before: before,
+                inverseDC: (inverseDCSignificand, inverseDCExponent), power: power)
+        }
     }
 
     /// With `B.variance`, after a plain step from `before` (the variance already times
     /// nextStretch): |f'(z)|^2's exponent, the step's rounding and its dc term's 1. Out of line:
     /// inlined, it kept the kernel's step functions from being inlined into the tile loop.
+    /// It takes and returns values: called with the pixel's state `inout`, it kept that state in
+    /// memory across the whole step loop.
     @usableFromInline @inline(never)
-    mutating func addPlainStepError(before: Complex<D>, power: Int) {
-        stretchExponent &+= nextStretchExponent
-        let (m, e) = stepRounding(before, power: power)
-        addVariance(m, e)
-        addVariance(1, 0)
-        normalizeVariance()
+    static func plainStepError(
+        _ v: (Double, Int), next: (Double, Int), before: Complex<D>, inverseDC: (Double, Int), power: Int
+    ) -> (Double, Int) {
+        var v = (v.0, v.1 &+ next.1)
+        let (m, e) = stepRounding(before, next: next, inverseDC: inverseDC, power: power)
+        addVariance(&v, m, e)
+        addVariance(&v, 1, 0)
+        return normalized(v)
     }
 
     /// Adds a BLA step's or an LA entry's truncation `load` (relative to dz, squared) as a share
@@ -623,16 +642,16 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
 
     /// With `B.variance`: V = stretch2 2^stretchExponent += m 2^e (m >= 0 finite).
     @inlinable @inline(__always)
-    mutating func addVariance(_ m: Double, _ e: Int) {
-        if stretch2 == 0 {
-            (stretch2, stretchExponent) = (m, e)
+    static func addVariance(_ v: inout (Double, Int), _ m: Double, _ e: Int) {
+        if v.0 == 0 {
+            v = (m, e)
             return
         }
-        let j = e &- stretchExponent
+        let j = e &- v.1
         if j > 900 {
-            (stretch2, stretchExponent) = (m, e)
+            v = (m, e)
         } else if j >= -900 {
-            stretch2 += m * FloatExp.powerOfTwo(j)
+            v.0 += m * FloatExp.powerOfTwo(j)
         }
     }
 
@@ -642,8 +661,8 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
     /// deepmini pixels then went unflagged). (Renormalizing in `finishStep` instead, outside
     /// 2^+-64, made every kernel 2 times slower, the product's too.)
     @inlinable @inline(__always)
-    mutating func normalizeVariance() {
-        (stretch2, stretchExponent) = FloatExp(significand: stretch2, exponent: stretchExponent).parts
+    static func normalized(_ v: (Double, Int)) -> (Double, Int) {
+        FloatExp(significand: v.0, exponent: v.1).parts
     }
 
     /// a + b for normalized pairs: FloatExp's `+` (the smaller operand aligned, dropped past 60
@@ -663,17 +682,20 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
     /// |f'(z)| |dz| + |dz|^2 (z^2: (2Z + dz) dz, with |2Z + dz| <= |2z| + |dz|) and |dc|, each
     /// rounded to about u of itself; p^2 (|f'|^2 + |dz|^2) |dz|^2 + |dc|^2 bounds their squares'
     /// sum with a margin.
+    /// `next` = |f'(z)|^2 and `inverseDC` = 1 / |dc|^2 as pairs.
     @inlinable @inline(__always)
-    func stepRounding(_ before: Complex<D>, power: Int) -> (Double, Int) {
-        let p2 = Double(power * power) * inverseDCSignificand
+    static func stepRounding(
+        _ before: Complex<D>, next: (Double, Int), inverseDC: (Double, Int), power: Int
+    ) -> (Double, Int) {
+        let p2 = Double(power * power) * inverseDC.0
         // In Double where |dz|^2 and |f'|^2 lie well inside its range (no exponents to align).
-        if let s = D.plainLengthSquared(before.re, before.im), nextStretchExponent == 0 {
-            return ((nextStretch + s) * s * p2, inverseDCExponent)
+        if let s = D.plainLengthSquared(before.re, before.im), next.1 == 0 {
+            return ((next.0 + s) * s * p2, inverseDC.1)
         }
         let d = before.floatExpLengthSquared
-        let f = FloatExp(significand: nextStretch, exponent: nextStretchExponent)
+        let f = FloatExp(significand: next.0, exponent: next.1)
         let sum = Self.pairSum((f.significand, f.exponent), (d.significand, d.exponent))
-        return (sum.0 * d.significand * p2, sum.1 &+ d.exponent &+ inverseDCExponent)
+        return (sum.0 * d.significand * p2, sum.1 &+ d.exponent &+ inverseDC.1)
     }
 
     /// A linear step's rounding and truncation, in units of (u |dc|)^2: its result
@@ -681,40 +703,51 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
     /// truncation 2 `PrecisionEstimate.blaSafety` eps sqrt(load) of that, eps the table's epsilon
     /// and `load` scaled to it. `a2` = |a|^2, `b2` = |B|^2 or |cc|^2.
     @inlinable @inline(__always)
-    func linearRounding(a2: (Double, Int), b2: (Double, Int), load: Double) -> (Double, Int) {
+    static func linearRounding(
+        a2: (Double, Int), b2: (Double, Int), load: Double, epsilon: Double, inverseDC: (Double, Int)
+    ) -> (Double, Int) {
         let w = 2 * PrecisionEstimate.blaSafety * epsilon * FloatExp.powerOfTwo(D.significandBits)
         let k = 2 + w * w * (load.isFinite ? load : 1)
-        let t = Self.pairSum((a2.0 * inverseDCSignificand, a2.1 &+ inverseDCExponent), b2)
+        let t = Self.pairSum((a2.0 * inverseDC.0, a2.1 &+ inverseDC.1), b2)
         return (t.0 * k, t.1)
     }
 
     /// With `B.variance`, after a BLA step from `before` (the variance already times |A|^2):
     /// the step's rounding and truncation.
     @usableFromInline @inline(never)
-    mutating func addBLAError(_ step: BLAStep<D>, before: Complex<D>, load: Double) {
+    static func blaError(
+        _ v: (Double, Int), step: BLAStep<D>, before: Complex<D>, load: Double, epsilon: Double,
+        inverseDC: (Double, Int)
+    ) -> (Double, Int) {
         let d = before.floatExpLengthSquared, b = step.b.floatExpLengthSquared
         let (m, e) = linearRounding(
             a2: (step.stretchSignificand * d.significand, step.stretchExponent &+ d.exponent),
-            b2: (b.significand, b.exponent), load: load)
-        addVariance(m, e)
-        normalizeVariance()
+            b2: (b.significand, b.exponent), load: load, epsilon: epsilon, inverseDC: inverseDC)
+        var v = v
+        addVariance(&v, m, e)
+        return normalized(v)
     }
 
     /// With `B.variance`, after an LA entry from `before` through the exact step's `u` (the
     /// variance already times |f'(z)|^2 |zc|^2): the exact step's rounding stretched by |zc|^2,
     /// then the linear part's rounding and truncation.
     @usableFromInline @inline(never)
-    mutating func addLAError(_ entry: LAEntry<D>, before: Complex<D>, u: Complex<D>, load: Double, power: Int) {
+    static func laError(
+        _ v: (Double, Int), entry: LAEntry<D>, before: Complex<D>, u: Complex<D>, load: Double,
+        next: (Double, Int), epsilon: Double, inverseDC: (Double, Int), power: Int
+    ) -> (Double, Int) {
+        var v = v
         // With a plain step's 1, stretched by |zc|^2 too.
-        let (sm, se) = stepRounding(before, power: power)
-        addVariance(sm * entry.stretchSignificand, se &+ entry.stretchExponent)
-        addVariance(entry.stretchSignificand, entry.stretchExponent)
+        let (sm, se) = stepRounding(before, next: next, inverseDC: inverseDC, power: power)
+        addVariance(&v, sm * entry.stretchSignificand, se &+ entry.stretchExponent)
+        addVariance(&v, entry.stretchSignificand, entry.stretchExponent)
         let u2 = u.floatExpLengthSquared
         let (m, e) = linearRounding(
             a2: (entry.stretchSignificand * u2.significand, entry.stretchExponent &+ u2.exponent),
-            b2: (entry.ccSignificand * entry.ccSignificand, 2 &* entry.ccExponent), load: load)
-        addVariance(m, e)
-        normalizeVariance()
+            b2: (entry.ccSignificand * entry.ccSignificand, 2 &* entry.ccExponent), load: load,
+            epsilon: epsilon, inverseDC: inverseDC)
+        addVariance(&v, m, e)
+        return normalized(v)
     }
 
     /// Continues on `orbit` (the critical orbit, Z(0) = 0) from dz = z.
