@@ -138,3 +138,46 @@ struct ProductWidePassTests {
         for k in Self.known { expectMatches(result.field, width: 640, k) }
     }
 }
+
+/// The coarse first pass (`PerturbationSettings.coarseFirstPass`): on flake at 400 x 200 the
+/// probe takes it, the pixels it puts at risk go again at the setting's epsilon, and the
+/// result agrees with a first pass at the setting's epsilon.
+struct CoarseFirstPassTests {
+    /// The pixels whose smooth value moved most against the setting's first pass, by direct
+    /// MPFR (`fathom-bench --locations ../shared/locations mpfr-pixels flake 400x200 ...`).
+    static let known: [MPFRPixel] = [
+        (54107, 30472, 30476, 30476.9074515721),
+        (25892, 30472, 30476, 30476.7698338385),
+        (2964, 30472, 30476, 30476.7412956493),
+        (77042, 30472, 30476, 30476.2638168882),
+    ]
+
+    @Test("flake 400x200: the probe takes the coarse first pass, and its pixels match MPFR and the fine pass")
+    func flake() throws {
+        let location = try #require(Presets.named("flake")).location
+        var settings = RenderSettings(width: 400, height: 200, path: .perturbation)
+        let coarse = try Renderer.render(location: location, settings: settings)
+        let report = try #require(coarse.report.perturbation)
+        #expect(
+            report.firstPassEpsilon == PerturbationSettings.defaultBLAEpsilon
+                * PerturbationSettings.firstPassEpsilonFactor)
+        #expect(report.settingEpsilonPixels > 0 && report.unsettledPixels == 0)
+        for k in Self.known { expectMatches(coarse.field, width: 400, k) }
+        settings.perturbation.coarseFirstPass = false
+        let fine = try Renderer.render(location: location, settings: settings)
+        #expect(try #require(fine.report.perturbation).firstPassEpsilon == nil)
+        var moved = 0, worst = 0.0
+        for y in 0..<200 {
+            for x in 0..<400 {
+                let a = coarse.field[x, y], b = fine.field[x, y]
+                #expect(a.n2 == b.n2 && a.nBig == b.nBig, "pixel (\(x), \(y)) counts")
+                if a.smooth != b.smooth {
+                    moved += 1
+                    worst = Swift.max(worst, Swift.abs(a.smooth - b.smooth))
+                }
+            }
+        }
+        // Each within 1e-7 of the exact value; the coarse pass changes most pixels' last digits.
+        #expect(moved > 0 && worst < 2e-7)
+    }
+}

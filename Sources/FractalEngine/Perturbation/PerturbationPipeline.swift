@@ -150,7 +150,8 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         let correction = try GlitchCorrection(job: self, first: first, buffers: buffers, references: references).run(
             into: &field)
         trace.mark("glitch passes")
-        let settled = try SettlePixels(job: self, references: references, buffers: buffers).run(into: &field)
+        let settled = try SettlePixels(job: self, references: references, buffers: buffers, first: first.epsilon).run(
+            into: &field)
         trace.mark("passes for pixels at risk")
         if !renderSettings.extras.isEmpty { field.extras = first.extras }
         var report = PerturbationReport(
@@ -162,6 +163,8 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
             doubleDoublePixels: settled.doubleDoublePixels, reiteratedPixels: settled.reiteratedPixels)
         report.referencePeriod = references.period
         report.referenceNote = references.note
+        report.firstPassEpsilon = first.epsilon
+        report.settingEpsilonPixels = settled.settingEpsilonPixels
         report.fineBLAPixels = settled.fineBLAPixels
         report.fineWidePixels = settled.fineWidePixels
         report.finerOrbitBits = settled.finerOrbitBits
@@ -186,6 +189,15 @@ extension PerturbationJob {
     /// Whether a pass against `reference` tracks the error variance: on the CPU; a GPU render's
     /// passes keep the product its kernels compute (but not against a wrapped reference,
     /// where the product misses pixels).
+    /// The coarser table epsilon the first pass may take (`PerturbationSettings.coarseFirstPass`;
+    /// `FirstPass` decides); nil: the setting's.
+    var coarseEpsilon: Double? {
+        guard settings.coarseFirstPass, tables.enabled, tables.method == .linear, settings.exactSensitivePixels,
+            settings.estimate == .variance, !executor.usesDevice
+        else { return nil }
+        return settings.blaEpsilon * PerturbationSettings.firstPassEpsilonFactor
+    }
+
     func tracksVariance(against reference: Reference) -> Bool {
         (reference.wraps && formula.addsDC) || (settings.estimate == .variance && !executor.usesDevice)
     }

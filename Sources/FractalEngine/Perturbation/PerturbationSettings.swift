@@ -90,6 +90,14 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// LA's epsilon: its entries' truncation per linearized step, relative (Perturbation.md).
     public var laEpsilon: Double = PerturbationSettings.defaultLAEpsilon
     public static let defaultLAEpsilon = 0x1p-40
+    /// A first pass with coarser tables (`firstPassEpsilonFactor` times the epsilons), the
+    /// pixels it puts at risk rendered again at the epsilons, where that pays: LA tables (not
+    /// BLA levels), the CPU's variance estimate (which counts the coarser truncation) and the
+    /// pixels at risk settled. Off: the first pass at the epsilons.
+    public var coarseFirstPass: Bool = true
+    /// 2^8: LA at 2^-32 for the default 2^-40. Flake 1e-50 800x800 then takes 58M loop steps
+    /// against 99M and puts 8,540 pixels at risk against 57 (Documentation/Benchmarks.md).
+    public static let firstPassEpsilonFactor = 0x1p8
     /// Reference orbits and BLA tables shared by renders of the same center (zoom sequences).
     public var cache: ReferenceCache?
 
@@ -131,6 +139,11 @@ public struct PerturbationReport: Sendable {
     public var glitchedPixels: Int
     public var uncorrectedPixels: Int
     public var referenceSeconds: Double
+    /// The first pass's table epsilon where it was coarser than the setting's
+    /// (`PerturbationSettings.coarseFirstPass`), and the pixels at risk it left, rendered again
+    /// at the setting's epsilon.
+    public var firstPassEpsilon: Double? = nil
+    public var settingEpsilonPixels: Int = 0
     /// Pixels rendered again with BLA at epsilon 2^-53 because their smooth value was at risk.
     public var fineBLAPixels: Int = 0
     /// Pixels rendered again with 106-bit deltas (double-double, or extended-range

@@ -3,6 +3,8 @@ import FractalNumerics
 
 /// Phase 5: the pixels whose smooth value the deltas may not hold to 1e-7 (`PrecisionEstimate`),
 /// rendered again until settled, each step only for those still at risk:
+///   0. after a coarse first pass (`PerturbationSettings.coarseFirstPass`), the tables at the
+///      setting's epsilon, same deltas;
 ///   1. BLA at epsilon 2^-53 (its truncation may be what puts them at risk), same deltas;
 ///   2. 106-bit deltas (double-double above 2^-960, extended-range double-double below) with
 ///      the tables at 2^-64, where LA still takes long steps, against an orbit whose own
@@ -15,8 +17,11 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
     let job: PerturbationJob<F, D>
     let references: References
     let buffers: PassBuffers
+    /// The first pass's table epsilon where coarser than the setting's.
+    let first: Double?
 
     struct Outcome {
+        var settingEpsilonPixels = 0
         var fineBLAPixels = 0
         var doubleDoublePixels = 0
         var fineWidePixels = 0
@@ -47,6 +52,13 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             atRisk = atRisk.filter { buffers.isSensitive($0) }
         }
         let primary = references.primary, critical = references.critical
+        if !atRisk.isEmpty && first != nil {
+            outcome.settingEpsilonPixels = atRisk.count
+            try again {
+                try pass(
+                    D.self, atRisk, orbit: primary, critical: critical, epsilon: job.settings.blaEpsilon, into: &field)
+            }
+        }
         if !atRisk.isEmpty && job.tables.enabled && job.settings.blaEpsilon > Self.fineBLAEpsilon {
             outcome.fineBLAPixels = atRisk.count
             try again {
