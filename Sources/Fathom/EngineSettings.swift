@@ -26,14 +26,18 @@ extension LocationFile {
         public var mpfrBudget: Double?
         /// The precision estimate (nil: the engine's default, the variance).
         public var estimate: EstimateMethod?
+        /// Whether the first pass may take coarser tables where a probe finds it pays (nil: the
+        /// engine's default, on; `PerturbationSettings.coarseFirstPass`).
+        public var coarseFirstPass: Bool?
 
         public init(
             path: ArithmeticPath? = nil, glitches: GlitchMode? = nil, reference: ReferencePlacement? = nil,
             delta: DeltaType? = nil,
             bla: Bool? = nil, blaEpsilon: Double? = nil, precisionPasses: Bool? = nil,
             approximation: ApproximationMethod? = nil, laEpsilon: Double? = nil, mpfrBudget: Double? = nil,
-            estimate: EstimateMethod? = nil
+            estimate: EstimateMethod? = nil, coarseFirstPass: Bool? = nil
         ) {
+            self.coarseFirstPass = coarseFirstPass
             self.estimate = estimate
             self.mpfrBudget = mpfrBudget
             self.laEpsilon = laEpsilon
@@ -69,6 +73,7 @@ extension LocationFile {
                 settings.laEpsilon = laEpsilon
             }
             if let precisionPasses { settings.exactSensitivePixels = precisionPasses }
+            if let coarseFirstPass { settings.coarseFirstPass = coarseFirstPass }
             if let mpfrBudget {
                 guard EngineSettings.isMPFRBudget(mpfrBudget) else {
                     throw .badMPFRBudget(field: "engine.mpfrBudget", value: mpfrBudget)
@@ -95,7 +100,7 @@ extension LocationFile {
 extension LocationFile.EngineSettings: Codable {
     enum CodingKeys: String, CodingKey {
         case path, glitches, reference, delta, bla, blaEpsilon, precisionPasses, approximation, laEpsilon, mpfrBudget,
-            estimate
+            estimate, coarseFirstPass
     }
 
     public init(from decoder: Decoder) throws {
@@ -120,7 +125,8 @@ extension LocationFile.EngineSettings: Codable {
             precisionPasses: try c.decodeIfPresent(Bool.self, forKey: .precisionPasses),
             approximation: try value(.approximation),
             laEpsilon: try c.decodeIfPresent(Double.self, forKey: .laEpsilon),
-            mpfrBudget: try c.decodeIfPresent(Double.self, forKey: .mpfrBudget), estimate: try value(.estimate))
+            mpfrBudget: try c.decodeIfPresent(Double.self, forKey: .mpfrBudget), estimate: try value(.estimate),
+            coarseFirstPass: try c.decodeIfPresent(Bool.self, forKey: .coarseFirstPass))
         if let e = blaEpsilon, !Self.isBLAEpsilon(e) {
             throw FathomError.badBLAEpsilon(field: field(.blaEpsilon), value: e)
         }
@@ -146,5 +152,6 @@ extension LocationFile.EngineSettings: Codable {
         try c.encodeIfPresent(laEpsilon, forKey: .laEpsilon)
         try c.encodeIfPresent(mpfrBudget, forKey: .mpfrBudget)
         try c.encodeIfPresent(estimate?.rawValue, forKey: .estimate)
+        try c.encodeIfPresent(coarseFirstPass, forKey: .coarseFirstPass)
     }
 }

@@ -105,6 +105,10 @@ enum Help {
           --precision-passes on|off
                                  render again pixels whose smooth value may miss 1e-7
                                  (default on; off trades that guarantee for speed)
+          --coarse-first-pass on|off
+                                 where a probe of the image finds it cheaper, a first pass at
+                                 2^8 times the epsilons, its pixels at risk again at them
+                                 (default on)
           --estimate E           the precision estimate: variance (default; the error's variance
                                  tracked forward) | product (the product of |f'(z)|, as GPU passes)
           --mpfr-budget S        CPU seconds those passes may spend iterating pixels in MPFR
@@ -120,7 +124,7 @@ enum Help {
                              [--reference auto|center|probe|nucleus] [--delta double|double-double|floatexp]
                              [--bla on|off] [--approximation la|bla|both] [--bla-epsilon E]
                              [--la-epsilon E] [--mpfr-budget S] [--estimate variance|product]
-                             [--backend auto|cpu|cuda]
+                             [--coarse-first-pass on|off] [--backend auto|cpu|cuda]
                              [--gpu-exact on|off] [--sampled] [--all] FILE...
 
         Renders each oracle file's location at its width x height through the normal render path
@@ -186,7 +190,7 @@ enum Help {
           --size WxH             frame size (default: the location's, else 1280x720)
           --threads N, --bit-depth 8|16, --quiet
           --path, --glitches, --reference, --delta, --bla, --approximation, --bla-epsilon,
-          --la-epsilon, --mpfr-budget, --estimate, --precision-passes,
+          --la-epsilon, --mpfr-budget, --estimate, --precision-passes, --coarse-first-pass,
           --backend, --gpu-exact as for render (on a GPU the orbits and BLA tables stay on the
                                  device from frame to frame while the center is the same)
         """

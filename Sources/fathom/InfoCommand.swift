@@ -38,6 +38,7 @@ enum InfoCommand {
                 e.reference.map { "reference \($0.rawValue)" }, e.delta.map { "delta \($0.rawValue)" },
                 e.bla.map { "bla \($0 ? "on" : "off")" }, e.blaEpsilon.map { "bla-epsilon \($0)" },
                 e.precisionPasses.map { "precision-passes \($0 ? "on" : "off")" },
+                e.coarseFirstPass.map { "coarse-first-pass \($0 ? "on" : "off")" },
             ]
             lines.append("engine: " + parts.compactMap { $0 }.joined(separator: ", "))
         }

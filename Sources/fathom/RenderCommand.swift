@@ -7,7 +7,8 @@ enum RenderCommand {
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
         "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta",
         "load-reference", "save-reference",
-        "bla", "bla-epsilon", "approximation", "la-epsilon", "mpfr-budget", "estimate", "precision-passes", "bit-depth",
+        "bla", "bla-epsilon", "approximation", "la-epsilon", "mpfr-budget", "estimate", "precision-passes",
+        "coarse-first-pass", "bit-depth",
         "npy",
         "gradient",
         "supersample", "boundary", "slope",
@@ -220,6 +221,10 @@ enum RenderCommand {
         if let v = a["precision-passes"] {
             guard v == "on" || v == "off" else { throw CLIError.usage("--precision-passes: '\(v)' is not on or off") }
             e.precisionPasses = v == "on"
+        }
+        if let v = a["coarse-first-pass"] {
+            guard v == "on" || v == "off" else { throw CLIError.usage("--coarse-first-pass: '\(v)' is not on or off") }
+            e.coarseFirstPass = v == "on"
         }
         if let v = a["bla-epsilon"] {
             guard let eps = Double(v), LocationFile.EngineSettings.isBLAEpsilon(eps) else {

@@ -8,7 +8,7 @@ enum SequenceCommand {
         let valued: Set<String> = [
             "location", "preset", "zoom-out", "factor", "per-segment", "size", "frames", "output-dir",
             "threads", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon", "approximation",
-            "la-epsilon", "mpfr-budget", "estimate", "precision-passes", "path",
+            "la-epsilon", "mpfr-budget", "estimate", "precision-passes", "coarse-first-pass", "path",
             "backend", "gpu-exact",
         ]
         let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"])

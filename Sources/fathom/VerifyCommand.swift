@@ -7,7 +7,7 @@ enum VerifyCommand {
             args,
             valued: [
                 "threads", "guard-bits", "glitches", "reference", "delta", "bla", "bla-epsilon", "approximation",
-                "la-epsilon", "mpfr-budget", "estimate", "precision-passes",
+                "la-epsilon", "mpfr-budget", "estimate", "precision-passes", "coarse-first-pass",
                 "backend", "gpu-exact",
             ], flagNames: ["help", "all", "sampled"])
         if a.has("help") { print(Help.verify); return }

@@ -287,6 +287,7 @@ struct CLITests {
             ("reference", "reference: 'foo' is not auto, center, probe or nucleus"),
             ("estimate", "estimate: 'foo' is not variance or product"),
             ("delta", "delta: 'foo' is not \(deltas.dropLast().joined(separator: ", ")) or \(deltas.last!)"),
+            ("coarse-first-pass", "--coarse-first-pass: 'foo' is not on or off"),
         ] {
             let bad = try render(["--quiet", "--\(option)", "foo"])
             #expect(bad.code == 64 && bad.stderr == "fathom: \(message) (see 'fathom help')\n", "\(bad.stderr)")

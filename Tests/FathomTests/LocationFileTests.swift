@@ -174,14 +174,15 @@ extension LocationFileTests {
             let engine = Engine(
                 path: .perturbation, glitches: .detect, reference: .probe, delta: .floatExp, bla: false,
                 blaEpsilon: 0.25,
-                precisionPasses: false)
+                precisionPasses: false, coarseFirstPass: false)
             var file = try LocationFile.decode(engineJSON("{}"), path: "e.json")
             #expect(file.engine == Engine())
             file.engine = engine
             let json = file.jsonString()
             #expect(
                 json.contains(
-                    #""engine":{"bla":false,"blaEpsilon":0.25,"delta":"floatexp","glitches":"detect","path":"perturbation","#
+                    #""engine":{"bla":false,"blaEpsilon":0.25,"coarseFirstPass":false,"delta":"floatexp","glitches":"detect","#
+                        + #""path":"perturbation","#
                         + #""precisionPasses":false,"reference":"probe"}"#), "\(json)")
             #expect(try LocationFile.decode(Data(json.utf8), path: "e.json") == file)
             #expect(try LocationFile.decode(Data(file.prettyJSONString().utf8), path: "e.json") == file)
@@ -275,7 +276,7 @@ extension LocationFileTests {
                 settings.path == .double && settings.perturbation.glitchMode == .detect && !settings.perturbation.bla)
             try Engine(
                 path: .doubleDouble, reference: .probe, delta: .floatExp, bla: true, blaEpsilon: 0.5,
-                precisionPasses: false
+                precisionPasses: false, coarseFirstPass: false
             ).apply(to: &settings)
             #expect(settings.path == .doubleDouble)
             #expect(settings.perturbation.glitchMode == .detect)
@@ -283,7 +284,7 @@ extension LocationFileTests {
             #expect(settings.perturbation.deltaType == .floatExp)
             #expect(
                 settings.perturbation.bla && settings.perturbation.blaEpsilon == 0.5
-                    && !settings.perturbation.exactSensitivePixels)
+                    && !settings.perturbation.exactSensitivePixels && !settings.perturbation.coarseFirstPass)
             try Engine(glitches: .rebase).apply(to: &settings)
             #expect(settings.perturbation.glitchMode == .rebase && settings.path == .doubleDouble)
         }
