@@ -186,9 +186,6 @@ struct PassOrbit<E: PerturbationDelta> {
 }
 
 extension PerturbationJob {
-    /// Whether a pass against `reference` tracks the error variance: on the CPU; a GPU render's
-    /// passes keep the product its kernels compute (but not against a wrapped reference,
-    /// where the product misses pixels).
     /// The coarser table epsilon the first pass may take (`PerturbationSettings.coarseFirstPass`;
     /// `FirstPass` decides); nil: the setting's.
     var coarseEpsilon: Double? {
@@ -198,6 +195,21 @@ extension PerturbationJob {
         return settings.blaEpsilon * PerturbationSettings.firstPassEpsilonFactor
     }
 
+    /// `reference` as a pass with deltas E iterates against it: its values and its table for the
+    /// pixels of `subset` (nil: the whole image; []: dc = 0, the critical orbit's) at `epsilon`
+    /// (nil: the setting's).
+    func passOrbit<E: PerturbationDelta>(
+        _ reference: Reference, grid: DeltaGrid<E>, subset: [Int]?, epsilon: Double?
+    ) -> PassOrbit<E> {
+        let values = reference.orbit.values(as: E.self)
+        return PassOrbit(
+            reference: reference, values: values,
+            table: tables.table(values, of: reference, grid: grid, subset: subset, epsilon: epsilon))
+    }
+
+    /// Whether a pass against `reference` tracks the error variance: on the CPU; a GPU render's
+    /// passes keep the product its kernels compute (but not against a wrapped reference,
+    /// where the product misses pixels).
     func tracksVariance(against reference: Reference) -> Bool {
         (reference.wraps && formula.addsDC) || (settings.estimate == .variance && !executor.usesDevice)
     }

@@ -18,40 +18,48 @@ final class ReferencePass<F: PerturbationFormula, D: PerturbationDelta> {
     /// The primary orbit with its table for the whole field, where the probe built it.
     private let primary: PassOrbit<D>?
 
+    /// `built`: the orbits the probe built at `epsilon` (`ReferencePass.orbits`).
     init(
         job: PerturbationJob<F, D>, references: References, buffers: PassBuffers, epsilon: Double?,
-        built: (primary: PassOrbit<D>, critical: PassOrbit<D>?)? = nil
+        built: Orbits? = nil
     ) {
         self.job = job
         self.buffers = buffers
         self.epsilon = epsilon
         primary = built?.primary
-        critical =
-            built.map(\.critical)
-            ?? references.critical.map { reference in
-                let values = reference.orbit.values(as: D.self)
-                let grid = DeltaGrid<D>(viewport: job.viewport, reference: job.center)
-                return PassOrbit(
-                    reference: reference, values: values,
-                    table: job.tables.table(
-                        values, of: reference, grid: grid, subset: [], epsilon: epsilon))
-            }
+        critical = built.map(\.critical) ?? Self.critical(job, references, epsilon: epsilon)
         extras = ExtrasField(
             count: job.renderSettings.extras.isEmpty ? 0 : buffers.count, request: job.renderSettings.extras)
+    }
+
+    /// The primary orbit with its table for the whole field, and Julia's critical orbit.
+    typealias Orbits = (primary: PassOrbit<D>, critical: PassOrbit<D>?)
+
+    /// Those orbits with their tables at `epsilon` (nil: the setting's).
+    static func orbits(_ job: PerturbationJob<F, D>, _ references: References, epsilon: Double?) -> Orbits {
+        let grid = DeltaGrid<D>(viewport: job.viewport, reference: references.point)
+        return (
+            job.passOrbit(references.primary, grid: grid, subset: nil, epsilon: epsilon),
+            critical(job, references, epsilon: epsilon)
+        )
+    }
+
+    private static func critical(
+        _ job: PerturbationJob<F, D>, _ references: References, epsilon: Double?
+    ) -> PassOrbit<D>? {
+        references.critical.map { reference in
+            job.passOrbit(
+                reference, grid: DeltaGrid<D>(viewport: job.viewport, reference: job.center), subset: [],
+                epsilon: epsilon)
+        }
     }
 
     /// The pixels of `subset` (nil: all) against `reference`, whose deltas are taken from `point`.
     func run(_ reference: Reference, at point: BigComplex, subset: [Int]?, into field: inout IterationField) throws {
         let grid = DeltaGrid<D>(viewport: job.viewport, reference: point)
-        let orbit: PassOrbit<D>
-        if let primary, primary.reference === reference, subset == nil {
-            orbit = primary
-        } else {
-            let values = reference.orbit.values(as: D.self)
-            orbit = PassOrbit(
-                reference: reference, values: values,
-                table: job.tables.table(values, of: reference, grid: grid, subset: subset, epsilon: epsilon))
-        }
+        let orbit =
+            primary.flatMap { $0.reference === reference && subset == nil ? $0 : nil }
+            ?? job.passOrbit(reference, grid: grid, subset: subset, epsilon: epsilon)
         func pass<T: PixelTracker>(_: T.Type, extras: ExtrasWriter?) throws {
             try job.perturb(
                 T.self, orbit: orbit, rebase: critical, grid: grid, mode: job.settings.glitchMode, subset: subset,
@@ -74,13 +82,9 @@ struct FirstPass<F: PerturbationFormula, D: PerturbationDelta> {
     let buffers: PassBuffers
 
     func run(into field: inout IterationField) throws -> ReferencePass<F, D> {
-        var epsilon: Double? = nil
-        var built: (primary: PassOrbit<D>, critical: PassOrbit<D>?)? = nil
-        if let coarse = job.coarseEpsilon, let probe = try probe(coarse, into: &field) {
-            epsilon = probe.pays ? coarse : nil
-            built = probe.pays ? probe.coarse : probe.fine
-        }
-        let pass = ReferencePass(job: job, references: references, buffers: buffers, epsilon: epsilon, built: built)
+        let probe = try job.coarseEpsilon.flatMap { try self.probe($0, into: &field) }
+        let pass = ReferencePass(
+            job: job, references: references, buffers: buffers, epsilon: probe?.epsilon, built: probe?.orbits)
         try pass.run(references.primary, at: references.point, subset: job.only, into: &field)
         return pass
     }
@@ -94,11 +98,11 @@ struct FirstPass<F: PerturbationFormula, D: PerturbationDelta> {
     /// the cost counted in loop steps, an LA step as two plain ones (so the choice does not
     /// depend on timing or threads). The coarser one is taken where it saves a tenth. Flake
     /// 1.7e-157 800x800 saves with it, tlaloc 3.2e-213 does not (Documentation/Benchmarks.md).
-    /// The sample's results in the field and flags are overwritten by the first pass.
-    /// Nil where the image is too small for a sample; else the choice, and the orbits with
-    /// their tables both ways (for the first pass).
+    /// The sample's results in the field are overwritten by the first pass, and its flags are
+    /// cleared. Nil where the image is too small for a sample; else the epsilon chosen (nil: the
+    /// setting's) and the orbits with their tables at it, for the first pass.
     private func probe(_ epsilon: Double, into field: inout IterationField) throws -> (
-        pays: Bool, fine: (PassOrbit<D>, PassOrbit<D>?), coarse: (PassOrbit<D>, PassOrbit<D>?)
+        epsilon: Double?, orbits: ReferencePass<F, D>.Orbits
     )? {
         let count = buffers.count
         // At most a 32nd of the image each way.
@@ -109,45 +113,28 @@ struct FirstPass<F: PerturbationFormula, D: PerturbationDelta> {
         for y in Swift.stride(from: stride / 2, to: height, by: stride) {
             for x in Swift.stride(from: stride / 2, to: width, by: stride) { sample.append(y * width + x) }
         }
-        func probe(_ e: Double?) throws -> (cost: [Int], atRisk: [Bool], orbits: (PassOrbit<D>, PassOrbit<D>?)) {
+        let grid = DeltaGrid<D>(viewport: job.viewport, reference: references.point)
+        let flags = PixelFlags(
+            glitched: nil, ratio: nil, sensitive: buffers.sensitive.baseAddress, steps: buffers.steps.baseAddress,
+            blaSteps: buffers.blaSteps.baseAddress)
+        // The sample's cost and whether each is put at risk, its flags cleared after (the
+        // buffers start cleared).
+        func probe(_ orbits: ReferencePass<F, D>.Orbits) throws -> (cost: [Int], atRisk: [Bool]) {
+            try job.perturb(
+                NoTracking.self, orbit: orbits.primary, rebase: orbits.critical, grid: grid, mode: .rebase,
+                subset: sample, flags: flags, tilePixels: 16, control: nil, into: &field)
+            let cost = sample.map { Int(buffers.steps[$0]) + Int(buffers.blaSteps[$0]) }
+            let atRisk = sample.map { buffers.isSensitive($0) }
             for i in sample {
                 buffers.steps[i] = 0
                 buffers.blaSteps[i] = 0
                 buffers.sensitive[i] = 0
             }
-            let values = references.primary.orbit.values(as: D.self)
-            let grid = DeltaGrid<D>(viewport: job.viewport, reference: references.point)
-            let orbit = PassOrbit(
-                reference: references.primary, values: values,
-                table: job.tables.table(values, of: references.primary, grid: grid, subset: nil, epsilon: e))
-            let critical = references.critical.map { reference in
-                let values = reference.orbit.values(as: D.self)
-                let grid = DeltaGrid<D>(viewport: job.viewport, reference: job.center)
-                return PassOrbit(
-                    reference: reference, values: values,
-                    table: job.tables.table(values, of: reference, grid: grid, subset: [], epsilon: e))
-            }
-            let flags = PixelFlags(
-                glitched: nil, ratio: nil, sensitive: buffers.sensitive.baseAddress, steps: buffers.steps.baseAddress,
-                blaSteps: buffers.blaSteps.baseAddress)
-            try job.perturb(
-                NoTracking.self, orbit: orbit, rebase: critical, grid: grid, mode: .rebase, subset: sample,
-                flags: flags,
-                tilePixels: 16, control: nil, into: &field)
-            defer {
-                for i in sample {
-                    buffers.steps[i] = 0
-                    buffers.blaSteps[i] = 0
-                    buffers.sensitive[i] = 0
-                }
-            }
-            return (
-                sample.map { Int(buffers.steps[$0]) + Int(buffers.blaSteps[$0]) },
-                sample.map { buffers.isSensitive($0) },
-                (orbit, critical)
-            )
+            return (cost, atRisk)
         }
-        let fine = try probe(nil), coarse = try probe(epsilon)
+        let fineOrbits = ReferencePass.orbits(job, references, epsilon: nil)
+        let coarseOrbits = ReferencePass.orbits(job, references, epsilon: epsilon)
+        let fine = try probe(fineOrbits), coarse = try probe(coarseOrbits)
         var fineCost = 0, coarseCost = 0
         for k in sample.indices {
             fineCost += fine.cost[k]
@@ -158,6 +145,6 @@ struct FirstPass<F: PerturbationFormula, D: PerturbationDelta> {
                 "first pass probe: \(sample.count) pixels, cost \(fineCost) at the setting's epsilon, \(coarseCost) at \(epsilon)"
                     + " with the \(coarse.atRisk.filter { $0 }.count) it puts at risk again\n")
         }
-        return (Double(coarseCost) < 0.9 * Double(fineCost), fine.orbits, coarse.orbits)
+        return Double(coarseCost) < 0.9 * Double(fineCost) ? (epsilon, coarseOrbits) : (nil, fineOrbits)
     }
 }

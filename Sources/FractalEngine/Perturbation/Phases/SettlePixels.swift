@@ -159,10 +159,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
     ) throws {
         let grid = DeltaGrid<E>(viewport: job.viewport, reference: references.point)
         func orbit(_ reference: Reference, subset: [Int]) -> PassOrbit<E> {
-            let values = reference.orbit.values(as: E.self)
-            return PassOrbit(
-                reference: reference, values: values,
-                table: job.tables.table(values, of: reference, grid: grid, subset: subset, epsilon: epsilon))
+            job.passOrbit(reference, grid: grid, subset: subset, epsilon: epsilon)
         }
         try job.perturb(
             NoTracking.self, orbit: orbit(fine, subset: pixels), rebase: fineCritical.map { orbit($0, subset: []) },
