@@ -3,7 +3,7 @@
 // kernels bit for bit). It mirrors the Swift kernels operation for operation, in the same
 // order: PerturbationKernel<F, D, NoTracking>.step (PerturbationKernel.swift), BLAView's
 // lookup (BLATable.swift), the perturbation formulas (PerturbationFormula.swift), FloatExp
-// (FloatExp.swift) and the direct Double escape time (EscapeTime.swift, QuadraticLanes.swift's
+// (FloatExp.swift), DoubleDouble and DoubleDoubleExp (FractalNumerics) and the direct Double escape time (EscapeTime.swift, QuadraticLanes.swift's
 // rounding check). Compiled with --fmad=false (or on a CPU, with -ffp-contract=off) each
 // operation rounds as Swift's does, so the iteration data are identical. Smooth values and
 // the precision estimate need logarithms: the host computes them from each pixel's FKPixelOut.
@@ -115,7 +115,109 @@ FK_DEVICE double toDouble(FExp a) {
     return swiftScaled(a.s, a.e);
 }
 
-// MARK: The delta types (DeltaScalar.swift): Double and FloatExp behind one interface
+// MARK: DoubleDouble (DoubleDouble.swift, Augmented.swift: Joldes, Muller, Popescu 2017)
+
+struct DD {
+    double hi, lo;
+};
+FK_DEVICE DD dd(double hi, double lo) { DD r; r.hi = hi; r.lo = lo; return r; }
+/// TwoSum (Augmented.sum).
+FK_DEVICE DD twoSum(double a, double b) {
+    double s = a + b, bb = s - a;
+    return dd(s, (a - (s - bb)) + (b - bb));
+}
+/// FastTwoSum (Augmented.fastSum), |a| >= |b| or a = 0.
+FK_DEVICE DD fastTwoSum(double a, double b) {
+    double s = a + b;
+    return dd(s, b - (s - a));
+}
+/// TwoProduct (Augmented.product): fl(a b) and its exact error. On the device one fused
+/// multiply-add, explicit so that --fmad does not touch it; on the host Dekker's product with
+/// Veltkamp's split, as the Swift kernels on x86-64. Both give the exact error, so the same
+/// tail, wherever it is a normal Double and |a|, |b| < 2^996 (the split's range).
+FK_DEVICE DD twoProduct(double a, double b) {
+    double p = a * b;
+#ifdef __CUDACC__
+    return dd(p, __fma_rn(a, b, -p));
+#else
+    double ca = 134217729.0 * a, ah = ca - (ca - a), al = a - ah;
+    double cb = 134217729.0 * b, bh = cb - (cb - b), bl = b - bh;
+    return dd(p, ((ah * bh - p) + ah * bl + al * bh) + al * bl);
+#endif
+}
+/// DoubleWord.add (algorithm 6).
+FK_DEVICE DD operator+(DD a, DD b) {
+    DD s = twoSum(a.hi, b.hi), t = twoSum(a.lo, b.lo);
+    double c = s.lo + t.hi;
+    DD v = fastTwoSum(s.hi, c);
+    double w = t.lo + v.lo;
+    return fastTwoSum(v.hi, w);
+}
+FK_DEVICE DD operator-(DD a) { return dd(-a.hi, -a.lo); }
+FK_DEVICE DD operator-(DD a, DD b) { return a + (-b); }
+/// DoubleWord.multiply (algorithm 11).
+FK_DEVICE DD operator*(DD a, DD b) {
+    DD c = twoProduct(a.hi, b.hi);
+    double cl = (a.hi * b.lo + a.lo * b.hi) + c.lo;
+    return fastTwoSum(c.hi, cl);
+}
+FK_DEVICE bool operator<(DD a, DD b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
+
+// MARK: DoubleDoubleExp (DoubleDoubleExp.swift): a DoubleDouble significand, hi in [1, 2), and an exponent
+
+struct DDX {
+    DD m;
+    long long e;
+};
+FK_DEVICE DDX ddx(DD m, long long e) { DDX r; r.m = m; r.e = e; return r; }
+/// DoubleDoubleExp(normalizing:_:).
+FK_DEVICE DDX normalizeDD(DD m, long long e) {
+    for (;;) {
+        long long bits = fk_double_to_bits(m.hi);
+        long long biased = (bits >> 52) & 0x7ff;
+        if (biased != 0 && biased != 0x7ff) {
+            long long k = biased - 1023;
+            double scale = powerOfTwo(-k);
+            return ddx(dd(m.hi * scale, m.lo * scale), e + k);
+        }
+        if (m.hi == 0) return ddx(dd(0, 0), kZeroExponent);
+        if (!isFinite(m.hi)) return ddx(m, 0);
+        // Subnormal hi (lo is then 0): into the normal range first.
+        m = dd(m.hi * 18446744073709551616.0, 0);
+        e -= 64;
+    }
+}
+FK_DEVICE bool isZero(DDX a) { return a.m.hi == 0; }
+/// m 2^-d, 0 <= d (DoubleDoubleExp.shifted).
+FK_DEVICE DD shifted(DD m, long long d) {
+    double s = powerOfTwo(-d);
+    return dd(m.hi * s, m.lo * s);
+}
+FK_DEVICE DDX operator+(DDX a, DDX b) {
+    long long d = a.e - b.e;
+    if (d >= 0) {
+        if (d > 110) return a;
+        return normalizeDD(a.m + shifted(b.m, d), a.e);
+    }
+    if (d < -110) return b;
+    return normalizeDD(b.m + shifted(a.m, -d), b.e);
+}
+FK_DEVICE DDX operator-(DDX a) { return ddx(-a.m, a.e); }
+FK_DEVICE DDX operator-(DDX a, DDX b) { return a + (-b); }
+FK_DEVICE DDX operator*(DDX a, DDX b) { return normalizeDD(a.m * b.m, a.e + b.e); }
+FK_DEVICE bool operator<(DDX a, DDX b) {
+    bool aNeg = a.m.hi < 0, bNeg = b.m.hi < 0;
+    if (aNeg != bNeg) return aNeg;
+    if (isZero(a) || isZero(b)) return a.m.hi < b.m.hi;
+    if (a.e != b.e) return aNeg ? a.e > b.e : a.e < b.e;
+    return a.m < b.m;
+}
+/// floatExpValue: FloatExp(significand: hi + lo, exponent: e).
+FK_DEVICE FExp floatExpOf(DDX a) { return normalize(a.m.hi + a.m.lo, a.e); }
+/// DoubleDoubleExp(FloatExp).
+FK_DEVICE DDX ddxFromFloatExp(FExp f) { return normalizeDD(dd(f.s, 0), isZero(f) ? kZeroExponent : f.e); }
+
+// MARK: The delta types (DeltaScalar.swift): Double, FloatExp, DoubleDouble and DoubleDoubleExp behind one interface
 
 template <class D> struct Delta;
 
@@ -159,6 +261,42 @@ template <> struct Delta<FExp> {
     }
     FK_DEVICE static bool magnitudeIsBelow(FExp re, FExp im, FExp r) {
         return re * re + im * im < r * r;
+    }
+};
+
+template <> struct Delta<DD> {
+    typedef FKStepDoubleDouble TableStep;
+    FK_DEVICE static DD fromDouble(double d) { return dd(d, 0); }
+    FK_DEVICE static double leading(DD d) { return d.hi; }
+    FK_DEVICE static FExp floatExp(DD d) { return fexp(d.hi) + fexp(d.lo); }
+    FK_DEVICE static DD doubled(DD d) { return dd(d.hi + d.hi, d.lo + d.lo); }
+    FK_DEVICE static DD zero() { return dd(0, 0); }
+    FK_DEVICE static DD one() { return dd(1, 0); }
+    FK_DEVICE static bool less(DD a, DD b) { return a < b; }
+    /// From the leading words (BLA's validity test needs no more).
+    FK_DEVICE static DD complexMagnitude(DD re, DD im) {
+        return dd(Delta<double>::complexMagnitude(re.hi, im.hi), 0);
+    }
+    FK_DEVICE static bool magnitudeIsBelow(DD re, DD im, DD r) {
+        return Delta<double>::magnitudeIsBelow(re.hi, im.hi, r.hi);
+    }
+};
+
+template <> struct Delta<DDX> {
+    typedef FKStepDoubleDoubleExp TableStep;
+    FK_DEVICE static DDX fromDouble(double d) { return normalizeDD(dd(d, 0), 0); }
+    /// FloatExp(rawSignificand: hi, exponent: e).doubleValue.
+    FK_DEVICE static double leading(DDX d) { return toDouble(raw(d.m.hi, d.e)); }
+    FK_DEVICE static FExp floatExp(DDX d) { return floatExpOf(d); }
+    FK_DEVICE static DDX doubled(DDX d) { return isZero(d) ? d : ddx(d.m, d.e + 1); }
+    FK_DEVICE static DDX zero() { return ddx(dd(0, 0), kZeroExponent); }
+    FK_DEVICE static DDX one() { return ddx(dd(1, 0), 0); }
+    FK_DEVICE static bool less(DDX a, DDX b) { return a < b; }
+    FK_DEVICE static DDX complexMagnitude(DDX re, DDX im) {
+        return ddxFromFloatExp(Delta<FExp>::complexMagnitude(floatExpOf(re), floatExpOf(im)));
+    }
+    FK_DEVICE static bool magnitudeIsBelow(DDX re, DDX im, DDX r) {
+        return Delta<FExp>::magnitudeIsBelow(floatExpOf(re), floatExpOf(im), floatExpOf(r));
     }
 };
 
@@ -263,6 +401,27 @@ FK_DEVICE StepView<FExp> stepView(const FKStepFloatExp &s) {
     v.a = cx(fexpOf(s.ar), fexpOf(s.ai));
     v.b = cx(fexpOf(s.br), fexpOf(s.bi));
     v.inverseRadiusSquared = fexpOf(s.inverseRadiusSquared);
+    v.stretchSignificand = s.stretchSignificand;
+    v.stretchExponent = s.stretchExponent;
+    return v;
+}
+
+FK_DEVICE DD ddOf(const FKDoubleDouble &f) { return dd(f.hi, f.lo); }
+FK_DEVICE StepView<DD> stepView(const FKStepDoubleDouble &s) {
+    StepView<DD> v;
+    v.a = cx(ddOf(s.ar), ddOf(s.ai));
+    v.b = cx(ddOf(s.br), ddOf(s.bi));
+    v.inverseRadiusSquared = ddOf(s.inverseRadiusSquared);
+    v.stretchSignificand = s.stretchSignificand;
+    v.stretchExponent = s.stretchExponent;
+    return v;
+}
+FK_DEVICE DDX ddxOf(const FKDoubleDoubleExp &f) { return ddx(ddOf(f.m), f.e); }
+FK_DEVICE StepView<DDX> stepView(const FKStepDoubleDoubleExp &s) {
+    StepView<DDX> v;
+    v.a = cx(ddxOf(s.ar), ddxOf(s.ai));
+    v.b = cx(ddxOf(s.br), ddxOf(s.bi));
+    v.inverseRadiusSquared = ddxOf(s.inverseRadiusSquared);
     v.stretchSignificand = s.stretchSignificand;
     v.stretchExponent = s.stretchExponent;
     return v;
@@ -511,6 +670,22 @@ extern "C" __global__ void fathom_perturb_floatexp(FKPerturbParams p) {
 extern "C" __global__ void fathom_perturb_floatexp_multibrot(FKPerturbParams p) {
     long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (item < p.count) fathom::perturbPixel<fathom::FExp>(p, item, true);
+}
+extern "C" __global__ void fathom_perturb_doubledouble(FKPerturbParams p) {
+    long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (item < p.count) fathom::perturbPixel<fathom::DD>(p, item, false);
+}
+extern "C" __global__ void fathom_perturb_doubledouble_multibrot(FKPerturbParams p) {
+    long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (item < p.count) fathom::perturbPixel<fathom::DD>(p, item, true);
+}
+extern "C" __global__ void fathom_perturb_doubledoubleexp(FKPerturbParams p) {
+    long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (item < p.count) fathom::perturbPixel<fathom::DDX>(p, item, false);
+}
+extern "C" __global__ void fathom_perturb_doubledoubleexp_multibrot(FKPerturbParams p) {
+    long long item = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (item < p.count) fathom::perturbPixel<fathom::DDX>(p, item, true);
 }
 extern "C" __global__ void fathom_direct_double(FKDirectParams p) {
     long long i = p.first + (long long)blockIdx.x * blockDim.x + threadIdx.x;

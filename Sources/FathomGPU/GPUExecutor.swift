@@ -49,10 +49,11 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
         return LauncherCounters(seconds: kernelSecondsTotal, passes: passCount, residentHits: residentHitCount)
     }
 
-    static let kernelNames = [
-        "fathom_perturb_double", "fathom_perturb_double_multibrot", "fathom_perturb_floatexp",
-        "fathom_perturb_floatexp_multibrot", "fathom_direct_double",
-    ]
+    static let kernelNames =
+        PerturbationLaunch.Delta.allCases.flatMap {
+            ["fathom_perturb_\($0.kernelName)", "fathom_perturb_\($0.kernelName)_multibrot"]
+        }
+        + ["fathom_direct_double"]
 
     static let emulation = GPUExecutor(kind: .emulated, deviceName: "CPU emulation", functions: [:])
 

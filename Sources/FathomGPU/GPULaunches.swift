@@ -83,12 +83,12 @@ extension GPUExecutor {
                 for (k, value) in binomials.enumerated() { b[k] = value }
             }
         }
-        let floatExp = launch.delta == .floatExp, multibrot = launch.binomials != nil
-        let name = "fathom_perturb_\(floatExp ? "floatexp" : "double")\(multibrot ? "_multibrot" : "")"
+        let delta = launch.delta, multibrot = launch.binomials != nil
+        let name = "fathom_perturb_\(delta.kernelName)\(multibrot ? "_multibrot" : "")"
         try self.launch(
             name, parameters: p, count: launch.count,
             emulate: { pointer, begin, end in
-                fg_emulate_perturb(pointer, floatExp ? 1 : 0, multibrot ? 1 : 0, Int64(begin), Int64(end))
+                fg_emulate_perturb(pointer, delta.rawValue, multibrot ? 1 : 0, Int64(begin), Int64(end))
             }, control: control, progressBase: progressBase
         ) { items in
             trace.mark("kernel")
@@ -142,22 +142,41 @@ extension GPUExecutor {
 /// delta type's Complex and BLA step, and the outcome records.
 enum ABI {
     static func matches(_ delta: PerturbationLaunch.Delta) -> Bool {
-        let complex = PerturbationLaunch.complexLayout(delta), step = PerturbationLaunch.stepLayout(delta)
-        let scalar = delta == .double ? MemoryLayout<Double>.stride : MemoryLayout<FKFloatExp>.stride
-        guard complex == [2 * scalar, scalar], perturbationOutcomeMatches else { return false }
+        /// The ABI's step as `PerturbationLaunch.stepLayout` gives the engine's: its stride and the
+        /// offsets of b (br), radius, stretchExponent and inverseRadiusSquared.
+        func layout<S>(
+            _: S.Type, _ b: PartialKeyPath<S>, _ radius: PartialKeyPath<S>, _ exponent: PartialKeyPath<S>,
+            _ inverse: PartialKeyPath<S>
+        ) -> [Int] {
+            [MemoryLayout<S>.stride] + [b, radius, exponent, inverse].map { MemoryLayout<S>.offset(of: $0)! }
+        }
+        let scalar: Int, step: [Int]
         switch delta {
         case .double:
-            return step == [
-                MemoryLayout<FKStepDouble>.stride, 2 * scalar, MemoryLayout<FKStepDouble>.offset(of: \.radius)!,
-                MemoryLayout<FKStepDouble>.offset(of: \.stretchExponent)!,
-                MemoryLayout<FKStepDouble>.offset(of: \.inverseRadiusSquared)!,
-            ]
+            scalar = MemoryLayout<Double>.stride
+            step = layout(FKStepDouble.self, \.br, \.radius, \.stretchExponent, \.inverseRadiusSquared)
         case .floatExp:
-            return step == [
-                MemoryLayout<FKStepFloatExp>.stride, 2 * scalar, MemoryLayout<FKStepFloatExp>.offset(of: \.radius)!,
-                MemoryLayout<FKStepFloatExp>.offset(of: \.stretchExponent)!,
-                MemoryLayout<FKStepFloatExp>.offset(of: \.inverseRadiusSquared)!,
-            ]
+            scalar = MemoryLayout<FKFloatExp>.stride
+            step = layout(FKStepFloatExp.self, \.br, \.radius, \.stretchExponent, \.inverseRadiusSquared)
+        case .doubleDouble:
+            scalar = MemoryLayout<FKDoubleDouble>.stride
+            step = layout(FKStepDoubleDouble.self, \.br, \.radius, \.stretchExponent, \.inverseRadiusSquared)
+        case .doubleDoubleExp:
+            scalar = MemoryLayout<FKDoubleDoubleExp>.stride
+            step = layout(FKStepDoubleDoubleExp.self, \.br, \.radius, \.stretchExponent, \.inverseRadiusSquared)
+        }
+        return PerturbationLaunch.complexLayout(delta) == [2 * scalar, scalar]
+            && PerturbationLaunch.stepLayout(delta) == step && perturbationOutcomeMatches
+            && delta.rawValue == deltaConstant(delta)
+    }
+
+    /// The ABI's FK_DELTA_ constant of `delta`: what the emulation switches on.
+    static func deltaConstant(_ delta: PerturbationLaunch.Delta) -> Int32 {
+        switch delta {
+        case .double: Int32(FK_DELTA_DOUBLE)
+        case .floatExp: Int32(FK_DELTA_FLOATEXP)
+        case .doubleDouble: Int32(FK_DELTA_DOUBLEDOUBLE)
+        case .doubleDoubleExp: Int32(FK_DELTA_DOUBLEDOUBLEEXP)
         }
     }
 

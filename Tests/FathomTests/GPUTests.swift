@@ -30,6 +30,7 @@ struct GPUTests {
         ("e50", 48, 27, .rebase, nil),  // Double deltas with BLA, rebasing
         ("e318", 32, 18, .rebase, nil),  // FloatExp deltas
         ("e1000", 64, 36, .rebase, nil),  // FloatExp at 1e-1000
+        ("e50", 16, 9, .rebase, .doubleDouble),  // double-double deltas in the first pass
         ("glitch_test_4", 64, 36, .detect, nil),  // Pauldelbrot detection and extra references
         ("mandelbrot", 96, 54, .rebase, nil),  // direct Double with the rounding check
         ("seahorse", 96, 54, .rebase, nil),
@@ -52,9 +53,15 @@ struct GPUTests {
             "\(name): \(zip(gpu.field.nBig, cpu.field.nBig).filter { $0 != $1 }.count) counts differ")
         #expect(gpu.report.perturbation?.loopSteps == cpu.report.perturbation?.loopSteps)
         #expect(gpu.report.perturbation?.glitchedPixels == cpu.report.perturbation?.glitchedPixels)
+        if (name == "e50" || name == "e318") && delta == nil {
+            // Pixels at risk go on to 106-bit deltas (DoubleDouble for e50, DoubleDoubleExp for
+            // e318): the first pass, the pass at 2^-53 and the 106-bit pass all on the device.
+            #expect((gpu.report.perturbation?.doubleDoublePixels ?? 0) > 0, "\(name): a 106-bit pass")
+            #expect(gpu.report.gpuPasses >= 3, "\(name): \(gpu.report.gpuPasses) GPU passes")
+        }
     }
 
-    @Test("Julia and Multibrot perturbation on the emulated kernels equal the CPU's")
+    @Test("Julia and Multibrot perturbation on the emulated kernels equal the CPU's, Double and double-double deltas")
     func juliaAndMultibrotPerturbation() throws {
         let julia = Location(
             family: .julia(re: "-0.8", im: "0.156"), centerRe: "0.0302", centerIm: "0.0402", radius: "1e-20",
@@ -62,14 +69,17 @@ struct GPUTests {
         let multibrot = Location(
             family: .multibrot(power: 4), centerRe: "-0.3106", centerIm: "0.7", radius: "1e-18", maxIterations: 2000)
         for location in [julia, multibrot] {
-            var settings = RenderSettings(width: 40, height: 24, path: .perturbation)
-            settings.perturbation.deltaType = .double
-            let cpu = try Renderer.render(location: location, settings: settings)
-            settings.backend = .emulated
-            let gpu = try Renderer.render(location: location, settings: settings)
-            #expect(gpu.field == cpu.field)
-            #expect(gpu.report.gpuPasses > 0)
-            #expect(gpu.field.nBig.contains { $0 > 0 }, "the view has escaping pixels")
+            for delta in [DeltaType.double, .doubleDouble] {
+                var settings = RenderSettings(width: 40, height: 24, path: .perturbation)
+                settings.perturbation.deltaType = delta
+                let cpu = try Renderer.render(location: location, settings: settings)
+                settings.backend = .emulated
+                let gpu = try Renderer.render(location: location, settings: settings)
+                #expect(gpu.report.perturbation?.deltaType == delta)
+                #expect(gpu.field == cpu.field, "\(delta)")
+                #expect(gpu.report.gpuPasses > 0)
+                #expect(gpu.field.nBig.contains { $0 > 0 }, "the view has escaping pixels")
+            }
         }
     }
 
@@ -103,7 +113,7 @@ struct GPUTests {
         #expect(second.report.gpuUploadsSaved >= 4, "orbit, BLA steps, radii and levels")
     }
 
-    @Test("passes the GPU does not run (extras tracking, double-double deltas) fall back to the CPU")
+    @Test("passes the GPU does not run (extras tracking) fall back to the CPU")
     func fallbacks() throws {
         let cpu = try Self.render(Self.location("e50"), width: 24, height: 14, backend: .cpu, extras: true)
         let gpu = try Self.render(Self.location("e50"), width: 24, height: 14, backend: .emulated, extras: true)

@@ -43,8 +43,8 @@ int fg_launch(void *function, unsigned int blocks, unsigned int threads, void *p
               char *error, int errorLength);
 
 /* The same kernels on the CPU, items begin ..< end (the tests compare them with the Swift
- * kernels). */
-void fg_emulate_perturb(const FKPerturbParams *params, int floatExp, int multibrot, long long begin, long long end);
+ * kernels); `delta` is one of FK_DELTA_DOUBLE ... FK_DELTA_DOUBLEDOUBLEEXP. */
+void fg_emulate_perturb(const FKPerturbParams *params, int delta, int multibrot, long long begin, long long end);
 void fg_emulate_direct(const FKDirectParams *params, long long begin, long long end);
 
 #ifdef __cplusplus

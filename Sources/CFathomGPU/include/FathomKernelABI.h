@@ -8,7 +8,12 @@
 /* FloatExp: significand in [1, 2) in magnitude (or 0) times 2^e. */
 typedef struct { double s; long long e; } FKFloatExp;
 
-/* BLAStep<Double> and BLAStep<FloatExp>, field for field. */
+/* DoubleDouble: the unevaluated sum hi + lo; DoubleDoubleExp: (m.hi + m.lo) * 2^e, |m.hi| in
+ * [1, 2) (or m = 0). */
+typedef struct { double hi, lo; } FKDoubleDouble;
+typedef struct { FKDoubleDouble m; long long e; } FKDoubleDoubleExp;
+
+/* BLAStep<D> for D = Double, FloatExp, DoubleDouble and DoubleDoubleExp, field for field. */
 typedef struct {
     double ar, ai, br, bi, radius, stretchSignificand;
     long long stretchExponent;
@@ -21,10 +26,26 @@ typedef struct {
     FKFloatExp inverseRadiusSquared;
 } FKStepFloatExp;
 
+typedef struct {
+    FKDoubleDouble ar, ai, br, bi, radius;
+    double stretchSignificand;
+    long long stretchExponent;
+    FKDoubleDouble inverseRadiusSquared;
+} FKStepDoubleDouble;
+typedef struct {
+    FKDoubleDoubleExp ar, ai, br, bi, radius;
+    double stretchSignificand;
+    long long stretchExponent;
+    FKDoubleDoubleExp inverseRadiusSquared;
+} FKStepDoubleDoubleExp;
+
+/* The delta types of a perturbation pass (the kernels' names end in their names). */
+enum { FK_DELTA_DOUBLE = 0, FK_DELTA_FLOATEXP = 1, FK_DELTA_DOUBLEDOUBLE = 2, FK_DELTA_DOUBLEDOUBLEEXP = 3 };
+
 /* One BLA table as the kernel sees it (steps == 0: no table). */
 typedef struct {
-    const void *steps;          /* FKStepDouble or FKStepFloatExp */
-    const void *radii;          /* double or FKFloatExp */
+    const void *steps;          /* FKStepDouble, FKStepFloatExp, FKStepDoubleDouble or FKStepDoubleDoubleExp */
+    const void *radii;          /* D: double, FKFloatExp, FKDoubleDouble or FKDoubleDoubleExp */
     const long long *levelStarts;
     long long levels;
 } FKTable;

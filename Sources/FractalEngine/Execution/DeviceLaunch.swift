@@ -72,10 +72,27 @@ public struct DeviceContent: Hashable, Sendable {
     enum Part: Hashable, Sendable { case orbit, steps, radii, levelStarts }
 }
 
-/// A perturbation pass (`PerturbationKernel`): Double or FloatExp deltas, BLA, rebasing or
-/// Pauldelbrot detection, z^2 + c (Julia: without dc) or z^p + c.
+/// A perturbation pass (`PerturbationKernel`): Double, FloatExp or 106-bit (DoubleDouble,
+/// DoubleDoubleExp) deltas, BLA, rebasing or Pauldelbrot detection, z^2 + c (Julia: without
+/// dc) or z^p + c.
 public struct PerturbationLaunch: Sendable {
-    public enum Delta: Sendable { case double, floatExp }
+    /// The delta type; `rawValue` is the ABI's FK_DELTA_ constant.
+    public enum Delta: Int32, Sendable, CaseIterable {
+        case double = 0
+        case floatExp = 1
+        case doubleDouble = 2
+        case doubleDoubleExp = 3
+
+        /// The kernels' name for it (`fathom_perturb_<name>`).
+        public var kernelName: String {
+            switch self {
+            case .double: "double"
+            case .floatExp: "floatexp"
+            case .doubleDouble: "doubledouble"
+            case .doubleDoubleExp: "doubledoubleexp"
+            }
+        }
+    }
     /// A BLA table: its steps (`BLAStep<D>`), radii (D), level starts (Int64) and levels.
     public struct Table: Sendable {
         public let steps: LaunchArray
@@ -121,6 +138,8 @@ public struct PerturbationLaunch: Sendable {
         switch delta {
         case .double: layout(Double.self)
         case .floatExp: layout(FloatExp.self)
+        case .doubleDouble: layout(DoubleDouble.self)
+        case .doubleDoubleExp: layout(DoubleDoubleExp.self)
         }
     }
 
@@ -136,9 +155,14 @@ public struct PerturbationLaunch: Sendable {
 
     /// The stride of one Complex<D> and the offset of its imaginary part.
     public static func complexLayout(_ delta: Delta) -> [Int] {
+        func of<D: DeltaScalar>(_: D.Type) -> [Int] {
+            [MemoryLayout<Complex<D>>.stride, MemoryLayout<Complex<D>>.offset(of: \.im)!]
+        }
         switch delta {
-        case .double: [MemoryLayout<Complex<Double>>.stride, MemoryLayout<Complex<Double>>.offset(of: \.im)!]
-        case .floatExp: [MemoryLayout<Complex<FloatExp>>.stride, MemoryLayout<Complex<FloatExp>>.offset(of: \.im)!]
+        case .double: return of(Double.self)
+        case .floatExp: return of(FloatExp.self)
+        case .doubleDouble: return of(DoubleDouble.self)
+        case .doubleDoubleExp: return of(DoubleDoubleExp.self)
         }
     }
 }

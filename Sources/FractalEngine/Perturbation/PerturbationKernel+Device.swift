@@ -12,11 +12,11 @@ extension PerturbationKernel {
     /// This pass (items 0 ..< count) as a GPU backend runs it (`PerturbationLaunch`), and how its
     /// outcomes are finished: with this kernel's own `escaped`, so the field and flags equal
     /// the CPU's when the device rounds like the CPU. Nil where no backend kernel exists:
-    /// tracking kernels (extras), 106-bit deltas, powers above `PerturbationLaunch.maximumPower`.
+    /// tracking kernels (extras), the error variance (the kernels compute the product of
+    /// |f'(z)|, `ProductStretch`), powers above `PerturbationLaunch.maximumPower`.
     func deviceForm(count: Int, names: DeviceNames) -> DeviceForm? {
-        guard !T.isActive, let delta = D.launchDelta, formula.power <= PerturbationLaunch.maximumPower else {
-            return nil
-        }
+        guard !T.isActive, !B.variance, formula.power <= PerturbationLaunch.maximumPower else { return nil }
+        let delta = D.launchDelta
         let kind = ObjectIdentifier(D.self)
         func array<V: Sendable>(
             _ values: [V], _ orbit: OrbitIdentity?, _ table: TableIdentity? = nil,

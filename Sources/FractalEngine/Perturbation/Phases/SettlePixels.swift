@@ -52,18 +52,22 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             atRisk = atRisk.filter { buffers.isSensitive($0) }
         }
         let primary = references.primary, critical = references.critical
+        var trace = PhaseTrace("passes for pixels at risk, \(atRisk.count) pixels")
+        defer { trace.print() }
         if !atRisk.isEmpty && first != nil {
             outcome.settingEpsilonPixels = atRisk.count
             try again {
                 try pass(
                     D.self, atRisk, orbit: primary, critical: critical, epsilon: job.settings.blaEpsilon, into: &field)
             }
+            trace.mark("setting's epsilon")
         }
         if !atRisk.isEmpty && job.tables.enabled && job.settings.blaEpsilon > Self.fineBLAEpsilon {
             outcome.fineBLAPixels = atRisk.count
             try again {
                 try pass(D.self, atRisk, orbit: primary, critical: critical, epsilon: Self.fineBLAEpsilon, into: &field)
             }
+            trace.mark("2^-53")
         }
         // When iterating them in MPFR would cost more than the orbit did (e50 640x360: 210 pixels
         // left for MPFR, 6 s; Documentation/Perturbation.md).
@@ -74,6 +78,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             outcome.doubleDoublePixels = atRisk.count
             let (orbit, critical, bits) = try wideOrbit(worthAFinerOne: mpfrSeconds() > 2 * job.orbits.seconds)
             outcome.finerOrbitBits = bits
+            trace.mark("106-bit orbit")
             // The coarse tables only where the variance counts their truncation: with the
             // product estimate, e50 640x360 (BLA) then had pixels 4.8e-7 off unflagged.
             let epsilon = job.settings.blaEpsilon
@@ -81,11 +86,13 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             try again {
                 try pass(D.Wide.self, atRisk, orbit: orbit, critical: critical, epsilon: coarse, into: &field)
             }
+            trace.mark("106-bit")
             if !atRisk.isEmpty && epsilon < coarse && job.tables.enabled {
                 outcome.fineWidePixels = atRisk.count
                 try again {
                     try pass(D.Wide.self, atRisk, orbit: orbit, critical: critical, epsilon: epsilon, into: &field)
                 }
+                trace.mark("106-bit fine")
             }
         }
         // MPFR last, within a budget: at 1e-22522 one pixel is 10^6 steps of ~400 us each. The
@@ -114,7 +121,9 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             let kernel = MPFRPixelKernel(
                 viewport: job.viewport, family: job.location.family, maxIterations: job.maxIterations,
                 subset: atRisk)
-            try job.executor.run(Pass(kernel, count: atRisk.count, tilePixels: 4), into: &field)
+            // A pixel a tile: each takes seconds, and a handful of them should use every core.
+            try job.executor.run(Pass(kernel, count: atRisk.count, tilePixels: 1), into: &field)
+            trace.mark("MPFR, \(atRisk.count) pixels")
         }
         outcome.reiteratedPixels = atRisk.count
         return outcome
