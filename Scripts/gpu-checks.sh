@@ -7,9 +7,8 @@
 #   DIR/locations/*.json               # ../shared/locations (for fathom-bench)
 #   DIR/cpu_e50.npy, cpu_e318.npy, cpu_e1000.npy
 #                                      # `fathom render --preset P --size 640x360 --backend cpu
-#                                      #  --approximation bla --estimate product --npy` (the GPU
-#                                      #  kernels take BLA steps and the product estimate; the
-#                                      #  CPU's defaults, LA and the variance, give other bytes)
+#                                      #  --approximation bla --npy` (the GPU kernels take BLA
+#                                      #  steps; the CPU's default, LA, gives other bytes)
 # Usage: Scripts/gpu-checks.sh DIR OUT [quick]
 # Exit status: 0 when every check passed; 1 when any render or verify failed or any field
 # differs from the CPU's (each such check prints a line starting "MISMATCH"); 2 on bad usage.
@@ -68,7 +67,7 @@ for p in e50 e318 e1000; do
 done
 log "the CPU on this machine (e1000 640x360): the same field as the build machine's CPU"
 rm -f /tmp/cpu_here.npy
-checked "e1000 render on this CPU" ./fathom render --preset e1000 --size 640x360 --backend cpu --approximation bla --estimate product --output /tmp/c.png --npy /tmp/cpu_here.npy --quiet
+checked "e1000 render on this CPU" ./fathom render --preset e1000 --size 640x360 --backend cpu --approximation bla --output /tmp/c.png --npy /tmp/cpu_here.npy --quiet
 if same /tmp/cpu_here.npy cpu_e1000.npy; then echo "e1000: identical"; else mismatch "e1000 on this CPU: DIFFERS"; fi
 rm -f "$OUT"/cuda_*.npy
 

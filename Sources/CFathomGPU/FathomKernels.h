@@ -223,6 +223,13 @@ template <class D> struct Delta;
 
 template <> struct Delta<double> {
     typedef FKStepDouble TableStep;
+    static constexpr int significandBits = 53;
+    /// plainLengthSquared: |re + i im|^2 within 2^+-450, else false.
+    FK_DEVICE static bool plainLengthSquared(double re, double im, double *s) {
+        double t = re * re + im * im;
+        *s = t;
+        return t >= 0x1p-450 && t <= 0x1p450;
+    }
     FK_DEVICE static double fromDouble(double d) { return d; }
     FK_DEVICE static double leading(double d) { return d; }
     FK_DEVICE static FExp floatExp(double d) { return fexp(d); }
@@ -246,6 +253,8 @@ template <> struct Delta<double> {
 
 template <> struct Delta<FExp> {
     typedef FKStepFloatExp TableStep;
+    static constexpr int significandBits = 53;
+    FK_DEVICE static bool plainLengthSquared(FExp, FExp, double *) { return false; }
     FK_DEVICE static FExp fromDouble(double d) { return fexp(d); }
     FK_DEVICE static double leading(FExp d) { return toDouble(d); }
     FK_DEVICE static FExp floatExp(FExp d) { return d; }
@@ -266,6 +275,11 @@ template <> struct Delta<FExp> {
 
 template <> struct Delta<DD> {
     typedef FKStepDoubleDouble TableStep;
+    static constexpr int significandBits = 106;
+    /// Double's, from the leading words.
+    FK_DEVICE static bool plainLengthSquared(DD re, DD im, double *s) {
+        return Delta<double>::plainLengthSquared(re.hi, im.hi, s);
+    }
     FK_DEVICE static DD fromDouble(double d) { return dd(d, 0); }
     FK_DEVICE static double leading(DD d) { return d.hi; }
     FK_DEVICE static FExp floatExp(DD d) { return fexp(d.hi) + fexp(d.lo); }
@@ -284,6 +298,8 @@ template <> struct Delta<DD> {
 
 template <> struct Delta<DDX> {
     typedef FKStepDoubleDoubleExp TableStep;
+    static constexpr int significandBits = 106;
+    FK_DEVICE static bool plainLengthSquared(DDX, DDX, double *) { return false; }
     FK_DEVICE static DDX fromDouble(double d) { return normalizeDD(dd(d, 0), 0); }
     /// FloatExp(rawSignificand: hi, exponent: e).doubleValue.
     FK_DEVICE static double leading(DDX d) { return toDouble(raw(d.m.hi, d.e)); }
@@ -427,7 +443,91 @@ FK_DEVICE StepView<DDX> stepView(const FKStepDoubleDoubleExp &s) {
     return v;
 }
 
-// MARK: One pixel (PerturbationKernel.iterate with NoTracking)
+// MARK: The error variance (PixelRun's ErrorVariance helpers, PerturbationKernel.swift)
+
+/// A pair m 2^e (a Double of modest size and an exponent).
+struct Pair {
+    double m;
+    long long e;
+};
+FK_DEVICE Pair pair(double m, long long e) { Pair r; r.m = m; r.e = e; return r; }
+/// FloatExp.parts: the exponent 0 for zero.
+FK_DEVICE Pair parts(FExp f) { return pair(f.s, isZero(f) ? 0 : f.e); }
+/// PixelRun.normalized.
+FK_DEVICE Pair normalized(Pair v) { return parts(normalize(v.m, v.e)); }
+/// PixelRun.addVariance: v += m 2^e.
+FK_DEVICE void addVariance(Pair &v, double m, long long e) {
+    if (v.m == 0) {
+        v = pair(m, e);
+        return;
+    }
+    long long j = e - v.e;
+    if (j > 900) {
+        v = pair(m, e);
+    } else if (j >= -900) {
+        v.m += m * powerOfTwo(j);
+    }
+}
+/// PixelRun.pairSum.
+FK_DEVICE Pair pairSum(Pair a, Pair b) {
+    if (a.m == 0) return b;
+    if (b.m == 0) return a;
+    long long k = a.e - b.e;
+    if (k >= 0) return k > 60 ? a : pair(a.m + b.m * powerOfTwo(-k), a.e);
+    return k < -60 ? b : pair(b.m + a.m * powerOfTwo(k), b.e);
+}
+/// Complex.floatExpLengthSquared.
+template <class D> FK_DEVICE FExp floatExpLengthSquared(Cx<D> z) {
+    FExp x = Delta<D>::floatExp(z.re), y = Delta<D>::floatExp(z.im);
+    return x * x + y * y;
+}
+/// PixelRun.stepRounding.
+template <class D> FK_DEVICE Pair stepRounding(Cx<D> before, Pair next, Pair inverseDC, int power) {
+    double p2 = (double)(power * power) * inverseDC.m;
+    double s;
+    if (Delta<D>::plainLengthSquared(before.re, before.im, &s) && next.e == 0) {
+        return pair((next.m + s) * s * p2, inverseDC.e);
+    }
+    FExp d = floatExpLengthSquared(before);
+    FExp f = normalize(next.m, next.e);
+    Pair sum = pairSum(pair(f.s, f.e), pair(d.s, d.e));
+    return pair(sum.m * d.s * p2, sum.e + d.e + inverseDC.e);
+}
+/// PixelRun.plainStepError.
+template <class D> FK_DEVICE Pair plainStepError(Pair v, Pair next, Cx<D> before, Pair inverseDC, int power) {
+    Pair w = pair(v.m, v.e + next.e);
+    Pair r = stepRounding(before, next, inverseDC, power);
+    addVariance(w, r.m, r.e);
+    addVariance(w, 1, 0);
+    return normalized(w);
+}
+/// PixelRun.linearRounding (PrecisionEstimate.blaSafety = 2, PixelRun.coefficientRounding = 4).
+template <class D> FK_DEVICE Pair linearRounding(
+    Pair a2, Pair b2, long long length, double load, double epsilon, Pair inverseDC) {
+    double w = 2 * 2.0 * epsilon * powerOfTwo(Delta<D>::significandBits);
+    double k = 2 + 4.0 * (double)length + w * w * (isFinite(load) ? load : 1);
+    Pair t = pairSum(pair(a2.m * inverseDC.m, a2.e + inverseDC.e), b2);
+    return pair(t.m * k, t.e);
+}
+/// PixelRun.blaError: a BLA step's rounding and truncation (the variance already times |A|^2).
+template <class D> FK_DEVICE Pair blaError(
+    Pair v, Cx<D> stepB, double stretchSignificand, long long stretchExponent, long long length, Cx<D> before,
+    double load, double epsilon, Pair inverseDC) {
+    FExp d = floatExpLengthSquared(before), b = floatExpLengthSquared(stepB);
+    Pair r = linearRounding<D>(
+        pair(stretchSignificand * d.s, stretchExponent + d.e), pair(b.s, b.e), length, load, epsilon, inverseDC);
+    addVariance(v, r.m, r.e);
+    return normalized(v);
+}
+/// PerturbationKernel.tinyStretch: |f'(z)|^2 with its own exponent where |z|^2 underflows.
+template <class D> FK_DEVICE Pair tinyStretch(Cx<D> z, int power) {
+    FExp m2 = floatExpLengthSquared(z);
+    FExp t = fexp((double)(power * power));
+    for (int k = 1; k < power; k++) t = t * m2;
+    return parts(t);
+}
+
+// MARK: One pixel (PerturbationKernel.iterate with NoTracking, ProductStretch or ErrorVariance)
 
 /// Item `item`'s dc: from the list, or for a whole image without rotation (column's Re, row's
 /// Im), as DeltaGrid.delta.
@@ -444,6 +544,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     Table<D> tab = table<D>(p.table);
     const Table<D> rebaseTab = table<D>(p.rebaseTable);
     const bool addsDC = p.addsDC != 0;
+    const bool variance = p.variance != 0;
     const long long maxIterations = p.maxIterations;
 
     // start()
@@ -451,6 +552,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     Cx<D> dz = addsDC ? cx(T::zero(), T::zero()) : dc;
     const Cx<D> dcStep = addsDC ? dc : cx(T::zero(), T::zero());
     double nextStretch = 1.0;
+    long long nextStretchExponent = 0;
     {
         Cx<D> z0 = orbit[0] + dz;
         double x = T::leading(z0.re), y = T::leading(z0.im);
@@ -473,6 +575,9 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
             inverseDCExponent = -dc2.e;
         }
     }
+    // The error variance starts at 0 (the product at the first step's 1).
+    if (variance) stretch2 = 0;
+    const Pair inverseDC = pair(inverseDCSignificand, inverseDCExponent);
     unsigned int steps = 0, blaSteps = 0;
     FKPixelOut out;
     out.kind = FK_MAX_ITERATIONS;
@@ -491,35 +596,54 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
         if (index >= 0 && n + length <= maxIterations) {
             StepView<D> s = stepView(tab.steps[index]);
             double load = T::leading(lengthSquared(dz) * s.inverseRadiusSquared);
-            double term;
-            if (load < 0x1p-24) {
-                term = load * kLocalScaleCap;
-            } else {
-                // PixelRun.localScale()
-                double localScale;
-                if (!(stretch2 > 0)) {
-                    localScale = 0;
+            // PixelRun.addLoad; the variance counts each step's truncation itself (blaError below).
+            if (!variance) {
+                double term;
+                if (load < 0x1p-24) {
+                    term = load * kLocalScaleCap;
                 } else {
-                    FExp mag = T::floatExp(T::complexMagnitude(dz.re, dz.im));
-                    long long k = 2 * mag.e + inverseDCExponent - stretchExponent;
-                    double sc = k > 1000 ? 0x1p1000 : (k < -1000 ? 0 : powerOfTwo(k));
-                    double v = mag.s * mag.s * inverseDCSignificand / stretch2 * sc;
-                    localScale = kLocalScaleCap < v ? kLocalScaleCap : v;
+                    // PixelRun.localScale()
+                    double localScale;
+                    if (!(stretch2 > 0)) {
+                        localScale = 0;
+                    } else {
+                        FExp mag = T::floatExp(T::complexMagnitude(dz.re, dz.im));
+                        long long k = 2 * mag.e + inverseDCExponent - stretchExponent;
+                        double sc = k > 1000 ? 0x1p1000 : (k < -1000 ? 0 : powerOfTwo(k));
+                        double v = mag.s * mag.s * inverseDCSignificand / stretch2 * sc;
+                        localScale = kLocalScaleCap < v ? kLocalScaleCap : v;
+                    }
+                    term = (isFinite(load) ? load : 1) * localScale;
                 }
-                term = (isFinite(load) ? load : 1) * localScale;
+                blaLoad += term;
             }
-            blaLoad += term;
+            const Cx<D> before = dz;
             dz = s.a * dz + s.b * dcStep;
             m += length;
             n += length;
             blaSteps += 1;
             stretch2 *= s.stretchSignificand;
             stretchExponent += s.stretchExponent;
+            if (variance) {
+                Pair v = blaError<D>(
+                    pair(stretch2, stretchExponent), s.b, s.stretchSignificand, s.stretchExponent, length, before,
+                    load, p.epsilon, inverseDC);
+                stretch2 = v.m;
+                stretchExponent = v.e;
+            }
         } else {
+            const Cx<D> before = dz;
             dz = formulaStep(p, multibrot, orbit[m], dz, dcStep);
             m += 1;
             n += 1;
             stretch2 *= nextStretch;
+            if (variance) {
+                Pair v = plainStepError<D>(
+                    pair(stretch2, stretchExponent), pair(nextStretch, nextStretchExponent), before, inverseDC,
+                    p.power);
+                stretch2 = v.m;
+                stretchExponent = v.e;
+            }
         }
         steps += 1;
         const Cx<D> Z = orbit[m];
@@ -536,6 +660,15 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
             }
         }
         nextStretch = stretchSquared(p.power, r2);
+        if (variance) {
+            if (r2 < 0x1p-900) {
+                Pair t = tinyStretch(z, p.power);
+                nextStretch = t.m;
+                nextStretchExponent = t.e;
+            } else {
+                nextStretchExponent = 0;
+            }
+        }
         if (stretch2 > 0x1p600) {
             stretch2 *= 0x1p-600;
             stretchExponent += 600;

@@ -77,6 +77,8 @@ extension GPUExecutor {
         p.addsDC = launch.addsDC ? 1 : 0
         p.mode = launch.detect ? Int32(FK_DETECT) : Int32(FK_REBASE)
         p.tolerance = launch.tolerance
+        p.variance = launch.variance ? 1 : 0
+        p.epsilon = launch.epsilon
         if let binomials = launch.binomials {
             withUnsafeMutableBytes(of: &p.binomials) { raw in
                 let b = raw.bindMemory(to: Double.self)

@@ -110,7 +110,8 @@ enum Help {
                                  2^8 times the epsilons, its pixels at risk again at them
                                  (default on)
           --estimate E           the precision estimate: variance (default; the error's variance
-                                 tracked forward) | product (the product of |f'(z)|, as GPU passes)
+                                 tracked forward) | product (the product of |f'(z)|, faster, but
+                                 it misses wrong pixels on rebasing views)
           --mpfr-budget S        CPU seconds those passes may spend iterating pixels in MPFR
                                  (default 30; the cheapest first; the others are reported as not
                                  verified, with --verbose by pixel)

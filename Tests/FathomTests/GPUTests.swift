@@ -11,41 +11,44 @@ struct GPUTests {
     /// A small render of `preset` (or `location`) on `backend`.
     static func render(
         _ location: Location, width: Int, height: Int, backend: ComputeBackend, glitches: GlitchMode = .rebase,
-        delta: DeltaType? = nil, extras: Bool = false
+        delta: DeltaType? = nil, estimate: EstimateMethod = .variance, extras: Bool = false
     ) throws -> RenderResult {
         var settings = RenderSettings(width: width, height: height)
         settings.perturbation.deltaType = delta
         settings.backend = backend
         settings.gpuExact = true
         settings.perturbation.glitchMode = glitches
-        // The GPU kernels take BLA steps (not LA yet) and judge pixels by the product estimate:
-        // the CPU side of each comparison too.
+        // The GPU kernels take BLA steps (not LA yet): the CPU side of each comparison too.
         settings.perturbation.approximation = .bla
-        settings.perturbation.estimate = .product
+        settings.perturbation.estimate = estimate
         if extras { settings.extras.derivative = true }
         return try Renderer.render(location: location, settings: settings)
     }
 
-    static let cases: [(String, Int, Int, GlitchMode, DeltaType?)] = [
-        ("e50", 48, 27, .rebase, nil),  // Double deltas with BLA, rebasing
-        ("e318", 32, 18, .rebase, nil),  // FloatExp deltas
-        ("e1000", 64, 36, .rebase, nil),  // FloatExp at 1e-1000
-        ("e50", 16, 9, .rebase, .doubleDouble),  // double-double deltas in the first pass
-        ("glitch_test_4", 64, 36, .detect, nil),  // Pauldelbrot detection and extra references
-        ("mandelbrot", 96, 54, .rebase, nil),  // direct Double with the rounding check
-        ("seahorse", 96, 54, .rebase, nil),
-        ("multibrot", 96, 54, .rebase, nil),  // direct Double, z^3 + c
+    static let cases: [(String, Int, Int, GlitchMode, DeltaType?, EstimateMethod)] = [
+        ("e50", 48, 27, .rebase, nil, .variance),  // Double deltas with BLA, rebasing, the error variance
+        ("e50", 48, 27, .rebase, nil, .product),  // the product estimate
+        ("e318", 32, 18, .rebase, nil, .variance),  // FloatExp deltas
+        ("e318", 32, 18, .rebase, nil, .product),
+        ("e1000", 64, 36, .rebase, nil, .variance),  // FloatExp at 1e-1000
+        ("e50", 16, 9, .rebase, .doubleDouble, .variance),  // double-double deltas in the first pass
+        ("glitch_test_4", 64, 36, .detect, nil, .variance),  // Pauldelbrot detection and extra references
+        ("mandelbrot", 96, 54, .rebase, nil, .variance),  // direct Double with the rounding check
+        ("seahorse", 96, 54, .rebase, nil, .variance),
+        ("multibrot", 96, 54, .rebase, nil, .variance),  // direct Double, z^3 + c
     ]
 
     static func location(_ name: String) -> Location { Presets.named(name)!.location }
 
     @Test("the emulated GPU kernels give the CPU's iteration field", arguments: 0..<cases.count)
     func emulationEqualsCPU(_ k: Int) throws {
-        let (name, w, h, glitches, delta) = Self.cases[k]
+        let (name, w, h, glitches, delta, estimate) = Self.cases[k]
         let cpu = try Self.render(
-            Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches, delta: delta)
+            Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches, delta: delta,
+            estimate: estimate)
         let gpu = try Self.render(
-            Self.location(name), width: w, height: h, backend: .emulated, glitches: glitches, delta: delta)
+            Self.location(name), width: w, height: h, backend: .emulated, glitches: glitches, delta: delta,
+            estimate: estimate)
         #expect(gpu.report.backend == "CPU emulation")
         #expect(gpu.report.gpuPasses > 0)
         #expect(
@@ -55,7 +58,7 @@ struct GPUTests {
         #expect(gpu.report.perturbation?.glitchedPixels == cpu.report.perturbation?.glitchedPixels)
         if (name == "e50" || name == "e318") && delta == nil {
             // Pixels at risk go on to 106-bit deltas (DoubleDouble for e50, DoubleDoubleExp for
-            // e318): the first pass, the pass at 2^-53 and the 106-bit pass all on the device.
+            // e318): the first pass, the pass at 2^-53 and the 106-bit pass(es) all on the device.
             #expect((gpu.report.perturbation?.doubleDoublePixels ?? 0) > 0, "\(name): a 106-bit pass")
             #expect(gpu.report.gpuPasses >= 3, "\(name): \(gpu.report.gpuPasses) GPU passes")
         }
@@ -164,11 +167,13 @@ struct GPUTests {
         .enabled(if: GPUTests.cudaDriverPresent, "no CUDA driver on this machine"))
     func cudaEqualsCPU() throws {
         let device = try ComputeBackend.cuda.prepare(exact: true)
-        for (name, w, h, glitches, delta) in Self.cases {
+        for (name, w, h, glitches, delta, estimate) in Self.cases {
             let cpu = try Self.render(
-                Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches, delta: delta)
+                Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches, delta: delta,
+                estimate: estimate)
             let gpu = try Self.render(
-                Self.location(name), width: w, height: h, backend: .cuda, glitches: glitches, delta: delta)
+                Self.location(name), width: w, height: h, backend: .cuda, glitches: glitches, delta: delta,
+                estimate: estimate)
             #expect(gpu.report.backend == device)
             // IterationField's == compares n2, nBig and the bit patterns of smooth.
             #expect(gpu.field == cpu.field, "\(name) on \(device)")

@@ -143,10 +143,8 @@ struct DeterminismTests {
         let location = try #require(Presets.named("glitch_test_4")).location
         var settings = RenderSettings(width: 64, height: 36, threads: 1, path: .perturbation)
         settings.perturbation.glitchMode = .detect
-        // The GPU kernels take BLA steps (not LA yet) and the product estimate: so does the CPU
-        // render compared.
+        // The GPU kernels take BLA steps (not LA yet): so does the CPU render compared.
         settings.perturbation.approximation = .bla
-        settings.perturbation.estimate = .product
         let cpu = try Renderer.render(location: location, settings: settings)
         let gpu = try Self.expectSameField("glitch_test_4", width: 64, height: 36, mode: .detect, backend: .emulated)
         #expect(gpu.report.gpuPasses > 0)

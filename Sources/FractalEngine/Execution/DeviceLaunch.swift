@@ -126,6 +126,10 @@ public struct PerturbationLaunch: Sendable {
     /// Pauldelbrot's detection instead of rebasing, with its g.
     public let detect: Bool
     public let tolerance: Double
+    /// Whether the kernels track the error variance (`ErrorVariance`) instead of the product
+    /// of |f'(z)|^2, with the table's epsilon for its truncation terms (0 without a table).
+    public let variance: Bool
+    public let epsilon: Double
     /// z^p + c by Horner's rule over binom(p, k), k = 0 ... p; nil: z^2 (+ c).
     public let binomials: [Double]?
 

@@ -12,10 +12,12 @@ extension PerturbationKernel {
     /// This pass (items 0 ..< count) as a GPU backend runs it (`PerturbationLaunch`), and how its
     /// outcomes are finished: with this kernel's own `escaped`, so the field and flags equal
     /// the CPU's when the device rounds like the CPU. Nil where no backend kernel exists:
-    /// tracking kernels (extras), the error variance (the kernels compute the product of
-    /// |f'(z)|, `ProductStretch`), powers above `PerturbationLaunch.maximumPower`.
+    /// tracking kernels (extras), LA tables (the kernels take BLA steps), powers above
+    /// `PerturbationLaunch.maximumPower`.
     func deviceForm(count: Int, names: DeviceNames) -> DeviceForm? {
-        guard !T.isActive, !B.variance, formula.power <= PerturbationLaunch.maximumPower else { return nil }
+        guard !T.isActive, bla?.periods == nil, rebaseBLA?.periods == nil,
+            formula.power <= PerturbationLaunch.maximumPower
+        else { return nil }
         let delta = D.launchDelta
         let kind = ObjectIdentifier(D.self)
         func array<V: Sendable>(
@@ -46,7 +48,8 @@ extension PerturbationKernel {
             rebaseTable: sharesTable ? nil : launchTable(rebaseBLA, names.rebaseTable),
             rebaseSharesTable: sharesTable, deltas: deltas, count: count, maxIterations: maxIterations,
             power: formula.power,
-            addsDC: formula.addsDC, detect: mode == .detect, tolerance: tolerance, binomials: formula.binomialRow)
+            addsDC: formula.addsDC, detect: mode == .detect, tolerance: tolerance, variance: B.variance,
+            epsilon: bla?.epsilon ?? 0, binomials: formula.binomialRow)
         let kernel = self
         return DeviceForm(launch: .perturbation(launch)) { items, raw, writer in kernel.finish(items, raw, writer) }
     }
@@ -62,9 +65,11 @@ extension PerturbationKernel {
             var result = PixelResult.bounded, ratio = Double.nan, sensitive = false
             switch out.kind {
             case PerturbationOutcome.escaped:
+                // As `finishStep`: the variance holds every step's error already (one term, no load).
                 (result, sensitive) = escaped(
                     n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), stretch2: out.stretch2,
-                    stretchExponent: Int(out.stretchExponent), blaLoad: out.blaLoad, epsilon: epsilon)
+                    stretchExponent: Int(out.stretchExponent), blaLoad: B.variance ? 0 : out.blaLoad, epsilon: epsilon,
+                    estimateSteps: B.variance ? 1 : nil)
             case PerturbationOutcome.bounded: ratio = out.ratio
             default: result = PixelResult(n2: out.n2, nBig: 0, smooth: .nan)
             }

@@ -386,8 +386,8 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             r.stretchExponent += step.stretchExponent
             if B.variance {
                 (r.stretch2, r.stretchExponent) = PixelRun<D, T, B>.blaError(
-                    (r.stretch2, r.stretchExponent), step: step, before: before, load: load, epsilon: r.epsilon,
-                    inverseDC: (r.inverseDCSignificand, r.inverseDCExponent))
+                    (r.stretch2, r.stretchExponent), step: step, length: length, before: before, load: load,
+                    epsilon: r.epsilon, inverseDC: (r.inverseDCSignificand, r.inverseDCExponent))
             }
         } else {
             if T.isActive { r.tracker.plain(power: formula.power) }
@@ -701,28 +701,43 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
     /// A linear step's rounding and truncation, in units of (u |dc|)^2: its result
     /// a + b (a = A dz or zc u, b = B dc or cc dc) rounded to about u of |a| + |b|, and its
     /// truncation 2 `PrecisionEstimate.blaSafety` eps sqrt(load) of that, eps the table's epsilon
-    /// and `load` scaled to it. `a2` = |a|^2, `b2` = |B|^2 or |cc|^2.
+    /// and `load` scaled to it, plus the coefficients' own rounding over `length` iterations
+    /// (`coefficientRounding`). `a2` = |a|^2, `b2` = |B|^2 or |cc|^2.
     @inlinable @inline(__always)
     static func linearRounding(
-        a2: (Double, Int), b2: (Double, Int), load: Double, epsilon: Double, inverseDC: (Double, Int)
+        a2: (Double, Int), b2: (Double, Int), length: Int, load: Double, epsilon: Double, inverseDC: (Double, Int)
     ) -> (Double, Int) {
         let w = 2 * PrecisionEstimate.blaSafety * epsilon * FloatExp.powerOfTwo(D.significandBits)
-        let k = 2 + w * w * (load.isFinite ? load : 1)
+        let k = 2 + coefficientRounding * Double(length) + w * w * (load.isFinite ? load : 1)
         let t = Self.pairSum((a2.0 * inverseDC.0, a2.1 &+ inverseDC.1), b2)
         return (t.0 * k, t.1)
+    }
+
+    /// The variance of a linear step's coefficients' own rounding, per iteration they span, in
+    /// units of u^2 relative to the step's result, where they were built in the delta type
+    /// itself: a BLA step's A is a product of one rounded factor an iteration, each merge rounds
+    /// it again, and B likewise. Without it a BLA pass at 2^-53 left a pixel of e318 1.2e-6 off
+    /// unflagged; at 1 and 2 one 1.03e-7 off (Documentation/Perturbation.md, "Precision").
+    @inlinable static var coefficientRounding: Double { 4 }
+
+    /// The iterations whose rounding an LA entry's coefficients carry in D's unit: none where
+    /// they were built in the wide type and rounded to D once (`ApproximationTables`), all
+    /// where D is its own wide type (the 106-bit passes).
+    @inlinable static func laCoefficientSpan(_ length: Int) -> Int {
+        D.Wide.significandBits == D.significandBits ? length : 0
     }
 
     /// With `B.variance`, after a BLA step from `before` (the variance already times |A|^2):
     /// the step's rounding and truncation.
     @usableFromInline @inline(never)
     static func blaError(
-        _ v: (Double, Int), step: BLAStep<D>, before: Complex<D>, load: Double, epsilon: Double,
+        _ v: (Double, Int), step: BLAStep<D>, length: Int, before: Complex<D>, load: Double, epsilon: Double,
         inverseDC: (Double, Int)
     ) -> (Double, Int) {
         let d = before.floatExpLengthSquared, b = step.b.floatExpLengthSquared
         let (m, e) = linearRounding(
             a2: (step.stretchSignificand * d.significand, step.stretchExponent &+ d.exponent),
-            b2: (b.significand, b.exponent), load: load, epsilon: epsilon, inverseDC: inverseDC)
+            b2: (b.significand, b.exponent), length: length, load: load, epsilon: epsilon, inverseDC: inverseDC)
         var v = v
         addVariance(&v, m, e)
         return normalized(v)
@@ -744,8 +759,8 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
         let u2 = u.floatExpLengthSquared
         let (m, e) = linearRounding(
             a2: (entry.stretchSignificand * u2.significand, entry.stretchExponent &+ u2.exponent),
-            b2: (entry.ccSignificand * entry.ccSignificand, 2 &* entry.ccExponent), load: load,
-            epsilon: epsilon, inverseDC: inverseDC)
+            b2: (entry.ccSignificand * entry.ccSignificand, 2 &* entry.ccExponent),
+            length: laCoefficientSpan(entry.length), load: load, epsilon: epsilon, inverseDC: inverseDC)
         addVariance(&v, m, e)
         return normalized(v)
     }

@@ -207,11 +207,11 @@ extension PerturbationJob {
             table: tables.table(values, of: reference, grid: grid, subset: subset, epsilon: epsilon))
     }
 
-    /// Whether a pass against `reference` tracks the error variance: on the CPU; a GPU render's
-    /// passes keep the product its kernels compute (but not against a wrapped reference,
-    /// where the product misses pixels).
+    /// Whether a pass against `reference` tracks the error variance: with the variance estimate
+    /// (the default, on the CPU and the GPU alike), and always against a wrapped reference,
+    /// where the product misses pixels.
     func tracksVariance(against reference: Reference) -> Bool {
-        (reference.wraps && formula.addsDC) || (settings.estimate == .variance && !executor.usesDevice)
+        (reference.wraps && formula.addsDC) || settings.estimate == .variance
     }
 
     /// One perturbation pass with deltas E, tracking T, over `subset` (nil: the whole field):
