@@ -7,8 +7,8 @@
 #   DIR/locations/*.json               # ../shared/locations (for fathom-bench)
 #   DIR/cpu_e50.npy, cpu_e318.npy, cpu_e1000.npy
 #                                      # `fathom render --preset P --size 640x360 --backend cpu
-#                                      #  --approximation bla --npy` (the GPU kernels take BLA
-#                                      #  steps; the CPU's default, LA, gives other bytes)
+#                                      #  --npy` (the CPU's defaults: LA, which the CUDA renders
+#                                      #  compared take too; a GPU's default is BLA)
 # Usage: Scripts/gpu-checks.sh DIR OUT [quick]
 # Exit status: 0 when every check passed; 1 when any render or verify failed or any field
 # differs from the CPU's (each such check prints a line starting "MISMATCH"); 2 on bad usage.
@@ -61,13 +61,13 @@ grep -E "PASS|FAIL|NOT|verify:|warning" /tmp/step.out
 log "exact mode: CUDA's iteration fields against the CPU's (computed on the build machine)"
 for p in e50 e318 e1000; do
     rm -f "$OUT/cuda_$p.npy"
-    checked "$p render on CUDA" ./fathom render --preset $p --size 640x360 --backend cuda --gpu-exact on --output /tmp/$p.png --npy "$OUT/cuda_$p.npy" --verbose
+    checked "$p render on CUDA" ./fathom render --preset $p --size 640x360 --backend cuda --gpu-exact on --approximation la --output /tmp/$p.png --npy "$OUT/cuda_$p.npy" --verbose
     grep -E "^wrote|^perturbation|^backend" /tmp/step.out | cut -c1-400
     if same "$OUT/cuda_$p.npy" cpu_$p.npy; then echo "$p: identical to the CPU's field"; else mismatch "$p: DIFFERS from the CPU's field"; cmp "$OUT/cuda_$p.npy" cpu_$p.npy 2>&1 | head -2; fi
 done
 log "the CPU on this machine (e1000 640x360): the same field as the build machine's CPU"
 rm -f /tmp/cpu_here.npy
-checked "e1000 render on this CPU" ./fathom render --preset e1000 --size 640x360 --backend cpu --approximation bla --output /tmp/c.png --npy /tmp/cpu_here.npy --quiet
+checked "e1000 render on this CPU" ./fathom render --preset e1000 --size 640x360 --backend cpu --output /tmp/c.png --npy /tmp/cpu_here.npy --quiet
 if same /tmp/cpu_here.npy cpu_e1000.npy; then echo "e1000: identical"; else mismatch "e1000 on this CPU: DIFFERS"; fi
 rm -f "$OUT"/cuda_*.npy
 

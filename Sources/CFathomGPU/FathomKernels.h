@@ -217,13 +217,23 @@ FK_DEVICE FExp floatExpOf(DDX a) { return normalize(a.m.hi + a.m.lo, a.e); }
 /// DoubleDoubleExp(FloatExp).
 FK_DEVICE DDX ddxFromFloatExp(FExp f) { return normalizeDD(dd(f.s, 0), isZero(f) ? kZeroExponent : f.e); }
 
+// MARK: The ABI's layouts of each delta type, read as the kernels' types
+
+FK_DEVICE double fromABI(double d) { return d; }
+FK_DEVICE FExp fromABI(const FKFloatExp &f) { return raw(f.s, f.e); }
+FK_DEVICE DD fromABI(const FKDoubleDouble &f) { return dd(f.hi, f.lo); }
+FK_DEVICE DDX fromABI(const FKDoubleDoubleExp &f) { return ddx(fromABI(f.m), f.e); }
+
 // MARK: The delta types (DeltaScalar.swift): Double, FloatExp, DoubleDouble and DoubleDoubleExp behind one interface
 
 template <class D> struct Delta;
 
 template <> struct Delta<double> {
     typedef FKStepDouble TableStep;
+    typedef FKLAEntryDouble LAEntry;
     static constexpr int significandBits = 53;
+    /// Whether D is its own wide type (PerturbationDelta.Wide), in which LA entries are built.
+    static constexpr bool ownWide = false;
     /// plainLengthSquared: |re + i im|^2 within 2^+-450, else false.
     FK_DEVICE static bool plainLengthSquared(double re, double im, double *s) {
         double t = re * re + im * im;
@@ -253,7 +263,9 @@ template <> struct Delta<double> {
 
 template <> struct Delta<FExp> {
     typedef FKStepFloatExp TableStep;
+    typedef FKLAEntryFloatExp LAEntry;
     static constexpr int significandBits = 53;
+    static constexpr bool ownWide = false;
     FK_DEVICE static bool plainLengthSquared(FExp, FExp, double *) { return false; }
     FK_DEVICE static FExp fromDouble(double d) { return fexp(d); }
     FK_DEVICE static double leading(FExp d) { return toDouble(d); }
@@ -275,7 +287,9 @@ template <> struct Delta<FExp> {
 
 template <> struct Delta<DD> {
     typedef FKStepDoubleDouble TableStep;
+    typedef FKLAEntryDoubleDouble LAEntry;
     static constexpr int significandBits = 106;
+    static constexpr bool ownWide = true;
     /// Double's, from the leading words.
     FK_DEVICE static bool plainLengthSquared(DD re, DD im, double *s) {
         return Delta<double>::plainLengthSquared(re.hi, im.hi, s);
@@ -298,7 +312,9 @@ template <> struct Delta<DD> {
 
 template <> struct Delta<DDX> {
     typedef FKStepDoubleDoubleExp TableStep;
+    typedef FKLAEntryDoubleDoubleExp LAEntry;
     static constexpr int significandBits = 106;
+    static constexpr bool ownWide = true;
     FK_DEVICE static bool plainLengthSquared(DDX, DDX, double *) { return false; }
     FK_DEVICE static DDX fromDouble(double d) { return normalizeDD(dd(d, 0), 0); }
     /// FloatExp(rawSignificand: hi, exponent: e).doubleValue.
@@ -367,6 +383,9 @@ template <class D> struct Table {
     const D *radii;
     const long long *levelStarts;
     long long levels;
+    const typename Delta<D>::LAEntry *la;
+    const int *chainAt;
+    double laLoadScale;
 };
 
 template <class D> FK_DEVICE Table<D> table(const FKTable &t) {
@@ -375,17 +394,22 @@ template <class D> FK_DEVICE Table<D> table(const FKTable &t) {
     r.radii = (const D *)t.radii;
     r.levelStarts = t.levelStarts;
     r.levels = t.levels;
+    r.la = (const typename Delta<D>::LAEntry *)t.la;
+    r.chainAt = t.chainAt;
+    r.laLoadScale = t.laLoadScale;
     return r;
 }
 
-/// The longest valid step at reference index m: its index (or -1) and length.
-template <class D> FK_DEVICE long long longestStep(const Table<D> &t, long long m, Cx<D> dz, long long *length) {
+/// The longest valid step at reference index m of at most maxLength iterations: its index (or
+/// -1) and length.
+template <class D>
+FK_DEVICE long long longestStep(const Table<D> &t, long long m, Cx<D> dz, long long maxLength, long long *length) {
     if (t.radii == 0 || m < 1) return -1;
     long long j = m - 1;
     if (!(j < t.levelStarts[1]) || !Delta<D>::magnitudeIsBelow(dz.re, dz.im, t.radii[j])) return -1;
     long long best = j;
     long long k = 1;
-    while (k < t.levels && (j & ((1LL << k) - 1)) == 0) {
+    while (k < t.levels && (j & ((1LL << k) - 1)) == 0 && (1LL << k) <= maxLength) {
         long long i = t.levelStarts[k] + (j >> k);
         if (!(i < t.levelStarts[k + 1]) || !Delta<D>::magnitudeIsBelow(dz.re, dz.im, t.radii[i])) break;
         best = i;
@@ -411,36 +435,78 @@ FK_DEVICE StepView<double> stepView(const FKStepDouble &s) {
     v.stretchExponent = s.stretchExponent;
     return v;
 }
-FK_DEVICE FExp fexpOf(const FKFloatExp &f) { return raw(f.s, f.e); }
 FK_DEVICE StepView<FExp> stepView(const FKStepFloatExp &s) {
     StepView<FExp> v;
-    v.a = cx(fexpOf(s.ar), fexpOf(s.ai));
-    v.b = cx(fexpOf(s.br), fexpOf(s.bi));
-    v.inverseRadiusSquared = fexpOf(s.inverseRadiusSquared);
+    v.a = cx(fromABI(s.ar), fromABI(s.ai));
+    v.b = cx(fromABI(s.br), fromABI(s.bi));
+    v.inverseRadiusSquared = fromABI(s.inverseRadiusSquared);
     v.stretchSignificand = s.stretchSignificand;
     v.stretchExponent = s.stretchExponent;
     return v;
 }
 
-FK_DEVICE DD ddOf(const FKDoubleDouble &f) { return dd(f.hi, f.lo); }
 FK_DEVICE StepView<DD> stepView(const FKStepDoubleDouble &s) {
     StepView<DD> v;
-    v.a = cx(ddOf(s.ar), ddOf(s.ai));
-    v.b = cx(ddOf(s.br), ddOf(s.bi));
-    v.inverseRadiusSquared = ddOf(s.inverseRadiusSquared);
+    v.a = cx(fromABI(s.ar), fromABI(s.ai));
+    v.b = cx(fromABI(s.br), fromABI(s.bi));
+    v.inverseRadiusSquared = fromABI(s.inverseRadiusSquared);
     v.stretchSignificand = s.stretchSignificand;
     v.stretchExponent = s.stretchExponent;
     return v;
 }
-FK_DEVICE DDX ddxOf(const FKDoubleDoubleExp &f) { return ddx(ddOf(f.m), f.e); }
 FK_DEVICE StepView<DDX> stepView(const FKStepDoubleDoubleExp &s) {
     StepView<DDX> v;
-    v.a = cx(ddxOf(s.ar), ddxOf(s.ai));
-    v.b = cx(ddxOf(s.br), ddxOf(s.bi));
-    v.inverseRadiusSquared = ddxOf(s.inverseRadiusSquared);
+    v.a = cx(fromABI(s.ar), fromABI(s.ai));
+    v.b = cx(fromABI(s.br), fromABI(s.bi));
+    v.inverseRadiusSquared = fromABI(s.inverseRadiusSquared);
     v.stretchSignificand = s.stretchSignificand;
     v.stretchExponent = s.stretchExponent;
     return v;
+}
+
+// MARK: LA entries (LAEntry, LAView.longest: LATable.swift)
+
+template <class D> struct LAStep {
+    Cx<D> zc, cc;
+    D inverseThreshold, inverseDCThreshold;
+    double stretchSignificand;
+    long long stretchExponent;
+    double ccSignificand;
+    long long ccExponent;
+    long long length;
+};
+template <class D> FK_DEVICE LAStep<D> laStep(const typename Delta<D>::LAEntry &e) {
+    LAStep<D> v;
+    v.zc = cx(fromABI(e.zcr), fromABI(e.zci));
+    v.cc = cx(fromABI(e.ccr), fromABI(e.cci));
+    v.inverseThreshold = fromABI(e.inverseThreshold);
+    v.inverseDCThreshold = fromABI(e.inverseDCThreshold);
+    v.stretchSignificand = e.stretchSignificand;
+    v.stretchExponent = e.stretchExponent;
+    v.ccSignificand = e.ccSignificand;
+    v.ccExponent = e.ccExponent;
+    v.length = e.length;
+    return v;
+}
+/// The longest entry of the chain at `offset` that holds for u and dc and covers at most
+/// maxLength iterations (-1: none).
+template <class D>
+FK_DEVICE long long laLongest(const Table<D> &t, long long offset, Cx<D> u, Cx<D> dc, long long maxLength) {
+    long long end = t.la[offset].chainEnd, best = -1;
+    for (long long i = offset; i < end; i++) {
+        const typename Delta<D>::LAEntry &e = t.la[i];
+        if (!(e.length <= maxLength) || !Delta<D>::magnitudeIsBelow(u.re, u.im, fromABI(e.threshold))
+            || !Delta<D>::magnitudeIsBelow(dc.re, dc.im, fromABI(e.dcThreshold)))
+            break;
+        best = i;
+    }
+    return best;
+}
+/// LAEntry.load: ((|u| / T)^2 + (|dc| / TC)^2) / 8.
+template <class D> FK_DEVICE double laLoad(const LAStep<D> &e, Cx<D> u, Cx<D> dc) {
+    double ur = Delta<D>::leading(u.re * e.inverseThreshold), ui = Delta<D>::leading(u.im * e.inverseThreshold);
+    double cr = Delta<D>::leading(dc.re * e.inverseDCThreshold), ci = Delta<D>::leading(dc.im * e.inverseDCThreshold);
+    return (ur * ur + ui * ui + cr * cr + ci * ci) * 0.125;
 }
 
 // MARK: The error variance (PixelRun's ErrorVariance helpers, PerturbationKernel.swift)
@@ -519,6 +585,22 @@ template <class D> FK_DEVICE Pair blaError(
     addVariance(v, r.m, r.e);
     return normalized(v);
 }
+/// PixelRun.laError: after an LA entry from `before` through the exact step's u (the variance
+/// already times |f'(z)|^2 |zc|^2).
+template <class D> FK_DEVICE Pair laError(
+    Pair v, const LAStep<D> &e, Cx<D> before, Cx<D> u, double load, Pair next, double epsilon, Pair inverseDC,
+    int power) {
+    Pair s = stepRounding(before, next, inverseDC, power);
+    addVariance(v, s.m * e.stretchSignificand, s.e + e.stretchExponent);
+    addVariance(v, e.stretchSignificand, e.stretchExponent);
+    FExp u2 = floatExpLengthSquared(u);
+    Pair r = linearRounding<D>(
+        pair(e.stretchSignificand * u2.s, e.stretchExponent + u2.e),
+        pair(e.ccSignificand * e.ccSignificand, 2 * e.ccExponent), Delta<D>::ownWide ? e.length : 0, load, epsilon,
+        inverseDC);
+    addVariance(v, r.m, r.e);
+    return normalized(v);
+}
 /// PerturbationKernel.tinyStretch: |f'(z)|^2 with its own exponent where |z|^2 underflows.
 template <class D> FK_DEVICE Pair tinyStretch(Cx<D> z, int power) {
     FExp m2 = floatExpLengthSquared(z);
@@ -591,49 +673,31 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
             out.kind = FK_MAX_ITERATIONS;
             break;
         }
-        long long length = 0;
-        long long index = longestStep<D>(tab, m, dz, &length);
-        if (index >= 0 && n + length <= maxIterations) {
-            StepView<D> s = stepView(tab.steps[index]);
-            double load = T::leading(lengthSquared(dz) * s.inverseRadiusSquared);
-            // PixelRun.addLoad; the variance counts each step's truncation itself (blaError below).
-            if (!variance) {
-                double term;
-                if (load < 0x1p-24) {
-                    term = load * kLocalScaleCap;
+        // PixelRun.addLoad; the variance counts each step's truncation itself (blaError, laError).
+        auto addLoad = [&](double load) {
+            double term;
+            if (load < 0x1p-24) {
+                term = load * kLocalScaleCap;
+            } else {
+                // PixelRun.localScale()
+                double localScale;
+                if (!(stretch2 > 0)) {
+                    localScale = 0;
                 } else {
-                    // PixelRun.localScale()
-                    double localScale;
-                    if (!(stretch2 > 0)) {
-                        localScale = 0;
-                    } else {
-                        FExp mag = T::floatExp(T::complexMagnitude(dz.re, dz.im));
-                        long long k = 2 * mag.e + inverseDCExponent - stretchExponent;
-                        double sc = k > 1000 ? 0x1p1000 : (k < -1000 ? 0 : powerOfTwo(k));
-                        double v = mag.s * mag.s * inverseDCSignificand / stretch2 * sc;
-                        localScale = kLocalScaleCap < v ? kLocalScaleCap : v;
-                    }
-                    term = (isFinite(load) ? load : 1) * localScale;
+                    FExp mag = T::floatExp(T::complexMagnitude(dz.re, dz.im));
+                    long long k = 2 * mag.e + inverseDCExponent - stretchExponent;
+                    double sc = k > 1000 ? 0x1p1000 : (k < -1000 ? 0 : powerOfTwo(k));
+                    double v = mag.s * mag.s * inverseDCSignificand / stretch2 * sc;
+                    localScale = kLocalScaleCap < v ? kLocalScaleCap : v;
                 }
-                blaLoad += term;
+                term = (isFinite(load) ? load : 1) * localScale;
             }
+            blaLoad += term;
+        };
+        // PixelRun.takePlainStep.
+        auto plainStep = [&](Cx<D> next) {
             const Cx<D> before = dz;
-            dz = s.a * dz + s.b * dcStep;
-            m += length;
-            n += length;
-            blaSteps += 1;
-            stretch2 *= s.stretchSignificand;
-            stretchExponent += s.stretchExponent;
-            if (variance) {
-                Pair v = blaError<D>(
-                    pair(stretch2, stretchExponent), s.b, s.stretchSignificand, s.stretchExponent, length, before,
-                    load, p.epsilon, inverseDC);
-                stretch2 = v.m;
-                stretchExponent = v.e;
-            }
-        } else {
-            const Cx<D> before = dz;
-            dz = formulaStep(p, multibrot, orbit[m], dz, dcStep);
+            dz = next;
             m += 1;
             n += 1;
             stretch2 *= nextStretch;
@@ -643,6 +707,62 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
                     p.power);
                 stretch2 = v.m;
                 stretchExponent = v.e;
+            }
+        };
+        // LA: at an entry's start the exact step there, then the longest entry that holds (none:
+        // the plain step); elsewhere BLA may take the pixel at most to the next start.
+        long long reach = 0x7fffffffffffffffLL;
+        long long chain = tab.la ? (long long)tab.chainAt[m] : -reach;
+        if (chain >= 0) {
+            // PerturbationKernel.linearStep
+            const Cx<D> u = formulaStep(p, multibrot, orbit[m], dz, cx(T::zero(), T::zero()));
+            long long index = laLongest<D>(tab, chain, u, dcStep, maxIterations - n);
+            if (index < 0) {
+                plainStep(u + dcStep);
+            } else {
+                const LAStep<D> e = laStep<D>(tab.la[index]);
+                double load = laLoad(e, u, dcStep) * tab.laLoadScale;
+                if (!variance) addLoad(load);
+                const Cx<D> before = dz;
+                dz = e.zc * u + e.cc * dcStep;
+                m += e.length;
+                n += e.length;
+                blaSteps += 1;
+                stretch2 *= nextStretch * e.stretchSignificand;
+                stretchExponent += e.stretchExponent;
+                if (variance) {
+                    stretchExponent += nextStretchExponent;
+                    Pair v = laError<D>(
+                        pair(stretch2, stretchExponent), e, before, u, load, pair(nextStretch, nextStretchExponent),
+                        p.epsilon, inverseDC, p.power);
+                    stretch2 = v.m;
+                    stretchExponent = v.e;
+                }
+            }
+        } else {
+            if (tab.la) reach = -chain;
+            long long length = 0;
+            long long index = longestStep<D>(tab, m, dz, reach, &length);
+            if (index >= 0 && n + length <= maxIterations) {
+                StepView<D> s = stepView(tab.steps[index]);
+                double load = T::leading(lengthSquared(dz) * s.inverseRadiusSquared);
+                if (!variance) addLoad(load);
+                const Cx<D> before = dz;
+                dz = s.a * dz + s.b * dcStep;
+                m += length;
+                n += length;
+                blaSteps += 1;
+                stretch2 *= s.stretchSignificand;
+                stretchExponent += s.stretchExponent;
+                if (variance) {
+                    Pair v = blaError<D>(
+                        pair(stretch2, stretchExponent), s.b, s.stretchSignificand, s.stretchExponent, length,
+                        before, load, p.epsilon, inverseDC);
+                    stretch2 = v.m;
+                    stretchExponent = v.e;
+                }
+            } else {
+                plainStep(formulaStep(p, multibrot, orbit[m], dz, dcStep));
             }
         }
         steps += 1;

@@ -36,14 +36,29 @@ extension GPUExecutor {
         let rebaseOrbit = try launch.rebaseOrbit.map(resident) ?? orbit
         var keep: [Buffer] = [orbit, rebaseOrbit]
         func upload(_ table: PerturbationLaunch.Table?) throws -> FKTable {
-            guard let table else { return FKTable(steps: nil, radii: nil, levelStarts: nil, levels: 0) }
-            let steps = try resident(table.steps), radii = try resident(table.radii),
-                starts = try resident(table.levelStarts)
-            keep += [steps, radii, starts]
-            return FKTable(
-                steps: steps.pointer, radii: radii.pointer,
-                levelStarts: starts.pointer.assumingMemoryBound(to: Int64.self),
-                levels: Int64(table.levels))
+            var t = FKTable(
+                steps: nil, radii: nil, levelStarts: nil, levels: 0, la: nil, chainAt: nil, laLoadScale: 0)
+            guard let table else { return t }
+            func up(_ array: LaunchArray?) throws -> Buffer? {
+                guard let array else { return nil }
+                let b = try resident(array)
+                keep.append(b)
+                return b
+            }
+            if let steps = try up(table.steps), let radii = try up(table.radii),
+                let starts = try up(table.levelStarts)
+            {
+                t.steps = UnsafeRawPointer(steps.pointer)
+                t.radii = UnsafeRawPointer(radii.pointer)
+                t.levelStarts = UnsafePointer(starts.pointer.assumingMemoryBound(to: Int64.self))
+                t.levels = Int64(table.levels)
+            }
+            if let entries = try up(table.laEntries), let chains = try up(table.chainAt) {
+                t.la = UnsafeRawPointer(entries.pointer)
+                t.chainAt = UnsafePointer(chains.pointer.assumingMemoryBound(to: Int32.self))
+                t.laLoadScale = table.laLoadScale
+            }
+            return t
         }
         let table = try upload(launch.table)
         let rebaseTable = launch.rebaseSharesTable ? table : try upload(launch.rebaseTable)
@@ -152,24 +167,59 @@ enum ABI {
         ) -> [Int] {
             [MemoryLayout<S>.stride] + [b, radius, exponent, inverse].map { MemoryLayout<S>.offset(of: $0)! }
         }
-        let scalar: Int, step: [Int]
+        /// The ABI's LA entry as `PerturbationLaunch.laEntryLayout` gives the engine's.
+        func entry<E>(
+            _: E.Type, _ fields: [PartialKeyPath<E>]
+        ) -> [Int] {
+            [MemoryLayout<E>.stride] + fields.map { MemoryLayout<E>.offset(of: $0)! }
+        }
+        let scalar: Int, step: [Int], la: [Int]
         switch delta {
         case .double:
             scalar = MemoryLayout<Double>.stride
             step = layout(FKStepDouble.self, \.br, \.radius, \.stretchExponent, \.inverseRadiusSquared)
+            typealias E = FKLAEntryDouble
+            la = entry(
+                E.self,
+                [
+                    \E.ccr, \E.threshold, \E.inverseThreshold, \E.stretchSignificand, \E.ccSignificand, \E.length,
+                    \E.chainEnd,
+                ])
         case .floatExp:
             scalar = MemoryLayout<FKFloatExp>.stride
             step = layout(FKStepFloatExp.self, \.br, \.radius, \.stretchExponent, \.inverseRadiusSquared)
+            typealias E = FKLAEntryFloatExp
+            la = entry(
+                E.self,
+                [
+                    \E.ccr, \E.threshold, \E.inverseThreshold, \E.stretchSignificand, \E.ccSignificand, \E.length,
+                    \E.chainEnd,
+                ])
         case .doubleDouble:
             scalar = MemoryLayout<FKDoubleDouble>.stride
             step = layout(FKStepDoubleDouble.self, \.br, \.radius, \.stretchExponent, \.inverseRadiusSquared)
+            typealias E = FKLAEntryDoubleDouble
+            la = entry(
+                E.self,
+                [
+                    \E.ccr, \E.threshold, \E.inverseThreshold, \E.stretchSignificand, \E.ccSignificand, \E.length,
+                    \E.chainEnd,
+                ])
         case .doubleDoubleExp:
             scalar = MemoryLayout<FKDoubleDoubleExp>.stride
             step = layout(FKStepDoubleDoubleExp.self, \.br, \.radius, \.stretchExponent, \.inverseRadiusSquared)
+            typealias E = FKLAEntryDoubleDoubleExp
+            la = entry(
+                E.self,
+                [
+                    \E.ccr, \E.threshold, \E.inverseThreshold, \E.stretchSignificand, \E.ccSignificand, \E.length,
+                    \E.chainEnd,
+                ])
         }
         return PerturbationLaunch.complexLayout(delta) == [2 * scalar, scalar]
-            && PerturbationLaunch.stepLayout(delta) == step && perturbationOutcomeMatches
-            && delta.rawValue == deltaConstant(delta)
+            && PerturbationLaunch.stepLayout(delta) == step && PerturbationLaunch.laEntryLayout(delta) == la
+            && perturbationOutcomeMatches && delta.rawValue == deltaConstant(delta)
+            && MemoryLayout<Int32>.stride == MemoryLayout<CInt>.stride
     }
 
     /// The ABI's FK_DELTA_ constant of `delta`: what the emulation switches on.

@@ -11,52 +11,56 @@ struct GPUTests {
     /// A small render of `preset` (or `location`) on `backend`.
     static func render(
         _ location: Location, width: Int, height: Int, backend: ComputeBackend, glitches: GlitchMode = .rebase,
-        delta: DeltaType? = nil, estimate: EstimateMethod = .variance, extras: Bool = false
+        delta: DeltaType? = nil, estimate: EstimateMethod = .variance, approximation: ApproximationMethod = .linear,
+        extras: Bool = false
     ) throws -> RenderResult {
         var settings = RenderSettings(width: width, height: height)
         settings.perturbation.deltaType = delta
         settings.backend = backend
         settings.gpuExact = true
         settings.perturbation.glitchMode = glitches
-        // The GPU kernels take BLA steps (not LA yet): the CPU side of each comparison too.
-        settings.perturbation.approximation = .bla
+        settings.perturbation.approximation = approximation
         settings.perturbation.estimate = estimate
         if extras { settings.extras.derivative = true }
         return try Renderer.render(location: location, settings: settings)
     }
 
-    static let cases: [(String, Int, Int, GlitchMode, DeltaType?, EstimateMethod)] = [
-        ("e50", 48, 27, .rebase, nil, .variance),  // Double deltas with BLA, rebasing, the error variance
-        ("e50", 48, 27, .rebase, nil, .product),  // the product estimate
-        ("e318", 32, 18, .rebase, nil, .variance),  // FloatExp deltas
-        ("e318", 32, 18, .rebase, nil, .product),
-        ("e1000", 64, 36, .rebase, nil, .variance),  // FloatExp at 1e-1000
-        ("e50", 16, 9, .rebase, .doubleDouble, .variance),  // double-double deltas in the first pass
-        ("glitch_test_4", 64, 36, .detect, nil, .variance),  // Pauldelbrot detection and extra references
-        ("mandelbrot", 96, 54, .rebase, nil, .variance),  // direct Double with the rounding check
-        ("seahorse", 96, 54, .rebase, nil, .variance),
-        ("multibrot", 96, 54, .rebase, nil, .variance),  // direct Double, z^3 + c
+    static let cases: [(String, Int, Int, GlitchMode, DeltaType?, EstimateMethod, ApproximationMethod)] = [
+        ("e50", 48, 27, .rebase, nil, .variance, .linear),  // Double deltas, LA, rebasing, the error variance
+        ("e50", 48, 27, .rebase, nil, .variance, .bla),  // BLA
+        ("e50", 48, 27, .rebase, nil, .product, .bla),  // the product estimate
+        ("e50", 48, 27, .rebase, nil, .variance, .both),  // LA, BLA up to the next LA start
+        ("e318", 32, 18, .rebase, nil, .variance, .linear),  // FloatExp deltas
+        ("e318", 32, 18, .rebase, nil, .variance, .bla),
+        ("e318", 32, 18, .rebase, nil, .product, .linear),
+        ("e1000", 64, 36, .rebase, nil, .variance, .linear),  // FloatExp at 1e-1000
+        ("e50", 16, 9, .rebase, .doubleDouble, .variance, .linear),  // double-double deltas in the first pass
+        ("glitch_test_4", 64, 36, .detect, nil, .variance, .linear),  // Pauldelbrot detection and extra references
+        ("mandelbrot", 96, 54, .rebase, nil, .variance, .linear),  // direct Double with the rounding check
+        ("seahorse", 96, 54, .rebase, nil, .variance, .linear),
+        ("multibrot", 96, 54, .rebase, nil, .variance, .linear),  // direct Double, z^3 + c
     ]
 
     static func location(_ name: String) -> Location { Presets.named(name)!.location }
 
     @Test("the emulated GPU kernels give the CPU's iteration field", arguments: 0..<cases.count)
     func emulationEqualsCPU(_ k: Int) throws {
-        let (name, w, h, glitches, delta, estimate) = Self.cases[k]
+        let (name, w, h, glitches, delta, estimate, approximation) = Self.cases[k]
         let cpu = try Self.render(
             Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches, delta: delta,
-            estimate: estimate)
+            estimate: estimate, approximation: approximation)
         let gpu = try Self.render(
             Self.location(name), width: w, height: h, backend: .emulated, glitches: glitches, delta: delta,
-            estimate: estimate)
+            estimate: estimate, approximation: approximation)
         #expect(gpu.report.backend == "CPU emulation")
         #expect(gpu.report.gpuPasses > 0)
         #expect(
             gpu.field == cpu.field,
             "\(name): \(zip(gpu.field.nBig, cpu.field.nBig).filter { $0 != $1 }.count) counts differ")
         #expect(gpu.report.perturbation?.loopSteps == cpu.report.perturbation?.loopSteps)
+        #expect(gpu.report.perturbation?.blaSteps == cpu.report.perturbation?.blaSteps)
         #expect(gpu.report.perturbation?.glitchedPixels == cpu.report.perturbation?.glitchedPixels)
-        if (name == "e50" || name == "e318") && delta == nil {
+        if (name == "e50" || name == "e318") && delta == nil && approximation == .linear {
             // Pixels at risk go on to 106-bit deltas (DoubleDouble for e50, DoubleDoubleExp for
             // e318): the first pass, the pass at 2^-53 and the 106-bit pass(es) all on the device.
             #expect((gpu.report.perturbation?.doubleDoublePixels ?? 0) > 0, "\(name): a 106-bit pass")
@@ -109,11 +113,16 @@ struct GPUTests {
         let location = Location(
             centerRe: "-0.743643887037158704752191506114774", centerIm: "0.131825904205311970493132056385139",
             radius: "1e-22", maxIterations: 4000)
-        let first = try Self.render(location, width: 40, height: 24, backend: .emulated)
-        let second = try Self.render(location, width: 40, height: 24, backend: .emulated)
-        let cpu = try Self.render(location, width: 40, height: 24, backend: .cpu)
-        #expect(first.field == cpu.field && second.field == cpu.field)
-        #expect(second.report.gpuUploadsSaved >= 4, "orbit, BLA steps, radii and levels")
+        for (approximation, arrays) in [(ApproximationMethod.linear, 3), (.bla, 4)] {
+            let first = try Self.render(
+                location, width: 40, height: 24, backend: .emulated, approximation: approximation)
+            let second = try Self.render(
+                location, width: 40, height: 24, backend: .emulated, approximation: approximation)
+            let cpu = try Self.render(location, width: 40, height: 24, backend: .cpu, approximation: approximation)
+            #expect(first.field == cpu.field && second.field == cpu.field)
+            // LA: the orbit, the entries and the chain offsets; BLA: the orbit, steps, radii and levels.
+            #expect(second.report.gpuUploadsSaved >= arrays, "\(approximation)")
+        }
     }
 
     @Test("passes the GPU does not run (extras tracking) fall back to the CPU")
@@ -167,13 +176,13 @@ struct GPUTests {
         .enabled(if: GPUTests.cudaDriverPresent, "no CUDA driver on this machine"))
     func cudaEqualsCPU() throws {
         let device = try ComputeBackend.cuda.prepare(exact: true)
-        for (name, w, h, glitches, delta, estimate) in Self.cases {
+        for (name, w, h, glitches, delta, estimate, approximation) in Self.cases {
             let cpu = try Self.render(
                 Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches, delta: delta,
-                estimate: estimate)
+                estimate: estimate, approximation: approximation)
             let gpu = try Self.render(
                 Self.location(name), width: w, height: h, backend: .cuda, glitches: glitches, delta: delta,
-                estimate: estimate)
+                estimate: estimate, approximation: approximation)
             #expect(gpu.report.backend == device)
             // IterationField's == compares n2, nBig and the bit patterns of smooth.
             #expect(gpu.field == cpu.field, "\(name) on \(device)")

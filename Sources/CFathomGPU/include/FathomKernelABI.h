@@ -39,15 +39,36 @@ typedef struct {
     FKDoubleDoubleExp inverseRadiusSquared;
 } FKStepDoubleDoubleExp;
 
+/* LAEntry<D> (LATable.swift), field for field, for D = Double, FloatExp, DoubleDouble and
+ * DoubleDoubleExp (S: D's layout here). */
+#define FK_LA_ENTRY(S, NAME) \
+    typedef struct { \
+        S zcr, zci, ccr, cci, threshold, dcThreshold, inverseThreshold, inverseDCThreshold; \
+        double stretchSignificand; \
+        long long stretchExponent; \
+        double ccSignificand; \
+        long long ccExponent; \
+        long long length; \
+        long long chainEnd; \
+    } NAME;
+FK_LA_ENTRY(double, FKLAEntryDouble)
+FK_LA_ENTRY(FKFloatExp, FKLAEntryFloatExp)
+FK_LA_ENTRY(FKDoubleDouble, FKLAEntryDoubleDouble)
+FK_LA_ENTRY(FKDoubleDoubleExp, FKLAEntryDoubleDoubleExp)
+
 /* The delta types of a perturbation pass (the kernels' names end in their names). */
 enum { FK_DELTA_DOUBLE = 0, FK_DELTA_FLOATEXP = 1, FK_DELTA_DOUBLEDOUBLE = 2, FK_DELTA_DOUBLEDOUBLEEXP = 3 };
 
-/* One BLA table as the kernel sees it (steps == 0: no table). */
+/* One table as the kernel sees it (BLATable.swift): BLA levels (steps == 0: none) and LA
+ * entries in chains (la == 0: none). */
 typedef struct {
     const void *steps;          /* FKStepDouble, FKStepFloatExp, FKStepDoubleDouble or FKStepDoubleDoubleExp */
     const void *radii;          /* D: double, FKFloatExp, FKDoubleDouble or FKDoubleDoubleExp */
     const long long *levelStarts;
     long long levels;
+    const void *la;             /* FKLAEntry... of D, the chains one after another */
+    const int *chainAt;         /* per orbit index: the chain's offset, or minus the distance to the next start */
+    double laLoadScale;         /* (LA epsilon / the table's epsilon)^2 */
 } FKTable;
 
 /* What one item (pixel) of a perturbation pass ends with; the host turns it into the pixel's

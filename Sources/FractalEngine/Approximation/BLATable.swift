@@ -182,6 +182,9 @@ public struct BLATable<D: DeltaScalar>: Sendable {
         withView { view in view.longestStep(at: m, dz: dz).map { (view[$0.index], $0.length) } }
     }
 
+    /// (LA epsilon / epsilon)^2: an LA step's load in units of the table's epsilon (0 without LA).
+    public var laLoadScale: Double { periods.map { ($0.epsilon / epsilon) * ($0.epsilon / epsilon) } ?? 0 }
+
     /// Calls `body` with a view of the table for a kernel's inner loop (no ARC there).
     @inlinable
     public func withView<R>(_ body: (BLAView<D>) -> R) -> R {
@@ -189,7 +192,6 @@ public struct BLATable<D: DeltaScalar>: Sendable {
             guard let periods else { return inner(.none) }
             return periods.withView(inner)
         }
-        let laLoadScale = periods.map { ($0.epsilon / epsilon) * ($0.epsilon / epsilon) } ?? 0
         return withPeriods { la in
             steps.withUnsafeBufferPointer { s in
                 radii.withUnsafeBufferPointer { r in

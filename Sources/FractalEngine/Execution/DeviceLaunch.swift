@@ -69,12 +69,12 @@ public struct DeviceContent: Hashable, Sendable {
     let table: TableIdentity?
     let part: Part
 
-    enum Part: Hashable, Sendable { case orbit, steps, radii, levelStarts }
+    enum Part: Hashable, Sendable { case orbit, steps, radii, levelStarts, laEntries, chainAt }
 }
 
 /// A perturbation pass (`PerturbationKernel`): Double, FloatExp or 106-bit (DoubleDouble,
-/// DoubleDoubleExp) deltas, BLA, rebasing or Pauldelbrot detection, z^2 + c (Julia: without
-/// dc) or z^p + c.
+/// DoubleDoubleExp) deltas, LA and/or BLA, rebasing or Pauldelbrot detection, z^2 + c (Julia:
+/// without dc) or z^p + c.
 public struct PerturbationLaunch: Sendable {
     /// The delta type; `rawValue` is the ABI's FK_DELTA_ constant.
     public enum Delta: Int32, Sendable, CaseIterable {
@@ -93,12 +93,17 @@ public struct PerturbationLaunch: Sendable {
             }
         }
     }
-    /// A BLA table: its steps (`BLAStep<D>`), radii (D), level starts (Int64) and levels.
+    /// A table (`BLATable`): its BLA steps (`BLAStep<D>`), radii (D), level starts (Int64) and
+    /// levels (nil: none), and its LA entries (`LAEntry<D>`) with their chain offsets per orbit
+    /// index (Int32) and load scale (nil: none).
     public struct Table: Sendable {
-        public let steps: LaunchArray
-        public let radii: LaunchArray
-        public let levelStarts: LaunchArray
+        public let steps: LaunchArray?
+        public let radii: LaunchArray?
+        public let levelStarts: LaunchArray?
         public let levels: Int
+        public let laEntries: LaunchArray?
+        public let chainAt: LaunchArray?
+        public let laLoadScale: Double
     }
     /// The items' dc (Complex<D>): per column and row (D; a whole image without rotation), or one
     /// per item.
@@ -112,7 +117,7 @@ public struct PerturbationLaunch: Sendable {
     public let orbit: LaunchArray
     /// The critical orbit a pixel continues on after rebasing; nil: `orbit` itself.
     public let rebaseOrbit: LaunchArray?
-    /// nil: no BLA.
+    /// nil: no table (plain perturbation).
     public let table: Table?
     /// The rebase orbit's table (nil: none, or `table` itself when `rebaseSharesTable`).
     public let rebaseTable: Table?
@@ -155,6 +160,25 @@ public struct PerturbationLaunch: Sendable {
             MemoryLayout<Step>.offset(of: \Step.stretchExponent)!,
             MemoryLayout<Step>.offset(of: \Step.inverseRadiusSquared)!,
         ]
+    }
+
+    /// The layout of one LA entry of `delta` (`LAEntry<D>`): its stride and the offsets of cc,
+    /// threshold, inverseThreshold, stretchSignificand, ccSignificand, length and chainEnd.
+    public static func laEntryLayout(_ delta: Delta) -> [Int] {
+        func of<D: DeltaScalar>(_: D.Type) -> [Int] {
+            typealias E = LAEntry<D>
+            let fields: [PartialKeyPath<E>] = [
+                \E.cc, \E.threshold, \E.inverseThreshold, \E.stretchSignificand, \E.ccSignificand, \E.length,
+                \E.chainEnd,
+            ]
+            return [MemoryLayout<E>.stride] + fields.map { MemoryLayout<E>.offset(of: $0)! }
+        }
+        switch delta {
+        case .double: return of(Double.self)
+        case .floatExp: return of(FloatExp.self)
+        case .doubleDouble: return of(DoubleDouble.self)
+        case .doubleDoubleExp: return of(DoubleDoubleExp.self)
+        }
     }
 
     /// The stride of one Complex<D> and the offset of its imaginary part.

@@ -12,12 +12,10 @@ extension PerturbationKernel {
     /// This pass (items 0 ..< count) as a GPU backend runs it (`PerturbationLaunch`), and how its
     /// outcomes are finished: with this kernel's own `escaped`, so the field and flags equal
     /// the CPU's when the device rounds like the CPU. Nil where no backend kernel exists:
-    /// tracking kernels (extras), LA tables (the kernels take BLA steps), powers above
-    /// `PerturbationLaunch.maximumPower`.
+    /// tracking kernels (extras), the interior proof (it runs before a pixel's first step, on
+    /// the CPU), powers above `PerturbationLaunch.maximumPower`.
     func deviceForm(count: Int, names: DeviceNames) -> DeviceForm? {
-        guard !T.isActive, bla?.periods == nil, rebaseBLA?.periods == nil,
-            formula.power <= PerturbationLaunch.maximumPower
-        else { return nil }
+        guard !T.isActive, interior == nil, formula.power <= PerturbationLaunch.maximumPower else { return nil }
         let delta = D.launchDelta
         let kind = ObjectIdentifier(D.self)
         func array<V: Sendable>(
@@ -27,14 +25,22 @@ extension PerturbationKernel {
             LaunchArray(values, content: orbit.map { DeviceContent(orbit: $0, delta: kind, table: table, part: part) })
         }
         func launchTable(_ table: BLATable<D>?, _ name: TableIdentity?) -> PerturbationLaunch.Table? {
-            guard let table, !table.steps.isEmpty else { return nil }
+            guard let table else { return nil }
             let orbit = name?.orbit
+            let bla = !table.steps.isEmpty, la = table.periods.map { !$0.entries.isEmpty } ?? false
+            guard bla || la else { return nil }
             return PerturbationLaunch.Table(
-                steps: array(table.steps, orbit, name, .steps), radii: array(table.radii, orbit, name, .radii),
-                levelStarts: array(table.levelStarts, orbit, name, .levelStarts), levels: table.levelCount)
+                steps: bla ? array(table.steps, orbit, name, .steps) : nil,
+                radii: bla ? array(table.radii, orbit, name, .radii) : nil,
+                levelStarts: bla ? array(table.levelStarts, orbit, name, .levelStarts) : nil,
+                levels: bla ? table.levelCount : 0,
+                laEntries: la ? array(table.periods!.entries, orbit, name, .laEntries) : nil,
+                chainAt: la ? array(table.periods!.chainAt, orbit, name, .chainAt) : nil,
+                laLoadScale: table.laLoadScale)
         }
         let sharesOrbit = sameStorage(orbit, rebaseOrbit)
-        let sharesTable = bla != nil && rebaseBLA != nil && sameStorage(bla!.steps, rebaseBLA!.steps)
+        // One table for both (Mandelbrot): level starts are never empty, so their storage tells.
+        let sharesTable = bla != nil && rebaseBLA != nil && sameStorage(bla!.levelStarts, rebaseBLA!.levelStarts)
         let deltas: PerturbationLaunch.Deltas
         if subset == nil && !grid.rotated {
             deltas = .grid(columns: LaunchArray(grid.columns), rows: LaunchArray(grid.rows), width: grid.width)
