@@ -71,6 +71,25 @@ final class OrbitSupply: @unchecked Sendable {
         }
     }
 
+    /// `finerOrbit`, started on another thread: on a GPU the render's own thread mostly waits on
+    /// the device, so the orbit the 106-bit passes may need is computed during the first passes.
+    func startFinerOrbit(at point: BigComplex, precision finer: Precision, steps: Int? = nil) -> FinerOrbitTask {
+        let power = power, maxIterations = maxIterations, partner = threads > 1
+        return FinerOrbitTask { control in
+            try ReferenceOrbit.compute(
+                point: point.rounded(to: finer), power: power, juliaC: nil, maxIterations: steps ?? maxIterations,
+                precision: finer, lowWords: true, control: control, partnerThread: partner)
+        }
+    }
+
+    /// The orbit `task` computed (waiting for it), its compute time added to `seconds` as
+    /// `finerOrbit` adds its own.
+    func finish(_ task: FinerOrbitTask) throws -> ReferenceOrbit {
+        let (orbit, computeSeconds) = try task.result(watching: control)
+        seconds += computeSeconds
+        return orbit
+    }
+
     /// The orbit of `point` from the cache, else computed and cached; safe on several threads.
     private func fetch(_ point: BigComplex, lowWords: Bool, partner: Bool, steps: Int, watch: PeriodWatch? = nil)
         throws -> ReferenceOrbit
@@ -86,6 +105,40 @@ final class OrbitSupply: @unchecked Sendable {
             precision: precision, lowWords: lowWords, control: control, partnerThread: partner, watch: watch)
         cache?.store(computed)
         return computed
+    }
+}
+
+/// An orbit computed on a thread of its own, with its own control: cancelled when the render is
+/// (checked while waiting) or when the render ends without it (`cancel`, which waits for the
+/// thread, so nothing runs past the render).
+final class FinerOrbitTask: @unchecked Sendable {
+    private let group = DispatchGroup()
+    private let control = RenderControl()
+    /// Written once by the task's thread before `group` is left; read after waiting on it.
+    private var outcome: Result<(ReferenceOrbit, Double), any Error>?
+
+    init(_ body: @escaping @Sendable (RenderControl) throws -> ReferenceOrbit) {
+        group.enter()
+        let control = control
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let start = DispatchTime.now().uptimeNanoseconds
+            outcome = Result { (try body(control), Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
+            group.leave()
+        }
+    }
+
+    /// The orbit and the seconds it took; cancels it when `outer` is cancelled meanwhile.
+    func result(watching outer: RenderControl?) throws -> (ReferenceOrbit, Double) {
+        while group.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+            if outer?.isCancelled == true { control.cancel() }
+        }
+        return try outcome!.get()
+    }
+
+    /// Stops the computation (if it still runs) and waits for its thread.
+    func cancel() {
+        control.cancel()
+        group.wait()
     }
 }
 

@@ -143,6 +143,8 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         defer { trace.print() }
         let references = try PlaceReferences(job: self).run()
         trace.mark("reference")
+        let early = SettlePixels.startFinerOrbit(job: self, references: references)
+        defer { early?.cancel() }
         let buffers = PassBuffers(count: field.pixelCount, detect: settings.glitchMode == .detect)
         defer { buffers.deallocate() }
         let first = try FirstPass(job: self, references: references, buffers: buffers).run(into: &field)
@@ -150,8 +152,9 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         let correction = try GlitchCorrection(job: self, first: first, buffers: buffers, references: references).run(
             into: &field)
         trace.mark("glitch passes")
-        let settled = try SettlePixels(job: self, references: references, buffers: buffers, first: first.epsilon).run(
-            into: &field)
+        let settled = try SettlePixels(
+            job: self, references: references, buffers: buffers, first: first.epsilon, early: early
+        ).run(into: &field)
         trace.mark("passes for pixels at risk")
         if !renderSettings.extras.isEmpty { field.extras = first.extras }
         var report = PerturbationReport(

@@ -19,6 +19,8 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
     let buffers: PassBuffers
     /// The first pass's table epsilon where coarser than the setting's.
     let first: Double?
+    /// The finer orbit for the 106-bit passes, started early (`startFinerOrbit`), or nil.
+    let early: FinerOrbitTask?
 
     struct Outcome {
         var settingEpsilonPixels = 0
@@ -138,11 +140,11 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
     /// else the view's orbit with its low words.
     private func wideOrbit(worthAFinerOne: Bool) throws -> (Reference, Reference?, Int?) {
         let primary = references.primary, critical = references.critical
-        let needed = 116 + Int((-job.viewport.log2Spacing).rounded(.up))
-        if job.juliaC == nil && worthAFinerOne && primary.orbit.precision.bits < needed {
-            let bits = Swift.max(needed, job.precision.bits + 64)
-            let finer = try job.orbits.finerOrbit(
-                at: references.point, precision: Precision(bits: bits), steps: references.period)
+        if worthAFinerOne, let bits = Self.finerOrbitBits(job: job, references: references) {
+            let finer =
+                try early.map { try job.orbits.finish($0) }
+                ?? job.orbits.finerOrbit(
+                    at: references.point, precision: Precision(bits: bits), steps: references.period)
             return (Reference(finer, wraps: references.period != nil), nil, bits)
         }
         let fine =
@@ -158,6 +160,26 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
                 ? critical
                 : Reference(try job.orbits.orbit(at: BigComplex(precision: job.precision), lowWords: true))
         return (fine, fineCritical, nil)
+    }
+
+    /// The precision of a finer orbit for the 106-bit passes (z^2 + c and Multibrot, where the
+    /// view's orbit has fewer than 116 bits below the spacing: `wideOrbit`), or nil.
+    static func finerOrbitBits(job: PerturbationJob<F, D>, references: References) -> Int? {
+        let needed = 116 + Int((-job.viewport.log2Spacing).rounded(.up))
+        guard job.juliaC == nil, references.primary.orbit.precision.bits < needed else { return nil }
+        return Swift.max(needed, job.precision.bits + 64)
+    }
+
+    /// On a GPU, the finer orbit the 106-bit passes would take, started now on another thread
+    /// (`OrbitSupply.startFinerOrbit`): the render's thread waits on the device during the first
+    /// passes. Used only where `wideOrbit` takes a finer orbit; else cancelled. The same orbit
+    /// either way, so the same bytes.
+    static func startFinerOrbit(job: PerturbationJob<F, D>, references: References) -> FinerOrbitTask? {
+        guard job.executor.usesDevice, job.settings.exactSensitivePixels, D.significandBits <= 53,
+            let bits = finerOrbitBits(job: job, references: references)
+        else { return nil }
+        return job.orbits.startFinerOrbit(
+            at: references.point, precision: Precision(bits: bits), steps: references.period)
     }
 
     /// One pass over `pixels`, in rebase mode against `fine` (with `fineCritical` for Julia),
