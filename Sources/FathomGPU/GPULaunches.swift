@@ -182,8 +182,8 @@ enum ABI {
             la = entry(
                 E.self,
                 [
-                    \E.ccr, \E.threshold, \E.inverseThreshold, \E.stretchSignificand, \E.ccSignificand, \E.length,
-                    \E.chainEnd,
+                    \E.ccr, \E.threshold, \E.dcThreshold, \E.inverseThreshold, \E.inverseDCThreshold,
+                    \E.stretchSignificand, \E.ccSignificand, \E.length, \E.chainEnd,
                 ])
         case .floatExp:
             scalar = MemoryLayout<FKFloatExp>.stride
@@ -192,8 +192,8 @@ enum ABI {
             la = entry(
                 E.self,
                 [
-                    \E.ccr, \E.threshold, \E.inverseThreshold, \E.stretchSignificand, \E.ccSignificand, \E.length,
-                    \E.chainEnd,
+                    \E.ccr, \E.threshold, \E.dcThreshold, \E.inverseThreshold, \E.inverseDCThreshold,
+                    \E.stretchSignificand, \E.ccSignificand, \E.length, \E.chainEnd,
                 ])
         case .doubleDouble:
             scalar = MemoryLayout<FKDoubleDouble>.stride
@@ -202,8 +202,8 @@ enum ABI {
             la = entry(
                 E.self,
                 [
-                    \E.ccr, \E.threshold, \E.inverseThreshold, \E.stretchSignificand, \E.ccSignificand, \E.length,
-                    \E.chainEnd,
+                    \E.ccr, \E.threshold, \E.dcThreshold, \E.inverseThreshold, \E.inverseDCThreshold,
+                    \E.stretchSignificand, \E.ccSignificand, \E.length, \E.chainEnd,
                 ])
         case .doubleDoubleExp:
             scalar = MemoryLayout<FKDoubleDoubleExp>.stride
@@ -212,14 +212,17 @@ enum ABI {
             la = entry(
                 E.self,
                 [
-                    \E.ccr, \E.threshold, \E.inverseThreshold, \E.stretchSignificand, \E.ccSignificand, \E.length,
-                    \E.chainEnd,
+                    \E.ccr, \E.threshold, \E.dcThreshold, \E.inverseThreshold, \E.inverseDCThreshold,
+                    \E.stretchSignificand, \E.ccSignificand, \E.length, \E.chainEnd,
                 ])
         }
         return PerturbationLaunch.complexLayout(delta) == [2 * scalar, scalar]
             && PerturbationLaunch.stepLayout(delta) == step && PerturbationLaunch.laEntryLayout(delta) == la
             && perturbationOutcomeMatches && delta.rawValue == deltaConstant(delta)
-            && MemoryLayout<Int32>.stride == MemoryLayout<CInt>.stride
+            && PerturbationLaunch.scalarLayouts == [
+                MemoryLayout<CInt>.stride, MemoryLayout<Int64>.stride, MemoryLayout<FKFloatExp>.offset(of: \.e)!,
+                MemoryLayout<FKDoubleDouble>.offset(of: \.lo)!, MemoryLayout<FKDoubleDoubleExp>.offset(of: \.e)!,
+            ]
     }
 
     /// The ABI's FK_DELTA_ constant of `delta`: what the emulation switches on.

@@ -80,7 +80,9 @@ public struct LATable<D: DeltaScalar>: Sendable {
     public let entries: [LAEntry<D>]
     /// Per reference index m: the offset of the chain starting at m, or minus the distance to
     /// the next start (-1 at the orbit's last index).
-    public let chainAt: [Int32]
+    public let chainAt: [ChainOffset]
+    /// A chain offset as `chainAt` holds it (a GPU backend checks its size).
+    public typealias ChainOffset = Int32
     /// Entries per stage, stage 0 first.
     public let stageSizes: [Int]
     /// Per entry, a bound on |cc| without cancellation (`LABuilder.Entry.ccBound`), kept apart

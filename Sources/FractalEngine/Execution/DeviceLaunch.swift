@@ -163,13 +163,14 @@ public struct PerturbationLaunch: Sendable {
     }
 
     /// The layout of one LA entry of `delta` (`LAEntry<D>`): its stride and the offsets of cc,
-    /// threshold, inverseThreshold, stretchSignificand, ccSignificand, length and chainEnd.
+    /// threshold, dcThreshold, inverseThreshold, inverseDCThreshold, stretchSignificand,
+    /// ccSignificand, length and chainEnd.
     public static func laEntryLayout(_ delta: Delta) -> [Int] {
         func of<D: DeltaScalar>(_: D.Type) -> [Int] {
             typealias E = LAEntry<D>
             let fields: [PartialKeyPath<E>] = [
-                \E.cc, \E.threshold, \E.inverseThreshold, \E.stretchSignificand, \E.ccSignificand, \E.length,
-                \E.chainEnd,
+                \E.cc, \E.threshold, \E.dcThreshold, \E.inverseThreshold, \E.inverseDCThreshold,
+                \E.stretchSignificand, \E.ccSignificand, \E.length, \E.chainEnd,
             ]
             return [MemoryLayout<E>.stride] + fields.map { MemoryLayout<E>.offset(of: $0)! }
         }
@@ -179,6 +180,17 @@ public struct PerturbationLaunch: Sendable {
         case .doubleDouble: return of(DoubleDouble.self)
         case .doubleDoubleExp: return of(DoubleDoubleExp.self)
         }
+    }
+
+    /// The strides of a chain offset (`LATable.ChainOffset`) and a level start (Int), and the
+    /// offsets of the second field of FloatExp (exponent), DoubleDouble (lo) and DoubleDoubleExp
+    /// (exponent): what a backend checks beside the records' layouts.
+    public static var scalarLayouts: [Int] {
+        [
+            MemoryLayout<LATable<Double>.ChainOffset>.stride, MemoryLayout<Int>.stride,
+            MemoryLayout<FloatExp>.offset(of: \.exponent)!, MemoryLayout<DoubleDouble>.offset(of: \.lo)!,
+            MemoryLayout<DoubleDoubleExp>.offset(of: \.exponent)!,
+        ]
     }
 
     /// The stride of one Complex<D> and the offset of its imaginary part.

@@ -74,7 +74,8 @@ final class OrbitSupply: @unchecked Sendable {
     /// `finerOrbit`, started on another thread: on a GPU the render's own thread mostly waits on
     /// the device, so the orbit the 106-bit passes may need is computed during the first passes.
     func startFinerOrbit(at point: BigComplex, precision finer: Precision, steps: Int? = nil) -> FinerOrbitTask {
-        let power = power, maxIterations = maxIterations, partner = threads > 1
+        // The partner thread only with cores to spare beside the render's own work.
+        let power = power, maxIterations = maxIterations, partner = threads > 2
         return FinerOrbitTask { control in
             try ReferenceOrbit.compute(
                 point: point.rounded(to: finer), power: power, juliaC: nil, maxIterations: steps ?? maxIterations,

@@ -39,8 +39,9 @@ extension PerturbationKernel {
                 laLoadScale: table.laLoadScale)
         }
         let sharesOrbit = sameStorage(orbit, rebaseOrbit)
-        // One table for both (Mandelbrot): level starts are never empty, so their storage tells.
-        let sharesTable = bla != nil && rebaseBLA != nil && sameStorage(bla!.levelStarts, rebaseBLA!.levelStarts)
+        // One table for both (Mandelbrot): the same content's name (storage would not tell: two
+        // LA-only tables may share an empty steps array or a constant level-starts literal).
+        let sharesTable = bla != nil && rebaseBLA != nil && names.table != nil && names.table == names.rebaseTable
         let deltas: PerturbationLaunch.Deltas
         if subset == nil && !grid.rotated {
             deltas = .grid(columns: LaunchArray(grid.columns), rows: LaunchArray(grid.rows), width: grid.width)

@@ -809,8 +809,8 @@ enum ErrorVariance: StretchBound {
 
 /// How far a perturbation result's smooth value can be trusted.
 ///
-/// With `ErrorVariance` (the CPU's default) the kernels pass the error's variance and `n` = 1;
-/// with `ProductStretch` (the GPU's), the model below.
+/// With `ErrorVariance` (the default) the kernels pass the error's variance and `n` = 1;
+/// with `ProductStretch` (`--estimate product`), the model below.
 ///
 /// Each step rounds dz to the delta type's precision u, an error equivalent to moving the
 /// pixel by about u |dc|; over n steps (adding up like a random walk, times 4 for safety) and

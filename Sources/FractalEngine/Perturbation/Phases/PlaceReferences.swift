@@ -101,9 +101,9 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
     /// radius in size (its first guess from the center's orbit at least a quarter of that;
     /// Newton's method, tens of periods of MPFR steps, runs only then) with its nucleus in
     /// view. The watch runs on the center's orbit as it is computed: no MPFR step of its own.
-    /// Not on a GPU backend: its passes judge pixels at risk by the product estimate, which
-    /// against a wrapped reference misses some (Perturbation.md), so there the choice stays
-    /// the user's (`.nucleus`).
+    /// Not on a GPU backend: what a wrapped nucleus buys is the interior proof, which runs on
+    /// the CPU before a pixel's first step (such a pass stays on the CPU), so there the choice
+    /// stays the user's (`.nucleus`).
     private func automaticWatch() -> PeriodWatch? {
         let settings = job.settings
         guard

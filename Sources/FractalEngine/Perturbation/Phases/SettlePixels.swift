@@ -97,6 +97,9 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
                 trace.mark("106-bit fine")
             }
         }
+        // The early finer orbit, if no 106-bit pass took it, stops here (the MPFR pass takes every
+        // core); if one did, it is done.
+        early?.cancel()
         // MPFR last, within a budget: at 1e-22522 one pixel is 10^6 steps of ~400 us each. The
         // cheapest first (a pixel that escaped costs about its count, one that did not the
         // limit), as many as the budget's CPU seconds cover; the others are reported, by index.
