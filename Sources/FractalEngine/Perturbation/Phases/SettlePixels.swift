@@ -71,14 +71,12 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             }
             trace.mark("2^-53")
         }
-        // When iterating them in MPFR would cost more than the orbit did (e50 640x360: 210 pixels
-        // left for MPFR, 6 s; Documentation/Perturbation.md).
         let stepSeconds = PerturbationSettings.mpfrStepSeconds(
             bits: job.viewport.precision.bits, power: job.formula.power)
         func mpfrSeconds() -> Double { Double(atRisk.count) * Double(job.maxIterations) * stepSeconds }
         if !atRisk.isEmpty && D.significandBits <= 53 {
             outcome.doubleDoublePixels = atRisk.count
-            let (orbit, critical, bits) = try wideOrbit(worthAFinerOne: mpfrSeconds() > 2 * job.orbits.seconds)
+            let (orbit, critical, bits) = try wideOrbit(worthAFinerOne: worthAFinerOrbit(pixels: atRisk.count))
             outcome.finerOrbitBits = bits
             trace.mark("106-bit orbit")
             // The coarse tables only where the variance counts their truncation: with the
@@ -163,6 +161,22 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
                 ? critical
                 : Reference(try job.orbits.orbit(at: BigComplex(precision: job.precision), lowWords: true))
         return (fine, fineCritical, nil)
+    }
+
+    /// Whether a finer orbit is worth computing for `pixels` pixels at risk: where iterating them
+    /// in MPFR would cost more than twice the orbit (e50 640x360: 210 pixels left for MPFR, 6 s;
+    /// Documentation/Perturbation.md). Both sides by the same per-step model
+    /// (`PerturbationSettings.mpfrStepSeconds`), so the choice depends on the view alone; it
+    /// compared with the orbits' measured seconds before, a choice a slower machine, or another
+    /// thread count, could have made otherwise.
+    private func worthAFinerOrbit(pixels: Int) -> Bool {
+        guard let bits = Self.finerOrbitBits(job: job, references: references) else { return false }
+        let power = job.formula.power
+        let mpfr =
+            Double(pixels) * Double(job.maxIterations)
+            * PerturbationSettings.mpfrStepSeconds(bits: job.viewport.precision.bits, power: power)
+        let steps = references.period ?? references.primary.orbit.count
+        return mpfr > 2 * Double(steps) * PerturbationSettings.mpfrStepSeconds(bits: bits, power: power)
     }
 
     /// The precision of a finer orbit for the 106-bit passes (z^2 + c and Multibrot, where the
