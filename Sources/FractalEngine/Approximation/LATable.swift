@@ -188,7 +188,10 @@ public struct LATable<D: DeltaScalar>: Sendable {
     /// Calls `body` with a view of the table for a kernel's inner loop.
     @inlinable
     public func withView<R>(_ body: (LAView<D>) -> R) -> R {
-        entries.withUnsafeBufferPointer { e in
+        // No entries (an orbit too short, or too many for Int32 offsets): no LA at all, as a GPU
+        // pass sees it (an empty array's buffer may still have an address).
+        if entries.isEmpty { return body(.none) }
+        return entries.withUnsafeBufferPointer { e in
             chainAt.withUnsafeBufferPointer { c in
                 body(LAView(entries: e.baseAddress, chainAt: c.baseAddress))
             }
