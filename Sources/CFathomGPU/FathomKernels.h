@@ -426,36 +426,9 @@ template <class D> struct StepView {
     long long stretchExponent;
 };
 
-FK_DEVICE StepView<double> stepView(const FKStepDouble &s) {
-    StepView<double> v;
-    v.a = cx(s.ar, s.ai);
-    v.b = cx(s.br, s.bi);
-    v.inverseRadiusSquared = s.inverseRadiusSquared;
-    v.stretchSignificand = s.stretchSignificand;
-    v.stretchExponent = s.stretchExponent;
-    return v;
-}
-FK_DEVICE StepView<FExp> stepView(const FKStepFloatExp &s) {
-    StepView<FExp> v;
-    v.a = cx(fromABI(s.ar), fromABI(s.ai));
-    v.b = cx(fromABI(s.br), fromABI(s.bi));
-    v.inverseRadiusSquared = fromABI(s.inverseRadiusSquared);
-    v.stretchSignificand = s.stretchSignificand;
-    v.stretchExponent = s.stretchExponent;
-    return v;
-}
-
-FK_DEVICE StepView<DD> stepView(const FKStepDoubleDouble &s) {
-    StepView<DD> v;
-    v.a = cx(fromABI(s.ar), fromABI(s.ai));
-    v.b = cx(fromABI(s.br), fromABI(s.bi));
-    v.inverseRadiusSquared = fromABI(s.inverseRadiusSquared);
-    v.stretchSignificand = s.stretchSignificand;
-    v.stretchExponent = s.stretchExponent;
-    return v;
-}
-FK_DEVICE StepView<DDX> stepView(const FKStepDoubleDoubleExp &s) {
-    StepView<DDX> v;
+/// A table step of D as the kernel reads it (the ABI's layout of BLAStep<D>).
+template <class D> FK_DEVICE StepView<D> stepView(const typename Delta<D>::TableStep &s) {
+    StepView<D> v;
     v.a = cx(fromABI(s.ar), fromABI(s.ai));
     v.b = cx(fromABI(s.br), fromABI(s.bi));
     v.inverseRadiusSquared = fromABI(s.inverseRadiusSquared);
@@ -577,11 +550,11 @@ template <class D> FK_DEVICE Pair linearRounding(
 }
 /// PixelRun.blaError: a BLA step's rounding and truncation (the variance already times |A|^2).
 template <class D> FK_DEVICE Pair blaError(
-    Pair v, Cx<D> stepB, double stretchSignificand, long long stretchExponent, long long length, Cx<D> before,
-    double load, double epsilon, Pair inverseDC) {
-    FExp d = floatExpLengthSquared(before), b = floatExpLengthSquared(stepB);
+    Pair v, const StepView<D> &step, long long length, Cx<D> before, double load, double epsilon, Pair inverseDC) {
+    FExp d = floatExpLengthSquared(before), b = floatExpLengthSquared(step.b);
     Pair r = linearRounding<D>(
-        pair(stretchSignificand * d.s, stretchExponent + d.e), pair(b.s, b.e), length, load, epsilon, inverseDC);
+        pair(step.stretchSignificand * d.s, step.stretchExponent + d.e), pair(b.s, b.e), length, load, epsilon,
+        inverseDC);
     addVariance(v, r.m, r.e);
     return normalized(v);
 }
@@ -668,52 +641,52 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     out.r2 = 0;
     out.ratio = notANumber();
 
+    // PixelRun.addLoad; the variance counts each step's truncation itself (blaError, laError).
+    auto addLoad = [&](double load) {
+        double term;
+        if (load < 0x1p-24) {
+            term = load * kLocalScaleCap;
+        } else {
+            // PixelRun.localScale()
+            double localScale;
+            if (!(stretch2 > 0)) {
+                localScale = 0;
+            } else {
+                FExp mag = T::floatExp(T::complexMagnitude(dz.re, dz.im));
+                long long k = 2 * mag.e + inverseDCExponent - stretchExponent;
+                double sc = k > 1000 ? 0x1p1000 : (k < -1000 ? 0 : powerOfTwo(k));
+                double v = mag.s * mag.s * inverseDCSignificand / stretch2 * sc;
+                localScale = kLocalScaleCap < v ? kLocalScaleCap : v;
+            }
+            term = (isFinite(load) ? load : 1) * localScale;
+        }
+        blaLoad += term;
+    };
+    // PixelRun.takePlainStep.
+    auto plainStep = [&](Cx<D> next) {
+        const Cx<D> before = dz;
+        dz = next;
+        m += 1;
+        n += 1;
+        stretch2 *= nextStretch;
+        if (variance) {
+            Pair v = plainStepError<D>(
+                pair(stretch2, stretchExponent), pair(nextStretch, nextStretchExponent), before, inverseDC,
+                p.power);
+            stretch2 = v.m;
+            stretchExponent = v.e;
+        }
+    };
+
     for (;;) {
         if (!(n < maxIterations)) {
             out.kind = FK_MAX_ITERATIONS;
             break;
         }
-        // PixelRun.addLoad; the variance counts each step's truncation itself (blaError, laError).
-        auto addLoad = [&](double load) {
-            double term;
-            if (load < 0x1p-24) {
-                term = load * kLocalScaleCap;
-            } else {
-                // PixelRun.localScale()
-                double localScale;
-                if (!(stretch2 > 0)) {
-                    localScale = 0;
-                } else {
-                    FExp mag = T::floatExp(T::complexMagnitude(dz.re, dz.im));
-                    long long k = 2 * mag.e + inverseDCExponent - stretchExponent;
-                    double sc = k > 1000 ? 0x1p1000 : (k < -1000 ? 0 : powerOfTwo(k));
-                    double v = mag.s * mag.s * inverseDCSignificand / stretch2 * sc;
-                    localScale = kLocalScaleCap < v ? kLocalScaleCap : v;
-                }
-                term = (isFinite(load) ? load : 1) * localScale;
-            }
-            blaLoad += term;
-        };
-        // PixelRun.takePlainStep.
-        auto plainStep = [&](Cx<D> next) {
-            const Cx<D> before = dz;
-            dz = next;
-            m += 1;
-            n += 1;
-            stretch2 *= nextStretch;
-            if (variance) {
-                Pair v = plainStepError<D>(
-                    pair(stretch2, stretchExponent), pair(nextStretch, nextStretchExponent), before, inverseDC,
-                    p.power);
-                stretch2 = v.m;
-                stretchExponent = v.e;
-            }
-        };
         // LA: at an entry's start the exact step there, then the longest entry that holds (none:
         // the plain step); elsewhere BLA may take the pixel at most to the next start.
-        long long reach = 0x7fffffffffffffffLL;
-        long long chain = tab.la ? (long long)tab.chainAt[m] : -reach;
-        if (chain >= 0) {
+        const long long chain = tab.la ? (long long)tab.chainAt[m] : -1;
+        if (tab.la && chain >= 0) {
             // PerturbationKernel.linearStep
             const Cx<D> u = formulaStep(p, multibrot, orbit[m], dz, cx(T::zero(), T::zero()));
             long long index = laLongest<D>(tab, chain, u, dcStep, maxIterations - n);
@@ -740,11 +713,11 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
                 }
             }
         } else {
-            if (tab.la) reach = -chain;
+            const long long reach = tab.la ? -chain : 0x7fffffffffffffffLL;
             long long length = 0;
             long long index = longestStep<D>(tab, m, dz, reach, &length);
             if (index >= 0 && n + length <= maxIterations) {
-                StepView<D> s = stepView(tab.steps[index]);
+                StepView<D> s = stepView<D>(tab.steps[index]);
                 double load = T::leading(lengthSquared(dz) * s.inverseRadiusSquared);
                 if (!variance) addLoad(load);
                 const Cx<D> before = dz;
@@ -755,9 +728,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
                 stretch2 *= s.stretchSignificand;
                 stretchExponent += s.stretchExponent;
                 if (variance) {
-                    Pair v = blaError<D>(
-                        pair(stretch2, stretchExponent), s.b, s.stretchSignificand, s.stretchExponent, length,
-                        before, load, p.epsilon, inverseDC);
+                    Pair v = blaError<D>(pair(stretch2, stretchExponent), s, length, before, load, p.epsilon, inverseDC);
                     stretch2 = v.m;
                     stretchExponent = v.e;
                 }

@@ -159,62 +159,39 @@ extension GPUExecutor {
 /// delta type's Complex and BLA step, and the outcome records.
 enum ABI {
     static func matches(_ delta: PerturbationLaunch.Delta) -> Bool {
-        /// The ABI's step as `PerturbationLaunch.stepLayout` gives the engine's: its stride and the
-        /// offsets of b (br), radius, stretchExponent and inverseRadiusSquared.
-        func layout<S>(
-            _: S.Type, _ b: PartialKeyPath<S>, _ radius: PartialKeyPath<S>, _ exponent: PartialKeyPath<S>,
-            _ inverse: PartialKeyPath<S>
-        ) -> [Int] {
-            [MemoryLayout<S>.stride] + [b, radius, exponent, inverse].map { MemoryLayout<S>.offset(of: $0)! }
-        }
-        /// The ABI's LA entry as `PerturbationLaunch.laEntryLayout` gives the engine's.
-        func entry<E>(
-            _: E.Type, _ fields: [PartialKeyPath<E>]
-        ) -> [Int] {
-            [MemoryLayout<E>.stride] + fields.map { MemoryLayout<E>.offset(of: $0)! }
+        /// An ABI record's stride and the offsets of `fields`, as `PerturbationLaunch.stepLayout`
+        /// (b (br), radius, stretchExponent, inverseRadiusSquared) and `laEntryLayout` give the
+        /// engine's.
+        func layout<S>(_: S.Type, _ fields: PartialKeyPath<S>...) -> [Int] {
+            [MemoryLayout<S>.stride] + fields.map { MemoryLayout<S>.offset(of: $0)! }
         }
         let scalar: Int, step: [Int], la: [Int]
         switch delta {
         case .double:
             scalar = MemoryLayout<Double>.stride
             step = layout(FKStepDouble.self, \.br, \.radius, \.stretchExponent, \.inverseRadiusSquared)
-            typealias E = FKLAEntryDouble
-            la = entry(
-                E.self,
-                [
-                    \E.ccr, \E.threshold, \E.dcThreshold, \E.inverseThreshold, \E.inverseDCThreshold,
-                    \E.stretchSignificand, \E.ccSignificand, \E.length, \E.chainEnd,
-                ])
+            la = layout(
+                FKLAEntryDouble.self, \.ccr, \.threshold, \.dcThreshold, \.inverseThreshold, \.inverseDCThreshold,
+                \.stretchSignificand, \.ccSignificand, \.length, \.chainEnd)
         case .floatExp:
             scalar = MemoryLayout<FKFloatExp>.stride
             step = layout(FKStepFloatExp.self, \.br, \.radius, \.stretchExponent, \.inverseRadiusSquared)
-            typealias E = FKLAEntryFloatExp
-            la = entry(
-                E.self,
-                [
-                    \E.ccr, \E.threshold, \E.dcThreshold, \E.inverseThreshold, \E.inverseDCThreshold,
-                    \E.stretchSignificand, \E.ccSignificand, \E.length, \E.chainEnd,
-                ])
+            la = layout(
+                FKLAEntryFloatExp.self, \.ccr, \.threshold, \.dcThreshold, \.inverseThreshold, \.inverseDCThreshold,
+                \.stretchSignificand, \.ccSignificand, \.length, \.chainEnd)
         case .doubleDouble:
             scalar = MemoryLayout<FKDoubleDouble>.stride
             step = layout(FKStepDoubleDouble.self, \.br, \.radius, \.stretchExponent, \.inverseRadiusSquared)
-            typealias E = FKLAEntryDoubleDouble
-            la = entry(
-                E.self,
-                [
-                    \E.ccr, \E.threshold, \E.dcThreshold, \E.inverseThreshold, \E.inverseDCThreshold,
-                    \E.stretchSignificand, \E.ccSignificand, \E.length, \E.chainEnd,
-                ])
+            la = layout(
+                FKLAEntryDoubleDouble.self, \.ccr, \.threshold, \.dcThreshold, \.inverseThreshold, \.inverseDCThreshold,
+                \.stretchSignificand, \.ccSignificand, \.length, \.chainEnd)
         case .doubleDoubleExp:
             scalar = MemoryLayout<FKDoubleDoubleExp>.stride
             step = layout(FKStepDoubleDoubleExp.self, \.br, \.radius, \.stretchExponent, \.inverseRadiusSquared)
-            typealias E = FKLAEntryDoubleDoubleExp
-            la = entry(
-                E.self,
-                [
-                    \E.ccr, \E.threshold, \E.dcThreshold, \E.inverseThreshold, \E.inverseDCThreshold,
-                    \E.stretchSignificand, \E.ccSignificand, \E.length, \E.chainEnd,
-                ])
+            la = layout(
+                FKLAEntryDoubleDoubleExp.self, \.ccr, \.threshold, \.dcThreshold, \.inverseThreshold,
+                \.inverseDCThreshold,
+                \.stretchSignificand, \.ccSignificand, \.length, \.chainEnd)
         }
         return PerturbationLaunch.complexLayout(delta) == [2 * scalar, scalar]
             && PerturbationLaunch.stepLayout(delta) == step && PerturbationLaunch.laEntryLayout(delta) == la

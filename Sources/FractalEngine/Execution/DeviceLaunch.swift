@@ -83,6 +83,16 @@ public struct PerturbationLaunch: Sendable {
         case doubleDouble = 2
         case doubleDoubleExp = 3
 
+        /// The engine's type of it (the layouts above are read from it).
+        var scalar: any DeltaScalar.Type {
+            switch self {
+            case .double: Double.self
+            case .floatExp: FloatExp.self
+            case .doubleDouble: DoubleDouble.self
+            case .doubleDoubleExp: DoubleDoubleExp.self
+            }
+        }
+
         /// The kernels' name for it (`fathom_perturb_<name>`).
         public var kernelName: String {
             switch self {
@@ -143,16 +153,9 @@ public struct PerturbationLaunch: Sendable {
 
     /// The layout of one BLA step of `delta` (`BLAStep<D>`): its stride and the offsets of b,
     /// radius, stretchExponent and inverseRadiusSquared. A backend checks it against its own.
-    public static func stepLayout(_ delta: Delta) -> [Int] {
-        switch delta {
-        case .double: layout(Double.self)
-        case .floatExp: layout(FloatExp.self)
-        case .doubleDouble: layout(DoubleDouble.self)
-        case .doubleDoubleExp: layout(DoubleDoubleExp.self)
-        }
-    }
+    public static func stepLayout(_ delta: Delta) -> [Int] { stepLayout(delta.scalar) }
 
-    private static func layout<D: DeltaScalar>(_: D.Type) -> [Int] {
+    private static func stepLayout<D: DeltaScalar>(_: D.Type) -> [Int] {
         typealias Step = BLAStep<D>
         return [
             MemoryLayout<Step>.stride, MemoryLayout<Step>.offset(of: \Step.b)!,
@@ -165,21 +168,15 @@ public struct PerturbationLaunch: Sendable {
     /// The layout of one LA entry of `delta` (`LAEntry<D>`): its stride and the offsets of cc,
     /// threshold, dcThreshold, inverseThreshold, inverseDCThreshold, stretchSignificand,
     /// ccSignificand, length and chainEnd.
-    public static func laEntryLayout(_ delta: Delta) -> [Int] {
-        func of<D: DeltaScalar>(_: D.Type) -> [Int] {
-            typealias E = LAEntry<D>
-            let fields: [PartialKeyPath<E>] = [
-                \E.cc, \E.threshold, \E.dcThreshold, \E.inverseThreshold, \E.inverseDCThreshold,
-                \E.stretchSignificand, \E.ccSignificand, \E.length, \E.chainEnd,
-            ]
-            return [MemoryLayout<E>.stride] + fields.map { MemoryLayout<E>.offset(of: $0)! }
-        }
-        switch delta {
-        case .double: return of(Double.self)
-        case .floatExp: return of(FloatExp.self)
-        case .doubleDouble: return of(DoubleDouble.self)
-        case .doubleDoubleExp: return of(DoubleDoubleExp.self)
-        }
+    public static func laEntryLayout(_ delta: Delta) -> [Int] { laEntryLayout(delta.scalar) }
+
+    private static func laEntryLayout<D: DeltaScalar>(_: D.Type) -> [Int] {
+        typealias E = LAEntry<D>
+        let fields: [PartialKeyPath<E>] = [
+            \E.cc, \E.threshold, \E.dcThreshold, \E.inverseThreshold, \E.inverseDCThreshold,
+            \E.stretchSignificand, \E.ccSignificand, \E.length, \E.chainEnd,
+        ]
+        return [MemoryLayout<E>.stride] + fields.map { MemoryLayout<E>.offset(of: $0)! }
     }
 
     /// The strides of a chain offset (`LATable.ChainOffset`) and a level start (Int), and the
@@ -194,16 +191,10 @@ public struct PerturbationLaunch: Sendable {
     }
 
     /// The stride of one Complex<D> and the offset of its imaginary part.
-    public static func complexLayout(_ delta: Delta) -> [Int] {
-        func of<D: DeltaScalar>(_: D.Type) -> [Int] {
-            [MemoryLayout<Complex<D>>.stride, MemoryLayout<Complex<D>>.offset(of: \.im)!]
-        }
-        switch delta {
-        case .double: return of(Double.self)
-        case .floatExp: return of(FloatExp.self)
-        case .doubleDouble: return of(DoubleDouble.self)
-        case .doubleDoubleExp: return of(DoubleDoubleExp.self)
-        }
+    public static func complexLayout(_ delta: Delta) -> [Int] { complexLayout(delta.scalar) }
+
+    private static func complexLayout<D: DeltaScalar>(_: D.Type) -> [Int] {
+        [MemoryLayout<Complex<D>>.stride, MemoryLayout<Complex<D>>.offset(of: \.im)!]
     }
 }
 

@@ -65,22 +65,25 @@ final class OrbitSupply: @unchecked Sendable {
     /// render depend on the renders before it, and a sequence's slices must equal the full run).
     func finerOrbit(at point: BigComplex, precision finer: Precision, steps: Int? = nil) throws -> ReferenceOrbit {
         try addingSeconds(to: &seconds) {
-            try ReferenceOrbit.compute(
-                point: point.rounded(to: finer), power: power, juliaC: nil, maxIterations: steps ?? maxIterations,
-                precision: finer, lowWords: true, control: control, partnerThread: threads > 1)
+            try computeFiner(at: point, precision: finer, steps: steps, control: control, partner: threads > 1)
         }
     }
 
     /// `finerOrbit`, started on another thread: on a GPU the render's own thread mostly waits on
     /// the device, so the orbit the 106-bit passes may need is computed during the first passes.
+    /// Its partner thread only with cores to spare beside the render's own work.
     func startFinerOrbit(at point: BigComplex, precision finer: Precision, steps: Int? = nil) -> FinerOrbitTask {
-        // The partner thread only with cores to spare beside the render's own work.
-        let power = power, maxIterations = maxIterations, partner = threads > 2
-        return FinerOrbitTask { control in
-            try ReferenceOrbit.compute(
-                point: point.rounded(to: finer), power: power, juliaC: nil, maxIterations: steps ?? maxIterations,
-                precision: finer, lowWords: true, control: control, partnerThread: partner)
+        FinerOrbitTask { [self] control in
+            try computeFiner(at: point, precision: finer, steps: steps, control: control, partner: threads > 2)
         }
+    }
+
+    private func computeFiner(
+        at point: BigComplex, precision finer: Precision, steps: Int?, control: RenderControl?, partner: Bool
+    ) throws -> ReferenceOrbit {
+        try ReferenceOrbit.compute(
+            point: point.rounded(to: finer), power: power, juliaC: nil, maxIterations: steps ?? maxIterations,
+            precision: finer, lowWords: true, control: control, partnerThread: partner)
     }
 
     /// The orbit `task` computed (waiting for it), its compute time added to `seconds` as

@@ -76,7 +76,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
         func mpfrSeconds() -> Double { Double(atRisk.count) * Double(job.maxIterations) * stepSeconds }
         if !atRisk.isEmpty && D.significandBits <= 53 {
             outcome.doubleDoublePixels = atRisk.count
-            let (orbit, critical, bits) = try wideOrbit(worthAFinerOne: worthAFinerOrbit(pixels: atRisk.count))
+            let (orbit, critical, bits) = try wideOrbit(mpfrSeconds: mpfrSeconds())
             outcome.finerOrbitBits = bits
             trace.mark("106-bit orbit")
             // The coarse tables only where the variance counts their truncation: with the
@@ -136,12 +136,18 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
     /// finer one where it was computed. The orbit's rounding, 2^(1 - bits) a step, enters every
     /// pixel like an error of dc; below 2^-110 of the pixel spacing it is below the deltas' own
     /// (e50 640x360: against the view's orbit at 239 bits the 106-bit pass left 3,683 of 17,209
-    /// pixels at risk, against one at 303 bits 8). A finer orbit for z^2 + c and Multibrot,
-    /// where it costs less than MPFR would (`worthAFinerOne`), at 64 more bits at least;
-    /// else the view's orbit with its low words.
-    private func wideOrbit(worthAFinerOne: Bool) throws -> (Reference, Reference?, Int?) {
+    /// pixels at risk, against one at 303 bits 8). A finer orbit for z^2 + c and Multibrot, at
+    /// 64 more bits at least, where iterating the pixels in MPFR (`mpfrSeconds`) would cost more
+    /// than twice the orbit (e50 640x360: 210 pixels left for MPFR, 6 s; Perturbation.md). Both
+    /// by the same per-step model (`PerturbationSettings.mpfrStepSeconds`), not by a clock, so
+    /// the choice is the view's alone. Else the view's orbit with its low words.
+    private func wideOrbit(mpfrSeconds: Double) throws -> (Reference, Reference?, Int?) {
         let primary = references.primary, critical = references.critical
-        if worthAFinerOne, let bits = Self.finerOrbitBits(job: job, references: references) {
+        if let bits = Self.finerOrbitBits(job: job, references: references),
+            mpfrSeconds
+                > 2 * Double(references.period ?? primary.orbit.count)
+                * PerturbationSettings.mpfrStepSeconds(bits: bits, power: job.formula.power)
+        {
             let finer =
                 try early.map { try job.orbits.finish($0) }
                 ?? job.orbits.finerOrbit(
@@ -161,22 +167,6 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
                 ? critical
                 : Reference(try job.orbits.orbit(at: BigComplex(precision: job.precision), lowWords: true))
         return (fine, fineCritical, nil)
-    }
-
-    /// Whether a finer orbit is worth computing for `pixels` pixels at risk: where iterating them
-    /// in MPFR would cost more than twice the orbit (e50 640x360: 210 pixels left for MPFR, 6 s;
-    /// Documentation/Perturbation.md). Both sides by the same per-step model
-    /// (`PerturbationSettings.mpfrStepSeconds`), so the choice depends on the view alone; it
-    /// compared with the orbits' measured seconds before, a choice a slower machine, or another
-    /// thread count, could have made otherwise.
-    private func worthAFinerOrbit(pixels: Int) -> Bool {
-        guard let bits = Self.finerOrbitBits(job: job, references: references) else { return false }
-        let power = job.formula.power
-        let mpfr =
-            Double(pixels) * Double(job.maxIterations)
-            * PerturbationSettings.mpfrStepSeconds(bits: job.viewport.precision.bits, power: power)
-        let steps = references.period ?? references.primary.orbit.count
-        return mpfr > 2 * Double(steps) * PerturbationSettings.mpfrStepSeconds(bits: bits, power: power)
     }
 
     /// The precision of a finer orbit for the 106-bit passes (z^2 + c and Multibrot, where the
