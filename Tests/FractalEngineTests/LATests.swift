@@ -107,4 +107,29 @@ struct LATests {
         #expect(starts.count > 100)
         #expect(starts.prefix(starts.count - 1).allSatisfy { $0 % 3 == 0 }, "\(starts.prefix(10))")
     }
+
+    @Test("a table built on several threads is the one built on one, bit for bit")
+    func threadsDoNotChangeTheTable() throws {
+        // Long enough that every parallel step splits (magnitudes, each stage's entries, the
+        // chains' entries and offsets).
+        let z = try orbit(re: PerturbationTests.e55Re, im: PerturbationTests.e55Im, steps: 40_000)
+        let one = LATable(orbit: z, epsilon: 0x1p-40, threads: 1)
+        let four = LATable(orbit: z, epsilon: 0x1p-40, threads: 4)
+        #expect(one.entries.count > 4096)
+        #expect(one.stageSizes == four.stageSizes)
+        #expect(one.chainAt == four.chainAt)
+        #expect(one.entries.count == four.entries.count)
+        func bits(_ e: LAEntry<Double>) -> [UInt64] {
+            [
+                e.zc.re, e.zc.im, e.cc.re, e.cc.im, e.threshold, e.dcThreshold, e.inverseThreshold,
+                e.inverseDCThreshold, e.stretchSignificand, e.ccSignificand,
+            ].map(\.bitPattern)
+                + [e.stretchExponent, e.ccExponent, e.length, e.chainEnd].map { UInt64(bitPattern: Int64($0)) }
+        }
+        for (a, b) in zip(one.entries, four.entries) where bits(a) != bits(b) {
+            Issue.record("entries differ: \(a) against \(b)")
+            break
+        }
+        #expect(one.ccBounds.map(\.bitPattern) == four.ccBounds.map(\.bitPattern))
+    }
 }

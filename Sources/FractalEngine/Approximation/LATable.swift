@@ -105,20 +105,22 @@ public struct LATable<D: DeltaScalar>: Sendable {
     /// `escapeGaps`: the orbit's exact 4 - |Z|^2 where Double cannot tell |Z| from 2.
     public init(
         orbit: [Complex<D>], epsilon: Double, addsDC: Bool = true, power: Int = 2, escapeGaps: [Int: FloatExp] = [:],
-        spanning: Bool = false
+        spanning: Bool = false, threads: Int = 1
     ) {
         self.init(
-            orbit: orbit, epsilon: epsilon, addsDC: addsDC, power: power, escapeGaps: escapeGaps, spanning: spanning
+            orbit: orbit, epsilon: epsilon, addsDC: addsDC, power: power, escapeGaps: escapeGaps, spanning: spanning,
+            threads: threads
         ) { $0 }
     }
 
     /// Built in W (`orbit` in W, each coefficient rounded to D once by `converting`). With
     /// `spanning` (an orbit of one period, wrapped) the chain at 0 ends in one entry over the
     /// whole orbit, the return map, even where the stages stop before it (at dips inside the
-    /// period).
+    /// period). Each stage's entries are composed on up to `threads` threads (the same table
+    /// for any count: where entries end depends on the orbit's magnitudes alone).
     public init<W: DeltaScalar>(
         orbit: [Complex<W>], epsilon: Double, addsDC: Bool = true, power: Int = 2, escapeGaps: [Int: FloatExp] = [:],
-        spanning: Bool = false, converting: (W) -> D
+        spanning: Bool = false, threads: Int = 1, converting: @Sendable (W) -> D
     ) {
         self.epsilon = epsilon
         let n = orbit.count - 1
@@ -129,7 +131,8 @@ public struct LATable<D: DeltaScalar>: Sendable {
             ccBounds = []
             return
         }
-        let builder = LABuilder<W>(orbit: orbit, epsilon: epsilon, addsDC: addsDC, power: power, gaps: escapeGaps)
+        let builder = LABuilder<W>(
+            orbit: orbit, epsilon: epsilon, addsDC: addsDC, power: power, gaps: escapeGaps, threads: threads)
         var stages = [builder.stage(from: nil, dip: LATable.stage0Dip)]
         while stages.count < LATable.maxStages, stages.last!.entries.count > 1, !stages.last!.isLast {
             let next = builder.stage(from: stages.last!.entries, dip: LATable.stageDip)
@@ -151,33 +154,66 @@ public struct LATable<D: DeltaScalar>: Sendable {
         stageSizes = stages.map(\.entries.count)
         // Chains: every stage-k start is a stage-(k-1) start, so walking stage 0 in order and
         // each higher stage alongside gives each chain in stage order.
-        func c(_ z: Complex<W>) -> Complex<D> { Complex(converting(z.re), converting(z.im)) }
-        var flat: [LAEntry<D>] = []
-        var bounds: [D] = []
-        flat.reserveCapacity(stageSizes.reduce(0, +))
-        var at = [Int32](repeating: 0, count: orbit.count)
+        // First which entries make each chain and where it lies, then the entries themselves
+        // and the offsets, in parallel.
+        var members: [(stage: Int, index: Int, chainEnd: Int)] = []
+        members.reserveCapacity(stageSizes.reduce(0, +))
+        var chainOffsets: [Int] = []
+        chainOffsets.reserveCapacity(stageSizes[0])
         var cursors = [Int](repeating: 0, count: stages.count)
         for first in stages[0].entries {
-            let offset = flat.count
-            var chain = [first]
+            let offset = members.count
+            chainOffsets.append(offset)
+            var chain = [(stage: 0, index: chainOffsets.count - 1)]
+            var lastLength = first.length
             for k in 1..<stages.count {
                 let c = cursors[k]
                 guard c < stages[k].entries.count, stages[k].entries[c].start == first.start else { break }
                 cursors[k] = c + 1
                 // A stage that closed its entry at once holds the entry below again.
-                if stages[k].entries[c].length > chain.last!.length { chain.append(stages[k].entries[c]) }
+                if stages[k].entries[c].length > lastLength {
+                    chain.append((stage: k, index: c))
+                    lastLength = stages[k].entries[c].length
+                }
             }
-            for e in chain {
-                flat.append(
-                    LAEntry(
-                        zc: c(e.zc), cc: c(e.cc), threshold: converting(e.t), dcThreshold: converting(e.tc),
-                        truncation: converting(e.truncation), dcTruncation: converting(e.dcTruncation),
-                        length: e.length,
-                        chainEnd: offset + chain.count))
-                bounds.append(converting(e.ccBound))
+            for member in chain {
+                members.append((stage: member.stage, index: member.index, chainEnd: offset + chain.count))
             }
-            at[first.start] = Int32(offset)
-            for j in 1..<first.length { at[first.start + j] = Int32(-(first.length - j)) }
+        }
+        let total = members.count
+        let threads = Swift.max(1, threads)
+        let built = stages, chains = members, offsets = chainOffsets
+        var bounds = [D](repeating: .zero, count: total)
+        let flat = bounds.withUnsafeMutableBufferPointer { boundsBuffer in
+            let boundsOut = SendablePointer(boundsBuffer.baseAddress!)
+            return [LAEntry<D>](unsafeUninitializedCapacity: total) { buffer, initialized in
+                let out = SendablePointer(buffer.baseAddress!)
+                Parallel.forEachChunk(total, threads: threads, minimumCount: 4096) { range in
+                    for i in range {
+                        let member = chains[i]
+                        let e = built[member.stage].entries[member.index]
+                        (out.pointer + i).initialize(
+                            to: LAEntry(
+                                zc: Complex(converting(e.zc.re), converting(e.zc.im)),
+                                cc: Complex(converting(e.cc.re), converting(e.cc.im)), threshold: converting(e.t),
+                                dcThreshold: converting(e.tc), truncation: converting(e.truncation),
+                                dcTruncation: converting(e.dcTruncation), length: e.length, chainEnd: member.chainEnd))
+                        boundsOut.pointer[i] = converting(e.ccBound)
+                    }
+                }
+                initialized = total
+            }
+        }
+        var at = [Int32](repeating: 0, count: orbit.count)
+        at.withUnsafeMutableBufferPointer { atBuffer in
+            let atOut = SendablePointer(atBuffer.baseAddress!)
+            Parallel.forEachChunk(built[0].entries.count, threads: threads, minimumCount: 1024) { range in
+                for k in range {
+                    let first = built[0].entries[k]
+                    atOut.pointer[first.start] = Int32(offsets[k])
+                    for j in 1..<first.length { atOut.pointer[first.start + j] = Int32(-(first.length - j)) }
+                }
+            }
         }
         at[n] = -1
         entries = flat
@@ -242,9 +278,9 @@ public struct LAView<D: DeltaScalar> {
 }
 
 /// The construction of LA stages (`LATable`).
-struct LABuilder<D: DeltaScalar> {
+struct LABuilder<D: DeltaScalar>: Sendable {
     /// An entry while stages are built.
-    struct Entry {
+    struct Entry: Sendable {
         var start: Int
         var length: Int
         var zc: Complex<D>
@@ -273,13 +309,30 @@ struct LABuilder<D: DeltaScalar> {
     let addsDC: Bool
     let power: Int
     let gaps: [Int: FloatExp]
+    /// log2 |Z(m)| per orbit index (`magnitude`), computed once for every stage.
+    let magnitudes: [Double]
+    let threads: Int
     /// log2(2 - 2^-20), lower where a large epsilon lets |z| stray further from |Z| (4 s of
     /// it, here 8 s: log2(2 / (1 + 8 s))).
     let riskyLog2: Double
     var n: Int { orbit.count - 1 }
 
-    init(orbit: [Complex<D>], epsilon: Double, addsDC: Bool, power: Int, gaps: [Int: FloatExp]) {
+    init(orbit: [Complex<D>], epsilon: Double, addsDC: Bool, power: Int, gaps: [Int: FloatExp], threads: Int = 1) {
         self.orbit = orbit
+        self.threads = Swift.max(1, threads)
+        magnitudes = [Double](unsafeUninitializedCapacity: orbit.count) { buffer, initialized in
+            let out = SendablePointer(buffer.baseAddress!)
+            orbit.withUnsafeBufferPointer { z in
+                let zp = SendablePointer(UnsafeMutablePointer(mutating: z.baseAddress!))
+                Parallel.forEachChunk(orbit.count, threads: threads) { range in
+                    for m in range {
+                        let w = zp.pointer[m]
+                        (out.pointer + m).initialize(to: D.complexMagnitude(w.re, w.im).floatExpValue.log2Magnitude)
+                    }
+                }
+            }
+            initialized = orbit.count
+        }
         self.gaps = gaps
         riskyLog2 = Swift.min(0.99999931, 1 - Math.log2(1 + 8 * epsilon / Double(power - 1)))
         scale = D(epsilon / Double(power - 1))
@@ -288,9 +341,7 @@ struct LABuilder<D: DeltaScalar> {
     }
 
     /// log2 |Z(m)|, for the dip tests (through FloatExp: tiny |Z| stay apart from 0).
-    func magnitude(_ m: Int) -> Double {
-        D.complexMagnitude(orbit[m].re, orbit[m].im).floatExpValue.log2Magnitude
-    }
+    func magnitude(_ m: Int) -> Double { magnitudes[m] }
 
     /// log2 |Z(m)| at least log2(2 - 2^-20): there the bound |dz| < 2 s |Z| alone could let a
     /// pixel pass |z| = 2 inside an entry, so the gap bounds it too (`gapBound`).
@@ -376,20 +427,21 @@ struct LABuilder<D: DeltaScalar> {
     /// found by the first dip is reached.
     func stage(from previous: [Entry]?, dip: Double) -> Stage {
         let count = previous?.count ?? n
-        func item(_ j: Int) -> Entry { previous?[j] ?? fresh(j) }
+        @Sendable func item(_ j: Int) -> Entry { previous?[j] ?? fresh(j) }
         let dipLog2 = Math.log2(dip)
         let unit = item(0).length
-        // The period: where the first dip comes, the first absorption untested.
-        var probe = item(0)
+        // The period: where the first dip comes, the first absorption untested (the entries
+        // so far composed only as far as their smallest |Z|, all the test reads).
+        var probeMin = item(0).minMag
         var found: Int? = nil
         for j in 1..<Swift.max(1, count) {
             let next = item(j)
             let mag = magnitude(next.start)
-            if j >= 2 && mag < probe.minMag + dipLog2 {
+            if j >= 2 && mag < probeMin + dipLog2 {
                 found = next.start
                 break
             }
-            probe = composite(probe, next)
+            probeMin = Swift.min(mag, probeMin, next.minMag)
         }
         var period: Int
         var isLast = false
@@ -402,8 +454,11 @@ struct LABuilder<D: DeltaScalar> {
             period = n
             isLast = true
         }
-        var out: [Entry] = []
-        var entry = item(0)
+        // Where entries end, from the magnitudes alone (an entry's smallest |Z| is that of the
+        // points it absorbs and of its parts): the indices of the items that start one.
+        var firsts = [0]
+        var entryStart = item(0).start
+        var entryMin = item(0).minMag
         // The first absorption of an entry is untested (a fresh entry's smallest |Z| is 4, not
         // yet the orbit's) unless the point is a dip against the entry just closed (for the
         // first entry: against |Z| = 4). Taking the first junction of a stage unconditionally
@@ -420,18 +475,34 @@ struct LABuilder<D: DeltaScalar> {
             let close =
                 (previous == nil && risky(mag))
                 || (untested && !(mag < closedMin + dipLog2)
-                    ? false : mag < entry.minMag + dipLog2 || b - entry.start >= period)
+                    ? false : mag < entryMin + dipLog2 || b - entryStart >= period)
             if close {
-                out.append(entry)
-                closedMin = Swift.min(entry.minMag, mag)
-                entry = next
+                firsts.append(j)
+                closedMin = Swift.min(entryMin, mag)
+                entryStart = b
+                entryMin = next.minMag
                 untested = true
             } else {
-                entry = composite(entry, next)
+                entryMin = Swift.min(mag, entryMin, next.minMag)
                 untested = false
             }
         }
-        out.append(entry)
+        // Then each entry composed from its items, entries in parallel.
+        let ends = firsts.dropFirst() + [Swift.max(1, count)]
+        let entryCount = firsts.count
+        let out = [Entry](unsafeUninitializedCapacity: entryCount) { buffer, initialized in
+            let target = SendablePointer(buffer.baseAddress!)
+            let bounds = Array(zip(firsts, ends))
+            Parallel.forEachChunk(entryCount, threads: threads, minimumCount: 256) { range in
+                for k in range {
+                    let (first, end) = bounds[k]
+                    var entry = item(first)
+                    for j in (first + 1)..<end { entry = composite(entry, item(j)) }
+                    (target.pointer + k).initialize(to: entry)
+                }
+            }
+            initialized = entryCount
+        }
         return Stage(entries: out, isLast: isLast)
     }
 }

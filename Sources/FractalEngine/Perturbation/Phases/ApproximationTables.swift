@@ -64,16 +64,20 @@ final class ApproximationTables<F: PerturbationFormula> {
             // LA's coefficients are products along the orbit: built in E's wide type from the
             // orbit's own values, each rounded to E once (built in E, their rounding added up
             // to a smooth error of 1e-6 on e318; Documentation/Perturbation.md).
+            var trace = PhaseTrace("table \(E.self) at epsilon \(epsilon), \(values.count) points")
+            defer { trace.print() }
             let linear =
                 method == .bla
                 ? nil
                 : LATable(
                     orbit: reference.orbit.values(as: E.Wide.self), epsilon: linearEpsilon,
                     addsDC: formula.addsDC, power: formula.power, escapeGaps: reference.orbit.escapeGaps,
-                    spanning: reference.wraps, converting: E.init(wide:))
+                    spanning: reference.wraps, threads: threads, converting: E.init(wide:))
+            trace.mark("LA")
             let built = BLATable(
                 orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
                 escapeGaps: reference.orbit.escapeGaps, threads: threads, method: method, linear: linear)
+            trace.mark("BLA")
             if let identity { cache?.store(built, key: identity) }
             return NamedTable(table: built, identity: identity)
         }
