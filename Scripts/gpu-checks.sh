@@ -8,7 +8,7 @@
 #   DIR/cpu_e50.npy, cpu_e318.npy, cpu_e1000.npy
 #                                      # `fathom render --preset P --size 640x360 --backend cpu
 #                                      #  --npy` (the CPU's defaults: LA, which the CUDA renders
-#                                      #  compared take too; a GPU's default is BLA)
+#                                      #  compared take too)
 # Usage: Scripts/gpu-checks.sh DIR OUT [quick]
 # Exit status: 0 when every check passed; 1 when any render or verify failed or any field
 # differs from the CPU's (each such check prints a line starting "MISMATCH"); 2 on bad usage.

@@ -17,7 +17,7 @@ extension LocationFile {
         /// BLA's relative error bound per step, 0 < E < 1.
         public var blaEpsilon: Double?
         public var precisionPasses: Bool?
-        /// The approximation's tables (nil: the engine's default, LA on the CPU and BLA on a GPU;
+        /// The approximation's tables (nil: the engine's default, LA;
         /// `PerturbationSettings.approximation`).
         public var approximation: ApproximationMethod?
         /// LA's relative error bound per linearized step, 0 < E < 1.

@@ -97,9 +97,9 @@ enum Help {
           --delta T              perturbation deltas: double | double-double | floatexp;
                                  default: by pixel spacing
           --bla on|off           skip iterations by approximation (default on; off: every step)
-          --approximation A      la (linear approximation with period detection; the CPU's
-                                 default) | bla (bilinear approximation; a GPU's default) |
-                                 both (LA at its entries' starts, BLA between)
+          --approximation A      la (linear approximation with period detection; the
+                                 default) | bla (bilinear approximation) | both (LA at its
+                                 entries' starts, BLA between)
           --bla-epsilon E        BLA's relative error bound per step (default 2^-40)
           --la-epsilon E         LA's relative error bound per linearized step (default 2^-40)
           --precision-passes on|off

@@ -81,8 +81,7 @@ struct GPUTests {
             for delta in [DeltaType.double, .doubleDouble] {
                 var settings = RenderSettings(width: 40, height: 24, path: .perturbation)
                 settings.perturbation.deltaType = delta
-                // LA on both (a GPU's default is BLA): Julia's critical orbit has a table of its own.
-                settings.perturbation.approximation = .linear
+                // LA on both (the default): Julia's critical orbit has a table of its own.
                 let cpu = try Renderer.render(location: location, settings: settings)
                 settings.backend = .emulated
                 let gpu = try Renderer.render(location: location, settings: settings)

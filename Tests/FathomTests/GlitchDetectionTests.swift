@@ -143,8 +143,6 @@ struct DeterminismTests {
         let location = try #require(Presets.named("glitch_test_4")).location
         var settings = RenderSettings(width: 64, height: 36, threads: 1, path: .perturbation)
         settings.perturbation.glitchMode = .detect
-        // BLA, a GPU's default approximation, on the CPU too.
-        settings.perturbation.approximation = .bla
         let cpu = try Renderer.render(location: location, settings: settings)
         let gpu = try Self.expectSameField("glitch_test_4", width: 64, height: 36, mode: .detect, backend: .emulated)
         #expect(gpu.report.gpuPasses > 0)

@@ -133,7 +133,7 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
             formula: formula, viewport: viewport, cache: settings.perturbation.cache, threads: threads,
             enabled: settings.perturbation.bla && settings.extras.trap == nil,
             epsilon: settings.perturbation.blaEpsilon, names: executor.usesDevice,
-            method: settings.perturbation.method(onDevice: executor.usesDevice),
+            method: settings.perturbation.approximation,
             laRatio: settings.perturbation.laEpsilon / settings.perturbation.blaEpsilon)
     }
 

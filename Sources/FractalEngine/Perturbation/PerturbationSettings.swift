@@ -81,17 +81,14 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// BLA's epsilon (Documentation/Design.md section 6; Documentation/Perturbation.md for the choice).
     public var blaEpsilon: Double = PerturbationSettings.defaultBLAEpsilon
     public static let defaultBLAEpsilon = 0x1p-40
-    /// Which approximation the tables hold (BLA levels, LA with period detection, or both); nil:
-    /// chosen by where the kernels run (`method(onDevice:)`).
-    public var approximation: ApproximationMethod? = nil
+    /// Which approximation the tables hold (BLA levels, LA with period detection, or both): LA
+    /// by default on the CPU and on a GPU. On the H200 LA took BLA's place as a GPU's default once
+    /// LA tables were built on all cores (e50 640x360 renders 0.73-0.84 s against BLA's
+    /// 0.78-0.87 s; Documentation/Benchmarks.md).
+    public var approximation: ApproximationMethod = .linear
     /// The precision estimate of every pass, on the CPU and the GPU.
     public var estimate: EstimateMethod = .variance
 
-    /// The approximation a render takes: the setting, else LA on the CPU and BLA on a GPU. On the
-    /// H200, e50 640x360 took 1.53-1.76 s with LA against 0.79-0.90 s with BLA: its kernels run
-    /// in a fraction of the render either way, and LA's tables, built on the CPU in the wide
-    /// type, cost ten times BLA's (0.61 s against 0.06 s; Documentation/Benchmarks.md).
-    public func method(onDevice: Bool) -> ApproximationMethod { approximation ?? (onDevice ? .bla : .linear) }
     /// LA's epsilon: its entries' truncation per linearized step, relative (Perturbation.md).
     public var laEpsilon: Double = PerturbationSettings.defaultLAEpsilon
     public static let defaultLAEpsilon = 0x1p-40
