@@ -47,4 +47,37 @@ struct BLATests {
         let merged = table.level(1).first!
         #expect(merged.a == s[0].then(s[1], dcMax: dcMax).a && merged.radius == s[0].then(s[1], dcMax: dcMax).radius)
     }
+
+    @Test("|z|^2 of Double deltas in Double where it lies in range: FloatExp's bits, edge cases included")
+    func lengthSquaredFastPath() {
+        func reference(_ z: Complex<Double>) -> FloatExp {
+            let x = FloatExp(z.re), y = FloatExp(z.im)
+            return x * x + y * y
+        }
+        var random = SplitMix64(seed: 15)
+        var cases: [Complex<Double>] = [
+            Complex(0, 0), Complex(-0.0, 3), Complex(0x1p-225, 0), Complex(0x1p225, 0x1p225), Complex(0x1p-226, 0),
+            Complex(1, 0x1p-600), Complex(0x1p-200, 0x1p-1074), Complex(0x1p-225, 0x1p-258), Complex(-1.5, 0x1p-33),
+            Complex(0x1.fffffffffffffp-1, 0x1.fffffffffffffp-27), Complex(0x1p-300, 0x1p-300),
+        ]
+        for _ in 0..<20_000 {
+            // Exponents over and past the fast path's range, and pairs far apart.
+            let e1 = Int(random.next() % 1400) - 700, e2 = e1 - Int(random.next() % 90)
+            let m1 = 1 + Double(random.next() >> 11) * 0x1p-53, m2 = 1 + Double(random.next() >> 11) * 0x1p-53
+            let a = (random.next() & 1 == 0 ? m1 : -m1) * FloatExp.powerOfTwo(Swift.max(-1022, Swift.min(1023, e1)))
+            let b = (random.next() & 1 == 0 ? m2 : -m2) * FloatExp.powerOfTwo(Swift.max(-1022, Swift.min(1023, e2)))
+            cases.append(random.next() & 1 == 0 ? Complex(a, b) : Complex(b, a))
+        }
+        var fast = 0
+        for z in cases {
+            let got = z.floatExpLengthSquared, want = reference(z)
+            #expect(
+                got.significand.bitPattern == want.significand.bitPattern
+                    && (got.isZero || got.exponent == want.exponent),
+                "\(z): \(got) against \(want)")
+            let s = z.re * z.re + z.im * z.im
+            if s >= 0x1p-450 && s <= 0x1p450 { fast += 1 }
+        }
+        #expect(fast > 5000)
+    }
 }
