@@ -11,23 +11,8 @@ import FractalNumerics
 // Merging x then y: A = Ay Ax, B = Ay Bx + By, radius = max(0, min(Rx, (Ry - |Bx| |dc|max) / |Ax|)).
 
 extension Complex where T: DeltaScalar {
-    /// |z|^2 in FloatExp, exact in range at any depth.
-    ///
-    /// For Double, where the sum lies within 2^+-450, computed in Double: the same bits as
-    /// FloatExp's (each square rounded once, scaled by a power of two; a square that FloatExp's
-    /// sum would keep is then at least 2^-517, so normal; one it drops, more than 64 bits
-    /// below, cannot change Double's sum either), without FloatExp's normalizations, which made
-    /// this a tenth of c's samples in the error variance's LA and BLA updates
-    /// (Documentation/Benchmarks.md).
-    @inlinable public var floatExpLengthSquared: FloatExp {
-        if T.self == Double.self {
-            let a = unsafeBitCast(re, to: Double.self), b = unsafeBitCast(im, to: Double.self)
-            let s = a * a + b * b
-            if s >= 0x1p-450 && s <= 0x1p450 { return FloatExp(s) }
-        }
-        let x = re.floatExpValue, y = im.floatExpValue
-        return x * x + y * y
-    }
+    /// |z|^2 in FloatExp, exact in range at any depth (`DeltaScalar.floatExpLengthSquared`).
+    @inlinable public var floatExpLengthSquared: FloatExp { T.floatExpLengthSquared(re, im) }
 }
 
 /// One bilinear step, in the delta type D (FloatExp past Double's range: A and the radius

@@ -152,37 +152,12 @@ public struct LATable<D: DeltaScalar>: Sendable {
             return
         }
         stageSizes = stages.map(\.entries.count)
-        // Chains: every stage-k start is a stage-(k-1) start, so walking stage 0 in order and
-        // each higher stage alongside gives each chain in stage order.
-        // First which entries make each chain and where it lies, then the entries themselves
-        // and the offsets, in parallel.
-        var members: [(stage: Int, index: Int, chainEnd: Int)] = []
-        members.reserveCapacity(stageSizes.reduce(0, +))
-        var chainOffsets: [Int] = []
-        chainOffsets.reserveCapacity(stageSizes[0])
-        var cursors = [Int](repeating: 0, count: stages.count)
-        for first in stages[0].entries {
-            let offset = members.count
-            chainOffsets.append(offset)
-            var chain = [(stage: 0, index: chainOffsets.count - 1)]
-            var lastLength = first.length
-            for k in 1..<stages.count {
-                let c = cursors[k]
-                guard c < stages[k].entries.count, stages[k].entries[c].start == first.start else { break }
-                cursors[k] = c + 1
-                // A stage that closed its entry at once holds the entry below again.
-                if stages[k].entries[c].length > lastLength {
-                    chain.append((stage: k, index: c))
-                    lastLength = stages[k].entries[c].length
-                }
-            }
-            for member in chain {
-                members.append((stage: member.stage, index: member.index, chainEnd: offset + chain.count))
-            }
-        }
-        let total = members.count
-        let threads = Swift.max(1, threads)
-        let built = stages, chains = members, offsets = chainOffsets
+        // Which entries make each chain and where it lies, then the entries themselves and the
+        // offsets, in parallel.
+        let built = stages
+        let (chains, offsets) = LABuilder<W>.chains(built)
+        let total = chains.count
+        @Sendable func c(_ z: Complex<W>) -> Complex<D> { Complex(converting(z.re), converting(z.im)) }
         var bounds = [D](repeating: .zero, count: total)
         let flat = bounds.withUnsafeMutableBufferPointer { boundsBuffer in
             let boundsOut = SendablePointer(boundsBuffer.baseAddress!)
@@ -194,8 +169,7 @@ public struct LATable<D: DeltaScalar>: Sendable {
                         let e = built[member.stage].entries[member.index]
                         (out.pointer + i).initialize(
                             to: LAEntry(
-                                zc: Complex(converting(e.zc.re), converting(e.zc.im)),
-                                cc: Complex(converting(e.cc.re), converting(e.cc.im)), threshold: converting(e.t),
+                                zc: c(e.zc), cc: c(e.cc), threshold: converting(e.t),
                                 dcThreshold: converting(e.tc), truncation: converting(e.truncation),
                                 dcTruncation: converting(e.dcTruncation), length: e.length, chainEnd: member.chainEnd))
                         boundsOut.pointer[i] = converting(e.ccBound)
@@ -319,7 +293,7 @@ struct LABuilder<D: DeltaScalar>: Sendable {
 
     init(orbit: [Complex<D>], epsilon: Double, addsDC: Bool, power: Int, gaps: [Int: FloatExp], threads: Int = 1) {
         self.orbit = orbit
-        self.threads = Swift.max(1, threads)
+        self.threads = threads
         magnitudes = [Double](unsafeUninitializedCapacity: orbit.count) { buffer, initialized in
             let out = SendablePointer(buffer.baseAddress!)
             orbit.withUnsafeBufferPointer { z in
@@ -338,6 +312,34 @@ struct LABuilder<D: DeltaScalar>: Sendable {
         scale = D(epsilon / Double(power - 1))
         self.addsDC = addsDC
         self.power = power
+    }
+
+    /// The chains of `stages` in order: each member's stage, index and chain end, and each
+    /// chain's offset (one per stage-0 entry). Every stage-k start is a stage-(k-1) start, so
+    /// walking stage 0 in order and each higher stage alongside gives each chain in stage order.
+    static func chains(_ stages: [Stage]) -> (members: [(stage: Int, index: Int, chainEnd: Int)], offsets: [Int]) {
+        var members: [(stage: Int, index: Int, chainEnd: Int)] = []
+        members.reserveCapacity(stages.reduce(0) { $0 + $1.entries.count })
+        var offsets: [Int] = []
+        offsets.reserveCapacity(stages[0].entries.count)
+        var cursors = [Int](repeating: 0, count: stages.count)
+        for (index, first) in stages[0].entries.enumerated() {
+            offsets.append(members.count)
+            var chain = [(stage: 0, index: index)]
+            for k in 1..<stages.count {
+                let c = cursors[k]
+                guard c < stages[k].entries.count, stages[k].entries[c].start == first.start else { break }
+                cursors[k] = c + 1
+                // A stage that closed its entry at once holds the entry below again.
+                let last = chain.last!
+                if stages[k].entries[c].length > stages[last.stage].entries[last.index].length {
+                    chain.append((stage: k, index: c))
+                }
+            }
+            let end = members.count + chain.count
+            members += chain.map { (stage: $0.stage, index: $0.index, chainEnd: end) }
+        }
+        return (members, offsets)
     }
 
     /// log2 |Z(m)|, for the dip tests (through FloatExp: tiny |Z| stay apart from 0).

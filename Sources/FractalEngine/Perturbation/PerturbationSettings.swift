@@ -88,7 +88,6 @@ public struct PerturbationSettings: Sendable, Equatable {
     public var approximation: ApproximationMethod = .linear
     /// The precision estimate of every pass, on the CPU and the GPU.
     public var estimate: EstimateMethod = .variance
-
     /// LA's epsilon: its entries' truncation per linearized step, relative (Perturbation.md).
     public var laEpsilon: Double = PerturbationSettings.defaultLAEpsilon
     public static let defaultLAEpsilon = 0x1p-40
