@@ -21,9 +21,14 @@ public enum NPYWriter {
 
     /// The whole file's bytes.
     public static func data(_ field: IterationField) -> Data {
+        Data(header(width: field.width, height: field.height, hasRoots: field.hasRoots)) + rows(field)
+    }
+
+    /// The field's rows as the array's data (no header).
+    public static func rows(_ field: IterationField) -> Data {
         let itemSize = 16 + (field.hasRoots ? 1 : 0)
-        var bytes = header(width: field.width, height: field.height, hasRoots: field.hasRoots)
-        bytes.reserveCapacity(bytes.count + itemSize * field.pixelCount)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(itemSize * field.pixelCount)
         func append<T: FixedWidthInteger>(_ v: T) {
             withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
         }
@@ -39,5 +44,37 @@ public enum NPYWriter {
     /// Writes `field` to `path` by the output rules (`OutputSet`).
     public static func write(_ field: IterationField, to path: String) throws(OutputError) {
         try OutputSet.write(data(field), to: path)
+    }
+}
+
+/// An .npy file of `height` rows written a band of rows at a time (an exponential map), into
+/// output `index` of an `OutputSet`: the header first, then each band's rows in order.
+public final class NPYStream {
+    private let file: StagedFile
+    public let width: Int
+    public let height: Int
+    private let hasRoots: Bool
+    /// Rows written so far.
+    public private(set) var rowsWritten = 0
+
+    public init(_ set: OutputSet, at index: Int, width: Int, height: Int, hasRoots: Bool = false) throws(OutputError) {
+        file = try StagedFile(set, at: index)
+        self.width = width
+        self.height = height
+        self.hasRoots = hasRoots
+        try file.append(Data(NPYWriter.header(width: width, height: height, hasRoots: hasRoots)))
+    }
+
+    /// Appends `field`'s rows: the next `field.height` rows of the array.
+    public func append(_ field: IterationField) throws(OutputError) {
+        precondition(field.width == width && field.hasRoots == hasRoots && rowsWritten + field.height <= height)
+        try file.append(NPYWriter.rows(field))
+        rowsWritten += field.height
+    }
+
+    /// Closes the file once every row is written (the set then commits it).
+    public func finish() throws(OutputError) {
+        precondition(rowsWritten == height)
+        try file.close()
     }
 }

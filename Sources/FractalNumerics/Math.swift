@@ -14,6 +14,7 @@ public enum Math {
     @inlinable public static func sin(_ x: Double) -> Double { libm_sin(x) }
     @inlinable public static func atan2(_ y: Double, _ x: Double) -> Double { libm_atan2(y, x) }
     @inlinable public static func exp(_ x: Double) -> Double { libm_exp(x) }
+    @inlinable public static func exp2(_ x: Double) -> Double { libm_exp2(x) }
     @inlinable public static func pow(_ x: Double, _ y: Double) -> Double { libm_pow(x, y) }
 }
 
@@ -23,4 +24,5 @@ public enum Math {
 @usableFromInline func libm_sin(_ x: Double) -> Double { sin(x) }
 @usableFromInline func libm_atan2(_ y: Double, _ x: Double) -> Double { atan2(y, x) }
 @usableFromInline func libm_exp(_ x: Double) -> Double { exp(x) }
+@usableFromInline func libm_exp2(_ x: Double) -> Double { exp2(x) }
 @usableFromInline func libm_pow(_ x: Double, _ y: Double) -> Double { pow(x, y) }

@@ -10,6 +10,7 @@ enum Help {
         case "families": families
         case "info": info
         case "sequence": sequence
+        case "expmap": expmap
         case "find": find
         case "convert": convert
         case "palettes": palettes
@@ -28,6 +29,7 @@ enum Help {
           render     render a view to a PNG file
           find       find the minibrot that dominates a view, or descend to a chosen depth
           sequence   render a zoom-out or the frames between keyframes to numbered PNGs
+          expmap     render the exponential map of a zoom (radius 2 in to the location's) to a file
           verify     check the renderer against oracle files (exact MPFR escape data)
           presets    list the built-in views
           info       print the location in a .json, .kfr or Fathom PNG file
@@ -194,6 +196,25 @@ enum Help {
           --la-epsilon, --mpfr-budget, --estimate, --precision-passes, --coarse-first-pass,
           --backend, --gpu-exact as for render (on a GPU the orbits and BLA tables stay on the
                                  device from frame to frame while the center is the same)
+        """
+
+    static let expmap = """
+        usage: fathom expmap (--location FILE | --preset NAME | view options) --npy PATH [--width W]
+
+        Renders the exponential map of the zoom from radius 2 in to the location's radius: W
+        columns of angle (default 1024) around the location's center, counter-clockwise from the
+        positive real axis, and H = ceil(W ln(2 / radius) / (2 pi)) rows of log radius with square
+        pixels, row 0 the outermost (radius 2), the last at the location's radius. The rows render
+        in bands of at most one octave of radius, each streamed to the file as it finishes, all
+        against one reference orbit (the center's). --npy PATH: the iteration data as for render's
+        --npy, shape (H, W), written whole or not at all.
+
+        options:
+          --width W              columns around (4 to 32768; default 1024)
+          --threads N, --quiet
+          --path, --glitches, --delta, --bla, --approximation, --bla-epsilon, --la-epsilon,
+          --mpfr-budget, --estimate, --precision-passes, --coarse-first-pass, --backend,
+          --gpu-exact as for render
         """
 
     static let find = """

@@ -21,6 +21,21 @@ public struct Viewport: Sendable {
     public let spacingDD: DoubleDouble
     /// cos and sin of the rotation; exactly (1, 0) without one.
     public let rotation: (cos: Double, sin: Double)
+    /// How pixels map to the plane: the flat image, or rows of an exponential map.
+    public let projection: Projection
+
+    /// How a viewport's pixels map to the plane.
+    public enum Projection: Sendable, Equatable {
+        /// The flat image of Documentation/Conventions.md.
+        case flat
+        /// `rows` of an exponential map `map` (`ExponentialMap`): pixel (x, y) is the map's
+        /// row `rows.lowerBound + y`. `spacing` is the pixel size at the band's innermost row.
+        case exponential(ExponentialMap, rows: Range<Int>)
+    }
+
+    /// Whether a pixel's real part depends on its column only and its imaginary part on its row
+    /// only (flat and without rotation): then grids are computed per column and per row.
+    public var isSeparable: Bool { projection == .flat && rotation == (1, 0) }
 
     public init(location: Location, width: Int, height: Int) throws(LocationError) {
         try location.validate()
@@ -46,12 +61,58 @@ public struct Viewport: Sendable {
         spacing = radius.timesPowerOfTwo(1) / BigFloat(min(width, height), precision: precision)
         centerDD = center.doubleDoubleValue
         spacingDD = spacing.doubleDoubleValue
-        if location.rotation == 0 {
-            rotation = (1, 0)
-        } else {
-            let radians = location.rotation * .pi / 180
-            rotation = (Math.cos(radians), Math.sin(radians))
+        rotation = Viewport.rotation(degrees: location.rotation)
+        projection = .flat
+    }
+
+    /// The viewport of rows `rows` of exponential map `map` of `location` (its center,
+    /// rotation and precision; `ExponentialMap` says where each row and column lies).
+    public init(location: Location, map: ExponentialMap, rows: Range<Int>) throws(LocationError) {
+        try location.validate()
+        guard !rows.isEmpty, rows.lowerBound >= 0, rows.upperBound <= map.height else {
+            throw .badSize(width: map.width, height: rows.count)
         }
+        try ImageSize.validate(width: map.width, height: rows.count)
+        width = map.width
+        height = rows.count
+        let innermost = map.log2Radius(row: rows.upperBound - 1) + map.log2AngleStep
+        // -log2(s) <= -floor(log2 s): the flat view's bits, with the spacing's own exponent.
+        let spacingBits = max(0, -Int(innermost.rounded(.down))) + 1
+        let digits = max(location.centerRe.utf8.count, location.centerIm.utf8.count)
+        let bits = max(Precision.forDecimalDigits(digits).bits, spacingBits + 64, 128)
+        precision = Precision(bits: bits)
+        orbitPrecision = Precision(bits: max(spacingBits + 64, 128))
+        do {
+            center = try BigComplex(parsingRe: location.centerRe, im: location.centerIm, precision: precision)
+        } catch {
+            throw .badNumber(field: "center", text: "\(location.centerRe), \(location.centerIm)")
+        }
+        spacing = ExponentialMap.powerOfTwo(innermost, precision: precision)
+        radius = ExponentialMap.powerOfTwo(map.log2Radius(row: rows.lowerBound), precision: precision)
+        centerDD = center.doubleDoubleValue
+        spacingDD = spacing.doubleDoubleValue
+        rotation = Viewport.rotation(degrees: location.rotation)
+        projection = .exponential(map, rows: rows)
+    }
+
+    /// The viewport `settings` ask for: flat at their size, or their exponential map's rows
+    /// (whose count and width the size must match).
+    public init(location: Location, settings: RenderSettings) throws(LocationError) {
+        switch settings.projection {
+        case .flat:
+            try self.init(location: location, width: settings.width, height: settings.height)
+        case .exponential(let map, let rows):
+            guard settings.width == map.width && settings.height == rows.count else {
+                throw .badSize(width: settings.width, height: settings.height)
+            }
+            try self.init(location: location, map: map, rows: rows)
+        }
+    }
+
+    static func rotation(degrees: Double) -> (cos: Double, sin: Double) {
+        if degrees == 0 { return (1, 0) }
+        let radians = degrees * .pi / 180
+        return (Math.cos(radians), Math.sin(radians))
     }
 
     static func bitLength(_ n: Int) -> Int { Int.bitWidth - n.leadingZeroBitCount }
@@ -59,10 +120,17 @@ public struct Viewport: Sendable {
     /// log2 of the pixel spacing (about -exponent; exact to a fraction of a bit).
     public var log2Spacing: Double { spacing.floatExpValue.log2Magnitude }
 
-    /// The pixel offset from the center in units of s, before rotation: half-integers, exact.
+    /// The pixel offset from the center in units of s, before rotation: half-integers, exact,
+    /// on the flat image; on an exponential map's rows, the Doubles `ExponentialMap.offset`
+    /// gives (their point is the center plus s times them, exactly, wherever it is computed).
     @inlinable @inline(__always)
     public func offsetUnits(x: Int, y: Int) -> (Double, Double) {
-        (Double(2 * x + 1 - width) * 0.5, Double(height - 2 * y - 1) * 0.5)
+        switch projection {
+        case .flat:
+            return (Double(2 * x + 1 - width) * 0.5, Double(height - 2 * y - 1) * 0.5)
+        case .exponential(let map, let rows):
+            return map.offset(column: x, rowsInward: rows.count - 1 - y)
+        }
     }
 
     /// The offset (u, v) turned by the view's rotation: the one place the rotation is
@@ -92,10 +160,15 @@ public struct Viewport: Sendable {
 
     /// Whether `point` lies within the image (its offset from the center, turned back by
     /// the rotation, within half the width and height in pixel spacings).
+    /// On an exponential map's rows: whether it lies within the band's outer radius.
     public func contains(_ point: BigComplex) -> Bool {
         let s = spacing.floatExpValue
         let dx = ((point.re - center.re).floatExpValue / s).doubleValue,
             dy = ((point.im - center.im).floatExpValue / s).doubleValue
+        if case .exponential(let map, let rows) = projection {
+            let (u, v) = map.offset(column: 0, rowsInward: rows.count - 1)
+            return dx * dx + dy * dy <= u * u + v * v
+        }
         let u = dx * rotation.cos + dy * rotation.sin, v = -dx * rotation.sin + dy * rotation.cos
         return Swift.abs(u) <= Double(width) / 2 && Swift.abs(v) <= Double(height) / 2
     }

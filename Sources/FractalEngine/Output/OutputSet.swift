@@ -270,6 +270,48 @@ public final class OutputSet: @unchecked Sendable {
     }
 }
 
+/// An output of an `OutputSet` written piece by piece (an exponential map's bands) into its
+/// staged temporary file, then closed; the set commits it with the others. Until then nothing
+/// is in place, and an aborted set removes what was written.
+public final class StagedFile: @unchecked Sendable {
+    private var fd: Int32
+    private let path: String
+    /// Bytes written so far.
+    public private(set) var count = 0
+
+    /// Stages a new, empty temporary file for output `index` of `set`.
+    public init(_ set: OutputSet, at index: Int) throws(OutputError) {
+        let temporary = try set.temporaryPath(index)
+        path = set.paths[index]
+        fd = open(temporary, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }
+    }
+
+    deinit { if fd >= 0 { _ = closeDescriptor(fd) } }
+
+    /// Appends `data`.
+    public func append(_ data: Data) throws(OutputError) {
+        guard fd >= 0 else { throw .cannotCreate(path: path, reason: "written after it was closed") }
+        do { try writeAll(data, toDescriptor: fd) } catch { throw .cannotCreate(path: path, reason: error.reason) }
+        count += data.count
+    }
+
+    /// Flushes and closes the file: the set may then commit it.
+    public func close() throws(OutputError) {
+        guard fd >= 0 else { return }
+        let descriptor = fd
+        fd = -1
+        if fsync(descriptor) != 0 && errno != EINVAL && errno != EROFS {
+            let reason = String(cString: strerror(errno))
+            _ = closeDescriptor(descriptor)
+            throw .cannotCreate(path: path, reason: reason)
+        }
+        guard closeDescriptor(descriptor) == 0 else {
+            throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+}
+
 /// One output of an `OutputSet`, handed to code that stages it for its caller to commit.
 public struct OutputSlot: Sendable, Equatable {
     public let set: OutputSet
@@ -293,6 +335,9 @@ public enum AtomicFile {
         try OutputSet.write(data, to: path)
     }
 }
+
+/// close(2), by a name a type's own `close` does not hide.
+private func closeDescriptor(_ fd: Int32) -> Int32 { close(fd) }
 
 private struct IOFailure: Error {
     let reason: String
@@ -338,7 +383,19 @@ private func copy(_ source: String, to path: String) throws(IOFailure) {
     try copy(source, toDescriptor: fd)
 }
 
+/// In pieces of 1 MiB: a staged output may be larger than memory (an exponential map).
 private func copy(_ source: String, toDescriptor fd: Int32) throws(IOFailure) {
-    guard let data = FileManager.default.contents(atPath: source) else { throw IOFailure(EIO) }
-    try writeAll(data, toDescriptor: fd)
+    let input = open(source, O_RDONLY | O_CLOEXEC)
+    guard input >= 0 else { throw IOFailure() }
+    defer { close(input) }
+    var buffer = Data(count: 1 << 20)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress!, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw IOFailure()
+        }
+        if n == 0 { return }
+        try writeAll(buffer.prefix(n), toDescriptor: fd)
+    }
 }

@@ -158,7 +158,7 @@ struct DeltaGrid<D: PerturbationDelta>: Sendable {
         width = viewport.width
         spacing = D(rounding: viewport.spacing)
         offset = Complex(D(rounding: viewport.center.re - reference.re), D(rounding: viewport.center.im - reference.im))
-        rotated = viewport.rotation != (1, 0)
+        rotated = !viewport.isSeparable
         if rotated {
             columns = []
             rows = []
@@ -169,9 +169,11 @@ struct DeltaGrid<D: PerturbationDelta>: Sendable {
     }
 
     /// An upper bound of |dc| over `subset` (nil: the whole image, whose extremes are its
-    /// corners), with a margin for rounding.
+    /// corners, or on an exponential map's rows the outermost row), with a margin for rounding.
     func maxMagnitude(over subset: [Int]?, height: Int) -> D {
-        let pixels = subset ?? [0, width - 1, (height - 1) * width, height * width - 1]
+        let whole =
+            viewport.projection == .flat ? [0, width - 1, (height - 1) * width, height * width - 1] : Array(0..<width)
+        let pixels = subset ?? whole
         var best = D.zero
         for i in pixels {
             let d = delta(i)

@@ -41,7 +41,7 @@ extension Renderer {
     /// The plan of `location` at `settings`, without rendering (a few MPFR products timed at
     /// the reference's precision when it is high).
     public static func plan(location: Location, settings: RenderSettings) throws -> RenderPlan {
-        let viewport = try Viewport(location: location, width: settings.width, height: settings.height)
+        let viewport = try Viewport(location: location, settings: settings)
         let bits = requiredBits(viewport: viewport, guardBits: settings.guardBits)
         let path = settings.path ?? automaticPath(bits: bits, guardBits: settings.guardBits, family: location.family)
         var plan = RenderPlan(

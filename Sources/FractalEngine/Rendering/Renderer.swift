@@ -56,6 +56,9 @@ public struct RenderSettings: Sendable, Equatable {
     /// The order in which workers take the tiles of every CPU pass: for tests, which show that
     /// the field does not depend on it (`TileOrder`).
     public var tileOrder: TileOrder = .ascending
+    /// The flat image (the default), or rows of an exponential map: then `width` and `height`
+    /// must be the map's width and the rows' count (`ExponentialMap`).
+    public var projection: Viewport.Projection = .flat
 
     public init(
         width: Int, height: Int, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits,
@@ -148,7 +151,7 @@ public enum Renderer {
         control: RenderControl? = nil
     ) throws -> RenderResult {
         let start = DispatchTime.now().uptimeNanoseconds
-        let viewport = try Viewport(location: location, width: settings.width, height: settings.height)
+        let viewport = try Viewport(location: location, settings: settings)
         let bits = requiredBits(viewport: viewport, guardBits: settings.guardBits)
         let path = settings.path ?? automaticPath(bits: bits, guardBits: settings.guardBits, family: location.family)
         let threads = settings.threads > 0 ? settings.threads : Parallel.cores

@@ -18,7 +18,7 @@ struct PixelGrid: Sendable {
 
     init(viewport: Viewport) {
         self.viewport = viewport
-        rotated = viewport.rotation != (1, 0)
+        rotated = !viewport.isSeparable
         columnRe = rotated ? [] : (0..<viewport.width).map { viewport.point(x: $0, y: 0).re }
         rowIm = rotated ? [] : (0..<viewport.height).map { viewport.point(x: 0, y: $0).im }
     }

@@ -1,0 +1,94 @@
+import ArbitraryPrecision
+import Foundation
+
+/// An exponential map of a location (`ExponentialMap`): the zoom from radius 2 in to the
+/// location's radius as one strip, rendered band by band, outermost first, each band handed
+/// to the caller as it finishes, so that a strip of millions of rows never lies in memory
+/// (Documentation/Sequences.md, "Exponential maps").
+///
+/// One reference orbit serves every band: the location center's, computed first for the
+/// innermost band (a render of no pixels) at the precision it needs, then found in the
+/// `ReferenceCache` by every band outside it. The reference is always the center (the nucleus
+/// of a minibrot that dominates one band would not be the one of another).
+public struct ExponentialMapRender: Sendable {
+    public let file: LocationFile
+    public let location: Location
+    public let map: ExponentialMap
+
+    /// The map of `file`'s location `width` columns around.
+    public init(_ file: LocationFile, width: Int) throws {
+        self.file = file
+        location = try file.location()
+        let radius: BigFloat
+        do { radius = try BigFloat(parsing: location.radius, precision: Precision(bits: 64)) } catch {
+            throw LocationError.badNumber(field: "radius", text: location.radius)
+        }
+        map = try ExponentialMap(width: width, log2Radius: radius.floatExpValue.log2Magnitude, radius: location.radius)
+    }
+
+    /// What rendering the map did.
+    public struct Report: Sendable {
+        public var bands = 0
+        public var seconds = 0.0
+        public var iterations = 0
+        /// Reference orbits computed and found in the cache.
+        public var orbitsComputed = 0
+        public var orbitsReused = 0
+        /// Pixels no pass could settle (`PerturbationReport.unsettledPixels`), as (column, row)
+        /// of the map, the first 100 of them.
+        public var unsettledPixels = 0
+        public var unsettledList: [(x: Int, y: Int)] = []
+        /// The paths the bands took, outermost first (one entry per change).
+        public var paths: [(rows: Range<Int>, path: String)] = []
+    }
+
+    /// Renders every band at `settings` (their size is the map's; the file's engine settings
+    /// are laid over them), calling `band` with each band's rows and result in row order.
+    public func render(
+        settings: RenderSettings, cache: ReferenceCache = ReferenceCache(), control: RenderControl? = nil,
+        band: (Range<Int>, RenderResult) throws -> Void
+    ) throws -> Report {
+        let start = Date()
+        var settings = settings
+        try file.engine?.apply(to: &settings)
+        settings.perturbation.cache = cache
+        settings.perturbation.placement = .center
+        settings.width = map.width
+        let bands = map.bands()
+        func bandSettings(_ rows: Range<Int>) -> RenderSettings {
+            var s = settings
+            s.projection = .exponential(map, rows: rows)
+            s.height = rows.count
+            return s
+        }
+        // Every band is checked (its size, its precision) before any work.
+        for rows in bands { _ = try Renderer.plan(location: location, settings: bandSettings(rows)) }
+        var prime = bandSettings(bands[bands.count - 1])
+        prime.onlyPixels = []
+        _ = try Renderer.render(location: location, settings: prime, control: control)
+        var report = Report()
+        for rows in bands {
+            if control?.isCancelled == true { throw RenderError.cancelled }
+            let result = try Renderer.render(location: location, settings: bandSettings(rows), control: control)
+            report.bands += 1
+            report.iterations += result.report.iterations
+            let path = result.report.path.rawValue
+            if report.paths.last?.path == path {
+                report.paths[report.paths.count - 1].rows = report.paths.last!.rows.lowerBound..<rows.upperBound
+            } else {
+                report.paths.append((rows, path))
+            }
+            if let p = result.report.perturbation {
+                report.unsettledPixels += p.unsettledPixels
+                for i in p.unsettledList where report.unsettledList.count < 100 {
+                    report.unsettledList.append((i % map.width, rows.lowerBound + i / map.width))
+                }
+            }
+            try band(rows, result)
+        }
+        report.orbitsComputed = cache.computedOrbits
+        report.orbitsReused = cache.orbitHits
+        report.seconds = Date().timeIntervalSince(start)
+        return report
+    }
+}

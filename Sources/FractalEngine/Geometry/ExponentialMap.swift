@@ -1,0 +1,81 @@
+import ArbitraryPrecision
+import FractalNumerics
+
+/// An exponential map of a zoom toward a location's center (Documentation/Sequences.md,
+/// "Exponential maps"): `width` columns of angle around the center and `height` rows of log
+/// radius with square pixels, from radius 2 (row 0, the outermost) in to the location's radius
+/// (the last row). Row j's pixels lie at radius 2^(1 - (j + 1/2) k), k = 2 pi / (W ln 2), and
+/// column x at the angle 2 pi (x + 1/2) / W, counter-clockwise from the positive real axis (then
+/// turned by the location's rotation). A frame of the zoom at any radius between is a
+/// reprojection of the rows around it.
+///
+/// The rows render in bands (`Viewport.init(location:map:rows:)`), each a viewport of its own:
+/// its spacing is the pixel size at its innermost row, so each band gets the precision, delta
+/// type and tables its depth needs.
+public struct ExponentialMap: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    /// log2 of the ratio of two neighbouring rows' radii: 2 pi / (W ln 2).
+    public let log2RowStep: Double
+    /// log2 of a pixel's size relative to its row's radius: log2(2 pi / W).
+    public let log2AngleStep: Double
+
+    /// log2 of the radius of the map's outer edge: radius 2.
+    public static let log2OuterRadius = 1.0
+    /// The most rows a map may have.
+    public static let maximumHeight = 100_000_000
+
+    /// The map `width` columns around from radius 2 in to a radius of 2^`log2Radius`:
+    /// H = ceil(W ln(2 / radius) / (2 pi)) rows. `radius` is the radius as the user wrote it,
+    /// for the errors.
+    public init(width: Int, log2Radius: Double, radius: String? = nil) throws(LocationError) {
+        let text = radius ?? "2^\(log2Radius)"
+        guard width >= 4 && width <= ImageSize.maximumSide else {
+            throw .outOfRange(
+                field: "width", text: "\(width)", limit: "4...\(ImageSize.maximumSide) for an exponential map")
+        }
+        guard log2Radius.isFinite, log2Radius < ExponentialMap.log2OuterRadius else {
+            throw .outOfRange(field: "radius", text: text, limit: "an exponential map reaches in from radius 2")
+        }
+        self.width = width
+        log2RowStep = 2 * Double.pi / (Double(width) * 0.6931471805599453)
+        log2AngleStep = Math.log2(2 * Double.pi / Double(width))
+        let rows = ((ExponentialMap.log2OuterRadius - log2Radius) / log2RowStep).rounded(.up)
+        guard rows <= Double(ExponentialMap.maximumHeight) else {
+            throw .outOfRange(
+                field: "radius", text: text,
+                limit: "an exponential map of at most \(ExponentialMap.maximumHeight) rows at width \(width)")
+        }
+        height = max(1, Int(rows))
+    }
+
+    /// log2 of the radius row `row` samples.
+    @inlinable
+    public func log2Radius(row: Int) -> Double {
+        ExponentialMap.log2OuterRadius - (Double(row) + 0.5) * log2RowStep
+    }
+
+    /// Column `column`'s point `rowsInward` rows outside a band's innermost row, in units of the
+    /// pixel size there (2 pi / W of that row's radius), before the location's rotation.
+    @inlinable @inline(__always)
+    public func offset(column: Int, rowsInward: Int) -> (Double, Double) {
+        let scale = Math.exp2(Double(rowsInward) * log2RowStep) * (Double(width) / (2 * Double.pi))
+        let angle = 2 * Double.pi * (Double(column) + 0.5) / Double(width)
+        return (scale * Math.cos(angle), scale * Math.sin(angle))
+    }
+
+    /// The rows of each band, outermost first: one octave of radius (so that each band's tables
+    /// serve radii within a factor of 2), or more where an octave holds fewer than
+    /// `minimumPixels` (a narrow map: fewer renders), and at most `maximumPixels` pixels.
+    public func bands(minimumPixels: Int = 1 << 15, maximumPixels: Int = 1 << 22) -> [Range<Int>] {
+        let octave = max(1, Int((1 / log2RowStep).rounded(.up)))
+        let rows = max(1, min(max(octave, minimumPixels / width), maximumPixels / width))
+        return stride(from: 0, to: height, by: rows).map { $0..<min(height, $0 + rows) }
+    }
+
+    /// 2^`log2` in MPFR at `precision`: 2^floor(log2) times a Double in [1, 2), exact.
+    static func powerOfTwo(_ log2: Double, precision: Precision) -> BigFloat {
+        let whole = log2.rounded(.down)
+        return BigFloat(Math.exp2(log2 - whole), precision: precision).timesPowerOfTwo(Int(whole))
+    }
+}
