@@ -42,6 +42,9 @@ let package = Package(
             name: "CPNG",
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
+        // OpenEXR's C library (OpenEXRCore), opened at run time: EXR output where it is
+        // installed, a one-line error where it is not.
+        .target(name: "CEXR", linkerSettings: [.linkedLibrary("dl")]),
 
         // MARK: Library layers
         .target(name: "FractalNumerics", swiftSettings: numericSettings),
@@ -58,7 +61,7 @@ let package = Package(
             dependencies: ["FractalEngine", "CFathomGPU"],
             plugins: ["EmbedKernels"]  // KernelSource.text, the GPU kernels' source
         ),
-        .target(name: "FractalImaging", dependencies: ["FractalEngine", "CPNG"]),
+        .target(name: "FractalImaging", dependencies: ["FractalEngine", "CPNG", "CEXR"]),
         .target(
             name: "Fathom",
             dependencies: ["FractalNumerics", "ArbitraryPrecision", "FractalEngine", "FathomGPU", "FractalImaging"]

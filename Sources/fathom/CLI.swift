@@ -15,6 +15,7 @@ enum CLI {
         case "presets": try PresetsCommand.run(rest)
         case "sequence": try SequenceCommand.run(rest)
         case "expmap": try ExpmapCommand.run(rest)
+        case "video": try VideoCommand.run(rest)
         case "find": try FindCommand.run(rest)
         case "info": try InfoCommand.run(rest)
         case "convert": try ConvertCommand.run(rest)

@@ -9,12 +9,15 @@ enum ExpmapCommand {
             "output", "size", "supersample", "load-reference", "save-reference", "reference", "bit-depth",
             "palette", "density", "offset", "smooth", "color-scale", "interior", "gradient", "boundary", "slope",
             "trap",
-        ]).union(["width"])
+        ]).union(["width", "exr"])
         let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"])
         if a.has("help") { print(Help.expmap); return }
         guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
         try RenderCommand.refuseConflicts(a)
-        guard let npy = a["npy"] else { throw CLIError.usage("give --npy PATH: where the map's iteration data go") }
+        let npy = a["npy"], exr = a["exr"]
+        guard npy != nil || exr != nil else {
+            throw CLIError.usage("give --exr PATH or --npy PATH (or both): where the map goes")
+        }
         var file = try RenderCommand.baseLocation(a)
         try RenderCommand.applyOverrides(a, to: &file)
         let width = try a.int("width") ?? 1024
@@ -24,11 +27,12 @@ enum ExpmapCommand {
         file.engine = engine
         let render = try ExponentialMapRender(file, width: width)
         let map = render.map
-        // The output is resolved (what must not be written refused) before any work.
-        let outputs = try OutputSet([npy])
+        // The outputs are resolved (what must not be written refused) before any work.
+        let paths = [exr, npy].compactMap { $0 }
+        let outputs = try OutputSet(paths)
         let quiet = a.has("quiet")
         func report(_ line: String) {
-            if npy == "-" { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
+            if paths.contains("-") { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
         }
         if !quiet {
             report(
@@ -38,19 +42,31 @@ enum ExpmapCommand {
         let showProgress = !quiet && isatty(2) != 0
         let meter = ProgressMeter()
         let control = Cancellation.control(progress: nil)
-        let stream = try NPYStream(outputs, at: 0, width: map.width, height: map.height)
+        // The location the EXR stores: the map's, at its size.
+        var stored = file
+        stored.height = map.height
+        let exrStream = try exr.map { _ in
+            try EXRStream(
+                outputs, at: 0, width: map.width, height: map.height, maxIterations: render.location.maxIterations,
+                location: stored.jsonString())
+        }
+        let npyStream = try npy.map { _ in
+            try NPYStream(outputs, at: exr == nil ? 0 : 1, width: map.width, height: map.height)
+        }
         defer {
             if showProgress {
                 FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8))
             }
         }
         let result = try render.render(settings: settings, control: control) { rows, band in
-            try stream.append(band.field)
+            try exrStream?.append(band.field)
+            try npyStream?.append(band.field)
             if showProgress, let line = meter.update(Double(rows.upperBound) / Double(map.height)) {
                 FileHandle.standardError.write(Data(("\r" + line + "   ").utf8))
             }
         }
-        try stream.finish()
+        try exrStream?.finish()
+        try npyStream?.finish()
         try outputs.commit()
         if result.unsettledPixels > 0 {
             let shown = result.unsettledList.prefix(16).map { "\($0.x),\($0.y)" }.joined(separator: " ")
@@ -60,11 +76,11 @@ enum ExpmapCommand {
                         + "(direct MPFR would take more than the --mpfr-budget): \(shown)\n").utf8))
         }
         if !quiet {
-            let paths = result.paths.map { "rows \($0.rows.lowerBound)-\($0.rows.upperBound - 1) \($0.path)" }
+            let routes = result.paths.map { "rows \($0.rows.lowerBound)-\($0.rows.upperBound - 1) \($0.path)" }
             report(
-                "wrote \(npy): \(map.width)x\(map.height) exponential map, "
+                "wrote \(paths.joined(separator: " and ")): \(map.width)x\(map.height) exponential map, "
                     + String(format: "%.2f s, %.0f M iterations", result.seconds, Double(result.iterations) / 1e6)
-                    + "; \(paths.joined(separator: ", ")); reference orbits computed \(result.orbitsComputed), reused \(result.orbitsReused)"
+                    + "; \(routes.joined(separator: ", ")); reference orbits computed \(result.orbitsComputed), reused \(result.orbitsReused)"
             )
         }
     }

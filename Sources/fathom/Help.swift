@@ -11,6 +11,7 @@ enum Help {
         case "info": info
         case "sequence": sequence
         case "expmap": expmap
+        case "video": video
         case "find": find
         case "convert": convert
         case "palettes": palettes
@@ -30,6 +31,7 @@ enum Help {
           find       find the minibrot that dominates a view, or descend to a chosen depth
           sequence   render a zoom-out or the frames between keyframes to numbered PNGs
           expmap     render the exponential map of a zoom (radius 2 in to the location's) to a file
+          video      make an MP4 of a frame sequence (with ffmpeg)
           verify     check the renderer against oracle files (exact MPFR escape data)
           presets    list the built-in views
           info       print the location in a .json, .kfr or Fathom PNG file
@@ -40,7 +42,8 @@ enum Help {
           version    print the version
 
         'fathom <command> --help' describes a command. Exit codes: 0 ok, 64 usage, 65 bad data,
-        66 cannot open input, 73 cannot create output, 1 other (mismatch, view too deep).
+        66 cannot open input, 69 a program it needs is missing (ffmpeg), 73 cannot create output,
+        1 other (mismatch, view too deep).
         """
 
     static let render: String = """
@@ -199,15 +202,20 @@ enum Help {
         """
 
     static let expmap = """
-        usage: fathom expmap (--location FILE | --preset NAME | view options) --npy PATH [--width W]
+        usage: fathom expmap (--location FILE | --preset NAME | view options) [--exr PATH] [--npy PATH]
+                             [--width W]
 
         Renders the exponential map of the zoom from radius 2 in to the location's radius: W
         columns of angle (default 1024) around the location's center, counter-clockwise from the
         positive real axis, and H = ceil(W ln(2 / radius) / (2 pi)) rows of log radius with square
         pixels, row 0 the outermost (radius 2), the last at the location's radius. The rows render
         in bands of at most one octave of radius, each streamed to the file as it finishes, all
-        against one reference orbit (the center's). --npy PATH: the iteration data as for render's
-        --npy, shape (H, W), written whole or not at all.
+        against one reference orbit (the center's). Outputs (at least one; all written or none):
+          --exr PATH             OpenEXR with Kalles Fraktaler's channels for zoomasm: N (uint,
+                                 escape count + IterationsBias 1024; 0xFFFFFFFF: did not escape)
+                                 and NF (float, the smooth count's fraction); needs OpenEXR's C
+                                 library (libopenexr-dev) at run time
+          --npy PATH             the iteration data as for render's --npy, shape (H, W)
 
         options:
           --width W              columns around (4 to 32768; default 1024)
@@ -215,6 +223,17 @@ enum Help {
           --path, --glitches, --delta, --bla, --approximation, --bla-epsilon, --la-epsilon,
           --mpfr-budget, --estimate, --precision-passes, --coarse-first-pass, --backend,
           --gpu-exact as for render
+        """
+
+    static let video = """
+        usage: fathom video --frames DIR [--output OUT.mp4] [--fps F] [--reverse] [--quiet]
+
+        Makes an H.264 MP4 (default fathom.mp4) of the frames frame-00000.png, frame-00001.png, ...
+        in DIR (as 'fathom sequence' writes them: numbered from 0 without a gap, all one size), in
+        that order or with --reverse backwards (a zoom-out sequence, frame 0 the deepest, played
+        backwards is a zoom in). --fps: frames a second (1 to 240, default 30). The ffmpeg program
+        (Debian's ffmpeg) encodes it; without it the command exits 69 before any work. The MP4 is
+        complete or absent. A progress bar with the time left is shown on a terminal.
         """
 
     static let find = """

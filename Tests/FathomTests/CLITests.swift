@@ -30,12 +30,13 @@ struct FathomProcess {
     /// (so that it lands in the work, not in the process's start).
     static func run(
         _ args: [String], in folder: String, standardOutput: String? = nil,
-        signal: (Int32, after: String, delay: Double)? = nil
+        signal: (Int32, after: String, delay: Double)? = nil, environment: [String: String]? = nil
     ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = args
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe()
         if let standardOutput {
             process.standardOutput = FileHandle(forWritingAtPath: standardOutput)

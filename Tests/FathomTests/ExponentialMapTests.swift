@@ -81,6 +81,43 @@ struct ExponentialMapTests {
         #expect(checked > 200)
     }
 
+    @Test("the EXR for zoomasm: N + NF - IterationsBias is the smooth count, read back through OpenEXR's library")
+    func exr() throws {
+        #expect(EXRStream.unavailableReason == nil, "make deps installs libopenexr-dev")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fathom-exr-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("map.exr").path
+        let render = try ExponentialMapRender(Self.file, width: 128)
+        let outputs = try OutputSet([path])
+        let stream = try EXRStream(
+            outputs, at: 0, width: 128, height: render.map.height, maxIterations: 3000, location: "{}")
+        var smooth: [Double] = [], nBig: [UInt32] = []
+        _ = try render.render(settings: RenderSettings(width: 128, height: 1, threads: 2)) {
+            try stream.append($1.field)
+            smooth += $1.field.smooth
+            nBig += $1.field.nBig
+        }
+        try stream.finish()
+        try outputs.commit()
+        let n = try EXRStream.read(path, channel: "N", rows: 0..<render.map.height)
+        let nf = try EXRStream.read(path, channel: "NF", rows: 0..<render.map.height)
+        #expect(n.width == 128 && n.height == render.map.height && n.words.count == nBig.count)
+        #expect(try EXRStream.readInt(path, attribute: "IterationsBias") == 1024)
+        #expect(try EXRStream.readInt(path, attribute: "Iterations") == 3000)
+        var escaped = 0
+        for i in nBig.indices {
+            if nBig[i] == 0 {
+                #expect(n.words[i] == UInt32.max && nf.words[i] == 0)
+            } else {
+                let value = Double(n.words[i]) + Double(Float(bitPattern: nf.words[i])) - 1024
+                #expect(Swift.abs(value - smooth[i]) < 1e-6 * Swift.max(1, smooth[i]))
+                escaped += 1
+            }
+        }
+        #expect(escaped > 10_000 && escaped < nBig.count)
+    }
+
     @Test("the streamed NPY file: the bands' rows in order, the same bytes on 1 and 2 threads")
     func streamed() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fathom-expmap-\(getpid())")

@@ -1,0 +1,101 @@
+import Foundation
+
+/// An H.264 MP4 made by the ffmpeg program (Debian's ffmpeg) from frames handed to it one at a
+/// time as PNG files' bytes (Documentation/Sequences.md, "Videos"). The video goes into output
+/// `index` of an `OutputSet`: ffmpeg writes the staged temporary file, which the set moves into
+/// place only once ffmpeg has finished, so a video is complete or absent.
+public final class VideoEncoder {
+    /// Why a video cannot be made.
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        /// No ffmpeg program on PATH.
+        case noFFmpeg
+        /// ffmpeg stopped with an error (its last line).
+        case ffmpegFailed(String)
+        case badFrameRate(Double)
+
+        public var description: String {
+            switch self {
+            case .noFFmpeg: "ffmpeg is not installed (Debian and Ubuntu: apt-get install ffmpeg): it makes the MP4"
+            case .ffmpegFailed(let line): "ffmpeg failed: \(line)"
+            case .badFrameRate(let fps): "fps: \(fps) is outside 1...240"
+            }
+        }
+    }
+
+    private let process: Process
+    private let input: FileHandle
+    private let errors: Pipe
+    private var finished = false
+    /// Frames handed to ffmpeg so far.
+    public private(set) var frames = 0
+
+    /// The path of the program named `name` on PATH, or nil.
+    public static func program(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") where !folder.isEmpty {
+            let candidate = folder + "/" + name
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Starts ffmpeg, writing an MP4 at `fps` frames a second into output `index` of `set`.
+    /// Frames of odd sizes are padded by a pixel to the even size H.264's 4:2:0 needs.
+    public init(_ set: OutputSet, at index: Int, fps: Double) throws {
+        guard fps >= 1 && fps <= 240 else { throw Failure.badFrameRate(fps) }
+        guard let ffmpeg = VideoEncoder.program("ffmpeg") else { throw Failure.noFFmpeg }
+        let temporary = try set.temporaryPath(index)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = [
+            "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
+            "-f", "image2pipe", "-framerate", String(fps), "-c:v", "png", "-i", "-",
+            "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+            "-c:v", "libx264", "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", temporary,
+        ]
+        let stdin = Pipe()
+        errors = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        input = stdin.fileHandleForWriting
+    }
+
+    deinit { if !finished { cancel() } }
+
+    /// Hands ffmpeg one frame: a PNG file's bytes.
+    public func append(png: Data) throws {
+        do { try input.write(contentsOf: png) } catch {
+            // ffmpeg went away (a closed pipe): its own message says why.
+            try? input.close()
+            process.waitUntilExit()
+            finished = true
+            throw Failure.ffmpegFailed(lastLine())
+        }
+        frames += 1
+    }
+
+    /// Ends the input and waits for ffmpeg; the set may then commit the video.
+    public func finish() throws {
+        guard !finished else { return }
+        finished = true
+        try? input.close()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Failure.ffmpegFailed(lastLine()) }
+    }
+
+    /// Stops ffmpeg (a cancelled or failed run): the set's abort removes what it wrote.
+    public func cancel() {
+        finished = true
+        try? input.close()
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    private func lastLine() -> String {
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return lines.last.map { String($0.prefix(200)) } ?? "exit status \(process.terminationStatus)"
+    }
+}

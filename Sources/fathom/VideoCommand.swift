@@ -1,0 +1,98 @@
+import Fathom
+import Foundation
+
+/// `fathom video`: an MP4 from a frame sequence's PNGs, made by ffmpeg (Documentation/Sequences.md,
+/// "Videos").
+enum VideoCommand {
+    static func run(_ args: [String]) throws {
+        let a = try Arguments(args, valued: ["frames", "output", "fps"], flagNames: ["help", "quiet", "reverse"])
+        if a.has("help") { print(Help.video); return }
+        guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
+        guard let folder = a["frames"] else { throw CLIError.usage("give --frames DIR: a folder of frame-NNNNN.png") }
+        let output = a["output"] ?? "fathom.mp4"
+        let fps = try a.double("fps") ?? 30
+        // Everything is checked before ffmpeg starts: the frames, the output, ffmpeg itself.
+        let frames = try framePaths(folder)
+        let order = a.has("reverse") ? Array(frames.reversed()) : frames
+        let outputs = try OutputSet([output])
+        let control = Cancellation.control()
+        let encoder: VideoEncoder
+        do { encoder = try VideoEncoder(outputs, at: 0, fps: fps) } catch let failure as VideoEncoder.Failure {
+            throw failure == .noFFmpeg ? CLIError(exitCode: 69, message: "\(failure)") : CLIError.data("\(failure)")
+        }
+        let quiet = a.has("quiet")
+        let showProgress = !quiet && isatty(2) != 0
+        let meter = ProgressMeter()
+        let start = Date()
+        do {
+            for (k, path) in order.enumerated() {
+                if control.isCancelled { throw RenderError.cancelled }
+                guard let png = FileManager.default.contents(atPath: path) else {
+                    throw CLIError.noInput("cannot read '\(path)'")
+                }
+                try encoder.append(png: png)
+                if showProgress, let line = meter.update(Double(k + 1) / Double(order.count)) {
+                    FileHandle.standardError.write(Data(("\r" + line + "   ").utf8))
+                }
+            }
+            try encoder.finish()
+            if control.isCancelled { throw RenderError.cancelled }
+            try outputs.commit()
+        } catch {
+            encoder.cancel()
+            outputs.abort()
+            if showProgress {
+                FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8))
+            }
+            if let failure = error as? VideoEncoder.Failure { throw CLIError.other("\(failure)") }
+            throw error
+        }
+        if showProgress { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8)) }
+        if !quiet {
+            print(
+                String(
+                    format: "wrote %@: %d frames at %g fps (%.1f s of video) in %.1f s", output, order.count, fps,
+                    Double(order.count) / fps, Date().timeIntervalSince(start)))
+        }
+    }
+
+    /// frame-00000.png ... in `folder`: at least one, numbered from 0 without a gap, each a PNG of
+    /// one size.
+    static func framePaths(_ folder: String) throws -> [String] {
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: folder) } catch {
+            throw CLIError.noInput("cannot read the frames folder '\(folder)'")
+        }
+        let numbers = names.compactMap { name -> Int? in
+            guard name.hasPrefix("frame-"), name.hasSuffix(".png"), name.count == 15 else { return nil }
+            return Int(name.dropFirst(6).dropLast(4))
+        }.sorted()
+        guard !numbers.isEmpty else { throw CLIError.data("no frames (frame-NNNNN.png) in '\(folder)'") }
+        if let gap = numbers.enumerated().first(where: { $0.offset != $0.element }) {
+            throw CLIError.data("frames in '\(folder)' are missing \(FrameSequence.fileName(frame: gap.offset))")
+        }
+        let paths = numbers.map { folder + "/" + FrameSequence.fileName(frame: $0) }
+        var size: (Int, Int)?
+        for path in paths {
+            let s = try pngSize(path)
+            if let size, size != s {
+                throw CLIError.data("'\(path)' is \(s.0)x\(s.1), the frames before it \(size.0)x\(size.1)")
+            }
+            size = s
+        }
+        return paths
+    }
+
+    /// A PNG's width and height from its header.
+    static func pngSize(_ path: String) throws -> (Int, Int) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError.noInput("cannot read '\(path)'") }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 24)) ?? Data())
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        guard head.count == 24, Array(head[0..<8]) == signature, Array(head[12..<16]) == Array("IHDR".utf8) else {
+            throw CLIError.data("'\(path)' is not a PNG")
+        }
+        func word(_ i: Int) -> Int { head[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        return (word(16), word(20))
+    }
+}
