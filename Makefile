@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config libopenexr-dev ffmpeg
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps demo test format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean
+.PHONY: deps demo test format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -30,6 +30,11 @@ demo: release
 test: deps lint
 	$(SWIFT) build -c release
 	$(SWIFT) test -c release
+
+# A zoom-out on a real single-node Slurm (as root: it installs Slurm and munge when missing and
+# starts their daemons from a temporary folder): Scripts/slurm-check.sh.
+slurm-check: release
+	Scripts/slurm-check.sh
 
 # swift-format, which ships with the toolchain (`swift format`, 6.x); its settings are in
 # .swift-format (line length 120). `make format` rewrites the Swift sources in place; `make lint`

@@ -115,6 +115,8 @@ public struct FrameSequence: Sendable {
     /// What rendering a slice did.
     public struct Report: Sendable {
         public var framesRendered = 0
+        /// Frames skipped by `resume` (already rendered and valid).
+        public var framesSkipped = 0
         /// Reference orbits computed (including those that primed a group) and reused.
         public var orbitsComputed = 0
         public var orbitsReused = 0
@@ -130,21 +132,60 @@ public struct FrameSequence: Sendable {
     /// for the renders that prime the cache and resolve the colours); `frameDone` is called
     /// after each frame. A cache shared with the caller may be passed to keep orbits across
     /// calls.
+    /// With `resume`, frames of the slice whose PNG is already in `folder` and valid
+    /// (`isDone`) are skipped (`Report.framesSkipped`): a resubmitted slice renders only what
+    /// is missing.
     public func render(
         _ range: ClosedRange<Int>, into folder: String, settings: RenderSettings, bitDepth: Int = 8,
-        cache: ReferenceCache = ReferenceCache(), control: RenderControl? = nil,
+        cache: ReferenceCache = ReferenceCache(), control: RenderControl? = nil, resume: Bool = false,
         frameDone: (Int, RenderResult) -> Void = { _, _ in }
     ) throws -> Report {
+        let start = Date()
+        var settings = settings
+        settings.perturbation.cache = cache
+        try prime(range, settings: settings, control: control)
+        let key = try keyColors(settings: settings)
+        var report = Report()
+        for k in range {
+            var frame = frames[k]
+            frame.width = settings.width
+            frame.height = settings.height
+            let path = folder + "/" + FrameSequence.fileName(frame: k)
+            if resume && isDone(frame, at: path) {
+                report.framesSkipped += 1
+                continue
+            }
+            if let key, (frame.color ?? ColorSettings()).scale == .automatic {
+                var color = frame.color ?? ColorSettings()
+                (color.scale, color.quantiles, color.density, color.offset) = (
+                    key.scale, key.quantiles, key.density, key.offset
+                )
+                frame.color = color
+            }
+            let result = try ImageRender.render(
+                frame, settings: settings, to: path, bitDepth: bitDepth, control: control)
+            report.framesRendered += 1
+            if (result.report.perturbation?.finerOrbitPixels ?? 0) > 0 { report.finerOrbits += 1 }
+            frameDone(k, result)
+        }
+        report.orbitsComputed = cache.computedOrbits
+        report.orbitsReused = cache.orbitHits
+        report.seconds = Date().timeIntervalSince(start)
+        return report
+    }
+
+    /// Checks every frame of `range`, then primes `settings.perturbation.cache` for them: each
+    /// group of frames that share a center gets its deepest frame's orbit (a zero-pixel render
+    /// computes the references the full render would), so that every frame of a slice uses the
+    /// orbit of a full run. A cache that already holds those orbits (`ReferenceCache.add`, from a
+    /// cluster's reference job) computes nothing. `fathom sequence --save-references` saves
+    /// what this leaves in the cache.
+    public func prime(_ range: ClosedRange<Int>, settings: RenderSettings, control: RenderControl? = nil) throws {
         guard range.lowerBound >= 0 && range.upperBound < frames.count else {
             throw FathomError.badFrameRange(range.lowerBound, range.upperBound, frames.count)
         }
         // Every frame of the slice is checked before any work (and before any file).
         for k in range { _ = try frames[k].location() }
-        let start = Date()
-        var settings = settings
-        settings.perturbation.cache = cache
-        // Prime each group of frames that share a center with its deepest frame's orbit: a
-        // zero-pixel render computes the references the full render would.
         var primed = Set<[String]>()
         for k in range where !primed.contains(frames[k].center) {
             let group = frames.indices.filter { frames[$0].center == frames[k].center }
@@ -155,30 +196,21 @@ public struct FrameSequence: Sendable {
             _ = try Renderer.render(location: frames[deepest].location(), settings: prime, control: control)
             primed.insert(frames[k].center)
         }
-        let key = try keyColors(settings: settings)
-        var report = Report()
-        for k in range {
-            var frame = frames[k]
-            frame.width = settings.width
-            frame.height = settings.height
-            if let key, (frame.color ?? ColorSettings()).scale == .automatic {
-                var color = frame.color ?? ColorSettings()
-                (color.scale, color.quantiles, color.density, color.offset) = (
-                    key.scale, key.quantiles, key.density, key.offset
-                )
-                frame.color = color
-            }
-            let result = try ImageRender.render(
-                frame, settings: settings, to: folder + "/" + FrameSequence.fileName(frame: k),
-                bitDepth: bitDepth, control: control)
-            report.framesRendered += 1
-            if (result.report.perturbation?.finerOrbitPixels ?? 0) > 0 { report.finerOrbits += 1 }
-            frameDone(k, result)
-        }
-        report.orbitsComputed = cache.computedOrbits
-        report.orbitsReused = cache.orbitHits
-        report.seconds = Date().timeIntervalSince(start)
-        return report
+    }
+
+    /// Whether `path` holds a finished render of `frame`: a PNG that decodes whole (every
+    /// chunk's CRC) of the frame's size, whose `fathom-location` chunk has the frame's view,
+    /// iterations and engine settings.
+    public func isDone(_ frame: LocationFile, at path: String) -> Bool {
+        guard let image = try? PNGReader.read(path: path), image.width == frame.width, image.height == frame.height,
+            let chunks = try? PNGReader.textChunks(path: path),
+            let text = chunks.first(where: { $0.0 == FathomInfo.locationKey })?.1,
+            let stored = try? LocationFile.decode(Data(text.utf8), path: path)
+        else { return false }
+        return stored.center == frame.center && stored.radius == frame.radius
+            && stored.maxIterations == frame.maxIterations && stored.family == frame.family
+            && stored.power == frame.power && stored.juliaC == frame.juliaC && stored.rotation == frame.rotation
+            && (stored.engine ?? LocationFile.EngineSettings()) == (frame.engine ?? LocationFile.EngineSettings())
     }
 
     /// The colour mapping of every frame whose colour is automatic: resolved once, from the

@@ -199,6 +199,18 @@ enum Help {
           --la-epsilon, --mpfr-budget, --estimate, --precision-passes, --coarse-first-pass,
           --backend, --gpu-exact as for render (on a GPU the orbits and BLA tables stay on the
                                  device from frame to frame while the center is the same)
+
+        on a cluster (a zoom-out):
+          --slurm DIR            write Slurm jobs into DIR instead of rendering: reference.sbatch
+                                 (the orbits, once), frames.sbatch (an array of --tasks N, default
+                                 4, each a slice, after it), video.sbatch (the MP4 at --fps, after
+                                 them) and submit.sh, which submits the three; --submit runs it
+          --save-references DIR  compute the frames' reference orbits and save them in DIR
+          --load-references DIR  take the orbits saved there (refused until that job finished)
+          --slice-of T           render this task's share of T slices: its index from
+                                 SLURM_ARRAY_TASK_ID, else JOB_COMPLETION_INDEX (Kubernetes)
+          --resume               skip frames already in --output-dir whose PNG is whole and
+                                 whose stored view and engine settings are the frame's
         """
 
     static let expmap = """

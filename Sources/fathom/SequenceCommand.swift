@@ -9,9 +9,9 @@ enum SequenceCommand {
             "location", "preset", "zoom-out", "factor", "per-segment", "size", "frames", "output-dir",
             "threads", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon", "approximation",
             "la-epsilon", "mpfr-budget", "estimate", "precision-passes", "coarse-first-pass", "path",
-            "backend", "gpu-exact",
+            "backend", "gpu-exact", "save-references", "load-references", "slice-of", "slurm", "tasks", "fps",
         ]
-        let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"])
+        let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet", "resume", "submit"])
         if a.has("help") { print(Help.sequence); return }
 
         let planned: FrameSequence
@@ -55,18 +55,48 @@ enum SequenceCommand {
         let bitDepth = try a.int("bit-depth") ?? 8
         guard bitDepth == 8 || bitDepth == 16 else { throw CLIError.usage("--bit-depth: \(bitDepth) is not 8 or 16") }
 
-        let range = try frameRange(a["frames"], count: sequence.frames.count)
+        let quiet = a.has("quiet")
+        if let jobs = a["slurm"] {
+            // The zoom-out's deep location as the jobs read it, with the command line's engine
+            // options in it.
+            guard a.positionals.isEmpty else {
+                throw CLIError.usage("--slurm takes a zoom-out (--zoom-out N), not keyframes")
+            }
+            var deep = first
+            deep.engine = sequence.frames[0].engine
+            try ClusterJobs.write(
+                into: jobs, deep: deep, frames: sequence.frames.count, factor: try a.double("factor") ?? 2,
+                size: (settings.width, settings.height), bitDepth: bitDepth, tasks: try a.int("tasks") ?? 4,
+                fps: try a.double("fps") ?? 30, submit: a.has("submit"), quiet: quiet)
+            return
+        }
+        guard
+            let range = try ClusterJobs.slice(
+                a["slice-of"], frames: try frameRange(a["frames"], count: sequence.frames.count))
+        else {
+            if !quiet { print("sequence: this task's share of the frames is empty (more tasks than frames)") }
+            return
+        }
         // Every frame of the slice is checked before the folder is made.
         for k in range { _ = try sequence.frames[k].location() }
+        let control = Cancellation.control()
+        let cache = ReferenceCache()
+        if let folder = a["save-references"] {
+            try ClusterJobs.saveReferences(
+                sequence, range, settings: settings, cache: cache, into: folder, control: control)
+            if !quiet { print("saved \(cache.storedOrbits.count) reference orbits in \(folder)") }
+            return
+        }
+        if let folder = a["load-references"] { cache.add(try ClusterJobs.loadReferences(folder)) }
         let folder = a["output-dir"] ?? "frames"
         let created = try prepareFolder(folder)
 
-        let quiet = a.has("quiet")
-        let control = Cancellation.control()
         let report: FrameSequence.Report
         do {
-            report = try sequence.render(range, into: folder, settings: settings, bitDepth: bitDepth, control: control)
-            { k, result in
+            report = try sequence.render(
+                range, into: folder, settings: settings, bitDepth: bitDepth, cache: cache, control: control,
+                resume: a.has("resume")
+            ) { k, result in
                 guard !quiet else { return }
                 let r = result.report
                 print(
@@ -88,6 +118,7 @@ enum SequenceCommand {
                     report.framesRendered, sequence.frames.count, range.lowerBound, range.upperBound, folder,
                     report.seconds,
                     report.orbitsComputed, report.orbitsReused)
+                    + (report.framesSkipped > 0 ? "; \(report.framesSkipped) frames already done, skipped" : "")
                     + (report.finerOrbits > 0
                         ? "; \(report.finerOrbits) frames also took the reference at more bits for pixels at risk"
                         : ""))

@@ -14,11 +14,29 @@ public final class ReferenceCache: @unchecked Sendable {
     /// How many orbits and tables were reused (for tests and benchmarks).
     public private(set) var orbitHits = 0
     public private(set) var tableHits = 0
-    /// Orbits stored: each computed once.
+    /// Orbits added from files (`add`).
+    private var loaded = 0
+    /// Orbits stored: each computed once (those added from files not counted).
     public var computedOrbits: Int {
         lock.lock()
         defer { lock.unlock() }
-        return orbits.count
+        return orbits.count - loaded
+    }
+
+    /// The orbits it holds, in the order they were stored: what a cluster's reference job saves
+    /// for the frame jobs (Documentation/Sequences.md, "On a cluster").
+    public var storedOrbits: [ReferenceOrbit] {
+        lock.lock()
+        defer { lock.unlock() }
+        return orbits
+    }
+
+    /// Adds orbits another process computed (read from its files), as if computed here.
+    public func add(_ more: [ReferenceOrbit]) {
+        lock.lock()
+        defer { lock.unlock() }
+        orbits += more
+        loaded += more.count
     }
 
     public init() {}
@@ -81,6 +99,7 @@ public final class ReferenceCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         orbits = []
+        loaded = 0
         tables = CachedTables()
     }
 }
