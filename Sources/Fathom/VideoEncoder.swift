@@ -39,20 +39,26 @@ public final class VideoEncoder {
         return nil
     }
 
-    /// Starts ffmpeg, writing an MP4 at `fps` frames a second into output `index` of `set`.
-    /// Frames of odd sizes are padded by a pixel to the even size H.264's 4:2:0 needs.
-    public init(_ set: OutputSet, at index: Int, fps: Double) throws {
+    /// Starts ffmpeg, writing an MP4 at `fps` frames a second into output `index` of `set`:
+    /// frames as PNG files' bytes (`append(png:)`), or with `size` as 8-bit RGB images of that
+    /// size (`append(image:)`). Frames of odd sizes are padded by a pixel to the even size
+    /// H.264's 4:2:0 needs.
+    public init(_ set: OutputSet, at index: Int, fps: Double, size: (width: Int, height: Int)? = nil) throws {
         guard fps >= 1 && fps <= 240 else { throw Failure.badFrameRate(fps) }
         guard let ffmpeg = VideoEncoder.program("ffmpeg") else { throw Failure.noFFmpeg }
         let temporary = try set.temporaryPath(index)
         process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = [
-            "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
-            "-f", "image2pipe", "-framerate", String(fps), "-c:v", "png", "-i", "-",
-            "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2",
-            "-c:v", "libx264", "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", temporary,
-        ]
+        process.arguments =
+            [
+                "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
+            ]
+            + (size.map { ["-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "\($0.width)x\($0.height)"] }
+                ?? ["-f", "image2pipe", "-c:v", "png"]) + [
+                "-framerate", String(fps), "-i", "-",
+                "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", temporary,
+            ]
         let stdin = Pipe()
         errors = Pipe()
         process.standardInput = stdin
@@ -63,6 +69,12 @@ public final class VideoEncoder {
     }
 
     deinit { if !finished { cancel() } }
+
+    /// Hands ffmpeg one frame: an 8-bit RGB image of the size the encoder was started with.
+    public func append(image: RGBImage) throws {
+        precondition(image.bitDepth == 8)
+        try append(png: Data(image.pixels))
+    }
 
     /// Hands ffmpeg one frame: a PNG file's bytes.
     public func append(png: Data) throws {

@@ -239,6 +239,8 @@ enum Help {
 
     static let video = """
         usage: fathom video --frames DIR [--output OUT.mp4] [--fps F] [--reverse] [--quiet]
+               fathom video --expmap MAP.npy (--location FILE | --preset NAME | view options)
+                            [--size WxH] [--zoom-speed Z | --duration S] [--fps F] [--output OUT.mp4]
 
         Makes an H.264 MP4 (default fathom.mp4) of the frames frame-00000.png, frame-00001.png, ...
         in DIR (as 'fathom sequence' writes them: numbered from 0 without a gap, all one size), in
@@ -246,6 +248,13 @@ enum Help {
         backwards is a zoom in). --fps: frames a second (1 to 240, default 30). The ffmpeg program
         (Debian's ffmpeg) encodes it; without it the command exits 69 before any work. The MP4 is
         complete or absent. A progress bar with the time left is shown on a terminal.
+
+        With --expmap: a zoom from radius 2 in to the location's radius, each frame (--size, default
+        640x360) reprojected from the map 'fathom expmap --npy' rendered for that location (same
+        view options), bilinearly, coloured with the location's colours; the map stops at the
+        location's radius, so the frames' inner disc comes from a flat render of the location at
+        the frame size (the last frame is that render). --zoom-speed: octaves a second (default 1),
+        or --duration: the whole zoom in S seconds.
         """
 
     static let find = """

@@ -5,12 +5,21 @@ import Foundation
 /// "Videos").
 enum VideoCommand {
     static func run(_ args: [String]) throws {
-        let a = try Arguments(args, valued: ["frames", "output", "fps"], flagNames: ["help", "quiet", "reverse"])
+        let a = try Arguments(
+            args, valued: RenderCommand.valued.union(["frames", "fps", "expmap", "zoom-speed", "duration"]),
+            flagNames: ["help", "quiet", "reverse"])
         if a.has("help") { print(Help.video); return }
         guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
-        guard let folder = a["frames"] else { throw CLIError.usage("give --frames DIR: a folder of frame-NNNNN.png") }
         let output = a["output"] ?? "fathom.mp4"
         let fps = try a.double("fps") ?? 30
+        if let map = a["expmap"] {
+            guard a["frames"] == nil else { throw CLIError.usage("give --frames DIR or --expmap MAP, not both") }
+            try fromMap(a, map: map, output: output, fps: fps)
+            return
+        }
+        guard let folder = a["frames"] else {
+            throw CLIError.usage("give --frames DIR (a folder of frame-NNNNN.png) or --expmap MAP.npy")
+        }
         // Everything is checked before ffmpeg starts: the frames, the output, ffmpeg itself.
         let frames = try framePaths(folder)
         let order = a.has("reverse") ? Array(frames.reversed()) : frames
@@ -53,6 +62,68 @@ enum VideoCommand {
                 String(
                     format: "wrote %@: %d frames at %g fps (%.1f s of video) in %.1f s", output, order.count, fps,
                     Double(order.count) / fps, Date().timeIntervalSince(start)))
+        }
+    }
+
+    /// The video of an exponential map (`fathom expmap --npy`) of the location the options give.
+    static func fromMap(_ a: Arguments, map: String, output: String, fps: Double) throws {
+        var file = try RenderCommand.baseLocation(a)
+        try RenderCommand.applyOverrides(a, to: &file)
+        let video = try ExponentialMapVideo(mapPath: map, location: file)
+        let (width, height) = try a.size() ?? (640, 360)
+        file.width = width
+        file.height = height
+        let (settings, _) = try RenderCommand.renderSettings(a, file)
+        let octaves = max(0, video.map.log2Radius(row: 0) - video.log2Radius)
+        let speed: Double
+        if let duration = try a.double("duration") {
+            guard duration > 0 && duration <= 1e6 else {
+                throw CLIError.data("--duration: \(duration) is outside 0...1e6 s")
+            }
+            speed = max(octaves, 1e-9) / duration
+        } else {
+            speed = try a.double("zoom-speed") ?? 1
+        }
+        guard speed > 0 && speed <= 1e6 else {
+            throw CLIError.data("--zoom-speed: \(speed) is outside 0...1e6 octaves a second")
+        }
+        let radii = video.frameRadii(width: width, height: height, fps: fps, octavesPerSecond: speed)
+        guard radii.count <= 10_000_000 else { throw CLIError.data("\(radii.count) frames is more than 10000000") }
+        let outputs = try OutputSet([output])
+        let control = Cancellation.control()
+        let encoder: VideoEncoder
+        do { encoder = try VideoEncoder(outputs, at: 0, fps: fps, size: (width, height)) } catch let failure
+            as VideoEncoder.Failure
+        {
+            throw failure == .noFFmpeg ? CLIError(exitCode: 69, message: "\(failure)") : CLIError.data("\(failure)")
+        }
+        let quiet = a.has("quiet")
+        let showProgress = !quiet && isatty(2) != 0
+        let meter = ProgressMeter()
+        let start = Date()
+        do {
+            try video.frames(width: width, height: height, log2Radii: radii, settings: settings, control: control) {
+                k, image in
+                try encoder.append(image: image)
+                if showProgress, let line = meter.update(Double(k + 1) / Double(radii.count)) {
+                    FileHandle.standardError.write(Data(("\r" + line + "   ").utf8))
+                }
+            }
+            try encoder.finish()
+            if control.isCancelled { throw RenderError.cancelled }
+            try outputs.commit()
+        } catch {
+            encoder.cancel()
+            outputs.abort()
+            if let failure = error as? VideoEncoder.Failure { throw CLIError.other("\(failure)") }
+            throw error
+        }
+        if showProgress { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8)) }
+        if !quiet {
+            print(
+                String(
+                    format: "wrote %@: %d frames of %dx%d at %g fps (%.1f octaves at %g a second) from %@ in %.1f s",
+                    output, radii.count, width, height, fps, octaves, speed, map, Date().timeIntervalSince(start)))
         }
     }
 

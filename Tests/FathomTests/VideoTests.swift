@@ -79,3 +79,72 @@ struct VideoTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["frames"])
     }
 }
+
+@Suite("Videos from an exponential map")
+struct MapVideoTests {
+    @Test("frames from radius 2 in to the location's; the last frame is the flat render, its ring interpolated")
+    func reprojection() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var file = LocationFile(
+            location: Location(
+                centerRe: "-0.743643887037158704752191506114774", centerIm: "0.131825904205311970493132056385139",
+                radius: "1e-6", maxIterations: 2000))
+        file.color = ColorSettings(palette: .hot)
+        let path = folder + "/map.npy"
+        let render = try ExponentialMapRender(file, width: 512)
+        let outputs = try OutputSet([path])
+        let stream = try NPYStream(outputs, at: 0, width: 512, height: render.map.height)
+        _ = try render.render(settings: RenderSettings(width: 512, height: 1)) { try stream.append($1.field) }
+        try stream.finish()
+        try outputs.commit()
+
+        let video = try ExponentialMapVideo(mapPath: path, location: file)
+        let radii = video.frameRadii(width: 96, height: 54, fps: 10, octavesPerSecond: 8)
+        // The first frame's corners lie inside the map's first row, the last frame is the location's.
+        let corner = Math.log2((96.0 * 96 + 54 * 54).squareRoot() / 54)
+        #expect(Swift.abs(radii[0] + corner - video.map.log2Radius(row: 0)) < 1e-12)
+        #expect(radii.last == video.log2Radius && zip(radii, radii.dropFirst()).allSatisfy { $0 > $1 })
+        #expect(radii.count == Int(((radii[0] - video.log2Radius) / 0.8).rounded(.up)) + 1)
+        var images: [RGBImage] = []
+        try video.frames(width: 96, height: 54, log2Radii: radii, settings: RenderSettings(width: 96, height: 54)) {
+            #expect($0 == images.count)
+            images.append($1)
+        }
+        // The flat render at the location's radius, coloured as the video colours it.
+        let flat = try Renderer.render(location: file.location(), settings: RenderSettings(width: 96, height: 54)).field
+        let color = ColorSettings(palette: .hot).resolved(for: flat)
+        let expected = Colorizer.image(flat, settings: color)
+        let last = try #require(images.last)
+        var ring = 0, ringError = 0.0, close = 0, mirroredError = 0.0
+        for y in 0..<54 {
+            for x in 0..<96 {
+                let u = Double(x) + 0.5 - 48, v = 27 - Double(y) - 0.5
+                let o = 3 * (y * 96 + x)
+                let difference = (0..<3).map { Swift.abs(Int(last.pixels[o + $0]) - Int(expected.pixels[o + $0])) }
+                // Inside the map's last row: the flat render itself, exactly.
+                if (u * u + v * v).squareRoot() < 27 * Math.exp2(-0.5 * video.map.log2RowStep) {
+                    #expect(difference == [0, 0, 0], "pixel \(x),\(y)")
+                } else {
+                    ring += 1
+                    ringError += Double(difference.reduce(0, +)) / 3
+                    if difference.max()! <= 32 { close += 1 }
+                    // The same against the flat render upside down: what a wrong turn of the
+                    // angle would give.
+                    let m = 3 * ((53 - y) * 96 + x)
+                    mirroredError +=
+                        Double(
+                            (0..<3).map { Swift.abs(Int(last.pixels[o + $0]) - Int(expected.pixels[m + $0])) }.reduce(
+                                0, +)) / 3
+                }
+            }
+        }
+        print(
+            "map video: \(radii.count) frames; last frame's ring \(ring) pixels, mean error \(ringError / Double(ring)) levels (mirrored \(mirroredError / Double(ring))), \(close) within 32"
+        )
+        #expect(ring > 1000)
+        #expect(ringError / Double(ring) < 24)
+        #expect(Double(close) > 0.65 * Double(ring))
+        #expect(mirroredError > 2 * ringError)
+    }
+}
