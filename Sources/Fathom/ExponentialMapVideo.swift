@@ -103,6 +103,19 @@ public struct ExponentialMapVideo {
         }
         defer { try? handle.close() }
         let half = Double(min(width, height)) / 2
+        // Each pixel's log2 distance from the center (in pixels) and its map column: the same in
+        // every frame, so computed once.
+        var log2Distance = [Double](repeating: 0, count: width * height)
+        var column = [Double](repeating: 0, count: width * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let u = Double(x) + 0.5 - Double(width) / 2, v = Double(height) / 2 - Double(y) - 0.5
+                var angle = Math.atan2(v, u)
+                if angle < 0 { angle += 2 * Double.pi }
+                log2Distance[y * width + x] = Math.log2((u * u + v * v).squareRoot())
+                column[y * width + x] = angle * Double(map.width) / (2 * Double.pi) - 0.5
+            }
+        }
         for (k, log2r) in log2Radii.enumerated() {
             if control?.isCancelled == true { throw RenderError.cancelled }
             // log2 of the pixel size; the rows from the corners' radius in to the center pixel's.
@@ -116,15 +129,12 @@ public struct ExponentialMapVideo {
             var pixels = [UInt8](repeating: 0, count: 3 * width * height)
             for y in 0..<height {
                 for x in 0..<width {
-                    let u = Double(x) + 0.5 - Double(width) / 2, v = Double(height) / 2 - Double(y) - 0.5
-                    let j = row(log2s + Math.log2((u * u + v * v).squareRoot()))
+                    let j = row(log2s + log2Distance[y * width + x])
                     let rgb: (Double, Double, Double)
                     if let strip, j <= Double(map.height - 1) {
-                        var angle = Math.atan2(v, u)
-                        if angle < 0 { angle += 2 * Double.pi }
-                        let i = angle * Double(map.width) / (2 * Double.pi) - 0.5
-                        rgb = bilinear(strip, x: i, y: max(j, 0) - Double(first), wrap: true)
+                        rgb = bilinear(strip, x: column[y * width + x], y: max(j, 0) - Double(first), wrap: true)
                     } else {
+                        let u = Double(x) + 0.5 - Double(width) / 2, v = Double(height) / 2 - Double(y) - 0.5
                         let fx = u * scale + Double(width) / 2 - 0.5, fy = Double(height) / 2 - 0.5 - v * scale
                         rgb = bilinear(flatImage, x: fx, y: fy, wrap: false)
                     }

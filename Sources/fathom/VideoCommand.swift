@@ -23,40 +23,18 @@ enum VideoCommand {
         // Everything is checked before ffmpeg starts: the frames, the output, ffmpeg itself.
         let frames = try framePaths(folder)
         let order = a.has("reverse") ? Array(frames.reversed()) : frames
-        let outputs = try OutputSet([output])
-        let control = Cancellation.control()
-        let encoder: VideoEncoder
-        do { encoder = try VideoEncoder(outputs, at: 0, fps: fps) } catch let failure as VideoEncoder.Failure {
-            throw failure == .noFFmpeg ? CLIError(exitCode: 69, message: "\(failure)") : CLIError.data("\(failure)")
-        }
         let quiet = a.has("quiet")
-        let showProgress = !quiet && isatty(2) != 0
-        let meter = ProgressMeter()
         let start = Date()
-        do {
+        try encode(to: output, fps: fps, size: nil, count: order.count, quiet: quiet) { encoder, control, done in
             for (k, path) in order.enumerated() {
                 if control.isCancelled { throw RenderError.cancelled }
                 guard let png = FileManager.default.contents(atPath: path) else {
                     throw CLIError.noInput("cannot read '\(path)'")
                 }
                 try encoder.append(png: png)
-                if showProgress, let line = meter.update(Double(k + 1) / Double(order.count)) {
-                    FileHandle.standardError.write(Data(("\r" + line + "   ").utf8))
-                }
+                done(k)
             }
-            try encoder.finish()
-            if control.isCancelled { throw RenderError.cancelled }
-            try outputs.commit()
-        } catch {
-            encoder.cancel()
-            outputs.abort()
-            if showProgress {
-                FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8))
-            }
-            if let failure = error as? VideoEncoder.Failure { throw CLIError.other("\(failure)") }
-            throw error
         }
-        if showProgress { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8)) }
         if !quiet {
             print(
                 String(
@@ -89,23 +67,49 @@ enum VideoCommand {
         }
         let radii = video.frameRadii(width: width, height: height, fps: fps, octavesPerSecond: speed)
         guard radii.count <= 10_000_000 else { throw CLIError.data("\(radii.count) frames is more than 10000000") }
+        let quiet = a.has("quiet")
+        let start = Date()
+        try encode(to: output, fps: fps, size: (width, height), count: radii.count, quiet: quiet) {
+            encoder, control, done in
+            try video.frames(width: width, height: height, log2Radii: radii, settings: settings, control: control) {
+                k, image in
+                try encoder.append(image: image)
+                done(k)
+            }
+        }
+        if !quiet {
+            print(
+                String(
+                    format: "wrote %@: %d frames of %dx%d at %g fps (%.1f octaves at %g a second) from %@ in %.1f s",
+                    output, radii.count, width, height, fps, octaves, speed, map, Date().timeIntervalSince(start)))
+        }
+    }
+
+    /// One video into `output`: the output resolved and ffmpeg started before any frame, then
+    /// `feed` hands the encoder `count` frames (calling its third argument after frame k, for the
+    /// progress bar on a terminal); the MP4 is committed only once ffmpeg finished, else removed.
+    static func encode(
+        to output: String, fps: Double, size: (width: Int, height: Int)?, count: Int, quiet: Bool,
+        feed: (VideoEncoder, RenderControl, (Int) -> Void) throws -> Void
+    ) throws {
         let outputs = try OutputSet([output])
         let control = Cancellation.control()
         let encoder: VideoEncoder
-        do { encoder = try VideoEncoder(outputs, at: 0, fps: fps, size: (width, height)) } catch let failure
+        do { encoder = try VideoEncoder(outputs, at: 0, fps: fps, size: size) } catch let failure
             as VideoEncoder.Failure
         {
             throw failure == .noFFmpeg ? CLIError(exitCode: 69, message: "\(failure)") : CLIError.data("\(failure)")
         }
-        let quiet = a.has("quiet")
         let showProgress = !quiet && isatty(2) != 0
         let meter = ProgressMeter()
-        let start = Date()
+        defer {
+            if showProgress {
+                FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8))
+            }
+        }
         do {
-            try video.frames(width: width, height: height, log2Radii: radii, settings: settings, control: control) {
-                k, image in
-                try encoder.append(image: image)
-                if showProgress, let line = meter.update(Double(k + 1) / Double(radii.count)) {
+            try feed(encoder, control) { k in
+                if showProgress, let line = meter.update(Double(k + 1) / Double(count)) {
                     FileHandle.standardError.write(Data(("\r" + line + "   ").utf8))
                 }
             }
@@ -117,13 +121,6 @@ enum VideoCommand {
             outputs.abort()
             if let failure = error as? VideoEncoder.Failure { throw CLIError.other("\(failure)") }
             throw error
-        }
-        if showProgress { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8)) }
-        if !quiet {
-            print(
-                String(
-                    format: "wrote %@: %d frames of %dx%d at %g fps (%.1f octaves at %g a second) from %@ in %.1f s",
-                    output, radii.count, width, height, fps, octaves, speed, map, Date().timeIntervalSince(start)))
         }
     }
 
