@@ -11,6 +11,11 @@ public final class ReferenceCache: @unchecked Sendable {
     private let lock = NSLock()
     private var orbits: [ReferenceOrbit] = []
     private var tables = CachedTables()
+    /// The stored tables' keys, oldest first: at most `tableLimit` are kept.
+    private var tableOrder: [TableIdentity] = []
+    /// LA tables by what they depend on (not the dc bound, which only BLA levels read), so
+    /// the frames of a zoom and the bands of an exponential map build theirs once.
+    private var linearTables: [LinearTableIdentity: any Sendable] = [:]
     /// How many orbits and tables were reused (for tests and benchmarks).
     public private(set) var orbitHits = 0
     public private(set) var tableHits = 0
@@ -88,10 +93,38 @@ public final class ReferenceCache: @unchecked Sendable {
         return t
     }
 
+    /// How many tables of a dc bound it keeps (the oldest go first). Each frame of a zoom and
+    /// each band of an exponential map has a bound of its own and never reuses another's, so
+    /// without a limit a 3,321-band map of e1000 held 12.8 GB of them; the LA tables they
+    /// share are kept apart (`linearTable`), once.
+    static let tableLimit = 8
+
     func store<D: PerturbationDelta>(_ table: BLATable<D>, key: TableIdentity) {
         lock.lock()
         defer { lock.unlock() }
-        tables[keyPath: D.cachedTables][key] = table
+        if tables[keyPath: D.cachedTables].updateValue(table, forKey: key) == nil { tableOrder.append(key) }
+        while tableOrder.count > ReferenceCache.tableLimit {
+            let old = tableOrder.removeFirst()
+            tables.double[old] = nil
+            tables.floatExp[old] = nil
+            tables.doubleDouble[old] = nil
+            tables.doubleDoubleExp[old] = nil
+        }
+    }
+
+    /// The LA table of delta type D stored under `key`.
+    func linearTable<D: DeltaScalar>(_ key: LinearTableIdentity, _: D.Type) -> LATable<D>? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let t = linearTables[key] as? LATable<D> else { return nil }
+        tableHits += 1
+        return t
+    }
+
+    func store<D: DeltaScalar>(_ table: LATable<D>, key: LinearTableIdentity) {
+        lock.lock()
+        defer { lock.unlock() }
+        linearTables[key] = table
     }
 
     /// Drops everything.
@@ -101,6 +134,8 @@ public final class ReferenceCache: @unchecked Sendable {
         orbits = []
         loaded = 0
         tables = CachedTables()
+        tableOrder = []
+        linearTables = [:]
     }
 }
 
@@ -136,6 +171,16 @@ public struct TableIdentity: Hashable, Sendable {
     let addsDC: Bool
     let method: ApproximationMethod
     let linearEpsilon: Double
+}
+
+/// What identifies an LA table (`LATable`): the orbit, the delta type, the epsilon, whether dc
+/// enters the steps and whether the reference wraps (a nucleus's).
+struct LinearTableIdentity: Hashable, Sendable {
+    let orbit: OrbitIdentity
+    let delta: ObjectIdentifier
+    let epsilon: Double
+    let addsDC: Bool
+    let spanning: Bool
 }
 
 extension ReferenceOrbit {

@@ -66,13 +66,20 @@ final class ApproximationTables<F: PerturbationFormula> {
             // to a smooth error of 1e-6 on e318; Documentation/Perturbation.md).
             var trace = PhaseTrace("table \(E.self) at epsilon \(epsilon), \(values.count) points")
             defer { trace.print() }
-            let linear =
-                method == .bla
-                ? nil
-                : LATable(
-                    orbit: reference.orbit.values(as: E.Wide.self), epsilon: linearEpsilon,
-                    addsDC: formula.addsDC, power: formula.power, escapeGaps: reference.orbit.escapeGaps,
-                    spanning: reference.wraps, threads: threads, converting: E.init(wide:))
+            let linearIdentity = LinearTableIdentity(
+                orbit: reference.identity, delta: ObjectIdentifier(E.self), epsilon: linearEpsilon,
+                addsDC: formula.addsDC, spanning: reference.wraps)
+            var linear: LATable<E>?
+            if method != .bla {
+                linear = cache?.linearTable(linearIdentity, E.self)
+                if linear == nil {
+                    linear = LATable(
+                        orbit: reference.orbit.values(as: E.Wide.self), epsilon: linearEpsilon,
+                        addsDC: formula.addsDC, power: formula.power, escapeGaps: reference.orbit.escapeGaps,
+                        spanning: reference.wraps, threads: threads, converting: E.init(wide:))
+                    if let linear { cache?.store(linear, key: linearIdentity) }
+                }
+            }
             trace.mark("LA")
             let built = BLATable(
                 orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
