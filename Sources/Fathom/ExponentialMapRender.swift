@@ -15,15 +15,24 @@ public struct ExponentialMapRender: Sendable {
     public let location: Location
     public let map: ExponentialMap
 
-    /// The map of `file`'s location `width` columns around.
-    public init(_ file: LocationFile, width: Int) throws {
+    /// How the map's rows lie: one strip of square pixels from radius 2 in (`fathom expmap
+    /// --exr/--npy`), or Kalles Fraktaler's files of one octave each (`--kf-frames`).
+    public enum Layout: Sendable { case strip, keyframes }
+
+    /// The map of `file`'s location `width` columns around, in `layout`.
+    public init(_ file: LocationFile, width: Int, layout: Layout = .strip) throws {
         self.file = file
         location = try file.location()
         let radius: BigFloat
         do { radius = try BigFloat(parsing: location.radius, precision: Precision(bits: 64)) } catch {
             throw LocationError.badNumber(field: "radius", text: location.radius)
         }
-        map = try ExponentialMap(width: width, log2Radius: radius.floatExpValue.log2Magnitude, radius: location.radius)
+        let log2Radius = radius.floatExpValue.log2Magnitude
+        switch layout {
+        case .strip: map = try ExponentialMap(width: width, log2Radius: log2Radius, radius: location.radius)
+        case .keyframes:
+            map = try ExponentialMap(keyframeWidth: width, log2Radius: log2Radius, radius: location.radius)
+        }
     }
 
     /// What rendering the map did.
@@ -43,7 +52,9 @@ public struct ExponentialMapRender: Sendable {
     }
 
     /// Renders every band at `settings` (their size is the map's; the file's engine settings
-    /// are laid over them), calling `band` with each band's rows and result in row order.
+    /// are laid over them), calling `band` with each band's rows and result in row order. With
+    /// `settings.extras.derivative`, the bands' distance estimates are in pixels of each row
+    /// (`inRowPixels`).
     public func render(
         settings: RenderSettings, cache: ReferenceCache = ReferenceCache(), control: RenderControl? = nil,
         band: (Range<Int>, RenderResult) throws -> Void
@@ -69,7 +80,11 @@ public struct ExponentialMapRender: Sendable {
         var report = Report()
         for rows in bands {
             if control?.isCancelled == true { throw RenderError.cancelled }
-            let result = try Renderer.render(location: location, settings: bandSettings(rows), control: control)
+            var result = try Renderer.render(location: location, settings: bandSettings(rows), control: control)
+            if var extras = result.field.extras, !extras.distance.isEmpty {
+                ExponentialMapRender.inRowPixels(&extras.distance, map: map, rows: rows)
+                result.field.extras = extras
+            }
             report.bands += 1
             report.iterations += result.report.iterations
             let path = result.report.path.rawValue
@@ -90,5 +105,16 @@ public struct ExponentialMapRender: Sendable {
         report.orbitsReused = cache.orbitHits
         report.seconds = Date().timeIntervalSince(start)
         return report
+    }
+
+    /// A band's distance estimates (in pixels of its innermost row, as the engine gives them for
+    /// the band's viewport) in pixels of each one's own row: the map's square pixels, 2 pi / W of
+    /// the row's radius, so a distance means the same on every row of the map.
+    static func inRowPixels(_ distance: inout [Float], map: ExponentialMap, rows: Range<Int>) {
+        let innermost = map.log2Radius(row: rows.upperBound - 1)
+        for y in 0..<rows.count {
+            let scale = Float(Math.exp2(innermost - map.log2Radius(row: rows.lowerBound + y)))
+            for i in y * map.width..<(y + 1) * map.width { distance[i] *= scale }
+        }
     }
 }

@@ -7,7 +7,10 @@ import FractalEngine
 /// N (uint: the escape count's whole part plus `bias`, 0xFFFFFFFF where the pixel did not
 /// escape) and NF (float: the smooth count's fraction, 0 where it did not escape), so that
 /// N + NF - IterationsBias is the smooth count; the header's int attributes Iterations and
-/// IterationsBias and the string attribute fathom-location (the location's JSON). Single part,
+/// IterationsBias and the string attribute fathom-location (the location's JSON). With `distance`,
+/// also DEX and DEY (floats: the distance estimate as a vector, KF's convention: its length the
+/// estimate in the field's pixels, its direction z / (dz/dc) conjugated, that is in image axes
+/// with y down; 0 where the pixel did not escape). Single part,
 /// scanlines, ZIP, increasing Y: row 0 of the map first. OpenEXR's C library is opened at run
 /// time (CEXR); where it is missing, creating the stream fails with one line.
 public final class EXRStream {
@@ -20,6 +23,13 @@ public final class EXRStream {
     private let rowsPerChunk: Int
     private var n: [UInt32] = []
     private var nf: [Float] = []
+    private var dex: [Float] = []
+    private var dey: [Float] = []
+    /// Whether it writes DEX and DEY.
+    public let distance: Bool
+    /// What the distances are multiplied by (a change of unit: KF's files measure them in pixels
+    /// of a flat frame, `ExpmapCommand`).
+    public let distanceScale: Float
     /// Rows written to the file, and rows buffered for the next chunk.
     private var rowsWritten = 0
 
@@ -30,7 +40,8 @@ public final class EXRStream {
     }
 
     public init(
-        _ set: OutputSet, at index: Int, width: Int, height: Int, maxIterations: Int, location: String
+        _ set: OutputSet, at index: Int, width: Int, height: Int, maxIterations: Int, location: String,
+        distance: Bool = false, distanceScale: Float = 1
     ) throws(OutputError) {
         path = set.paths[index]
         guard let w = Int32(exactly: width), let h = Int32(exactly: height), let limit = Int32(exactly: maxIterations),
@@ -43,21 +54,39 @@ public final class EXRStream {
         if let reason = EXRStream.unavailableReason { throw .cannotCreate(path: path, reason: reason) }
         let temporary = try set.temporaryPath(index)
         var message = [CChar](repeating: 0, count: 256)
-        guard let file = fathom_exr_create(temporary, w, h, 0, limit, EXRStream.bias, location, &message, message.count)
+        guard
+            let file = fathom_exr_create(
+                temporary, w, h, distance ? 1 : 0, limit, EXRStream.bias, location, &message, message.count)
         else { throw .cannotCreate(path: path, reason: EXRStream.text(message)) }
         self.file = file
         self.width = width
         self.height = height
+        self.distance = distance
+        self.distanceScale = distanceScale
         rowsPerChunk = Int(fathom_exr_rows_per_chunk(file))
     }
 
     deinit { if let file { fathom_exr_discard(file) } }
 
-    /// Appends `field`'s rows (the next `field.height` rows of the map), writing every chunk
-    /// they complete.
-    public func append(_ field: IterationField) throws(OutputError) {
-        precondition(field.width == width && rowsWritten + n.count / width + field.height <= height)
-        for i in 0..<field.pixelCount {
+    /// Appends `field`'s rows `rows` (all of them by default: the next rows of the file),
+    /// writing every chunk they complete. With `distance`, the field carries the derivative's
+    /// extras.
+    public func append(_ field: IterationField, rows: Range<Int>? = nil) throws(OutputError) {
+        let rows = rows ?? 0..<field.height
+        precondition(field.width == width && rowsWritten + n.count / width + rows.count <= height)
+        let pixels = rows.lowerBound * width..<rows.upperBound * width
+        if distance {
+            guard let extras = field.extras, extras.distance.count == field.pixelCount else {
+                throw .cannotCreate(path: path, reason: "the rows carry no distance estimate")
+            }
+            for i in pixels {
+                let d = extras.distance[i] * distanceScale
+                let escaped = field.nBig[i] != 0 && d.isFinite && extras.slopeRe[i].isFinite
+                dex.append(escaped ? d * extras.slopeRe[i] : 0)
+                dey.append(escaped ? -d * extras.slopeIm[i] : 0)
+            }
+        }
+        for i in pixels {
             if field.nBig[i] == 0 {
                 n.append(UInt32.max)
                 nf.append(0)
@@ -78,6 +107,10 @@ public final class EXRStream {
         }
         n.removeFirst(offset)
         nf.removeFirst(offset)
+        if distance {
+            dex.removeFirst(offset)
+            dey.removeFirst(offset)
+        }
     }
 
     private func writeChunk(from offset: Int, rows: Int) throws(OutputError) {
@@ -85,9 +118,14 @@ public final class EXRStream {
         var message = [CChar](repeating: 0, count: 256)
         let status = n.withUnsafeBufferPointer { n in
             nf.withUnsafeBufferPointer { nf in
-                fathom_exr_write(
-                    file, Int32(rowsWritten), Int32(rows), n.baseAddress! + offset, nf.baseAddress! + offset, nil, nil,
-                    &message, message.count)
+                dex.withUnsafeBufferPointer { dex in
+                    dey.withUnsafeBufferPointer { dey in
+                        fathom_exr_write(
+                            file, Int32(rowsWritten), Int32(rows), n.baseAddress! + offset, nf.baseAddress! + offset,
+                            distance ? dex.baseAddress! + offset : nil, distance ? dey.baseAddress! + offset : nil,
+                            &message, message.count)
+                    }
+                }
             }
         }
         guard status == 0 else { throw .cannotCreate(path: path, reason: text(message)) }

@@ -9,24 +9,39 @@ enum ExpmapCommand {
             "output", "size", "supersample", "load-reference", "save-reference", "reference", "bit-depth",
             "palette", "density", "offset", "smooth", "color-scale", "interior", "gradient", "boundary", "slope",
             "trap",
-        ]).union(["width", "exr"])
-        let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"])
+        ]).union(["width", "exr", "kf-frames"])
+        let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet", "distance"])
         if a.has("help") { print(Help.expmap); return }
         guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
         try RenderCommand.refuseConflicts(a)
-        let npy = a["npy"], exr = a["exr"]
-        guard npy != nil || exr != nil else {
-            throw CLIError.usage("give --exr PATH or --npy PATH (or both): where the map goes")
+        let npy = a["npy"], exr = a["exr"], keyframes = a["kf-frames"]
+        guard npy != nil || exr != nil || keyframes != nil else {
+            throw CLIError.usage("give --exr PATH, --npy PATH (or both) or --kf-frames DIR: where the map goes")
+        }
+        guard keyframes == nil || (npy == nil && exr == nil) else {
+            throw CLIError.usage(
+                "--kf-frames writes KF's layout of the map, not the strip: give it without --exr, --npy")
         }
         var file = try RenderCommand.baseLocation(a)
         try RenderCommand.applyOverrides(a, to: &file)
         let width = try a.int("width") ?? 1024
         file.width = width
         file.height = 1
-        let (settings, engine) = try RenderCommand.renderSettings(a, file)
+        var (settings, engine) = try RenderCommand.renderSettings(a, file)
+        let distance = a.has("distance")
+        if distance {
+            guard exr != nil || keyframes != nil else {
+                throw CLIError.usage("--distance goes into the EXR's DEX and DEY: give --exr PATH or --kf-frames DIR")
+            }
+            settings.extras = ExtrasRequest(derivative: true)
+        }
         file.engine = engine
-        let render = try ExponentialMapRender(file, width: width)
+        let render = try ExponentialMapRender(file, width: width, layout: keyframes == nil ? .strip : .keyframes)
         let map = render.map
+        if let keyframes {
+            try writeKeyframes(render, into: keyframes, file: file, settings: settings, quiet: a.has("quiet"))
+            return
+        }
         // The outputs are resolved (what must not be written refused) before any work.
         let paths = [exr, npy].compactMap { $0 }
         let outputs = try OutputSet(paths)
@@ -48,7 +63,7 @@ enum ExpmapCommand {
         let exrStream = try exr.map { _ in
             try EXRStream(
                 outputs, at: 0, width: map.width, height: map.height, maxIterations: render.location.maxIterations,
-                location: stored.jsonString())
+                location: stored.jsonString(), distance: distance)
         }
         let npyStream = try npy.map { _ in
             try NPYStream(outputs, at: exr == nil ? 0 : 1, width: map.width, height: map.height)
@@ -82,6 +97,92 @@ enum ExpmapCommand {
                     + String(format: "%.2f s, %.0f M iterations", result.seconds, Double(result.iterations) / 1e6)
                     + "; \(routes.joined(separator: ", ")); reference orbits computed \(result.orbitsComputed), reused \(result.orbitsReused)"
             )
+        }
+    }
+
+    /// The map in Kalles Fraktaler's layout (`ExponentialMap.init(keyframeWidth:log2Radius:)`):
+    /// one EXR a file, 00001.exr the deepest, in `folder` (made if its parent exists), all or none.
+    /// Distances are in pixels of the file's flat frame, as KF writes them: the row's map pixel
+    /// (2 pi / W of its radius) is pi hypot(W, H) / W of those.
+    static func writeKeyframes(
+        _ render: ExponentialMapRender, into folder: String, file: LocationFile, settings: RenderSettings, quiet: Bool
+    ) throws {
+        let map = render.map
+        let h = map.rowsPerFile!
+        let digits = max(5, String(map.files).count)
+        func name(_ k: Int) -> String {
+            let number = String(k)
+            return folder + "/" + String(repeating: "0", count: digits - number.count) + number + ".exr"
+        }
+        let created = try SequenceCommand.prepareFolder(folder)
+        // Files K (the outermost, rendered first) down to 1.
+        let order = Array((1...map.files).reversed())
+        let outputs: OutputSet
+        do { outputs = try OutputSet(order.map(name)) } catch {
+            if created { rmdir(folder) }
+            throw error
+        }
+        if !quiet {
+            print(
+                "expmap: \(map.files) files of \(map.width) x \(h) (KF's layout), radius 2 in to \(RenderCommand.abbreviated(render.location.radius))"
+            )
+        }
+        let w = Double(map.width), hh = Double(h)
+        let scale = Float(Double.pi * (w * w + hh * hh).squareRoot() / w)
+        let distance = !settings.extras.isEmpty
+        var stored = file
+        stored.height = h
+        let location = stored.jsonString()
+        let showProgress = !quiet && isatty(2) != 0
+        let meter = ProgressMeter()
+        let control = Cancellation.control(progress: nil)
+        var index = 0
+        var stream: EXRStream?
+        var filled = 0
+        let result: ExponentialMapRender.Report
+        do {
+            result = try render.render(settings: settings, control: control) { rows, band in
+                var y = 0
+                while y < rows.count {
+                    if stream == nil {
+                        stream = try EXRStream(
+                            outputs, at: index, width: map.width, height: h,
+                            maxIterations: render.location.maxIterations,
+                            location: location, distance: distance, distanceScale: scale)
+                    }
+                    let take = min(h - filled, rows.count - y)
+                    try stream!.append(band.field, rows: y..<y + take)
+                    y += take
+                    filled += take
+                    if filled == h {
+                        try stream!.finish()
+                        stream = nil
+                        filled = 0
+                        index += 1
+                    }
+                }
+                if showProgress, let line = meter.update(Double(rows.upperBound) / Double(map.height)) {
+                    FileHandle.standardError.write(Data(("\r" + line + "   ").utf8))
+                }
+            }
+            try outputs.commit()
+        } catch {
+            outputs.abort()
+            if created { rmdir(folder) }
+            throw error
+        }
+        if showProgress { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8)) }
+        if result.unsettledPixels > 0 {
+            FileHandle.standardError.write(
+                Data(
+                    ("warning: \(result.unsettledPixels) pixels not verified: their smooth values may miss 1e-7 "
+                        + "(direct MPFR would take more than the --mpfr-budget)\n").utf8))
+        }
+        if !quiet {
+            print(
+                "wrote \(name(1)) ... \(name(map.files)): "
+                    + String(format: "%.2f s, %.0f M iterations", result.seconds, Double(result.iterations) / 1e6)
+                    + "; reference orbits computed \(result.orbitsComputed), reused \(result.orbitsReused)")
         }
     }
 }

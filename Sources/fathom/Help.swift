@@ -215,7 +215,7 @@ enum Help {
 
     static let expmap = """
         usage: fathom expmap (--location FILE | --preset NAME | view options) [--exr PATH] [--npy PATH]
-                             [--width W]
+                             [--kf-frames DIR] [--width W] [--distance]
 
         Renders the exponential map of the zoom from radius 2 in to the location's radius: W
         columns of angle (default 1024) around the location's center, counter-clockwise from the
@@ -228,9 +228,17 @@ enum Help {
                                  and NF (float, the smooth count's fraction); needs OpenEXR's C
                                  library (libopenexr-dev) at run time
           --npy PATH             the iteration data as for render's --npy, shape (H, W)
+          --kf-frames DIR        instead: Kalles Fraktaler's layout, one EXR per octave (00001.exr
+                                 the deepest, W x H with H = ceil(W ln 2 / (2 pi))), file k's row y
+                                 at radius rho 2^(k-1) hypot(W, H) / H 2^(-y/H) and column x at the
+                                 angle 2 pi x / W; DIR is made if its parent exists
 
         options:
           --width W              columns around (4 to 32768; default 1024)
+          --distance             also the distance estimate, as the EXR's DEX and DEY (floats: a
+                                 vector in image axes, y down, as KF writes them; its length in
+                                 pixels of the pixel's own row, or with --kf-frames of the file's
+                                 flat frame, as KF's; 0 where it did not escape)
           --threads N, --quiet
           --path, --glitches, --delta, --bla, --approximation, --bla-epsilon, --la-epsilon,
           --mpfr-budget, --estimate, --precision-passes, --coarse-first-pass, --backend,
