@@ -27,9 +27,11 @@ demo: release
 
 # Release mode: the double-double and MPFR checks run ~30x faster than in debug, which
 # more than pays for the optimised build. The CLI tests run the built `fathom` executable.
+# In CI (CI set, as .ci/run sets it) the test also runs the Slurm check below, about 90 s.
 test: deps lint
 	$(SWIFT) build -c release
 	$(SWIFT) test -c release
+	@if [ -n "$$CI" ]; then $(SUDO) Scripts/slurm-check.sh; fi
 
 # A zoom-out on a real single-node Slurm (as root: it installs Slurm and munge when missing and
 # starts their daemons from a temporary folder): Scripts/slurm-check.sh.

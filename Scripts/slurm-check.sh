@@ -73,8 +73,15 @@ export SLURM_CONF="$T/slurm.conf"
 slurmctld -i; waitpidfile "$T/slurmctld.pid"; PIDS+=("$(cat "$T/slurmctld.pid")")
 slurmd;       waitpidfile "$T/slurmd.pid";    PIDS+=("$(cat "$T/slurmd.pid")")
 for _ in $(seq 1 100); do [ "$(sinfo -h -n "$H" -o %t)" = idle ] && break; sleep 0.2; done
-idle() { while [ -n "$(squeue -h -o %i)" ]; do sleep 0.5; done; }
 fail() { echo "slurm-check: FAILED: $*" >&2; for f in "$T"/*/logs/*; do echo "== $f" >&2; tail -3 "$f" >&2; done; exit 1; }
+# Waits until the queue is empty; a run that hangs fails after 5 minutes instead.
+idle() {
+  local k=0
+  while [ -n "$(squeue -h -o %i)" ]; do
+    k=$((k + 1)); [ $k -lt 600 ] || fail "the queue did not drain in 5 minutes: $(squeue -h -o '%i %T %R' | head -3)"
+    sleep 0.5
+  done
+}
 start=$(date +%s)
 
 # 1. The whole zoom-out through Slurm, against a local run.
@@ -97,7 +104,11 @@ echo "slurm-check: $FRAMES frames through a $TASKS-task array identical to the l
 cd "$T/again"
 reference=$(sbatch --parsable reference.sbatch)
 frames=$(sbatch --parsable --dependency=afterok:$reference frames.sbatch)
-until [ "$(squeue -h -j "${frames}_2" -o %T)" = RUNNING ]; do sleep 0.1; done
+k=0
+until [ "$(squeue -h -j "${frames}_2" -o %T 2>/dev/null)" = RUNNING ]; do
+  k=$((k + 1)); [ $k -lt 1200 ] || fail "task 2 was not seen running within 2 minutes"
+  sleep 0.1
+done
 sleep 1
 scancel "${frames}_2"; idle
 present=$(ls "$T/again/frames" | grep -c '^frame-.*\.png$' || true)
