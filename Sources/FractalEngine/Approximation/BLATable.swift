@@ -114,61 +114,68 @@ public struct BLATable<D: DeltaScalar>: Sendable {
         let b = Complex<D>(addsDC ? D.one : .zero, .zero)
         let threads = Swift.max(1, threads)
         let bounds = starts
-        steps = orbit.withUnsafeBufferPointer { z in
-            [BLAStep<D>](unsafeUninitializedCapacity: total) { buffer, initialized in
-                let out = SendablePointer(buffer.baseAddress!)
-                let zp = SendablePointer(UnsafeMutablePointer(mutating: z.baseAddress!))
-                // Level 0: single steps at m = 1 ... M - 1.
-                Parallel.forEachChunk(singles, threads: threads, minimumCount: BLATable.parallelThreshold) { range in
-                    for j in range {
-                        let zm = zp.pointer[j + 1]
-                        // A = p Z^(p-1); the nonlinear terms stay below eps |A dz| while
-                        // |dz| < 2 eps |Z| / (p - 1) (= eps |A| for p = 2; Perturbation.md).
-                        var a = Complex(zm.re.doubled, zm.im.doubled)
-                        var linearRadius = eps * D.complexMagnitude(a.re, a.im)
-                        if power > 2 {
-                            var zp1 = zm
-                            for _ in 2..<power { zp1 = zp1 * zm }
-                            a = zp1 * D(Double(power))
-                            linearRadius = eps * D.complexMagnitude(zm.re, zm.im).scaled(by: 2 / Double(power - 1))
+        // No levels (LA alone): an empty array without `unsafeUninitializedCapacity`, which for
+        // a capacity of 0 sets the count of the runtime's one shared empty array (a write the
+        // Thread Sanitizer reports between threads that build tables at once).
+        steps =
+            total == 0
+            ? []
+            : orbit.withUnsafeBufferPointer { z in
+                [BLAStep<D>](unsafeUninitializedCapacity: total) { buffer, initialized in
+                    let out = SendablePointer(buffer.baseAddress!)
+                    let zp = SendablePointer(UnsafeMutablePointer(mutating: z.baseAddress!))
+                    // Level 0: single steps at m = 1 ... M - 1.
+                    Parallel.forEachChunk(singles, threads: threads, minimumCount: BLATable.parallelThreshold) {
+                        range in
+                        for j in range {
+                            let zm = zp.pointer[j + 1]
+                            // A = p Z^(p-1); the nonlinear terms stay below eps |A dz| while
+                            // |dz| < 2 eps |Z| / (p - 1) (= eps |A| for p = 2; Perturbation.md).
+                            var a = Complex(zm.re.doubled, zm.im.doubled)
+                            var linearRadius = eps * D.complexMagnitude(a.re, a.im)
+                            if power > 2 {
+                                var zp1 = zm
+                                for _ in 2..<power { zp1 = zp1 * zm }
+                                a = zp1 * D(Double(power))
+                                linearRadius = eps * D.complexMagnitude(zm.re, zm.im).scaled(by: 2 / Double(power - 1))
+                            }
+                            let am = D.complexMagnitude(a.re, a.im)
+                            // Inside the radius |dz(m+1)| < |A| R + |dc| <= |A| R0 (= reach / 2): the
+                            // step cannot carry a pixel past |z| = 2 unless |Z(m+1)| is within that
+                            // of 2. Where Double cannot tell (|Z| = 2 to 2^-40), the orbit's exact
+                            // gap 4 - |Z|^2 bounds the radius instead: |z|^2 - |Z|^2 <=
+                            // 2 |Z| |dz| + |dz|^2 < 5 |dz(m+1)| stays below the gap while
+                            // |A| R + |dc| <= gap / 5.
+                            let next = zp.pointer[j + 2]
+                            let x = next.re.leadingDouble, y = next.im.leadingDouble
+                            let reach = 2 * (am * linearRadius).leadingDouble
+                            var radius = BLAStep<D>.valid(linearRadius - dcMax / am)
+                            if (x * x + y * y).squareRoot() + reach >= 2 - 0x1p-40 {
+                                if let gap = escapeGaps[j + 2] {
+                                    let bound = BLAStep<D>.valid((D(gap).scaled(by: 0.2) - dcMax) / am)
+                                    if bound < radius { radius = bound }
+                                } else {
+                                    radius = .zero
+                                }
+                            }
+                            (out.pointer + j).initialize(to: BLAStep(a: a, b: b, radius: radius))
                         }
-                        let am = D.complexMagnitude(a.re, a.im)
-                        // Inside the radius |dz(m+1)| < |A| R + |dc| <= |A| R0 (= reach / 2): the
-                        // step cannot carry a pixel past |z| = 2 unless |Z(m+1)| is within that
-                        // of 2. Where Double cannot tell (|Z| = 2 to 2^-40), the orbit's exact
-                        // gap 4 - |Z|^2 bounds the radius instead: |z|^2 - |Z|^2 <=
-                        // 2 |Z| |dz| + |dz|^2 < 5 |dz(m+1)| stays below the gap while
-                        // |A| R + |dc| <= gap / 5.
-                        let next = zp.pointer[j + 2]
-                        let x = next.re.leadingDouble, y = next.im.leadingDouble
-                        let reach = 2 * (am * linearRadius).leadingDouble
-                        var radius = BLAStep<D>.valid(linearRadius - dcMax / am)
-                        if (x * x + y * y).squareRoot() + reach >= 2 - 0x1p-40 {
-                            if let gap = escapeGaps[j + 2] {
-                                let bound = BLAStep<D>.valid((D(gap).scaled(by: 0.2) - dcMax) / am)
-                                if bound < radius { radius = bound }
-                            } else {
-                                radius = .zero
+                    }
+                    // Level k from level k - 1, pairwise.
+                    for k in 1..<Swift.max(1, bounds.count - 1) {
+                        let from = bounds[k - 1], to = bounds[k]
+                        Parallel.forEachChunk(
+                            bounds[k + 1] - to, threads: threads, minimumCount: BLATable.parallelThreshold
+                        ) { range in
+                            for i in range {
+                                let x = out.pointer[from + 2 * i], y = out.pointer[from + 2 * i + 1]
+                                (out.pointer + to + i).initialize(to: x.then(y, dcMax: dcMax))
                             }
                         }
-                        (out.pointer + j).initialize(to: BLAStep(a: a, b: b, radius: radius))
                     }
+                    initialized = total
                 }
-                // Level k from level k - 1, pairwise.
-                for k in 1..<Swift.max(1, bounds.count - 1) {
-                    let from = bounds[k - 1], to = bounds[k]
-                    Parallel.forEachChunk(
-                        bounds[k + 1] - to, threads: threads, minimumCount: BLATable.parallelThreshold
-                    ) { range in
-                        for i in range {
-                            let x = out.pointer[from + 2 * i], y = out.pointer[from + 2 * i + 1]
-                            (out.pointer + to + i).initialize(to: x.then(y, dcMax: dcMax))
-                        }
-                    }
-                }
-                initialized = total
             }
-        }
         self.levelStarts = starts
         radii = steps.map(\.radius)
     }

@@ -159,25 +159,30 @@ public struct LATable<D: DeltaScalar>: Sendable {
         let total = chains.count
         @Sendable func c(_ z: Complex<W>) -> Complex<D> { Complex(converting(z.re), converting(z.im)) }
         var bounds = [D](repeating: .zero, count: total)
-        let flat = bounds.withUnsafeMutableBufferPointer { boundsBuffer in
-            let boundsOut = SendablePointer(boundsBuffer.baseAddress!)
-            return [LAEntry<D>](unsafeUninitializedCapacity: total) { buffer, initialized in
-                let out = SendablePointer(buffer.baseAddress!)
-                Parallel.forEachChunk(total, threads: threads, minimumCount: 4096) { range in
-                    for i in range {
-                        let member = chains[i]
-                        let e = built[member.stage].entries[member.index]
-                        (out.pointer + i).initialize(
-                            to: LAEntry(
-                                zc: c(e.zc), cc: c(e.cc), threshold: converting(e.t),
-                                dcThreshold: converting(e.tc), truncation: converting(e.truncation),
-                                dcTruncation: converting(e.dcTruncation), length: e.length, chainEnd: member.chainEnd))
-                        boundsOut.pointer[i] = converting(e.ccBound)
+        // (None: an empty array, not `unsafeUninitializedCapacity: 0`; BLATable says why.)
+        let flat: [LAEntry<D>] =
+            total == 0
+            ? []
+            : bounds.withUnsafeMutableBufferPointer { boundsBuffer in
+                let boundsOut = SendablePointer(boundsBuffer.baseAddress!)
+                return [LAEntry<D>](unsafeUninitializedCapacity: total) { buffer, initialized in
+                    let out = SendablePointer(buffer.baseAddress!)
+                    Parallel.forEachChunk(total, threads: threads, minimumCount: 4096) { range in
+                        for i in range {
+                            let member = chains[i]
+                            let e = built[member.stage].entries[member.index]
+                            (out.pointer + i).initialize(
+                                to: LAEntry(
+                                    zc: c(e.zc), cc: c(e.cc), threshold: converting(e.t),
+                                    dcThreshold: converting(e.tc), truncation: converting(e.truncation),
+                                    dcTruncation: converting(e.dcTruncation), length: e.length,
+                                    chainEnd: member.chainEnd))
+                            boundsOut.pointer[i] = converting(e.ccBound)
+                        }
                     }
+                    initialized = total
                 }
-                initialized = total
             }
-        }
         var at = [Int32](repeating: 0, count: orbit.count)
         at.withUnsafeMutableBufferPointer { atBuffer in
             let atOut = SendablePointer(atBuffer.baseAddress!)
