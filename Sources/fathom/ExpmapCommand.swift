@@ -54,8 +54,7 @@ enum ExpmapCommand {
                 "expmap: \(map.width) x \(map.height) (\(map.bands().count) bands), radius 2 in to \(RenderCommand.abbreviated(render.location.radius))"
             )
         }
-        let showProgress = !quiet && isatty(2) != 0
-        let meter = ProgressMeter()
+        let bar = TerminalProgress(quiet: quiet)
         let control = Cancellation.control(progress: nil)
         // The location the EXR stores: the map's, at its size.
         var stored = file
@@ -68,28 +67,16 @@ enum ExpmapCommand {
         let npyStream = try npy.map { _ in
             try NPYStream(outputs, at: exr == nil ? 0 : 1, width: map.width, height: map.height)
         }
-        defer {
-            if showProgress {
-                FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8))
-            }
-        }
+        defer { bar.clear() }
         let result = try render.render(settings: settings, control: control) { rows, band in
             try exrStream?.append(band.field)
             try npyStream?.append(band.field)
-            if showProgress, let line = meter.update(Double(rows.upperBound) / Double(map.height)) {
-                FileHandle.standardError.write(Data(("\r" + line + "   ").utf8))
-            }
+            bar.update(Double(rows.upperBound) / Double(map.height))
         }
         try exrStream?.finish()
         try npyStream?.finish()
         try outputs.commit()
-        if result.unsettledPixels > 0 {
-            let shown = result.unsettledList.prefix(16).map { "\($0.x),\($0.y)" }.joined(separator: " ")
-            FileHandle.standardError.write(
-                Data(
-                    ("warning: \(result.unsettledPixels) pixels not verified: their smooth values may miss 1e-7 "
-                        + "(direct MPFR would take more than the --mpfr-budget): \(shown)\n").utf8))
-        }
+        warnUnsettled(result)
         if !quiet {
             let routes = result.paths.map { "rows \($0.rows.lowerBound)-\($0.rows.upperBound - 1) \($0.path)" }
             report(
@@ -133,8 +120,8 @@ enum ExpmapCommand {
         var stored = file
         stored.height = h
         let location = stored.jsonString()
-        let showProgress = !quiet && isatty(2) != 0
-        let meter = ProgressMeter()
+        let bar = TerminalProgress(quiet: quiet)
+        defer { bar.clear() }
         let control = Cancellation.control(progress: nil)
         var index = 0
         var stream: EXRStream?
@@ -161,9 +148,7 @@ enum ExpmapCommand {
                         index += 1
                     }
                 }
-                if showProgress, let line = meter.update(Double(rows.upperBound) / Double(map.height)) {
-                    FileHandle.standardError.write(Data(("\r" + line + "   ").utf8))
-                }
+                bar.update(Double(rows.upperBound) / Double(map.height))
             }
             try outputs.commit()
         } catch {
@@ -171,18 +156,22 @@ enum ExpmapCommand {
             if created { rmdir(folder) }
             throw error
         }
-        if showProgress { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8)) }
-        if result.unsettledPixels > 0 {
-            FileHandle.standardError.write(
-                Data(
-                    ("warning: \(result.unsettledPixels) pixels not verified: their smooth values may miss 1e-7 "
-                        + "(direct MPFR would take more than the --mpfr-budget)\n").utf8))
-        }
+        warnUnsettled(result)
         if !quiet {
             print(
                 "wrote \(name(1)) ... \(name(map.files)): "
                     + String(format: "%.2f s, %.0f M iterations", result.seconds, Double(result.iterations) / 1e6)
                     + "; reference orbits computed \(result.orbitsComputed), reused \(result.orbitsReused)")
         }
+    }
+
+    /// The warning for pixels no pass could settle, as column,row of the map (the first 16).
+    static func warnUnsettled(_ result: ExponentialMapRender.Report) {
+        guard result.unsettledPixels > 0 else { return }
+        let shown = result.unsettledList.prefix(16).map { "\($0.x),\($0.y)" }.joined(separator: " ")
+        FileHandle.standardError.write(
+            Data(
+                ("warning: \(result.unsettledPixels) pixels not verified: their smooth values may miss 1e-7 "
+                    + "(direct MPFR would take more than the --mpfr-budget): \(shown)\n").utf8))
     }
 }

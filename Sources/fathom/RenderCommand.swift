@@ -42,26 +42,15 @@ enum RenderCommand {
         try announce(location: location, settings: settings, quiet: quiet, verbose: a.has("verbose"))
 
         // A progress line with an ETA on stderr when it is a terminal (--quiet: none).
-        let showProgress = !quiet && isatty(2) != 0
-        let meter = ProgressMeter()
+        let bar = TerminalProgress(quiet: quiet)
         var progress: (@Sendable (Double) -> Void)?
-        if showProgress {
-            progress = { (fraction: Double) in
-                if let line = meter.update(fraction) {
-                    FileHandle.standardError.write(Data(("\r" + line + "   ").utf8))
-                }
-            }
-        }
+        if bar.shown { progress = { bar.update($0) } }
         let control = Cancellation.control(progress: progress)
         var toRender = file
         toRender.width = width
         toRender.height = height
         toRender.engine = engine
-        defer {
-            if showProgress {
-                FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8))
-            }
-        }
+        defer { bar.clear() }
         let result = try ImageRender.render(
             toRender, settings: settings, into: outputs.set, png: 0, npy: outputs.npy,
             reference: outputs.reference, bitDepth: bitDepth, control: control)

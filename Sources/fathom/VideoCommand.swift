@@ -100,19 +100,10 @@ enum VideoCommand {
         {
             throw failure == .noFFmpeg ? CLIError(exitCode: 69, message: "\(failure)") : CLIError.data("\(failure)")
         }
-        let showProgress = !quiet && isatty(2) != 0
-        let meter = ProgressMeter()
-        defer {
-            if showProgress {
-                FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 48) + "\r").utf8))
-            }
-        }
+        let bar = TerminalProgress(quiet: quiet)
+        defer { bar.clear() }
         do {
-            try feed(encoder, control) { k in
-                if showProgress, let line = meter.update(Double(k + 1) / Double(count)) {
-                    FileHandle.standardError.write(Data(("\r" + line + "   ").utf8))
-                }
-            }
+            try feed(encoder, control) { k in bar.update(Double(k + 1) / Double(count)) }
             try encoder.finish()
             if control.isCancelled { throw RenderError.cancelled }
             try outputs.commit()

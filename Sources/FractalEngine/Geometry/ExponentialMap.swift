@@ -45,23 +45,12 @@ public struct ExponentialMap: Sendable, Equatable {
     /// H = ceil(W ln(2 / radius) / (2 pi)) rows. `radius` is the radius as the user wrote it,
     /// for the errors.
     public init(width: Int, log2Radius: Double, radius: String? = nil) throws(LocationError) {
-        let text = radius ?? "2^\(log2Radius)"
-        guard width >= 4 && width <= ImageSize.maximumSide else {
-            throw .outOfRange(
-                field: "width", text: "\(width)", limit: "4...\(ImageSize.maximumSide) for an exponential map")
-        }
-        guard log2Radius.isFinite, log2Radius < ExponentialMap.log2OuterRadius else {
-            throw .outOfRange(field: "radius", text: text, limit: "an exponential map reaches in from radius 2")
-        }
-        self.width = width
-        log2RowStep = 2 * Double.pi / (Double(width) * 0.6931471805599453)
-        log2AngleStep = Math.log2(2 * Double.pi / Double(width))
+        let log2RowStep = 2 * Double.pi / (Double(width) * 0.6931471805599453)
         let rows = ((ExponentialMap.log2OuterRadius - log2Radius) / log2RowStep).rounded(.up)
-        guard rows <= Double(ExponentialMap.maximumHeight) else {
-            throw .outOfRange(
-                field: "radius", text: text,
-                limit: "an exponential map of at most \(ExponentialMap.maximumHeight) rows at width \(width)")
-        }
+        try ExponentialMap.validate(width: width, log2Radius: log2Radius, rows: rows, radius: radius)
+        self.width = width
+        self.log2RowStep = log2RowStep
+        log2AngleStep = Math.log2(2 * Double.pi / Double(width))
         height = max(1, Int(rows))
         log2Top = ExponentialMap.log2OuterRadius
         phase = 0.5
@@ -73,22 +62,10 @@ public struct ExponentialMap: Sendable, Equatable {
     /// rho 2^(k - 1) reaches 2 in to the location's (file 1). KF's own files have this
     /// geometry (KF 2.15's `GetPixelCoordinates`: r = 2^(-y/H) of hypot(W, H) / 2 pixels).
     public init(keyframeWidth width: Int, log2Radius: Double, radius: String? = nil) throws(LocationError) {
-        let text = radius ?? "2^\(log2Radius)"
-        guard width >= 4 && width <= ImageSize.maximumSide else {
-            throw .outOfRange(
-                field: "width", text: "\(width)", limit: "4...\(ImageSize.maximumSide) for an exponential map")
-        }
-        guard log2Radius.isFinite, log2Radius < ExponentialMap.log2OuterRadius else {
-            throw .outOfRange(field: "radius", text: text, limit: "an exponential map reaches in from radius 2")
-        }
         let h = max(1, Int((Double(width) * 0.6931471805599453 / (2 * Double.pi)).rounded(.up)))
         // Files k = 1...K, file K the first whose frame radius rho 2^(K - 1) is at least 2.
         let files = (ExponentialMap.log2OuterRadius - log2Radius).rounded(.up) + 1
-        guard files * Double(h) <= Double(ExponentialMap.maximumHeight) else {
-            throw .outOfRange(
-                field: "radius", text: text,
-                limit: "an exponential map of at most \(ExponentialMap.maximumHeight) rows at width \(width)")
-        }
+        try ExponentialMap.validate(width: width, log2Radius: log2Radius, rows: files * Double(h), radius: radius)
         self.width = width
         height = Int(files) * h
         rowsPerFile = h
@@ -99,11 +76,22 @@ public struct ExponentialMap: Sendable, Equatable {
         log2Top = log2Radius + (files - 1) + Math.log2((w * w + hh * hh).squareRoot() / hh)
     }
 
-    /// KF's layout: the map's rows in file k (1: the deepest).
-    public func rows(ofFile k: Int) -> Range<Int> {
-        let h = rowsPerFile ?? height
-        let first = (files - k) * h
-        return first..<first + h
+    /// The checks both layouts make before any work: the width, a radius inside 2, and at most
+    /// `maximumHeight` rows (`rows`, computed before the conversion to Int).
+    static func validate(width: Int, log2Radius: Double, rows: Double, radius: String?) throws(LocationError) {
+        let text = radius ?? "2^\(log2Radius)"
+        guard width >= 4 && width <= ImageSize.maximumSide else {
+            throw .outOfRange(
+                field: "width", text: "\(width)", limit: "4...\(ImageSize.maximumSide) for an exponential map")
+        }
+        guard log2Radius.isFinite, log2Radius < ExponentialMap.log2OuterRadius else {
+            throw .outOfRange(field: "radius", text: text, limit: "an exponential map reaches in from radius 2")
+        }
+        guard rows <= Double(ExponentialMap.maximumHeight) else {
+            throw .outOfRange(
+                field: "radius", text: text,
+                limit: "an exponential map of at most \(ExponentialMap.maximumHeight) rows at width \(width)")
+        }
     }
 
     /// log2 of the radius row `row` samples.

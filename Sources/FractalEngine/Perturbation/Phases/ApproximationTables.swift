@@ -66,11 +66,11 @@ final class ApproximationTables<F: PerturbationFormula> {
             // to a smooth error of 1e-6 on e318; Documentation/Perturbation.md).
             var trace = PhaseTrace("table \(E.self) at epsilon \(epsilon), \(values.count) points")
             defer { trace.print() }
-            let linearIdentity = LinearTableIdentity(
-                orbit: reference.identity, delta: ObjectIdentifier(E.self), epsilon: linearEpsilon,
-                addsDC: formula.addsDC, spanning: reference.wraps)
             var linear: LATable<E>?
             if method != .bla {
+                let linearIdentity = LinearTableIdentity(
+                    orbit: reference.identity, delta: ObjectIdentifier(E.self), epsilon: linearEpsilon,
+                    addsDC: formula.addsDC, spanning: reference.wraps)
                 linear = cache?.linearTable(linearIdentity, E.self)
                 if linear == nil {
                     linear = LATable(
