@@ -147,23 +147,66 @@ if options.groups.contains("direct") {
 // MARK: - reference
 
 if options.groups.contains("reference") {
-    for (bits, steps) in [(1000, 20000), (3500, 5000), (10000, 1000)] {
-        try measure("reference", "orbit at \(bits) bits, \(steps) steps vs its MPFR operations alone") {
-            let p = Precision(bits: bits)
-            // A point whose orbit stays bounded (the Douady rabbit's c, inside the set): every
-            // step then costs what a deep reference's step costs at the same precision.
-            let c = try BigComplex(parsingRe: "-0.12", im: "0.75", precision: p)
-            let t0 = DispatchTime.now().uptimeNanoseconds
-            let orbit = try ReferenceOrbit.compute(point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p)
-            let t1 = DispatchTime.now().uptimeNanoseconds
-            blackHole(orbit)
-            let opsAlone = MPFROperations.mandelbrotSteps(c: c, steps: steps, precision: p)
-            let orbitPerStep = Double(t1 - t0) / Double(steps) / 1e3
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    /// The orbit on one thread, on two in lockstep, on a team of every core (from two), and
+    /// as `ReferenceThreading.choose` shares it among every core, against one thread of MPFR
+    /// doing the same steps as ../shared/tools/mpfr-step.c (x^2, y^2, 2xy and the adds); the
+    /// orbits must agree bit for bit. Each figure is the best of `--runs` runs (this VM's
+    /// neighbours make single runs of two spinning threads erratic).
+    func orbitCase(_ name: String, c: BigComplex, steps: Int, precision p: Precision) throws {
+        try measure("reference", name, runs: 1) {
+            func timed(_ threading: ReferenceThreading?) throws -> (ReferenceOrbit, Double) {
+                var best = Double.infinity, orbit: ReferenceOrbit?
+                for _ in 0..<options.runs {
+                    let t0 = DispatchTime.now().uptimeNanoseconds
+                    orbit = try ReferenceOrbit.compute(
+                        point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, threads: cores,
+                        threading: threading)
+                    best = min(best, Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
+                }
+                return (orbit!, best)
+            }
+            let (one, oneTime) = try timed(.serial)
+            let (pair, pairTime) = try timed(.pair)
+            let (team, teamTime) = try timed(.team(threads: cores))
+            let (chosen, chosenTime) = try timed(nil)
+            let n = Double(one.count - 1)
+            let baseline = (0..<options.runs).map { _ in
+                MPFROperations.mpfrStepSteps(c: c, steps: one.count - 1, precision: p)
+            }.min()!
+            var notes: [String] = []
+            for (label, orbit) in [("pair", pair), ("team", team), ("chosen", chosen)]
+            where orbit.re != one.re || orbit.im != one.im {
+                notes.append("ORBITS DIFFER: \(label) against one thread")
+            }
+            if one.escaped { notes.append("escaped after \(one.count - 1) steps") }
+            notes.append(
+                "chosen for \(cores) threads: \(ReferenceThreading.choose(bits: p.bits, power: 2, threads: cores))")
             return (
-                ["orbit us/step": orbitPerStep, "MPFR ops us/step": opsAlone, "ratio": orbitPerStep / opsAlone],
-                [orbit.escaped ? "escaped early: figures cover fewer steps" : ""].filter { !$0.isEmpty }
+                [
+                    "mpfr-step us/step": baseline, "1 thread us/step": oneTime / n, "pair us/step": pairTime / n,
+                    "team us/step": teamTime / n, "chosen us/step": chosenTime / n,
+                    "chosen vs mpfr-step": baseline / (chosenTime / n), "chosen vs 1 thread": oneTime / chosenTime,
+                ], notes
             )
         }
+    }
+    // A point whose orbit stays bounded (the Douady rabbit's c, inside the set): every step
+    // then costs what a deep reference's step costs at the same precision.
+    for (bits, steps) in [(1000, 100_000), (4000, 20000), (10000, 5000), (50000, 400), (175_000, 60), (380_000, 20)] {
+        let p = Precision(bits: bits)
+        try orbitCase(
+            "rabbit orbit at \(bits) bits, \(steps) steps", c: BigComplex(parsingRe: "-0.12", im: "0.75", precision: p),
+            steps: steps, precision: p)
+    }
+    // The deep presets' own centers at their orbits' precision (a 640x360 view's).
+    for (name, steps) in [("e1086", 100_000), ("e8000", 10000)] {
+        let loc = try location(name)
+        let view = try Viewport(location: loc, width: 640, height: 360)
+        let p = view.orbitPrecision
+        try orbitCase(
+            "\(name) orbit at \(p.bits) bits, \(steps) steps", c: view.center.rounded(to: p), steps: steps, precision: p
+        )
     }
 }
 

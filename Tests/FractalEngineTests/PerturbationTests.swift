@@ -274,29 +274,57 @@ struct PerturbationTests {
 
 @Suite("Reference orbits")
 struct ReferenceOrbitTests {
-    /// Deep orbits multiply x y on a second thread (MultiplyPartner): the same operations
-    /// and roundings, so the same orbit, low words, gaps and escape as one thread computes.
-    @Test("an orbit computed with a partner thread equals the single-threaded one, bit for bit")
-    func partnerThread() throws {
-        let p = Precision(bits: ReferenceOrbit.partnerThreadMinimumBits)
-        for (re, im, steps) in [
-            (PerturbationTests.e55Re, PerturbationTests.e55Im, 3000),
-            ("-1.99999999999999999999999999999999999999", "1e-45", 200), ("0.3", "0.5", 1000),
+    /// Deep orbits share their steps among threads (`ReferenceThreading`): two in lockstep, or
+    /// a team over each product's Karatsuba pieces (`SplitProduct`, rounded once). The same
+    /// operations and roundings, so the same orbit, low words, gaps and escape as one thread
+    /// computes, at precisions that are and are not whole limbs, with 1 to 3 levels of pieces.
+    @Test("an orbit computed on 2 to 10 threads equals the single-threaded one, bit for bit")
+    func threadedOrbits() throws {
+        let pair = ReferenceThreading.pairMinimumBits, team = ReferenceThreading.teamMinimumBits
+        for (bits, threadCounts, stepScale) in [
+            (pair, [2], 1), (team + 7, [2, 3, 4], 1), (40_003, [3, 10], 8),
         ] {
-            let c = try BigComplex(parsingRe: re, im: im, precision: p)
-            let one = try ReferenceOrbit.compute(
-                point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true)
-            let two = try ReferenceOrbit.compute(
-                point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true,
-                partnerThread: true)
-            #expect(one.re == two.re && one.im == two.im && one.reLow == two.reLow && one.imLow == two.imLow, "\(re)")
-            #expect(one.escaped == two.escaped && one.escapeGaps == two.escapeGaps, "\(re)")
-            if re.hasPrefix("-1.99") { #expect(two.escapeGaps.count > 20) }  // the partner's x^2, y^2 too
-            // And both are MPFR's orbit: z(n) at step 100.
-            var z = BigComplex(precision: p)
-            for _ in 0..<Swift.min(100, one.count - 1) { z = z.squared + c }
-            #expect(two.re[Swift.min(100, one.count - 1)] == z.re.doubleValue)
+            let p = Precision(bits: bits)
+            for (re, im, fullSteps) in [
+                (PerturbationTests.e55Re, PerturbationTests.e55Im, 3000),
+                ("-1.99999999999999999999999999999999999999", "1e-45", 200), ("0.3", "0.5", 1000),
+            ] {
+                let steps = fullSteps / stepScale
+                let c = try BigComplex(parsingRe: re, im: im, precision: p)
+                let one = try ReferenceOrbit.compute(
+                    point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true)
+                for threads in threadCounts {
+                    let expected: ReferenceThreading = threads == 2 || bits < team ? .pair : .team(threads: threads)
+                    #expect(ReferenceThreading.choose(bits: bits, power: 2, threads: threads) == expected)
+                    let many = try ReferenceOrbit.compute(
+                        point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true,
+                        threads: threads)
+                    #expect(
+                        one.re == many.re && one.im == many.im && one.reLow == many.reLow && one.imLow == many.imLow,
+                        "\(re) at \(bits) bits on \(threads) threads")
+                    #expect(one.escaped == many.escaped && one.escapeGaps == many.escapeGaps, "\(re), \(threads)")
+                    if re.hasPrefix("-1.99") { #expect(many.escapeGaps.count > 20) }  // x^2 and y^2 shared too
+                }
+                // A team below the precision it is chosen from (five threads, two levels of pieces).
+                let forced = try ReferenceOrbit.compute(
+                    point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true,
+                    threading: .team(threads: 5))
+                #expect(one.re == forced.re && one.im == forced.im && one.escapeGaps == forced.escapeGaps, "\(re)")
+                // And the orbit is MPFR's: z(n) at step 100.
+                var z = BigComplex(precision: p)
+                let n = Swift.min(100, one.count - 1)
+                for _ in 0..<n { z = z.squared + c }
+                #expect(one.re[n] == z.re.doubleValue)
+            }
         }
+        // Julia orbits (z(0) the point) share their steps the same way.
+        let p = Precision(bits: pair)
+        let z0 = try BigComplex(parsingRe: "0.1", im: "-0.2", precision: p)
+        let jc = try BigComplex(parsingRe: "-0.8", im: "0.156", precision: p)
+        let one = try ReferenceOrbit.compute(point: z0, power: 2, juliaC: jc, maxIterations: 500, precision: p)
+        let two = try ReferenceOrbit.compute(
+            point: z0, power: 2, juliaC: jc, maxIterations: 500, precision: p, threads: 2)
+        #expect(one.re == two.re && one.im == two.im && one.count > 50)
     }
 
     @Test("the stored orbit equals direct MPFR iteration rounded to Double, and survives a file round trip")

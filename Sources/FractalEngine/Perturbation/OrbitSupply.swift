@@ -33,7 +33,7 @@ final class OrbitSupply: @unchecked Sendable {
     }
 
     /// The orbit of `point` (which the caller rounded to `precision`), with low words unless asked otherwise;
-    /// a second thread for its products when nothing else runs (`partner`).
+    /// its steps shared among the render's threads when nothing else runs (`ReferenceThreading`).
     /// `steps`: how far to compute it (nil: the render's limit; a periodic reference's period).
     /// `watch`: throws `PeriodWatch.Found` where the watch finds its period (on a cached orbit
     /// too, from its values: the same answer).
@@ -41,7 +41,7 @@ final class OrbitSupply: @unchecked Sendable {
         -> ReferenceOrbit
     {
         try addingSeconds(to: &seconds) {
-            try fetch(point, lowWords: lowWords, partner: threads > 1, steps: steps ?? maxIterations, watch: watch)
+            try fetch(point, lowWords: lowWords, threads: threads, steps: steps ?? maxIterations, watch: watch)
         }
     }
 
@@ -54,7 +54,7 @@ final class OrbitSupply: @unchecked Sendable {
             Parallel.forEachChunk(points.count, chunks: points.count) { one in
                 for k in one {
                     results.set(
-                        k, Result { try fetch(points[k], lowWords: true, partner: false, steps: maxIterations) })
+                        k, Result { try fetch(points[k], lowWords: true, threads: 1, steps: maxIterations) })
                 }
             }
         }
@@ -65,25 +65,25 @@ final class OrbitSupply: @unchecked Sendable {
     /// render depend on the renders before it, and a sequence's slices must equal the full run).
     func finerOrbit(at point: BigComplex, precision finer: Precision, steps: Int? = nil) throws -> ReferenceOrbit {
         try addingSeconds(to: &seconds) {
-            try computeFiner(at: point, precision: finer, steps: steps, control: control, partner: threads > 1)
+            try computeFiner(at: point, precision: finer, steps: steps, control: control, threads: threads)
         }
     }
 
     /// `finerOrbit`, started on another thread: on a GPU the render's own thread mostly waits on
     /// the device, so the orbit the 106-bit passes may need is computed during the first passes.
-    /// Its partner thread only with cores to spare beside the render's own work.
+    /// It shares its steps only among the cores to spare beside the render's own work.
     func startFinerOrbit(at point: BigComplex, precision finer: Precision, steps: Int? = nil) -> FinerOrbitTask {
         FinerOrbitTask { [self] control in
-            try computeFiner(at: point, precision: finer, steps: steps, control: control, partner: threads > 2)
+            try computeFiner(at: point, precision: finer, steps: steps, control: control, threads: threads - 1)
         }
     }
 
     private func computeFiner(
-        at point: BigComplex, precision finer: Precision, steps: Int?, control: RenderControl?, partner: Bool
+        at point: BigComplex, precision finer: Precision, steps: Int?, control: RenderControl?, threads: Int
     ) throws -> ReferenceOrbit {
         try ReferenceOrbit.compute(
             point: point.rounded(to: finer), power: power, juliaC: nil, maxIterations: steps ?? maxIterations,
-            precision: finer, lowWords: true, control: control, partnerThread: partner)
+            precision: finer, lowWords: true, control: control, threads: threads)
     }
 
     /// The orbit `task` computed (waiting for it), its compute time added to `seconds` as
@@ -95,7 +95,7 @@ final class OrbitSupply: @unchecked Sendable {
     }
 
     /// The orbit of `point` from the cache, else computed and cached; safe on several threads.
-    private func fetch(_ point: BigComplex, lowWords: Bool, partner: Bool, steps: Int, watch: PeriodWatch? = nil)
+    private func fetch(_ point: BigComplex, lowWords: Bool, threads: Int, steps: Int, watch: PeriodWatch? = nil)
         throws -> ReferenceOrbit
     {
         if let cached = cache?.orbit(
@@ -106,7 +106,7 @@ final class OrbitSupply: @unchecked Sendable {
         }
         let computed = try ReferenceOrbit.compute(
             point: point, power: power, juliaC: juliaC, maxIterations: steps,
-            precision: precision, lowWords: lowWords, control: control, partnerThread: partner, watch: watch)
+            precision: precision, lowWords: lowWords, control: control, threads: threads, watch: watch)
         cache?.store(computed)
         return computed
     }

@@ -10,22 +10,6 @@ import CMPFR
 enum MPFRStep {
     static let firstFree = 9
 
-    /// z <- z^2 + c with x y computed by `partner` while this thread computes (x + y)(x - y)
-    /// into register 7: the same operations and roundings as `zPowerPlusC(ws, power: 2)`.
-    @inline(__always)
-    static func zSquaredPlusC(_ ws: MPFRWorkspace, partner: MultiplyPartner) {
-        let x = ws[0], y = ws[1], cx = ws[2], cy = ws[3], t1 = ws[4], t2 = ws[5], t3 = ws[6], product = ws[7]
-        mpfr_add(t1, x, y, MPFR_RNDN)
-        mpfr_sub(t2, x, y, MPFR_RNDN)
-        partner.start(t3, x, y)
-        mpfr_mul(product, t1, t2, MPFR_RNDN)
-        partner.wait()
-        mpfr_swap(x, product)
-        mpfr_mul_2ui(y, t3, 1, MPFR_RNDN)
-        mpfr_add(x, x, cx, MPFR_RNDN)
-        mpfr_add(y, y, cy, MPFR_RNDN)
-    }
-
     @inline(__always)
     static func zPowerPlusC(_ ws: MPFRWorkspace, power: Int) {
         let x = ws[0], y = ws[1], cx = ws[2], cy = ws[3], t1 = ws[4], t2 = ws[5], t3 = ws[6], bx = ws[7], by = ws[8]

@@ -36,125 +36,131 @@ public struct ReferenceOrbit: Sendable {
     /// The number of stored values, Z(0) ... Z(count - 1).
     public var count: Int { re.count }
 
-    /// The precision from which `compute(partnerThread: true)` uses its second thread.
-    public static var partnerThreadMinimumBits: Int { MultiplyPartner.minimumBits }
-
     /// Computes the orbit of `point` in MPFR, in place, up to `maxIterations` steps.
     ///
     /// `progress` is called with the fraction done every 4096 steps (every step from 8192
     /// bits); `isCancelled` is polled as often and stops the computation with
     /// `RenderError.cancelled`. An orbit that outgrows the machine's memory
-    /// (`RenderPlan.maximumReferenceSteps`) stops with `RenderError.referenceTooLarge`. `partnerThread`:
-    /// z^2 + c at `partnerThreadMinimumBits` or more takes a second thread for one of its
-    /// two products (the same orbit, in about half the time).
+    /// (`RenderPlan.maximumReferenceSteps`) stops with `RenderError.referenceTooLarge`.
+    /// `threads`: how many threads the steps may share (`ReferenceThreading.choose` decides how
+    /// many it takes at this precision); the orbit is the same bit for bit with any number.
+    /// `threading` overrides that choice (benchmarks and tests; z^p + c with p > 2 is always
+    /// serial).
     ///
     /// `watch`: the first period of the disc around `point` (`PeriodWatch`), found alongside;
     /// when it asks to stop there, the computation throws `PeriodWatch.Found`.
     public static func compute(
         point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
-        lowWords: Bool = false, control: RenderControl? = nil, partnerThread: Bool = false,
-        watch: PeriodWatch? = nil
+        lowWords: Bool = false, control: RenderControl? = nil, threads: Int = 1,
+        threading: ReferenceThreading? = nil, watch: PeriodWatch? = nil
     ) throws -> ReferenceOrbit {
-        var watch = watch
-        let ws = MPFRWorkspace(count: MPFRStep.firstFree + 1, precision: precision)
-        let partner =
-            partnerThread && power == 2 && precision.bits >= MultiplyPartner.minimumBits
-            ? MultiplyPartner() : nil
-        defer { partner?.stop() }
-        let x = ws[0], y = ws[1], t1 = ws[4], t2 = ws[5], r2 = ws[MPFRStep.firstFree]
-        if let juliaC {
-            ws.set(0, point.re)
-            ws.set(1, point.im)
-            ws.set(2, juliaC.re)
-            ws.set(3, juliaC.im)
-        } else {
-            ws.set(2, point.re)
-            ws.set(3, point.im)
+        let z0 = juliaC == nil ? BigComplex(precision: precision) : point
+        let c = juliaC ?? point
+        let run = Iteration(
+            point: point, power: power, juliaC: juliaC, maxIterations: maxIterations, precision: precision,
+            lowWords: lowWords, control: control, watch: watch)
+        let chosen = threading ?? ReferenceThreading.choose(bits: precision.bits, power: power, threads: threads)
+        switch power == 2 ? chosen : .serial {
+        case .serial:
+            var step = SerialStep(z: z0, c: c, power: power, precision: precision)
+            return try run.orbit(&step)
+        case .pair:
+            var step = PairStep(z: z0, c: c, precision: precision)
+            defer { step.stop() }
+            return try run.orbit(&step)
+        case .team(let count):
+            var step = TeamStep(z: z0, c: c, precision: precision, threads: Swift.max(count, 1))
+            defer { step.stop() }
+            return try run.orbit(&step)
         }
-        var re = [Double](), im = [Double]()
-        re.reserveCapacity(min(maxIterations + 1, 1 << 24))
-        im.reserveCapacity(min(maxIterations + 1, 1 << 24))
-        var tiny: [Int: Complex<FloatExp>] = [:]
-        var escapeGaps: [Int: FloatExp] = [:]
-        var escaped = false
-        var reLow = [Double](), imLow = [Double]()
+    }
 
-        func store() {
-            let a = mpfr_get_d(x, MPFR_RNDN), b = mpfr_get_d(y, MPFR_RNDN)
-            re.append(a)
-            im.append(b)
-            if lowWords {
-                mpfr_sub_d(t1, x, a, MPFR_RNDN)
-                reLow.append(mpfr_get_d(t1, MPFR_RNDN))
-                mpfr_sub_d(t1, y, b, MPFR_RNDN)
-                imLow.append(mpfr_get_d(t1, MPFR_RNDN))
-            }
-            // Below 2^-1000 Double loses bits (subnormals) or the value: keep it exactly.
-            let smallX = a != 0 && Swift.abs(a) < 0x1p-1000 || (a == 0 && fathom_mpfr_zero_p(x) == 0)
-            let smallY = b != 0 && Swift.abs(b) < 0x1p-1000 || (b == 0 && fathom_mpfr_zero_p(y) == 0)
-            if smallX || smallY {
-                var ex = 0, ey = 0
-                let mx = mpfr_get_d_2exp(&ex, x, MPFR_RNDN), my = mpfr_get_d_2exp(&ey, y, MPFR_RNDN)
-                tiny[re.count - 1] = Complex(
-                    FloatExp(significand: mx, exponent: ex), FloatExp(significand: my, exponent: ey))
-            }
-        }
+    /// One orbit's loop, generic over how its steps are taken: the stores, the escape test
+    /// (exact near |Z| = 2), the period watch, cancellation and progress.
+    private struct Iteration {
+        let point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision
+        let lowWords: Bool, control: RenderControl?, watch: PeriodWatch?
 
-        store()
-        // Polled every 4096 steps, every step from 8192 bits (a step then takes 20 us or more).
-        let checkMask = precision.bits >= 8192 ? 0 : 4095
-        let stepLimit = RenderPlan.maximumReferenceSteps()
-        var m = 0
-        while m < maxIterations {
-            if let partner {
-                MPFRStep.zSquaredPlusC(ws, partner: partner)
-            } else {
-                MPFRStep.zPowerPlusC(ws, power: power)
-            }
-            m += 1
-            store()
-            if var w = watch {
-                if let found = w.observe(m, tiny[m] ?? Complex(FloatExp(re[m]), FloatExp(im[m]))) { throw found }
-                watch = w.done ? nil : w
-            }
-            // |Z|^2 > 4, decided in Double unless close (then in MPFR).
-            let a = re[m], b = im[m]
-            let approx = a * a + b * b
-            if approx > Escape.outer2
-                || (approx >= Escape.inner2
-                    && {
-                        if let partner {
-                            partner.start(t2, y, y)  // y y rounds as mpfr_sqr(y) does
-                            mpfr_sqr(t1, x, MPFR_RNDN)
-                            partner.wait()
-                        } else {
-                            mpfr_sqr(t1, x, MPFR_RNDN)
-                            mpfr_sqr(t2, y, MPFR_RNDN)
-                        }
-                        mpfr_add(r2, t1, t2, MPFR_RNDN)
-                        if mpfr_cmp_d(r2, 4) > 0 { return true }
-                        mpfr_d_sub(t1, 4, r2, MPFR_RNDN)
-                        var e = 0
-                        let g = mpfr_get_d_2exp(&e, t1, MPFR_RNDN)
-                        escapeGaps[m] = FloatExp(significand: g, exponent: e)
-                        return false
-                    }())
-            {
-                escaped = true
-                break
-            }
-            if m & checkMask == 0 {
-                // An orbit past the machine's memory stops with one line, not the OOM killer.
-                if m > stepLimit { throw RenderError.referenceTooLarge(steps: m, memory: RenderPlan.physicalMemory) }
-                if let control {
-                    if control.isCancelled { throw RenderError.cancelled }
-                    control.reportReference(Double(m) / Double(maxIterations))
+        func orbit<S: ReferenceStep>(_ step: inout S) throws -> ReferenceOrbit {
+            var watch = watch
+            let scratch = MPFRWorkspace(count: 3, precision: precision)
+            let t1 = scratch[0], t2 = scratch[1], r2 = scratch[2]
+            var re = [Double](), im = [Double]()
+            re.reserveCapacity(min(maxIterations + 1, 1 << 24))
+            im.reserveCapacity(min(maxIterations + 1, 1 << 24))
+            var tiny: [Int: Complex<FloatExp>] = [:]
+            var escapeGaps: [Int: FloatExp] = [:]
+            var escaped = false
+            var reLow = [Double](), imLow = [Double]()
+
+            func store(_ x: UnsafeMutablePointer<__mpfr_struct>, _ y: UnsafeMutablePointer<__mpfr_struct>) {
+                let a = mpfr_get_d(x, MPFR_RNDN), b = mpfr_get_d(y, MPFR_RNDN)
+                re.append(a)
+                im.append(b)
+                if lowWords {
+                    mpfr_sub_d(t1, x, a, MPFR_RNDN)
+                    reLow.append(mpfr_get_d(t1, MPFR_RNDN))
+                    mpfr_sub_d(t1, y, b, MPFR_RNDN)
+                    imLow.append(mpfr_get_d(t1, MPFR_RNDN))
+                }
+                // Below 2^-1000 Double loses bits (subnormals) or the value: keep it exactly.
+                let smallX = a != 0 && Swift.abs(a) < 0x1p-1000 || (a == 0 && fathom_mpfr_zero_p(x) == 0)
+                let smallY = b != 0 && Swift.abs(b) < 0x1p-1000 || (b == 0 && fathom_mpfr_zero_p(y) == 0)
+                if smallX || smallY {
+                    var ex = 0, ey = 0
+                    let mx = mpfr_get_d_2exp(&ex, x, MPFR_RNDN), my = mpfr_get_d_2exp(&ey, y, MPFR_RNDN)
+                    tiny[re.count - 1] = Complex(
+                        FloatExp(significand: mx, exponent: ex), FloatExp(significand: my, exponent: ey))
                 }
             }
+
+            store(step.x, step.y)
+            // Polled every 4096 steps, every step from 8192 bits (a step then takes 20 us or more).
+            let checkMask = precision.bits >= 8192 ? 0 : 4095
+            let stepLimit = RenderPlan.maximumReferenceSteps()
+            var m = 0
+            while m < maxIterations {
+                step.step()
+                m += 1
+                store(step.x, step.y)
+                if var w = watch {
+                    if let found = w.observe(m, tiny[m] ?? Complex(FloatExp(re[m]), FloatExp(im[m]))) { throw found }
+                    watch = w.done ? nil : w
+                }
+                // |Z|^2 > 4, decided in Double unless close (then in MPFR).
+                let a = re[m], b = im[m]
+                let approx = a * a + b * b
+                if approx > Escape.outer2
+                    || (approx >= Escape.inner2
+                        && {
+                            step.squares(t1, t2)
+                            mpfr_add(r2, t1, t2, MPFR_RNDN)
+                            if mpfr_cmp_d(r2, 4) > 0 { return true }
+                            mpfr_d_sub(t1, 4, r2, MPFR_RNDN)
+                            var e = 0
+                            let g = mpfr_get_d_2exp(&e, t1, MPFR_RNDN)
+                            escapeGaps[m] = FloatExp(significand: g, exponent: e)
+                            return false
+                        }())
+                {
+                    escaped = true
+                    break
+                }
+                if m & checkMask == 0 {
+                    // An orbit past the machine's memory stops with one line, not the OOM killer.
+                    if m > stepLimit {
+                        throw RenderError.referenceTooLarge(steps: m, memory: RenderPlan.physicalMemory)
+                    }
+                    if let control {
+                        if control.isCancelled { throw RenderError.cancelled }
+                        control.reportReference(Double(m) / Double(maxIterations))
+                    }
+                }
+            }
+            return ReferenceOrbit(
+                point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im,
+                reLow: reLow, imLow: imLow, tiny: tiny, escapeGaps: escapeGaps, escaped: escaped)
         }
-        return ReferenceOrbit(
-            point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im,
-            reLow: reLow, imLow: imLow, tiny: tiny, escapeGaps: escapeGaps, escaped: escaped)
     }
 
     init(
