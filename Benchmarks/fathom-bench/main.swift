@@ -17,6 +17,8 @@ struct Options {
     var gpuExact = false
     /// The suite's approximation (nil: the engine's default).
     var approximation: ApproximationMethod?
+    /// The reference group's team size (nil: every core).
+    var team: Int?
 }
 
 /// The value of `option` spelled `text` (its raw value), else a one-line usage error, exit 64.
@@ -38,6 +40,7 @@ func parseOptions() -> Options {
         case "--filter": o.filter = it.next()
         case "--locations": o.locations = it.next() ?? o.locations
         case "direct", "reference", "perturbation", "glitch", "suite", "sequence", "gpu": o.groups.insert(a)
+        case "--team": o.team = max(2, Int(it.next() ?? "") ?? 2)
         case "--backend": o.backend = value(ComputeBackend.self, of: a, it.next())
         case "--gpu-exact": o.gpuExact = true
         case "--approximation": o.approximation = value(ApproximationMethod.self, of: a, it.next())
@@ -62,7 +65,7 @@ func parseOptions() -> Options {
             exit(0)
         case "--help", "-h":
             print(
-                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact] [--approximation bla|la|both]"
+                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact] [--approximation bla|la|both] [--team N]"
             )
             print(
                 "gpu: the suite's GPU cases (e50, e318, e1000 at 640x360; e1000 1920x1080; e1086 1024x1024) on --backend"
@@ -148,7 +151,7 @@ if options.groups.contains("direct") {
 
 if options.groups.contains("reference") {
     let cores = ProcessInfo.processInfo.activeProcessorCount
-    /// The orbit on one thread, on two in lockstep, on a team of every core (from two), and
+    /// The orbit on one thread, on two in lockstep, on a team of every core (or `--team N`), and
     /// as `ReferenceThreading.choose` shares it among every core, against one thread of MPFR
     /// doing the same steps as ../shared/tools/mpfr-step.c (x^2, y^2, 2xy and the adds); the
     /// orbits must agree bit for bit. Each figure is the best of `--runs` runs (this VM's
@@ -168,7 +171,7 @@ if options.groups.contains("reference") {
             }
             let (one, oneTime) = try timed(.serial)
             let (pair, pairTime) = try timed(.pair)
-            let (team, teamTime) = try timed(.team(threads: cores))
+            let (team, teamTime) = try timed(.team(threads: options.team ?? cores))
             let (chosen, chosenTime) = try timed(nil)
             let n = Double(one.count - 1)
             let baseline = (0..<options.runs).map { _ in

@@ -282,7 +282,7 @@ struct ReferenceOrbitTests {
     func threadedOrbits() throws {
         let pair = ReferenceThreading.pairMinimumBits, team = ReferenceThreading.teamMinimumBits
         for (bits, threadCounts, stepScale) in [
-            (pair, [2], 1), (team + 7, [2, 3, 4], 1), (40_003, [3, 10], 8),
+            (pair, [2], 1), (8199, [2, 3, 4], 1), (team + 3, [3, 10], 8),
         ] {
             let p = Precision(bits: bits)
             for (re, im, fullSteps) in [

@@ -32,7 +32,7 @@ public enum ReferenceThreading: Equatable, Sendable {
     /// From this precision two threads in lockstep beat one (z^2 + c).
     public static let pairMinimumBits = 2048
     /// From this precision, with three threads or more, a team beats the pair.
-    public static let teamMinimumBits = 8192
+    public static let teamMinimumBits = 40_000
 
     /// The threading for an orbit of z^`power` + c at `bits` with at most `threads` threads.
     public static func choose(bits: Int, power: Int, threads: Int) -> ReferenceThreading {
