@@ -210,6 +210,27 @@ if options.groups.contains("reference") {
         try orbitCase(
             "\(name) orbit at \(p.bits) bits, \(steps) steps", c: view.center.rounded(to: p), steps: steps, precision: p
         )
+        // The same orbit with its low words (as renders keep it), compressed without loss.
+        try measure("reference", "\(name) orbit compressed (\(steps) steps, low words)", runs: 1) {
+            let orbit = try ReferenceOrbit.compute(
+                point: view.center.rounded(to: p), power: 2, juliaC: nil, maxIterations: steps, precision: p,
+                lowWords: true, threads: cores)
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let packed = CompressedOrbit(orbit)
+            let t1 = DispatchTime.now().uptimeNanoseconds
+            let decoded = packed.decoded()
+            let t2 = DispatchTime.now().uptimeNanoseconds
+            let n = Double(orbit.count)
+            let same =
+                decoded.re == orbit.re && decoded.im == orbit.im && decoded.reLow == orbit.reLow
+                && decoded.imLow == orbit.imLow
+            return (
+                [
+                    "bytes/step": Double(packed.byteCount) / n, "plain bytes/step": 32,
+                    "encode ns/step": Double(t1 - t0) / n, "decode ns/step": Double(t2 - t1) / n,
+                ], same ? [] : ["DECODED ORBIT DIFFERS"]
+            )
+        }
     }
 }
 

@@ -4,9 +4,9 @@ import FractalEngine
 import FractalNumerics
 import Testing
 
-/// Reference orbit files (version 3, with a checksum): a round trip keeps every field; a
-/// truncated, altered or old file, or one whose fields are out of range, is a one-line
-/// `ReferenceFileError.malformed`, never an orbit.
+/// Reference orbit files (version 4, compressed, with a checksum; version 3 still read): a
+/// round trip keeps every field; a truncated, altered or old file, or one whose fields are out
+/// of range, is a one-line `ReferenceFileError.malformed`, never an orbit.
 @Suite struct ReferenceFileTests {
     static let precision = Precision(bits: 200)
 
@@ -108,8 +108,49 @@ import Testing
                 ReferenceFileTests.reason(bytes)
                     == "version \(version) file, written by an older Fathom: render it again with --save-reference")
         }
-        bytes[8] = 4
-        #expect(ReferenceFileTests.reason(bytes) == "version 4, but this Fathom reads version 3 only")
+        bytes[8] = 5
+        #expect(ReferenceFileTests.reason(bytes) == "version 5, but this Fathom reads versions 3 and 4 only")
+    }
+
+    /// Where the values begin: after the header (39 bytes) and `strings` length-prefixed texts.
+    static func valuesOffset(_ bytes: [UInt8], strings: Int) -> Int {
+        var at = 39
+        for _ in 0..<strings {
+            var length = 0
+            for k in 0..<8 { length |= Int(bytes[at + k]) << (8 * k) }
+            at += 8 + length
+        }
+        return at
+    }
+
+    static func append(_ bytes: inout [UInt8], _ value: UInt64) {
+        for k in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * k))) }
+    }
+
+    /// A version 3 file (the values as plain arrays), as earlier Fathoms wrote it, reads as
+    /// the same orbit.
+    @Test("version 3 files, with plain values, are still read, to the same orbit")
+    func versionThree() throws {
+        let orbit = try ReferenceFileTests.orbits()[0]
+        let v4 = [UInt8](orbit.fileData())
+        #expect(orbit.count <= 128 && !orbit.reLow.isEmpty && !orbit.escapeGaps.isEmpty)
+        // v4 values: stride, c (4), one key (4 lanes), one key offset, the nibble count, the bytes.
+        let values = ReferenceFileTests.valuesOffset(v4, strings: 2)
+        var nibbles = 0
+        for k in 0..<8 { nibbles |= Int(v4[values + 80 + k]) << (8 * k) }
+        let tables = values + 88 + (nibbles + 1) / 2
+        var v3 = Array(v4[0..<values])
+        v3[8] = 3
+        for array in [orbit.re, orbit.im, orbit.reLow, orbit.imLow] {
+            for v in array { ReferenceFileTests.append(&v3, v.bitPattern) }
+        }
+        v3 += v4[tables..<(v4.count - 8)]
+        ReferenceFileTests.append(&v3, ReferenceOrbit.fileChecksum(v3))
+        let read = try ReferenceOrbit.decode(v3, path: "o.orbit")
+        #expect(read.re == orbit.re && read.im == orbit.im && read.reLow == orbit.reLow && read.imLow == orbit.imLow)
+        #expect(read.escapeGaps == orbit.escapeGaps && read.count == orbit.count && read.escaped == orbit.escaped)
+        // And the compressed file is the smaller: 32 bytes a step against about 3.
+        #expect(v4.count < v3.count)
     }
 
     // Offsets in a version 3 file: power 12, bits 20, count 28, flags 36..38, then the point.
@@ -139,10 +180,23 @@ import Testing
         var flags = good
         flags[37] = 2
         #expect(ReferenceFileTests.reason(ReferenceFileTests.resealed(flags)) == "a flag byte is not 0 or 1")
-        // A value that is not finite: the last of re (im follows it, then two counts, then the checksum).
-        let lastRe = good.count - 8 - 8 - 8 - 8 * orbit.count - 8
-        #expect(patched(lastRe, Double.nan.bitPattern) == "re: a value is not finite")
-        #expect(patched(lastRe, Double.infinity.bitPattern) == "re: a value is not finite")
+        // The compressed values (a Julia orbit: four texts; one key of two lanes): the key
+        // stride, a key that is not finite, a key offset, the nibble count.
+        let v = ReferenceFileTests.valuesOffset(good, strings: 4)
+        #expect(patched(v, 64) == "key stride 64, but this Fathom reads 128 only")
+        #expect(patched(v + 40, Double.nan.bitPattern) == "keys: a value is not finite")
+        #expect(patched(v + 48, Double.infinity.bitPattern) == "keys: a value is not finite")
+        #expect(
+            patched(v + 56, 1) == "its compressed values are damaged: key 0 is not where the steps before it end")
+        #expect(patched(v + 64, UInt64(Int.max))?.hasPrefix("9223372036854775807 nibbles do not fit") == true)
+        #expect(patched(v + 64, UInt64(bitPattern: -3))?.hasPrefix("-3 nibbles do not fit") == true)
+        var nibbles = 0
+        for k in 0..<8 { nibbles |= Int(good[v + 64 + k]) << (8 * k) }
+        #expect(patched(v + 64, UInt64(nibbles - 2)) != nil)  // the steps end early: refused, never a trap
+        #expect(patched(v + 64, UInt64(nibbles + 2)) != nil)
+        var cut = good
+        cut[v + 72] = 0xff  // a first varint of many nibbles: runs on through the others
+        #expect(ReferenceFileTests.reason(ReferenceFileTests.resealed(cut)) != nil)
         // The tiny and gap counts: negative (once a trap: a range 0..<-1) or larger than the orbit.
         #expect(patched(good.count - 24, UInt64(bitPattern: -1))?.hasPrefix("tiny values: -1 entries") == true)
         #expect(

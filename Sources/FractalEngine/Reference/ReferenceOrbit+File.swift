@@ -3,12 +3,15 @@ import Foundation
 import FractalNumerics
 
 /// Reference orbit files: a later render, or another machine, can reuse an orbit instead of
-/// recomputing it. Little-endian binary, version 3:
+/// recomputing it. Little-endian binary, version 4:
 ///
-///     "FATHOMRO" | version u32 = 3 | power i64 | precision bits i64 | count i64 |
+///     "FATHOMRO" | version u32 = 4 | power i64 | precision bits i64 | count i64 |
 ///     escaped u8 | has low words u8 | is Julia u8 |
 ///     point re, point im, [julia re, julia im]: each a u64 length + UTF-8 decimal string |
-///     re[count], im[count] f64 | [reLow[count], imLow[count] f64] |
+///     the values, compressed (`CompressedOrbit`): key stride i64 = 128 |
+///     c re hi, lo, c im hi, lo f64 (the prediction's c) | keys[ceil(count / 128) * lanes] f64
+///     (lanes: re, im, [reLow, imLow]) | key nibble offsets[ceil(count / 128)] i64 |
+///     nibble count i64 | bytes[ceil(nibbles / 2)] u8 |
 ///     tiny count i64 | per entry: index i64, re significand f64, re exponent i64, im ... |
 ///     gap count i64 | per entry: index i64, significand f64, exponent i64 |
 ///     checksum u64: 64-bit FNV-1a of every byte before it
@@ -16,12 +19,14 @@ import FractalNumerics
 /// A truncated or altered file is refused with a one-line reason, never read into a wrong
 /// image: the checksum is checked first, then every count and length against the bytes left
 /// (before anything is allocated), every header field against its range and every value for
-/// being finite. Versions 1 and 2 (no checksum) are refused: render again with
-/// `--save-reference` (Documentation/Reliability.md).
+/// being finite; the compressed values are decoded once with every read bounded
+/// (`CompressedOrbit.checkedDecode`). Version 3 (the same, with the values as plain f64 arrays:
+/// re[count], im[count], [reLow[count], imLow[count]]) is still read. Versions 1 and 2 (no
+/// checksum) are refused: render again with `--save-reference` (Documentation/Reliability.md).
 extension ReferenceOrbit {
     static let magic = Array("FATHOMRO".utf8)
-    /// The version `write(to:)` writes and the only one `read(from:)` reads.
-    public static let fileVersion: UInt32 = 3
+    /// The version `write(to:)` writes; `read(from:)` reads it and version 3.
+    public static let fileVersion: UInt32 = 4
     /// Exponents of FloatExp entries (tiny values, escape gaps) beyond this are refused: MPFR's
     /// default exponent range is +-(2^30 - 1), so no orbit has them, and FloatExp arithmetic
     /// on them could overflow.
@@ -60,7 +65,8 @@ extension ReferenceOrbit {
     /// The orbit file's bytes.
     public func fileData() -> Data {
         var out = Data()
-        out.reserveCapacity(64 + count * (reLow.isEmpty ? 16 : 32) + tiny.count * 40 + escapeGaps.count * 24)
+        let packed = CompressedOrbit(self).parts
+        out.reserveCapacity(160 + packed.bytes.count + packed.keys.count * 16 + tiny.count * 40 + escapeGaps.count * 24)
         func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
         func i64(_ v: Int) { u64(UInt64(bitPattern: Int64(v))) }
         func f64(_ v: Double) { u64(v.bitPattern) }
@@ -77,12 +83,12 @@ extension ReferenceOrbit {
             text(juliaC.re.decimalString())
             text(juliaC.im.decimalString())
         }
-        re.forEach(f64)
-        im.forEach(f64)
-        if !reLow.isEmpty {
-            reLow.forEach(f64)
-            imLow.forEach(f64)
-        }
+        i64(CompressedOrbit.keyStride)
+        [packed.c.re.hi, packed.c.re.lo, packed.c.im.hi, packed.c.im.lo].forEach(f64)
+        packed.keys.forEach(f64)
+        packed.keyNibbles.forEach(i64)
+        i64(packed.nibbleCount)
+        out.append(contentsOf: packed.bytes)
         i64(tiny.count)
         for (index, z) in tiny.sorted(by: { $0.key < $1.key }) {
             i64(index)
@@ -119,11 +125,11 @@ extension ReferenceOrbit {
         guard bytes.count >= 8, Array(bytes[0..<8]) == magic else { throw fail("it does not start with FATHOMRO") }
         guard bytes.count >= 12 else { throw fail("truncated after its first 8 bytes") }
         let version = UInt32(bytes[8]) | UInt32(bytes[9]) << 8 | UInt32(bytes[10]) << 16 | UInt32(bytes[11]) << 24
-        guard version == fileVersion else {
+        guard version == fileVersion || version == 3 else {
             if version == 1 || version == 2 {
                 throw fail("version \(version) file, written by an older Fathom: render it again with --save-reference")
             }
-            throw fail("version \(version), but this Fathom reads version \(fileVersion) only")
+            throw fail("version \(version), but this Fathom reads versions 3 and \(fileVersion) only")
         }
         guard bytes.count >= 12 + 8 else { throw fail("truncated (no checksum)") }
         let end = bytes.count - 8
@@ -162,17 +168,51 @@ extension ReferenceOrbit {
         let point = BigComplex(try number("point.re"), try number("point.im"))
         let juliaC = isJulia ? BigComplex(try number("juliaC.re"), try number("juliaC.im")) : nil
 
-        // Each of the count entries takes 16 bytes (32 with low words): checked before allocating.
-        guard count >= 1 && count <= file.left / (hasLow ? 32 : 16) else {
-            throw fail("orbit length \(count) does not fit the \(file.left) bytes left")
-        }
-        func doubles(_ what: String) throws(ReferenceFileError) -> [Double] {
-            let values = try take(what) { $0.doubles(count) }
+        func doubles(_ what: String, _ n: Int) throws(ReferenceFileError) -> [Double] {
+            let values = try take(what) { $0.doubles(n) }
             guard values.allSatisfy(\.isFinite) else { throw fail("\(what): a value is not finite") }
             return values
         }
-        let re = try doubles("re"), im = try doubles("im")
-        let reLow = hasLow ? try doubles("reLow") : [], imLow = hasLow ? try doubles("imLow") : []
+        let re: [Double], im: [Double], reLow: [Double], imLow: [Double]
+        if version == 3 {
+            // Each of the count entries takes 16 bytes (32 with low words): checked before allocating.
+            guard count >= 1 && count <= file.left / (hasLow ? 32 : 16) else {
+                throw fail("orbit length \(count) does not fit the \(file.left) bytes left")
+            }
+            re = try doubles("re", count)
+            im = try doubles("im", count)
+            reLow = hasLow ? try doubles("reLow", count) : []
+            imLow = hasLow ? try doubles("imLow", count) : []
+        } else {
+            let stride = try take("the compressed values") { $0.int() }
+            guard stride == CompressedOrbit.keyStride else {
+                throw fail("key stride \(stride), but this Fathom reads \(CompressedOrbit.keyStride) only")
+            }
+            // Each step takes at least two nibbles (four with low words): checked before allocating.
+            guard count >= 1 && count <= 2 * file.left else {
+                throw fail("orbit length \(count) does not fit the \(file.left) bytes left")
+            }
+            let cParts = try doubles("c", 4)
+            let keyCount = (count + stride - 1) / stride, lanes = hasLow ? 4 : 2
+            let keys = try doubles("keys", lanes * keyCount)
+            guard keyCount <= file.left / 8 else { throw fail("truncated in the key offsets") }
+            var keyNibbles: [Int] = []
+            keyNibbles.reserveCapacity(keyCount)
+            for _ in 0..<keyCount { keyNibbles.append(try take("the key offsets") { $0.int() }) }
+            let nibbles = try take("the compressed values") { $0.int() }
+            guard nibbles >= 0 && nibbles <= 2 * file.left else {
+                throw fail("\(nibbles) nibbles do not fit the \(file.left) bytes left")
+            }
+            let packed = Array(try take("the compressed values") { $0.bytes((nibbles + 1) / 2) })
+            let parts = CompressedOrbit.Parts(
+                count: count, hasLowWords: hasLow, power: power,
+                c: Complex(DoubleDouble(hi: cParts[0], lo: cParts[1]), DoubleDouble(hi: cParts[2], lo: cParts[3])),
+                keys: keys, keyNibbles: keyNibbles, nibbleCount: nibbles, bytes: packed)
+            switch CompressedOrbit.checkedDecode(parts) {
+            case .success(let values): (re, im, reLow, imLow) = values
+            case .failure(let problem): throw fail("its compressed values are damaged: \(problem.reason)")
+            }
+        }
 
         // The sparse tables: indices within the orbit, strictly increasing (as written).
         func floatExp(_ what: String) throws(ReferenceFileError) -> FloatExp {
@@ -259,7 +299,7 @@ struct OrbitFileCursor {
 /// Problems with reference orbit files.
 public enum ReferenceFileError: Error, Equatable, CustomStringConvertible {
     case unreadable(path: String)
-    /// Not a version 3 orbit file, or a damaged one; `reason` is one line.
+    /// Not a version 3 or 4 orbit file, or a damaged one; `reason` is one line.
     case malformed(path: String, reason: String)
     case cannotWrite(path: String, reason: String)
     /// The file holds an orbit for another family, iteration limit or a lower precision.

@@ -1,0 +1,308 @@
+import FractalNumerics
+
+/// A reference orbit's stored values, compressed without loss: each step is predicted from the
+/// step before (z^p + c in double-double where the orbit keeps low words, else in Double) and
+/// only the difference from the stored value is kept, as a count of representable Doubles
+/// between the two (the values' bit patterns, ordered), in variable-length nibbles.
+///
+/// The prediction starts from the exact stored value of the step before, not from a replay, so
+/// its error is one step's rounding: for almost every step a few units in the last place, one
+/// nibble (three bits and a continuation bit) for a high word and one or two for a low word.
+/// Where the orbit passes near 0 the difference grows and takes more nibbles, never any loss.
+/// Decoding gives back the stored Doubles bit for bit (tested), so a render from a compressed
+/// orbit is the render from the plain one. Every `keyStride` steps the full values are kept as
+/// a key, so a reader can start anywhere (`Cursor.init(orbit:at:)`). Entries below 2^-1000 stay
+/// in the orbit's `tiny` table, outside this.
+///
+/// This is the approach of Zhuoran's reference compression (a low-precision replay of z^2 + c,
+/// as Imagina and FractalShark store their orbits) made lossless: those store a waypoint where
+/// a replay drifts past a bound, and their decompressed orbit is near the computed one, not it.
+public struct CompressedOrbit: Sendable {
+    /// The number of steps, Z(0) ... Z(count - 1).
+    public let count: Int
+    public let hasLowWords: Bool
+    public let power: Int
+    /// Steps between keys.
+    public static let keyStride = 128
+
+    /// c in double-double (Mandelbrot: the reference point; Julia: the parameter).
+    let c: Complex<DoubleDouble>
+    /// Per key: re, im (and reLow, imLow) of step k * keyStride.
+    let keys: [Double]
+    /// Per key: the nibble index of the step after it.
+    let keyNibbles: [Int]
+    /// Two nibbles a byte, low nibble first.
+    let bytes: [UInt8]
+    /// The nibbles written (the last byte may hold only one).
+    let nibbleCount: Int
+
+    /// The bytes held: the nibbles, the keys and their offsets.
+    public var byteCount: Int { bytes.count + 8 * keys.count + 8 * keyNibbles.count }
+
+    /// Compresses `orbit`'s Doubles (and low words, where it has them).
+    public init(_ orbit: ReferenceOrbit) {
+        count = orbit.count
+        hasLowWords = !orbit.reLow.isEmpty
+        power = orbit.power
+        let cc = orbit.juliaC ?? orbit.point
+        c = Complex(cc.re.doubleDoubleValue, cc.im.doubleDoubleValue)
+        var keys: [Double] = [], keyNibbles: [Int] = []
+        var writer = NibbleWriter()
+        let lanes = hasLowWords ? 4 : 2
+        keys.reserveCapacity(lanes * (count / Self.keyStride + 1))
+        for n in 0..<count {
+            let value = Self.value(orbit, n, hasLowWords)
+            if n % Self.keyStride == 0 {
+                keys.append(contentsOf: hasLowWords ? [value.0, value.1, value.2, value.3] : [value.0, value.1])
+                keyNibbles.append(writer.count)
+                continue
+            }
+            let previous = Self.value(orbit, n - 1, hasLowWords)
+            let guess = Self.predict(previous, c: c, power: power, lowWords: hasLowWords)
+            writer.write(Self.ordered(value.0) &- Self.ordered(guess.0))
+            writer.write(Self.ordered(value.1) &- Self.ordered(guess.1))
+            if hasLowWords {
+                // The low word the prediction implies, given the high word actually stored.
+                writer.write(Self.ordered(value.2) &- Self.ordered(Self.lowWord(guess, hi: value.0, re: true)))
+                writer.write(Self.ordered(value.3) &- Self.ordered(Self.lowWord(guess, hi: value.1, re: false)))
+            }
+        }
+        self.keys = keys
+        self.keyNibbles = keyNibbles
+        bytes = writer.bytes
+        nibbleCount = writer.count
+    }
+
+    /// (re, im, reLow, imLow) of step n.
+    private static func value(_ o: ReferenceOrbit, _ n: Int, _ low: Bool) -> (Double, Double, Double, Double) {
+        (o.re[n], o.im[n], low ? o.reLow[n] : 0, low ? o.imLow[n] : 0)
+    }
+
+    /// Step n + 1 predicted from step n's stored values: z^p + c. With low words, the full
+    /// double-double prediction (hi, lo of re, then of im); without, Doubles.
+    @inline(__always)
+    static func predict(
+        _ v: (Double, Double, Double, Double), c: Complex<DoubleDouble>, power: Int, lowWords: Bool
+    ) -> (Double, Double, Double, Double) {
+        if lowWords {
+            let x = DoubleDouble(hi: v.0, lo: v.2), y = DoubleDouble(hi: v.1, lo: v.3)
+            var (a, b) = (x, y)
+            for _ in 1..<power { (a, b) = (a * x - b * y, a * y + b * x) }
+            let re = a + c.re, im = b + c.im
+            return (re.hi, im.hi, re.lo, im.lo)
+        }
+        let x = v.0, y = v.1
+        var (a, b) = (x, y)
+        for _ in 1..<power { (a, b) = (a * x - b * y, a * y + b * x) }
+        return (a + c.re.hi, b + c.im.hi, 0, 0)
+    }
+
+    /// The low word a double-double prediction implies when the stored high word is `hi`
+    /// (one Double off the prediction's own, now and then).
+    @inline(__always)
+    static func lowWord(_ guess: (Double, Double, Double, Double), hi: Double, re: Bool) -> Double {
+        let full = re ? DoubleDouble(hi: guess.0, lo: guess.2) : DoubleDouble(hi: guess.1, lo: guess.3)
+        return (full - DoubleDouble(hi)).hi
+    }
+
+    /// A Double's bit pattern as an integer in the Doubles' order (-0 just below +0), so the
+    /// difference of two is the number of Doubles between them.
+    @inline(__always)
+    static func ordered(_ d: Double) -> Int64 {
+        let b = Int64(bitPattern: d.bitPattern)
+        return b >= 0 ? b : ~(b & Int64.max)
+    }
+
+    @inline(__always)
+    static func fromOrdered(_ o: Int64) -> Double {
+        Double(bitPattern: UInt64(bitPattern: o >= 0 ? o : Int64.min | ~o))
+    }
+
+    /// The parts a file holds (`fileParts`), and a compressed orbit from them, unchecked:
+    /// `checkedDecode` is the only safe reader of parts from outside.
+    struct Parts {
+        var count: Int, hasLowWords: Bool, power: Int
+        var c: Complex<DoubleDouble>, keys: [Double], keyNibbles: [Int], nibbleCount: Int, bytes: [UInt8]
+    }
+
+    var parts: Parts {
+        Parts(
+            count: count, hasLowWords: hasLowWords, power: power, c: c, keys: keys, keyNibbles: keyNibbles,
+            nibbleCount: nibbleCount, bytes: bytes)
+    }
+
+    /// The values of parts read from a file, or the reason they are not a compressed orbit:
+    /// every read bounded by the bytes, every varint at most 22 nibbles, every key where the
+    /// decoding before it ends, and nothing left over.
+    static func checkedDecode(_ p: Parts) -> Result<
+        (re: [Double], im: [Double], reLow: [Double], imLow: [Double]), CheckFailure
+    > {
+        let lanes = p.hasLowWords ? 4 : 2
+        let keyCount = (p.count + keyStride - 1) / keyStride
+        guard p.count >= 1, p.keys.count == lanes * keyCount, p.keyNibbles.count == keyCount,
+            p.nibbleCount >= 0, p.nibbleCount <= 2 * p.bytes.count, p.nibbleCount + 1 >= 2 * p.bytes.count
+        else { return .failure(CheckFailure(reason: "its key and nibble counts do not fit its length")) }
+        var re = [Double](), im = [Double](), reLow = [Double](), imLow = [Double]()
+        re.reserveCapacity(p.count)
+        im.reserveCapacity(p.count)
+        var nibble = 0
+        func read() -> Int64? {
+            var z: UInt64 = 0, shift: UInt64 = 0, length = 0
+            while true {
+                guard nibble < p.nibbleCount, length < 22 else { return nil }
+                let byte = p.bytes[nibble >> 1]
+                let q = nibble & 1 == 0 ? byte & 15 : byte >> 4
+                nibble += 1
+                length += 1
+                z |= UInt64(q & 7) << shift
+                shift += 3
+                if q & 8 == 0 { break }
+            }
+            return Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1)
+        }
+        var value = (0.0, 0.0, 0.0, 0.0)
+        for n in 0..<p.count {
+            if n % keyStride == 0 {
+                let k = n / keyStride, b = lanes * k
+                guard p.keyNibbles[k] == nibble else {
+                    return .failure(CheckFailure(reason: "key \(k) is not where the steps before it end"))
+                }
+                value = (p.keys[b], p.keys[b + 1], lanes == 4 ? p.keys[b + 2] : 0, lanes == 4 ? p.keys[b + 3] : 0)
+            } else {
+                let guess = predict(value, c: p.c, power: p.power, lowWords: p.hasLowWords)
+                guard let dr = read(), let di = read() else {
+                    return .failure(CheckFailure(reason: "step \(n) runs past its bytes"))
+                }
+                let x = fromOrdered(ordered(guess.0) &+ dr), y = fromOrdered(ordered(guess.1) &+ di)
+                if p.hasLowWords {
+                    guard let lr = read(), let li = read() else {
+                        return .failure(CheckFailure(reason: "step \(n) runs past its bytes"))
+                    }
+                    value = (
+                        x, y, fromOrdered(ordered(lowWord(guess, hi: x, re: true)) &+ lr),
+                        fromOrdered(ordered(lowWord(guess, hi: y, re: false)) &+ li)
+                    )
+                } else {
+                    value = (x, y, 0, 0)
+                }
+            }
+            guard value.0.isFinite, value.1.isFinite, value.2.isFinite, value.3.isFinite else {
+                return .failure(CheckFailure(reason: "step \(n) is not finite"))
+            }
+            re.append(value.0)
+            im.append(value.1)
+            if p.hasLowWords {
+                reLow.append(value.2)
+                imLow.append(value.3)
+            }
+        }
+        guard nibble == p.nibbleCount else { return .failure(CheckFailure(reason: "nibbles after its last step")) }
+        return .success((re, im, reLow, imLow))
+    }
+
+    struct CheckFailure: Error {
+        let reason: String
+    }
+
+    /// All steps' values, decoded: (re, im, reLow, imLow); the low words empty without them.
+    public func decoded() -> (re: [Double], im: [Double], reLow: [Double], imLow: [Double]) {
+        var re = [Double](), im = [Double](), reLow = [Double](), imLow = [Double]()
+        re.reserveCapacity(count)
+        im.reserveCapacity(count)
+        if hasLowWords {
+            reLow.reserveCapacity(count)
+            imLow.reserveCapacity(count)
+        }
+        var cursor = Cursor(orbit: self, at: 0)
+        for n in 0..<count {
+            if n > 0 { cursor.advance() }
+            let v = cursor.value
+            re.append(v.0)
+            im.append(v.1)
+            if hasLowWords {
+                reLow.append(v.2)
+                imLow.append(v.3)
+            }
+        }
+        return (re, im, reLow, imLow)
+    }
+
+    /// A reader of the orbit from any step on, one step at a time.
+    public struct Cursor {
+        let orbit: CompressedOrbit
+        /// The step `value` holds.
+        public private(set) var step: Int
+        /// (re, im, reLow, imLow) of `step` (the low words 0 without them).
+        public private(set) var value: (Double, Double, Double, Double)
+        private var nibble: Int
+
+        /// At step `n` (0 ..< count): from the key before it, decoding forward at most
+        /// `keyStride - 1` steps.
+        public init(orbit: CompressedOrbit, at n: Int) {
+            precondition(n >= 0 && n < orbit.count)
+            self.orbit = orbit
+            let k = n / CompressedOrbit.keyStride, lanes = orbit.hasLowWords ? 4 : 2
+            let key = orbit.keys[(lanes * k)..<(lanes * k + lanes)].map { $0 }
+            value = (key[0], key[1], lanes == 4 ? key[2] : 0, lanes == 4 ? key[3] : 0)
+            step = k * CompressedOrbit.keyStride
+            nibble = orbit.keyNibbles[k]
+            while step < n { advance() }
+        }
+
+        /// To the next step (step + 1 < count).
+        public mutating func advance() {
+            step += 1
+            if step % CompressedOrbit.keyStride == 0 {
+                let lanes = orbit.hasLowWords ? 4 : 2, base = lanes * (step / CompressedOrbit.keyStride)
+                let k = orbit.keys
+                value = (k[base], k[base + 1], lanes == 4 ? k[base + 2] : 0, lanes == 4 ? k[base + 3] : 0)
+                nibble = orbit.keyNibbles[step / CompressedOrbit.keyStride]
+                return
+            }
+            let guess = CompressedOrbit.predict(value, c: orbit.c, power: orbit.power, lowWords: orbit.hasLowWords)
+            let re = CompressedOrbit.fromOrdered(CompressedOrbit.ordered(guess.0) &+ read())
+            let im = CompressedOrbit.fromOrdered(CompressedOrbit.ordered(guess.1) &+ read())
+            if orbit.hasLowWords {
+                let reLow = CompressedOrbit.fromOrdered(
+                    CompressedOrbit.ordered(CompressedOrbit.lowWord(guess, hi: re, re: true)) &+ read())
+                let imLow = CompressedOrbit.fromOrdered(
+                    CompressedOrbit.ordered(CompressedOrbit.lowWord(guess, hi: im, re: false)) &+ read())
+                value = (re, im, reLow, imLow)
+            } else {
+                value = (re, im, 0, 0)
+            }
+        }
+
+        /// One zigzag varint of nibbles: three bits each, the fourth set where more follow.
+        @inline(__always)
+        private mutating func read() -> Int64 {
+            var z: UInt64 = 0, shift: UInt64 = 0
+            while true {
+                let byte = orbit.bytes[nibble >> 1]
+                let q = nibble & 1 == 0 ? byte & 15 : byte >> 4
+                nibble += 1
+                z |= UInt64(q & 7) << shift
+                shift += 3
+                if q & 8 == 0 { break }
+            }
+            return Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1)
+        }
+    }
+}
+
+/// Zigzag varints in nibbles (three bits and a continuation bit each), two a byte.
+private struct NibbleWriter {
+    var bytes: [UInt8] = []
+    var count = 0
+
+    mutating func write(_ value: Int64) {
+        var z = UInt64(bitPattern: (value << 1) ^ (value >> 63))
+        repeat {
+            var q = UInt8(z & 7)
+            z >>= 3
+            if z != 0 { q |= 8 }
+            if count & 1 == 0 { bytes.append(q) } else { bytes[bytes.count - 1] |= q << 4 }
+            count += 1
+        } while z != 0
+    }
+}
