@@ -65,7 +65,7 @@ public struct ReferenceOrbit: Sendable {
             var step = SerialStep(z: z0, c: c, power: power, precision: precision)
             return try run.orbit(&step)
         case .pair:
-            var step = PairStep(z: z0, c: c, precision: precision)
+            var step = PairStep(z: z0, c: c, precision: precision, lowWords: lowWords)
             defer { step.stop() }
             return try run.orbit(&step)
         case .team(let count):
@@ -93,15 +93,22 @@ public struct ReferenceOrbit: Sendable {
             var escaped = false
             var reLow = [Double](), imLow = [Double]()
 
-            func store(_ x: UnsafeMutablePointer<__mpfr_struct>, _ y: UnsafeMutablePointer<__mpfr_struct>) {
-                let a = mpfr_get_d(x, MPFR_RNDN), b = mpfr_get_d(y, MPFR_RNDN)
+            func store(
+                _ x: UnsafeMutablePointer<__mpfr_struct>, _ y: UnsafeMutablePointer<__mpfr_struct>,
+                _ yRounded: (hi: Double, lo: Double)?
+            ) {
+                let a = mpfr_get_d(x, MPFR_RNDN), b = yRounded?.hi ?? mpfr_get_d(y, MPFR_RNDN)
                 re.append(a)
                 im.append(b)
                 if lowWords {
                     mpfr_sub_d(t1, x, a, MPFR_RNDN)
                     reLow.append(mpfr_get_d(t1, MPFR_RNDN))
-                    mpfr_sub_d(t1, y, b, MPFR_RNDN)
-                    imLow.append(mpfr_get_d(t1, MPFR_RNDN))
+                    if let yRounded {
+                        imLow.append(yRounded.lo)
+                    } else {
+                        mpfr_sub_d(t1, y, b, MPFR_RNDN)
+                        imLow.append(mpfr_get_d(t1, MPFR_RNDN))
+                    }
                 }
                 // Below 2^-1000 Double loses bits (subnormals) or the value: keep it exactly.
                 let smallX = a != 0 && Swift.abs(a) < 0x1p-1000 || (a == 0 && fathom_mpfr_zero_p(x) == 0)
@@ -114,7 +121,7 @@ public struct ReferenceOrbit: Sendable {
                 }
             }
 
-            store(step.x, step.y)
+            store(step.x, step.y, step.storedY)
             // Polled every 4096 steps, every step from 8192 bits (a step then takes 20 us or more).
             let checkMask = precision.bits >= 8192 ? 0 : 4095
             let stepLimit = RenderPlan.maximumReferenceSteps()
@@ -122,7 +129,7 @@ public struct ReferenceOrbit: Sendable {
             while m < maxIterations {
                 step.step()
                 m += 1
-                store(step.x, step.y)
+                store(step.x, step.y, step.storedY)
                 if var w = watch {
                     if let found = w.observe(m, tiny[m] ?? Complex(FloatExp(re[m]), FloatExp(im[m]))) { throw found }
                     watch = w.done ? nil : w

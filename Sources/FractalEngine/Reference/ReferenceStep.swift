@@ -13,6 +13,9 @@ protocol ReferenceStep {
     var y: UnsafeMutablePointer<__mpfr_struct> { get }
     /// z <- z^p + c.
     mutating func step()
+    /// y rounded to a Double and its low word (y - that, rounded; 0 without low words), where
+    /// another thread formed them beside y; nil: the caller rounds y itself.
+    var storedY: (hi: Double, lo: Double)? { get }
     /// x^2 and y^2 of the current z into `xx` and `yy`, rounded as `mpfr_sqr` rounds.
     mutating func squares(_ xx: UnsafeMutablePointer<__mpfr_struct>, _ yy: UnsafeMutablePointer<__mpfr_struct>)
     /// Ends any threads (once, after the last step).
@@ -101,6 +104,7 @@ struct SerialStep: ReferenceStep {
 
     var x: UnsafeMutablePointer<__mpfr_struct> { ws[0] }
     var y: UnsafeMutablePointer<__mpfr_struct> { ws[1] }
+    var storedY: (hi: Double, lo: Double)? { nil }
     @inline(__always) mutating func step() { MPFRStep.zPowerPlusC(ws, power: power) }
     mutating func squares(_ xx: UnsafeMutablePointer<__mpfr_struct>, _ yy: UnsafeMutablePointer<__mpfr_struct>) {
         mpfr_sqr(xx, ws[0], MPFR_RNDN)
@@ -122,7 +126,8 @@ struct SerialStep: ReferenceStep {
 /// x(m - 1); the partner writes y(m + 2) only after x(m + 1) is published, so after the orbit
 /// thread has read y(m) and its caller has read z(m + 1). Near |z| = 2 the partner also squares
 /// y (while the orbit thread squares x) for the exact gap 4 - |z|^2, until 64 steps pass
-/// without one.
+/// without one. The partner also rounds each y to a Double (and its low word), so the orbit
+/// thread's stores take only x's share; these go by parity too.
 final class PairStep: ReferenceStep, @unchecked Sendable {
     private let own: MPFRWorkspace
     private let xs: (UnsafeMutablePointer<__mpfr_struct>, UnsafeMutablePointer<__mpfr_struct>)
@@ -131,14 +136,17 @@ final class PairStep: ReferenceStep, @unchecked Sendable {
     private var ys: (UnsafeMutablePointer<__mpfr_struct>, UnsafeMutablePointer<__mpfr_struct>)?
     private var yy: UnsafeMutablePointer<__mpfr_struct>?
     /// 0: x steps published; 1: y steps published; 2: stop; 3: squares wanted; 4: the step
-    /// whose y^2 the partner formed (or minus it, when it did not).
-    private let counters = SharedCounters(count: 5)
+    /// whose y^2 the partner formed (or minus it, when it did not); 5, 6: y(m) as a Double and
+    /// its low word (bit patterns) for even and odd m.
+    private let counters = SharedCounters(count: 7)
+    private let lowWords: Bool
     private let ready = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private var m = 0
     private var lastSquares = Int.min / 2
 
-    init(z: BigComplex, c: BigComplex, precision: Precision) {
+    init(z: BigComplex, c: BigComplex, precision: Precision, lowWords: Bool) {
+        self.lowWords = lowWords
         own = MPFRWorkspace(count: 6, precision: precision)
         xs = (own[0], own[1])
         cx = own[2]
@@ -155,13 +163,26 @@ final class PairStep: ReferenceStep, @unchecked Sendable {
     deinit { counters.deallocate() }
 
     private func partner(y0: BigFloat, cy: BigFloat, precision: Precision) {
-        let ws = MPFRWorkspace(count: 5, precision: precision)
+        let ws = MPFRWorkspace(count: 6, precision: precision)
         ws.set(0, y0)
         ws.set(2, cy)
-        let ys = (ws[0], ws[1]), cyr = ws[2], product = ws[3], square = ws[4]
+        let ys = (ws[0], ws[1]), cyr = ws[2], product = ws[3], square = ws[4], low = ws[5]
         self.ys = ys
         yy = square
-        let counters = self.counters, xs = self.xs
+        let counters = self.counters, xs = self.xs, lowWords = self.lowWords
+        /// y(k) rounded, and its low word, into line 5 + (k & 1) (before k is published).
+        func round(_ y: UnsafeMutablePointer<__mpfr_struct>, _ k: Int) {
+            let hi = mpfr_get_d(y, MPFR_RNDN)
+            var lo = 0.0
+            if lowWords {
+                mpfr_sub_d(low, y, hi, MPFR_RNDN)
+                lo = mpfr_get_d(low, MPFR_RNDN)
+            }
+            let slot = counters.pointer(5 + (k & 1))
+            slot[0] = Int(bitPattern: UInt(hi.bitPattern))
+            slot[1] = Int(bitPattern: UInt(lo.bitPattern))
+        }
+        round(ys.0, 0)
         ready.signal()
         var k = 0
         while true {
@@ -172,6 +193,7 @@ final class PairStep: ReferenceStep, @unchecked Sendable {
             mpfr_mul_2ui(product, product, 1, MPFR_RNDN)
             mpfr_add(next, product, cyr, MPFR_RNDN)
             k += 1
+            round(next, k)
             counters.store(1, k)
             if counters.load(3) != 0 {
                 mpfr_sqr(square, next, MPFR_RNDN)
@@ -186,6 +208,13 @@ final class PairStep: ReferenceStep, @unchecked Sendable {
 
     var x: UnsafeMutablePointer<__mpfr_struct> { m & 1 == 0 ? xs.0 : xs.1 }
     var y: UnsafeMutablePointer<__mpfr_struct> { m & 1 == 0 ? ys!.0 : ys!.1 }
+    /// Written by the partner before it published step m (read after the acquire that saw it).
+    var storedY: (hi: Double, lo: Double)? {
+        let slot = counters.pointer(5 + (m & 1))
+        return (
+            Double(bitPattern: UInt64(UInt(bitPattern: slot[0]))), Double(bitPattern: UInt64(UInt(bitPattern: slot[1])))
+        )
+    }
 
     @inline(__always)
     func step() {
@@ -306,6 +335,7 @@ final class TeamStep: ReferenceStep, @unchecked Sendable {
 
     var x: UnsafeMutablePointer<__mpfr_struct> { ws[0] }
     var y: UnsafeMutablePointer<__mpfr_struct> { ws[1] }
+    var storedY: (hi: Double, lo: Double)? { nil }
 
     func step() {
         let x = ws[0], y = ws[1], cx = ws[2], cy = ws[3], t1 = ws[4], t2 = ws[5], t3 = ws[6], p = ws[7]
