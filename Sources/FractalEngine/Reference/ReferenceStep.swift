@@ -37,6 +37,11 @@ public enum ReferenceThreading: Equatable, Sendable {
     /// From this precision, with three threads or more, a team beats the pair.
     public static let teamMinimumBits = 40_000
 
+    /// The least speedup over one thread of MPFR's step measured where the pair or a team is
+    /// chosen (1.5x: a 4,000-bit orbit on the 16-core machine; Benchmarks.md): what a render's
+    /// estimate divides by, so its "up to" stays an upper bound.
+    public static let leastSpeedup = 1.5
+
     /// The threading for an orbit of z^`power` + c at `bits` with at most `threads` threads.
     public static func choose(bits: Int, power: Int, threads: Int) -> ReferenceThreading {
         guard power == 2, threads >= 2, bits >= pairMinimumBits else { return .serial }

@@ -57,7 +57,11 @@ extension Renderer {
         plan.referenceSteps = steps
         let (bytes, overflow) = (steps + 1).multipliedReportingOverflow(by: RenderPlan.bytesPerReferenceStep)
         plan.referenceBytes = overflow ? Int.max : bytes
-        plan.referenceSeconds = Double(steps) * referenceStepSeconds(bits: referenceBits, power: location.family.power)
+        let threads = settings.threads > 0 ? settings.threads : Parallel.cores
+        let shared = ReferenceThreading.choose(bits: referenceBits, power: location.family.power, threads: threads)
+        plan.referenceSeconds =
+            Double(steps) * referenceStepSeconds(bits: referenceBits, power: location.family.power)
+            / (shared == .serial ? 1 : ReferenceThreading.leastSpeedup)
         return plan
     }
 
