@@ -85,10 +85,10 @@ public struct CompressedOrbit: Sendable {
         _ v: (Double, Double, Double, Double), c: Complex<DoubleDouble>, power: Int, lowWords: Bool
     ) -> (Double, Double, Double, Double) {
         if lowWords {
-            let x = DoubleDouble(hi: v.0, lo: v.2), y = DoubleDouble(hi: v.1, lo: v.3)
+            let x = Exact(v.0, v.2), y = Exact(v.1, v.3)
             var (a, b) = (x, y)
             for _ in 1..<power { (a, b) = (a * x - b * y, a * y + b * x) }
-            let re = a + c.re, im = b + c.im
+            let re = a + Exact(c.re.hi, c.re.lo), im = b + Exact(c.im.hi, c.im.lo)
             return (re.hi, im.hi, re.lo, im.lo)
         }
         let x = v.0, y = v.1
@@ -101,8 +101,8 @@ public struct CompressedOrbit: Sendable {
     /// (one Double off the prediction's own, now and then).
     @inline(__always)
     static func lowWord(_ guess: (Double, Double, Double, Double), hi: Double, re: Bool) -> Double {
-        let full = re ? DoubleDouble(hi: guess.0, lo: guess.2) : DoubleDouble(hi: guess.1, lo: guess.3)
-        return (full - DoubleDouble(hi)).hi
+        let full = re ? Exact(guess.0, guess.2) : Exact(guess.1, guess.3)
+        return (full - Exact(hi, 0)).hi
     }
 
     /// A Double's bit pattern as an integer in the Doubles' order (-0 just below +0), so the
@@ -138,8 +138,9 @@ public struct CompressedOrbit: Sendable {
         (re: [Double], im: [Double], reLow: [Double], imLow: [Double]), CheckFailure
     > {
         let lanes = p.hasLowWords ? 4 : 2
-        let keyCount = (p.count + keyStride - 1) / keyStride
-        guard p.count >= 1, p.keys.count == lanes * keyCount, p.keyNibbles.count == keyCount,
+        guard p.count >= 1 else { return .failure(CheckFailure(reason: "it has no steps")) }
+        let keyCount = p.count / keyStride + (p.count % keyStride == 0 ? 0 : 1)
+        guard p.keys.count == lanes * keyCount, p.keyNibbles.count == keyCount,
             p.nibbleCount >= 0, p.nibbleCount <= 2 * p.bytes.count, p.nibbleCount + 1 >= 2 * p.bytes.count
         else { return .failure(CheckFailure(reason: "its key and nibble counts do not fit its length")) }
         var re = [Double](), im = [Double](), reLow = [Double](), imLow = [Double]()
@@ -304,5 +305,32 @@ private struct NibbleWriter {
             if count & 1 == 0 { bytes.append(q) } else { bytes[bytes.count - 1] |= q << 4 }
             count += 1
         } while z != 0
+    }
+}
+
+/// The prediction's double-double arithmetic, fixed for the format: IEEE additions and
+/// products and one fused multiply-add per product (`addingProduct`, an fma on every
+/// platform), so every build predicts, and so decodes, the same Doubles (`DoubleDouble`'s own
+/// product is Dekker's on some builds and an fma on others, which differ where the low part
+/// underflows).
+private struct Exact {
+    var hi: Double, lo: Double
+    @inline(__always) init(_ hi: Double, _ lo: Double) {
+        self.hi = hi
+        self.lo = lo
+    }
+    @inline(__always) static func + (a: Exact, b: Exact) -> Exact {
+        let s = a.hi + b.hi, v = s - a.hi
+        let e = (a.hi - (s - v)) + (b.hi - v) + a.lo + b.lo
+        let h = s + e
+        return Exact(h, e - (h - s))
+    }
+    @inline(__always) static prefix func - (a: Exact) -> Exact { Exact(-a.hi, -a.lo) }
+    @inline(__always) static func - (a: Exact, b: Exact) -> Exact { a + (-b) }
+    @inline(__always) static func * (a: Exact, b: Exact) -> Exact {
+        let p = a.hi * b.hi
+        let e = (-p).addingProduct(a.hi, b.hi) + (a.hi * b.lo + a.lo * b.hi)
+        let h = p + e
+        return Exact(h, e - (h - p))
     }
 }

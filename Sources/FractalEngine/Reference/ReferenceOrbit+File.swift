@@ -203,6 +203,10 @@ extension ReferenceOrbit {
             guard nibbles >= 0 && nibbles <= 2 * file.left else {
                 throw fail("\(nibbles) nibbles do not fit the \(file.left) bytes left")
             }
+            // Every step between keys takes a nibble or more a lane: checked before decoding.
+            guard (count - keyCount) * lanes <= nibbles else {
+                throw fail("\(nibbles) nibbles are too few for \(count) steps")
+            }
             let packed = Array(try take("the compressed values") { $0.bytes((nibbles + 1) / 2) })
             let parts = CompressedOrbit.Parts(
                 count: count, hasLowWords: hasLow, power: power,

@@ -137,9 +137,10 @@ final class PairStep: ReferenceStep, @unchecked Sendable {
     private let own: MPFRWorkspace
     private let xs: (UnsafeMutablePointer<__mpfr_struct>, UnsafeMutablePointer<__mpfr_struct>)
     private let cx, t1, t2, product: UnsafeMutablePointer<__mpfr_struct>
-    /// The partner's registers: y(m) by parity, and y(m)^2.
+    /// The partner's registers: y(m) and y(m)^2, both by parity (the partner may square
+    /// y(m + 1) while the orbit thread still copies y(m)^2).
     private var ys: (UnsafeMutablePointer<__mpfr_struct>, UnsafeMutablePointer<__mpfr_struct>)?
-    private var yy: UnsafeMutablePointer<__mpfr_struct>?
+    private var yys: (UnsafeMutablePointer<__mpfr_struct>, UnsafeMutablePointer<__mpfr_struct>)?
     /// 0: x steps published; 1: y steps published; 2: stop; 3: squares wanted; 4: the step
     /// whose y^2 the partner formed (or minus it, when it did not); 5, 6: y(m) as a Double and
     /// its low word (bit patterns) for even and odd m.
@@ -168,12 +169,12 @@ final class PairStep: ReferenceStep, @unchecked Sendable {
     deinit { counters.deallocate() }
 
     private func partner(y0: BigFloat, cy: BigFloat, precision: Precision) {
-        let ws = MPFRWorkspace(count: 6, precision: precision)
+        let ws = MPFRWorkspace(count: 7, precision: precision)
         ws.set(0, y0)
         ws.set(2, cy)
-        let ys = (ws[0], ws[1]), cyr = ws[2], product = ws[3], square = ws[4], low = ws[5]
+        let ys = (ws[0], ws[1]), cyr = ws[2], product = ws[3], yys = (ws[4], ws[6]), low = ws[5]
         self.ys = ys
-        yy = square
+        self.yys = yys
         let counters = self.counters, xs = self.xs, lowWords = self.lowWords
         /// y(k) rounded, and its low word, into line 5 + (k & 1) (before k is published).
         func round(_ y: UnsafeMutablePointer<__mpfr_struct>, _ k: Int) {
@@ -201,7 +202,7 @@ final class PairStep: ReferenceStep, @unchecked Sendable {
             round(next, k)
             counters.store(1, k)
             if counters.load(3) != 0 {
-                mpfr_sqr(square, next, MPFR_RNDN)
+                mpfr_sqr(k & 1 == 0 ? yys.0 : yys.1, next, MPFR_RNDN)
                 counters.store(4, k)
             } else {
                 counters.store(4, -k)
@@ -240,7 +241,7 @@ final class PairStep: ReferenceStep, @unchecked Sendable {
         let target = m
         spin { Swift.abs(counters.load(4)) >= target }
         if counters.load(4) == target {
-            mpfr_set(yy, self.yy!, MPFR_RNDN)
+            mpfr_set(yy, m & 1 == 0 ? yys!.0 : yys!.1, MPFR_RNDN)
         } else {
             mpfr_sqr(yy, y, MPFR_RNDN)
         }
