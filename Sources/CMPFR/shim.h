@@ -48,5 +48,4 @@ static inline mp_limb_t fathom_mpn_sub(mp_limb_t *r, const mp_limb_t *a, long an
 }
 static inline mp_limb_t fathom_mpn_lshift(mp_limb_t *r, const mp_limb_t *a, long n, unsigned s) { return mpn_lshift(r, a, n, s); }
 static inline void fathom_mpn_copy(mp_limb_t *r, const mp_limb_t *a, long n) { mpn_copyi(r, a, n); }
-static inline void fathom_mpn_zero(mp_limb_t *r, long n) { mpn_zero(r, n); }
 #endif

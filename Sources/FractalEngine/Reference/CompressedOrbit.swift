@@ -50,14 +50,15 @@ public struct CompressedOrbit: Sendable {
         var writer = NibbleWriter()
         let lanes = hasLowWords ? 4 : 2
         keys.reserveCapacity(lanes * (count / Self.keyStride + 1))
+        var previous = (0.0, 0.0, 0.0, 0.0)
         for n in 0..<count {
             let value = Self.value(orbit, n, hasLowWords)
+            defer { previous = value }
             if n % Self.keyStride == 0 {
                 keys.append(contentsOf: hasLowWords ? [value.0, value.1, value.2, value.3] : [value.0, value.1])
                 keyNibbles.append(writer.count)
                 continue
             }
-            let previous = Self.value(orbit, n - 1, hasLowWords)
             let guess = Self.predict(previous, c: c, power: power, lowWords: hasLowWords)
             writer.write(Self.ordered(value.0) &- Self.ordered(guess.0))
             writer.write(Self.ordered(value.1) &- Self.ordered(guess.1))
@@ -118,8 +119,34 @@ public struct CompressedOrbit: Sendable {
         Double(bitPattern: UInt64(bitPattern: o >= 0 ? o : Int64.min | ~o))
     }
 
-    /// The parts a file holds (`fileParts`), and a compressed orbit from them, unchecked:
-    /// `checkedDecode` is the only safe reader of parts from outside.
+    /// (re, im, reLow, imLow) of step n.
+    typealias Value = (Double, Double, Double, Double)
+
+    /// Key `k`'s values (the low words 0 without them).
+    @inline(__always)
+    static func key(_ keys: [Double], _ k: Int, lowWords: Bool) -> Value {
+        let b = (lowWords ? 4 : 2) * k
+        return (keys[b], keys[b + 1], lowWords ? keys[b + 2] : 0, lowWords ? keys[b + 3] : 0)
+    }
+
+    /// The step after `value`, its differences read from `reader`; nil where they run past it.
+    @inline(__always)
+    static func next(
+        after value: Value, c: Complex<DoubleDouble>, power: Int, lowWords: Bool, reader: inout NibbleReader
+    ) -> Value? {
+        let guess = predict(value, c: c, power: power, lowWords: lowWords)
+        guard let dr = reader.read(), let di = reader.read() else { return nil }
+        let x = fromOrdered(ordered(guess.0) &+ dr), y = fromOrdered(ordered(guess.1) &+ di)
+        guard lowWords else { return (x, y, 0, 0) }
+        guard let lr = reader.read(), let li = reader.read() else { return nil }
+        return (
+            x, y, fromOrdered(ordered(lowWord(guess, hi: x, re: true)) &+ lr),
+            fromOrdered(ordered(lowWord(guess, hi: y, re: false)) &+ li)
+        )
+    }
+
+    /// The parts a file holds (`parts`), unchecked: `checkedDecode` is the only safe reader
+    /// of parts from outside.
     struct Parts {
         var count: Int, hasLowWords: Bool, power: Int
         var c: Complex<DoubleDouble>, keys: [Double], keyNibbles: [Int], nibbleCount: Int, bytes: [UInt8]
@@ -146,46 +173,19 @@ public struct CompressedOrbit: Sendable {
         var re = [Double](), im = [Double](), reLow = [Double](), imLow = [Double]()
         re.reserveCapacity(p.count)
         im.reserveCapacity(p.count)
-        var nibble = 0
-        func read() -> Int64? {
-            var z: UInt64 = 0, shift: UInt64 = 0, length = 0
-            while true {
-                guard nibble < p.nibbleCount, length < 22 else { return nil }
-                let byte = p.bytes[nibble >> 1]
-                let q = nibble & 1 == 0 ? byte & 15 : byte >> 4
-                nibble += 1
-                length += 1
-                z |= UInt64(q & 7) << shift
-                shift += 3
-                if q & 8 == 0 { break }
-            }
-            return Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1)
-        }
+        var reader = NibbleReader(bytes: p.bytes, end: p.nibbleCount)
         var value = (0.0, 0.0, 0.0, 0.0)
         for n in 0..<p.count {
             if n % keyStride == 0 {
-                let k = n / keyStride, b = lanes * k
-                guard p.keyNibbles[k] == nibble else {
+                let k = n / keyStride
+                guard p.keyNibbles[k] == reader.nibble else {
                     return .failure(CheckFailure(reason: "key \(k) is not where the steps before it end"))
                 }
-                value = (p.keys[b], p.keys[b + 1], lanes == 4 ? p.keys[b + 2] : 0, lanes == 4 ? p.keys[b + 3] : 0)
+                value = key(p.keys, k, lowWords: p.hasLowWords)
             } else {
-                let guess = predict(value, c: p.c, power: p.power, lowWords: p.hasLowWords)
-                guard let dr = read(), let di = read() else {
-                    return .failure(CheckFailure(reason: "step \(n) runs past its bytes"))
-                }
-                let x = fromOrdered(ordered(guess.0) &+ dr), y = fromOrdered(ordered(guess.1) &+ di)
-                if p.hasLowWords {
-                    guard let lr = read(), let li = read() else {
-                        return .failure(CheckFailure(reason: "step \(n) runs past its bytes"))
-                    }
-                    value = (
-                        x, y, fromOrdered(ordered(lowWord(guess, hi: x, re: true)) &+ lr),
-                        fromOrdered(ordered(lowWord(guess, hi: y, re: false)) &+ li)
-                    )
-                } else {
-                    value = (x, y, 0, 0)
-                }
+                guard let v = next(after: value, c: p.c, power: p.power, lowWords: p.hasLowWords, reader: &reader)
+                else { return .failure(CheckFailure(reason: "step \(n) runs past its bytes")) }
+                value = v
             }
             guard value.0.isFinite, value.1.isFinite, value.2.isFinite, value.3.isFinite else {
                 return .failure(CheckFailure(reason: "step \(n) is not finite"))
@@ -197,7 +197,9 @@ public struct CompressedOrbit: Sendable {
                 imLow.append(value.3)
             }
         }
-        guard nibble == p.nibbleCount else { return .failure(CheckFailure(reason: "nibbles after its last step")) }
+        guard reader.nibble == p.nibbleCount else {
+            return .failure(CheckFailure(reason: "nibbles after its last step"))
+        }
         return .success((re, im, reLow, imLow))
     }
 
@@ -207,25 +209,10 @@ public struct CompressedOrbit: Sendable {
 
     /// All steps' values, decoded: (re, im, reLow, imLow); the low words empty without them.
     public func decoded() -> (re: [Double], im: [Double], reLow: [Double], imLow: [Double]) {
-        var re = [Double](), im = [Double](), reLow = [Double](), imLow = [Double]()
-        re.reserveCapacity(count)
-        im.reserveCapacity(count)
-        if hasLowWords {
-            reLow.reserveCapacity(count)
-            imLow.reserveCapacity(count)
+        switch Self.checkedDecode(parts) {
+        case .success(let values): return values
+        case .failure(let problem): preconditionFailure("an orbit compressed here decodes: \(problem.reason)")
         }
-        var cursor = Cursor(orbit: self, at: 0)
-        for n in 0..<count {
-            if n > 0 { cursor.advance() }
-            let v = cursor.value
-            re.append(v.0)
-            im.append(v.1)
-            if hasLowWords {
-                reLow.append(v.2)
-                imLow.append(v.3)
-            }
-        }
-        return (re, im, reLow, imLow)
     }
 
     /// A reader of the orbit from any step on, one step at a time.
@@ -235,59 +222,64 @@ public struct CompressedOrbit: Sendable {
         public private(set) var step: Int
         /// (re, im, reLow, imLow) of `step` (the low words 0 without them).
         public private(set) var value: (Double, Double, Double, Double)
-        private var nibble: Int
+        private var reader: NibbleReader
 
         /// At step `n` (0 ..< count): from the key before it, decoding forward at most
         /// `keyStride - 1` steps.
         public init(orbit: CompressedOrbit, at n: Int) {
             precondition(n >= 0 && n < orbit.count)
             self.orbit = orbit
-            let k = n / CompressedOrbit.keyStride, lanes = orbit.hasLowWords ? 4 : 2
-            let key = orbit.keys[(lanes * k)..<(lanes * k + lanes)].map { $0 }
-            value = (key[0], key[1], lanes == 4 ? key[2] : 0, lanes == 4 ? key[3] : 0)
+            let k = n / CompressedOrbit.keyStride
+            value = CompressedOrbit.key(orbit.keys, k, lowWords: orbit.hasLowWords)
             step = k * CompressedOrbit.keyStride
-            nibble = orbit.keyNibbles[k]
+            reader = NibbleReader(bytes: orbit.bytes, end: orbit.nibbleCount, at: orbit.keyNibbles[k])
             while step < n { advance() }
         }
 
         /// To the next step (step + 1 < count).
         public mutating func advance() {
             step += 1
+            let o = orbit
             if step % CompressedOrbit.keyStride == 0 {
-                let lanes = orbit.hasLowWords ? 4 : 2, base = lanes * (step / CompressedOrbit.keyStride)
-                let k = orbit.keys
-                value = (k[base], k[base + 1], lanes == 4 ? k[base + 2] : 0, lanes == 4 ? k[base + 3] : 0)
-                nibble = orbit.keyNibbles[step / CompressedOrbit.keyStride]
+                self = Cursor(orbit: o, at: step)
                 return
             }
-            let guess = CompressedOrbit.predict(value, c: orbit.c, power: orbit.power, lowWords: orbit.hasLowWords)
-            let re = CompressedOrbit.fromOrdered(CompressedOrbit.ordered(guess.0) &+ read())
-            let im = CompressedOrbit.fromOrdered(CompressedOrbit.ordered(guess.1) &+ read())
-            if orbit.hasLowWords {
-                let reLow = CompressedOrbit.fromOrdered(
-                    CompressedOrbit.ordered(CompressedOrbit.lowWord(guess, hi: re, re: true)) &+ read())
-                let imLow = CompressedOrbit.fromOrdered(
-                    CompressedOrbit.ordered(CompressedOrbit.lowWord(guess, hi: im, re: false)) &+ read())
-                value = (re, im, reLow, imLow)
-            } else {
-                value = (re, im, 0, 0)
-            }
+            guard
+                let v = CompressedOrbit.next(
+                    after: value, c: o.c, power: o.power, lowWords: o.hasLowWords, reader: &reader)
+            else { preconditionFailure("step \(step) is past the orbit's \(o.count)") }
+            value = v
         }
+    }
+}
 
-        /// One zigzag varint of nibbles: three bits each, the fourth set where more follow.
-        @inline(__always)
-        private mutating func read() -> Int64 {
-            var z: UInt64 = 0, shift: UInt64 = 0
-            while true {
-                let byte = orbit.bytes[nibble >> 1]
-                let q = nibble & 1 == 0 ? byte & 15 : byte >> 4
-                nibble += 1
-                z |= UInt64(q & 7) << shift
-                shift += 3
-                if q & 8 == 0 { break }
-            }
-            return Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1)
+/// Reads zigzag varints of nibbles (three bits each, the fourth set where more follow) from
+/// `bytes` up to nibble `end`: nil where one runs past it or is longer than 22 nibbles (64 bits).
+struct NibbleReader {
+    let bytes: [UInt8]
+    let end: Int
+    private(set) var nibble = 0
+
+    init(bytes: [UInt8], end: Int, at nibble: Int = 0) {
+        self.bytes = bytes
+        self.end = end
+        self.nibble = nibble
+    }
+
+    @inline(__always)
+    mutating func read() -> Int64? {
+        var z: UInt64 = 0, shift: UInt64 = 0, length = 0
+        while true {
+            guard nibble < end, length < 22 else { return nil }
+            let byte = bytes[nibble >> 1]
+            let q = nibble & 1 == 0 ? byte & 15 : byte >> 4
+            nibble += 1
+            length += 1
+            z |= UInt64(q & 7) << shift
+            shift += 3
+            if q & 8 == 0 { break }
         }
+        return Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1)
     }
 }
 

@@ -10,6 +10,16 @@ import CMPFR
 enum MPFRStep {
     static let firstFree = 9
 
+    /// A workspace with z and c in their registers and the scratch after them.
+    static func workspace(z: BigComplex, c: BigComplex, precision: Precision) -> MPFRWorkspace {
+        let ws = MPFRWorkspace(count: firstFree, precision: precision)
+        ws.set(0, z.re)
+        ws.set(1, z.im)
+        ws.set(2, c.re)
+        ws.set(3, c.im)
+        return ws
+    }
+
     @inline(__always)
     static func zPowerPlusC(_ ws: MPFRWorkspace, power: Int) {
         let x = ws[0], y = ws[1], cx = ws[2], cy = ws[3], t1 = ws[4], t2 = ws[5], t3 = ws[6], bx = ws[7], by = ws[8]

@@ -79,6 +79,10 @@ private struct SharedCounters: @unchecked Sendable {
     @inline(__always) func pointer(_ i: Int) -> UnsafeMutablePointer<Int> {
         (base + 128 * i).assumingMemoryBound(to: Int.self)
     }
+    /// Line i as plain Doubles (written before a release store, read after its acquire).
+    @inline(__always) func doubles(_ i: Int) -> UnsafeMutablePointer<Double> {
+        (base + 128 * i).assumingMemoryBound(to: Double.self)
+    }
     @inline(__always) func load(_ i: Int) -> Int { fathom_atomic_load_acquire(pointer(i)) }
     @inline(__always) func store(_ i: Int, _ value: Int) { fathom_atomic_store_release(pointer(i), value) }
     @inline(__always) func fetchAdd(_ i: Int, _ value: Int) -> Int { fathom_atomic_fetch_add(pointer(i), value) }
@@ -99,11 +103,7 @@ struct SerialStep: ReferenceStep {
     let power: Int
 
     init(z: BigComplex, c: BigComplex, power: Int, precision: Precision) {
-        ws = MPFRWorkspace(count: MPFRStep.firstFree, precision: precision)
-        ws.set(0, z.re)
-        ws.set(1, z.im)
-        ws.set(2, c.re)
-        ws.set(3, c.im)
+        ws = MPFRStep.workspace(z: z, c: c, precision: precision)
         self.power = power
     }
 
@@ -143,7 +143,7 @@ final class PairStep: ReferenceStep, @unchecked Sendable {
     private var yys: (UnsafeMutablePointer<__mpfr_struct>, UnsafeMutablePointer<__mpfr_struct>)?
     /// 0: x steps published; 1: y steps published; 2: stop; 3: squares wanted; 4: the step
     /// whose y^2 the partner formed (or minus it, when it did not); 5, 6: y(m) as a Double and
-    /// its low word (bit patterns) for even and odd m.
+    /// its low word for even and odd m.
     private let counters = SharedCounters(count: 7)
     private let lowWords: Bool
     private let ready = DispatchSemaphore(value: 0)
@@ -184,9 +184,9 @@ final class PairStep: ReferenceStep, @unchecked Sendable {
                 mpfr_sub_d(low, y, hi, MPFR_RNDN)
                 lo = mpfr_get_d(low, MPFR_RNDN)
             }
-            let slot = counters.pointer(5 + (k & 1))
-            slot[0] = Int(bitPattern: UInt(hi.bitPattern))
-            slot[1] = Int(bitPattern: UInt(lo.bitPattern))
+            let slot = counters.doubles(5 + (k & 1))
+            slot[0] = hi
+            slot[1] = lo
         }
         round(ys.0, 0)
         ready.signal()
@@ -216,10 +216,8 @@ final class PairStep: ReferenceStep, @unchecked Sendable {
     var y: UnsafeMutablePointer<__mpfr_struct> { m & 1 == 0 ? ys!.0 : ys!.1 }
     /// Written by the partner before it published step m (read after the acquire that saw it).
     var storedY: (hi: Double, lo: Double)? {
-        let slot = counters.pointer(5 + (m & 1))
-        return (
-            Double(bitPattern: UInt64(UInt(bitPattern: slot[0]))), Double(bitPattern: UInt64(UInt(bitPattern: slot[1])))
-        )
+        let slot = counters.doubles(5 + (m & 1))
+        return (slot[0], slot[1])
     }
 
     @inline(__always)
@@ -273,11 +271,7 @@ final class TeamStep: ReferenceStep, @unchecked Sendable {
     private var round = 0
 
     init(z: BigComplex, c: BigComplex, precision: Precision, threads: Int) {
-        ws = MPFRWorkspace(count: MPFRStep.firstFree, precision: precision)
-        ws.set(0, z.re)
-        ws.set(1, z.im)
-        ws.set(2, c.re)
-        ws.set(3, c.im)
+        ws = MPFRStep.workspace(z: z, c: c, precision: precision)
         var levels = 0, leaves = 1
         while leaves < threads {
             levels += 1

@@ -57,8 +57,8 @@ extension Renderer {
         plan.referenceSteps = steps
         let (bytes, overflow) = (steps + 1).multipliedReportingOverflow(by: RenderPlan.bytesPerReferenceStep)
         plan.referenceBytes = overflow ? Int.max : bytes
-        let threads = settings.threads > 0 ? settings.threads : Parallel.cores
-        let shared = ReferenceThreading.choose(bits: referenceBits, power: location.family.power, threads: threads)
+        let shared = ReferenceThreading.choose(
+            bits: referenceBits, power: location.family.power, threads: settings.workerThreads)
         plan.referenceSeconds =
             Double(steps) * referenceStepSeconds(bits: referenceBits, power: location.family.power)
             / (shared == .serial ? 1 : ReferenceThreading.leastSpeedup)

@@ -24,6 +24,8 @@ public struct RenderSettings: Sendable, Equatable {
     public var height: Int
     /// Worker threads; 0 means one per core.
     public var threads: Int
+    /// The threads a render takes: `threads`, or one per core for 0.
+    public var workerThreads: Int { threads > 0 ? threads : Parallel.cores }
     /// Bits the arithmetic must carry below the pixel spacing (relative to the coordinates'
     /// magnitude) before a cheaper type is used: 40 by default (Documentation/NumberTypes.md).
     public var guardBits: Int
@@ -154,7 +156,7 @@ public enum Renderer {
         let viewport = try Viewport(location: location, settings: settings)
         let bits = requiredBits(viewport: viewport, guardBits: settings.guardBits)
         let path = settings.path ?? automaticPath(bits: bits, guardBits: settings.guardBits, family: location.family)
-        let threads = settings.threads > 0 ? settings.threads : Parallel.cores
+        let threads = settings.workerThreads
         let cpu = CPUTiles(threads: threads, order: settings.tileOrder)
         let executor: any PassExecutor = device.map { DeviceExecutor(launcher: $0, cpu: cpu) } ?? cpu
         let before = device?.counters
