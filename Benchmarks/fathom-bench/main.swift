@@ -179,7 +179,7 @@ if options.groups.contains("reference") {
             }.min()!
             var notes: [String] = []
             for (label, orbit) in [("pair", pair), ("team", team), ("chosen", chosen)]
-            where orbit.re != one.re || orbit.im != one.im {
+            where orbit.compressed != one.compressed {
                 notes.append("ORBITS DIFFER: \(label) against one thread")
             }
             if one.escaped { notes.append("escaped after \(one.count - 1) steps") }
@@ -210,24 +210,30 @@ if options.groups.contains("reference") {
         try orbitCase(
             "\(name) orbit at \(p.bits) bits, \(steps) steps", c: view.center.rounded(to: p), steps: steps, precision: p
         )
-        // The same orbit with its low words (as renders keep it), compressed without loss.
+        // The same orbit with its low words (as renders keep it), held compressed without
+        // loss: its size, and decoding it for the kernels (Double, FloatExp, double-double).
         try measure("reference", "\(name) orbit compressed (\(steps) steps, low words)", runs: 1) {
             let orbit = try ReferenceOrbit.compute(
                 point: view.center.rounded(to: p), power: 2, juliaC: nil, maxIterations: steps, precision: p,
                 lowWords: true, threads: cores)
             let t0 = DispatchTime.now().uptimeNanoseconds
-            let packed = CompressedOrbit(orbit)
+            let plain = orbit.values(as: Double.self)
             let t1 = DispatchTime.now().uptimeNanoseconds
-            let decoded = packed.decoded()
+            let wide = orbit.values(as: FloatExp.self)
             let t2 = DispatchTime.now().uptimeNanoseconds
+            let fine = orbit.values(as: DoubleDouble.self)
+            let t3 = DispatchTime.now().uptimeNanoseconds
             let n = Double(orbit.count)
+            // Decoded, the orbit compresses back to the same bytes.
+            let back = orbit.compressed.decoded()
             let same =
-                decoded.re == orbit.re && decoded.im == orbit.im && decoded.reLow == orbit.reLow
-                && decoded.imLow == orbit.imLow
+                plain.count == orbit.count && wide.count == orbit.count && fine.count == orbit.count
+                && zip(plain, back.re).allSatisfy { $0.re == $1 } && zip(fine, back.reLow).allSatisfy { $0.re.lo == $1 }
             return (
                 [
-                    "bytes/step": Double(packed.byteCount) / n, "plain bytes/step": 32,
-                    "encode ns/step": Double(t1 - t0) / n, "decode ns/step": Double(t2 - t1) / n,
+                    "bytes/step": Double(orbit.byteCount) / n, "plain bytes/step": 32,
+                    "Double ns/step": Double(t1 - t0) / n, "FloatExp ns/step": Double(t2 - t1) / n,
+                    "double-double ns/step": Double(t3 - t2) / n,
                 ], same ? [] : ["DECODED ORBIT DIFFERS"]
             )
         }

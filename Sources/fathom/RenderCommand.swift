@@ -268,6 +268,7 @@ enum RenderCommand {
         var line =
             "perturbation: deltas \(p.deltaType.rawValue), reference \(p.precisionBits) bits, \(p.referenceLength) steps"
             + (p.referenceEscaped ? " (escaped)" : "")
+            + String(format: " held in %.2f bytes a step", p.referenceBytesPerStep)
             + (p.referencePeriod.map { " (a nucleus of period \($0), wrapped)" } ?? "")
             + (p.referenceNote.map { " (\($0))" } ?? "")
             + String(format: ", %.2f s in references", p.referenceSeconds)

@@ -26,7 +26,7 @@ func check(_ orbit: ReferenceOrbit?) {
         preconditionFailure("an orbit Fathom read does not read back after writing")
     }
     precondition(
-        back.re == orbit.re && back.im == orbit.im && back.reLow == orbit.reLow && back.imLow == orbit.imLow
+        back.compressed == orbit.compressed
             && back.tiny == orbit.tiny && back.escapeGaps == orbit.escapeGaps && back.point == orbit.point
             && back.juliaC == orbit.juliaC && back.escaped == orbit.escaped && back.power == orbit.power
             && back.precision == orbit.precision, "an orbit reads back differently after writing")

@@ -7,7 +7,7 @@ public struct PhaseTrace {
     public static let enabled = getenv("FATHOM_TRACE") != nil
     let title: String
     var last = DispatchTime.now().uptimeNanoseconds
-    var phases: [(String, Double)] = []
+    var phases: [(String, Double, Int)] = []
 
     public init(_ title: String) { self.title = title }
 
@@ -15,15 +15,29 @@ public struct PhaseTrace {
     public mutating func mark(_ phase: String) {
         guard PhaseTrace.enabled else { return }
         let now = DispatchTime.now().uptimeNanoseconds
-        phases.append((phase, Double(now - last) / 1e6))
+        phases.append((phase, Double(now - last) / 1e6, PhaseTrace.residentMiB()))
         last = now
     }
 
     public func print() {
         guard PhaseTrace.enabled else { return }
         let line =
-            title + ": " + phases.map { "\($0.0) " + String(format: "%.1f ms", $0.1) }.joined(separator: ", ") + "\n"
+            title + ": "
+            + phases.map { "\($0.0) " + String(format: "%.1f ms (%d MiB)", $0.1, $0.2) }.joined(separator: ", ") + "\n"
         PhaseTrace.write(line)
+    }
+
+    /// The process's resident memory now, in MiB (0 where /proc cannot tell).
+    public static func residentMiB() -> Int {
+        let fd = open("/proc/self/statm", O_RDONLY)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 128)
+        let n = read(fd, &bytes, bytes.count)
+        guard n > 0 else { return 0 }
+        let fields = String(decoding: bytes[..<n], as: UTF8.self).split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return (pages * Int(sysconf(Int32(_SC_PAGESIZE)))) >> 20
     }
 
     /// `line` on stderr.

@@ -165,6 +165,8 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
             referenceSeconds: orbits.seconds,
             doubleDoublePixels: settled.doubleDoublePixels, reiteratedPixels: settled.reiteratedPixels)
         report.referencePeriod = references.period
+        report.referenceBytesPerStep =
+            Double(references.primary.orbit.byteCount) / Double(Swift.max(references.primary.orbit.count, 1))
         report.referenceNote = references.note
         report.firstPassEpsilon = first.epsilon
         report.settingEpsilonPixels = settled.settingEpsilonPixels

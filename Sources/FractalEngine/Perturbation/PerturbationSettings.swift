@@ -132,6 +132,8 @@ public struct PerturbationReport: Sendable {
     /// Length of the primary reference orbit and whether it escaped.
     public var referenceLength: Int
     public var referenceEscaped: Bool
+    /// The bytes the primary reference orbit is held in (compressed, with its tables), per step.
+    public var referenceBytesPerStep: Double = 0
     /// A nucleus reference computed for one period and wrapped by rebasing: the period.
     public var referencePeriod: Int? = nil
     /// Why the reference placement asked for was not used (a nucleus not found in view).

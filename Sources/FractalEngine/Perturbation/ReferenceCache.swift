@@ -57,7 +57,7 @@ public final class ReferenceCache: @unchecked Sendable {
         defer { lock.unlock() }
         for o in orbits
         where o.serves(power: power, juliaC: juliaC, maxIterations: maxIterations, precision: precision)
-            && (!lowWords || !o.reLow.isEmpty) && ReferenceCache.within(o.point, point, precision)
+            && (!lowWords || o.hasLowWords) && ReferenceCache.within(o.point, point, precision)
         {
             orbitHits += 1
             return o.limited(to: maxIterations)
@@ -188,7 +188,7 @@ extension ReferenceOrbit {
         OrbitIdentity(
             power: power, juliaC: juliaC.map { [$0.re.decimalString(), $0.im.decimalString()] },
             re: point.re.decimalString(), im: point.im.decimalString(), bits: precision.bits, count: count,
-            lowWords: !reLow.isEmpty)
+            lowWords: hasLowWords)
     }
 
     /// Whether this orbit can serve as the reference of a render of `power` (and Julia's c)
@@ -209,8 +209,7 @@ extension ReferenceOrbit {
         let n = maxIterations + 1
         guard count > n else { return self }
         return ReferenceOrbit(
-            point: point, power: power, juliaC: juliaC, precision: precision, re: Array(re[..<n]), im: Array(im[..<n]),
-            reLow: reLow.isEmpty ? [] : Array(reLow[..<n]), imLow: imLow.isEmpty ? [] : Array(imLow[..<n]),
+            point: point, power: power, juliaC: juliaC, precision: precision, compressed: compressed.prefix(n),
             tiny: tiny.filter { $0.key < n }, escapeGaps: escapeGaps.filter { $0.key < n }, escaped: false)
     }
 }

@@ -39,44 +39,102 @@ public struct CompressedOrbit: Sendable {
     /// The bytes held: the nibbles, the keys and their offsets.
     public var byteCount: Int { bytes.count + 8 * keys.count + 8 * keyNibbles.count }
 
-    /// Compresses `orbit`'s Doubles (and low words, where it has them).
-    public init(_ orbit: ReferenceOrbit) {
-        count = orbit.count
-        hasLowWords = !orbit.reLow.isEmpty
-        power = orbit.power
-        let cc = orbit.juliaC ?? orbit.point
-        c = Complex(cc.re.doubleDoubleValue, cc.im.doubleDoubleValue)
-        var keys: [Double] = [], keyNibbles: [Int] = []
-        var writer = NibbleWriter()
-        let lanes = hasLowWords ? 4 : 2
-        keys.reserveCapacity(lanes * (count / Self.keyStride + 1))
-        var previous = (0.0, 0.0, 0.0, 0.0)
-        for n in 0..<count {
-            let value = Self.value(orbit, n, hasLowWords)
-            defer { previous = value }
-            if n % Self.keyStride == 0 {
-                keys.append(contentsOf: hasLowWords ? [value.0, value.1, value.2, value.3] : [value.0, value.1])
-                keyNibbles.append(writer.count)
-                continue
-            }
-            let guess = Self.predict(previous, c: c, power: power, lowWords: hasLowWords)
-            writer.write(Self.ordered(value.0) &- Self.ordered(guess.0))
-            writer.write(Self.ordered(value.1) &- Self.ordered(guess.1))
-            if hasLowWords {
-                // The low word the prediction implies, given the high word actually stored.
-                writer.write(Self.ordered(value.2) &- Self.ordered(Self.lowWord(guess, hi: value.0, re: true)))
-                writer.write(Self.ordered(value.3) &- Self.ordered(Self.lowWord(guess, hi: value.1, re: false)))
-            }
+    /// Compresses the stored Doubles of an orbit given as arrays (a version 3 file's):
+    /// `reLow` and `imLow` empty, or as long as `re`.
+    init(re: [Double], im: [Double], reLow: [Double], imLow: [Double], c: Complex<DoubleDouble>, power: Int) {
+        var builder = Builder(c: c, power: power, lowWords: !reLow.isEmpty)
+        for n in re.indices {
+            builder.append((re[n], im[n], reLow.isEmpty ? 0 : reLow[n], imLow.isEmpty ? 0 : imLow[n]))
         }
-        self.keys = keys
-        self.keyNibbles = keyNibbles
-        bytes = writer.bytes
-        nibbleCount = writer.count
+        self = builder.orbit
     }
 
-    /// (re, im, reLow, imLow) of step n.
-    private static func value(_ o: ReferenceOrbit, _ n: Int, _ low: Bool) -> (Double, Double, Double, Double) {
-        (o.re[n], o.im[n], low ? o.reLow[n] : 0, low ? o.imLow[n] : 0)
+    private init(
+        count: Int, hasLowWords: Bool, power: Int, c: Complex<DoubleDouble>, keys: [Double], keyNibbles: [Int],
+        bytes: [UInt8], nibbleCount: Int
+    ) {
+        self.count = count
+        self.hasLowWords = hasLowWords
+        self.power = power
+        self.c = c
+        self.keys = keys
+        self.keyNibbles = keyNibbles
+        self.bytes = bytes
+        self.nibbleCount = nibbleCount
+    }
+
+    /// Compresses an orbit step by step as it is computed, so its plain values are never held.
+    struct Builder {
+        let c: Complex<DoubleDouble>, power: Int, lowWords: Bool
+        private var keys: [Double] = [], keyNibbles: [Int] = []
+        private var writer = NibbleWriter()
+        private var previous: Value = (0, 0, 0, 0)
+        private(set) var count = 0
+
+        init(c: Complex<DoubleDouble>, power: Int, lowWords: Bool) {
+            self.c = c
+            self.power = power
+            self.lowWords = lowWords
+        }
+
+        /// Step `count`'s (re, im, reLow, imLow), the low words 0 without them.
+        mutating func append(_ value: Value) {
+            defer {
+                previous = value
+                count += 1
+            }
+            if count % CompressedOrbit.keyStride == 0 {
+                keys.append(value.0)
+                keys.append(value.1)
+                if lowWords {
+                    keys.append(value.2)
+                    keys.append(value.3)
+                }
+                keyNibbles.append(writer.count)
+                return
+            }
+            let guess = CompressedOrbit.predict(previous, c: c, power: power, lowWords: lowWords)
+            writer.write(CompressedOrbit.ordered(value.0) &- CompressedOrbit.ordered(guess.0))
+            writer.write(CompressedOrbit.ordered(value.1) &- CompressedOrbit.ordered(guess.1))
+            if lowWords {
+                // The low word the prediction implies, given the high word actually stored.
+                let lr = CompressedOrbit.lowWord(guess, hi: value.0, re: true)
+                let li = CompressedOrbit.lowWord(guess, hi: value.1, re: false)
+                writer.write(CompressedOrbit.ordered(value.2) &- CompressedOrbit.ordered(lr))
+                writer.write(CompressedOrbit.ordered(value.3) &- CompressedOrbit.ordered(li))
+            }
+        }
+
+        /// The orbit appended so far.
+        var orbit: CompressedOrbit {
+            CompressedOrbit(
+                count: count, hasLowWords: lowWords, power: power, c: c, keys: keys, keyNibbles: keyNibbles,
+                bytes: writer.bytes, nibbleCount: writer.count)
+        }
+    }
+
+    /// The first `n` steps (1 ... count): the same bytes as the orbit compressed from them,
+    /// since each step's nibbles depend only on the steps before it.
+    func prefix(_ n: Int) -> CompressedOrbit {
+        precondition(n >= 1 && n <= count)
+        guard n < count else { return self }
+        let keyCount = (n + Self.keyStride - 1) / Self.keyStride
+        // Where step n's nibbles would start: decode from the last key to step n - 1.
+        var reader = NibbleReader(bytes: bytes, end: nibbleCount, at: keyNibbles[keyCount - 1])
+        var value = Self.key(keys, keyCount - 1, lowWords: hasLowWords)
+        for _ in (keyCount - 1) * Self.keyStride + 1..<n {
+            guard let v = Self.next(after: value, c: c, power: power, lowWords: hasLowWords, reader: &reader) else {
+                preconditionFailure("an orbit compressed here decodes")
+            }
+            value = v
+        }
+        let end = reader.nibble
+        var cut = Array(bytes[..<((end + 1) / 2)])
+        if end & 1 == 1 { cut[cut.count - 1] &= 15 }
+        return CompressedOrbit(
+            count: n, hasLowWords: hasLowWords, power: power, c: c,
+            keys: Array(keys[..<((hasLowWords ? 4 : 2) * keyCount)]), keyNibbles: Array(keyNibbles[..<keyCount]),
+            bytes: cut, nibbleCount: end)
     }
 
     /// Step n + 1 predicted from step n's stored values: z^p + c. With low words, the full
@@ -145,7 +203,7 @@ public struct CompressedOrbit: Sendable {
         )
     }
 
-    /// The parts a file holds (`parts`), unchecked: `checkedDecode` is the only safe reader
+    /// The parts a file holds (`parts`), unchecked: `init(checked:)` is the only safe reader
     /// of parts from outside.
     struct Parts {
         var count: Int, hasLowWords: Bool, power: Int
@@ -158,61 +216,82 @@ public struct CompressedOrbit: Sendable {
             nibbleCount: nibbleCount, bytes: bytes)
     }
 
-    /// The values of parts read from a file, or the reason they are not a compressed orbit:
+    /// The orbit of parts read from a file, or the reason they are not a compressed orbit:
     /// every read bounded by the bytes, every varint at most 22 nibbles, every key where the
-    /// decoding before it ends, and nothing left over.
-    static func checkedDecode(_ p: Parts) -> Result<
-        (re: [Double], im: [Double], reLow: [Double], imLow: [Double]), CheckFailure
-    > {
+    /// decoding before it ends, every value finite, and nothing left over.
+    init(checked p: Parts) throws(CheckFailure) {
         let lanes = p.hasLowWords ? 4 : 2
-        guard p.count >= 1 else { return .failure(CheckFailure(reason: "it has no steps")) }
-        let keyCount = p.count / keyStride + (p.count % keyStride == 0 ? 0 : 1)
+        guard p.count >= 1 else { throw CheckFailure(reason: "it has no steps") }
+        let keyCount = p.count / Self.keyStride + (p.count % Self.keyStride == 0 ? 0 : 1)
         guard p.keys.count == lanes * keyCount, p.keyNibbles.count == keyCount,
             p.nibbleCount >= 0, p.nibbleCount <= 2 * p.bytes.count, p.nibbleCount + 1 >= 2 * p.bytes.count
-        else { return .failure(CheckFailure(reason: "its key and nibble counts do not fit its length")) }
-        var re = [Double](), im = [Double](), reLow = [Double](), imLow = [Double]()
-        re.reserveCapacity(p.count)
-        im.reserveCapacity(p.count)
+        else { throw CheckFailure(reason: "its key and nibble counts do not fit its length") }
+        if let problem = Self.walk(p, { _, _ in true }) { throw problem }
+        self.init(
+            count: p.count, hasLowWords: p.hasLowWords, power: p.power, c: p.c, keys: p.keys,
+            keyNibbles: p.keyNibbles, bytes: p.bytes, nibbleCount: p.nibbleCount)
+    }
+
+    /// Decodes `p` from step 0, checking as `init(checked:)` says, handing each step to `body`
+    /// until it returns false; the reason where the parts are not an orbit (their counts
+    /// already checked).
+    @inline(__always)
+    private static func walk(_ p: Parts, _ body: (Int, Value) -> Bool) -> CheckFailure? {
         var reader = NibbleReader(bytes: p.bytes, end: p.nibbleCount)
-        var value = (0.0, 0.0, 0.0, 0.0)
+        var value: Value = (0, 0, 0, 0)
         for n in 0..<p.count {
             if n % keyStride == 0 {
                 let k = n / keyStride
                 guard p.keyNibbles[k] == reader.nibble else {
-                    return .failure(CheckFailure(reason: "key \(k) is not where the steps before it end"))
+                    return CheckFailure(reason: "key \(k) is not where the steps before it end")
                 }
                 value = key(p.keys, k, lowWords: p.hasLowWords)
             } else {
                 guard let v = next(after: value, c: p.c, power: p.power, lowWords: p.hasLowWords, reader: &reader)
-                else { return .failure(CheckFailure(reason: "step \(n) runs past its bytes")) }
+                else { return CheckFailure(reason: "step \(n) runs past its bytes") }
                 value = v
             }
             guard value.0.isFinite, value.1.isFinite, value.2.isFinite, value.3.isFinite else {
-                return .failure(CheckFailure(reason: "step \(n) is not finite"))
+                return CheckFailure(reason: "step \(n) is not finite")
             }
-            re.append(value.0)
-            im.append(value.1)
-            if p.hasLowWords {
-                reLow.append(value.2)
-                imLow.append(value.3)
-            }
+            if !body(n, value) { return nil }
         }
-        guard reader.nibble == p.nibbleCount else {
-            return .failure(CheckFailure(reason: "nibbles after its last step"))
-        }
-        return .success((re, im, reLow, imLow))
+        guard reader.nibble == p.nibbleCount else { return CheckFailure(reason: "nibbles after its last step") }
+        return nil
     }
 
     struct CheckFailure: Error {
         let reason: String
     }
 
+    /// Each step n = 0, 1, ... in order with its (re, im, reLow, imLow), the low words 0
+    /// without them, until `body` returns false.
+    @inline(__always)
+    public func forEachStep(_ body: (Int, (Double, Double, Double, Double)) -> Bool) {
+        if let problem = Self.walk(parts, body) {
+            preconditionFailure("an orbit compressed here decodes: \(problem.reason)")
+        }
+    }
+
     /// All steps' values, decoded: (re, im, reLow, imLow); the low words empty without them.
     public func decoded() -> (re: [Double], im: [Double], reLow: [Double], imLow: [Double]) {
-        switch Self.checkedDecode(parts) {
-        case .success(let values): return values
-        case .failure(let problem): preconditionFailure("an orbit compressed here decodes: \(problem.reason)")
+        var re = [Double](), im = [Double](), reLow = [Double](), imLow = [Double]()
+        re.reserveCapacity(count)
+        im.reserveCapacity(count)
+        if hasLowWords {
+            reLow.reserveCapacity(count)
+            imLow.reserveCapacity(count)
         }
+        forEachStep { _, v in
+            re.append(v.0)
+            im.append(v.1)
+            if hasLowWords {
+                reLow.append(v.2)
+                imLow.append(v.3)
+            }
+            return true
+        }
+        return (re, im, reLow, imLow)
     }
 
     /// A reader of the orbit from any step on, one step at a time.
@@ -284,7 +363,7 @@ struct NibbleReader {
 }
 
 /// Zigzag varints in nibbles (three bits and a continuation bit each), two a byte.
-private struct NibbleWriter {
+struct NibbleWriter {
     var bytes: [UInt8] = []
     var count = 0
 
@@ -324,5 +403,16 @@ private struct Exact {
         let e = (-p).addingProduct(a.hi, b.hi) + (a.hi * b.lo + a.lo * b.hi)
         let h = p + e
         return Exact(h, e - (h - p))
+    }
+}
+
+extension CompressedOrbit: Equatable {
+    /// The same steps: the same bytes, keys (bit for bit) and parameters.
+    public static func == (a: CompressedOrbit, b: CompressedOrbit) -> Bool {
+        a.count == b.count && a.hasLowWords == b.hasLowWords && a.power == b.power && a.nibbleCount == b.nibbleCount
+            && a.c.re.hi.bitPattern == b.c.re.hi.bitPattern && a.c.re.lo.bitPattern == b.c.re.lo.bitPattern
+            && a.c.im.hi.bitPattern == b.c.im.hi.bitPattern && a.c.im.lo.bitPattern == b.c.im.lo.bitPattern
+            && a.bytes == b.bytes && a.keyNibbles == b.keyNibbles
+            && a.keys.elementsEqual(b.keys) { $0.bitPattern == $1.bitPattern }
     }
 }

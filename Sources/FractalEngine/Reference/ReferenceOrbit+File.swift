@@ -20,7 +20,7 @@ import FractalNumerics
 /// image: the checksum is checked first, then every count and length against the bytes left
 /// (before anything is allocated), every header field against its range and every value for
 /// being finite; the compressed values are decoded once with every read bounded
-/// (`CompressedOrbit.checkedDecode`). Version 3 (the same, with the values as plain f64 arrays:
+/// (`CompressedOrbit.init(checked:)`), and the orbit is held in that form. Version 3 (the same, with the values as plain f64 arrays:
 /// re[count], im[count], [reLow[count], imLow[count]]) is still read. Versions 1 and 2 (no
 /// checksum) are refused: render again with `--save-reference` (Documentation/Reliability.md).
 extension ReferenceOrbit {
@@ -65,7 +65,7 @@ extension ReferenceOrbit {
     /// The orbit file's bytes.
     public func fileData() -> Data {
         var out = Data()
-        let packed = CompressedOrbit(self).parts
+        let packed = compressed.parts
         out.reserveCapacity(160 + packed.bytes.count + packed.keys.count * 16 + tiny.count * 40 + escapeGaps.count * 24)
         func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
         func i64(_ v: Int) { u64(UInt64(bitPattern: Int64(v))) }
@@ -76,7 +76,7 @@ extension ReferenceOrbit {
         i64(power)
         i64(precision.bits)
         i64(count)
-        out.append(contentsOf: [escaped ? 1 : 0, reLow.isEmpty ? 0 : 1, juliaC == nil ? 0 : 1])
+        out.append(contentsOf: [escaped ? 1 : 0, hasLowWords ? 1 : 0, juliaC == nil ? 0 : 1])
         text(point.re.decimalString())
         text(point.im.decimalString())
         if let juliaC {
@@ -173,16 +173,18 @@ extension ReferenceOrbit {
             guard values.allSatisfy(\.isFinite) else { throw fail("\(what): a value is not finite") }
             return values
         }
-        let re: [Double], im: [Double], reLow: [Double], imLow: [Double]
+        let compressed: CompressedOrbit
         if version == 3 {
             // Each of the count entries takes 16 bytes (32 with low words): checked before allocating.
             guard count >= 1 && count <= file.left / (hasLow ? 32 : 16) else {
                 throw fail("orbit length \(count) does not fit the \(file.left) bytes left")
             }
-            re = try doubles("re", count)
-            im = try doubles("im", count)
-            reLow = hasLow ? try doubles("reLow", count) : []
-            imLow = hasLow ? try doubles("imLow", count) : []
+            let re = try doubles("re", count), im = try doubles("im", count)
+            let reLow = hasLow ? try doubles("reLow", count) : [], imLow = hasLow ? try doubles("imLow", count) : []
+            let c = juliaC ?? point
+            compressed = CompressedOrbit(
+                re: re, im: im, reLow: reLow, imLow: imLow,
+                c: Complex(c.re.doubleDoubleValue, c.im.doubleDoubleValue), power: power)
         } else {
             let stride = try take("the compressed values") { $0.int() }
             guard stride == CompressedOrbit.keyStride else {
@@ -212,9 +214,8 @@ extension ReferenceOrbit {
                 count: count, hasLowWords: hasLow, power: power,
                 c: Complex(DoubleDouble(hi: cParts[0], lo: cParts[1]), DoubleDouble(hi: cParts[2], lo: cParts[3])),
                 keys: keys, keyNibbles: keyNibbles, nibbleCount: nibbles, bytes: packed)
-            switch CompressedOrbit.checkedDecode(parts) {
-            case .success(let values): (re, im, reLow, imLow) = values
-            case .failure(let problem): throw fail("its compressed values are damaged: \(problem.reason)")
+            do { compressed = try CompressedOrbit(checked: parts) } catch {
+                throw fail("its compressed values are damaged: \(error.reason)")
             }
         }
 
@@ -255,8 +256,8 @@ extension ReferenceOrbit {
         }
         guard file.left == 0 else { throw fail("\(file.left) bytes after the orbit") }
         return ReferenceOrbit(
-            point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im,
-            reLow: reLow, imLow: imLow, tiny: tiny, escapeGaps: escapeGaps, escaped: escaped)
+            point: point, power: power, juliaC: juliaC, precision: precision, compressed: compressed,
+            tiny: tiny, escapeGaps: escapeGaps, escaped: escaped)
     }
 }
 

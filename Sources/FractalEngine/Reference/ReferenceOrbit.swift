@@ -4,8 +4,9 @@ import Foundation
 import FractalNumerics
 
 /// The orbit of one reference point, computed in MPFR and stored at low precision:
-/// Z(0), Z(1), ..., Z(count - 1) as Doubles, with the few values whose magnitude underflows
-/// Double (below 2^-1000) also kept as FloatExp.
+/// Z(0), Z(1), ..., Z(count - 1) as Doubles (and low words where asked), held compressed
+/// without loss (`CompressedOrbit`, about 3 bytes a step against 16 or 32), with the few values
+/// whose magnitude underflows Double (below 2^-1000) also kept as FloatExp.
 ///
 /// Mandelbrot and Multibrot: Z(0) = 0, Z(m+1) = Z(m)^p + C. Julia: Z(0) = C (the reference
 /// pixel), Z(m+1) = Z(m)^2 + c. The orbit stops after the first m with |Z(m)| > 2 or at the
@@ -17,12 +18,9 @@ public struct ReferenceOrbit: Sendable {
     /// Julia's parameter c, or nil for Mandelbrot and Multibrot.
     public let juliaC: BigComplex?
     public let precision: Precision
-    public let re: [Double]
-    public let im: [Double]
-    /// The low words (Z - hi rounded to Double) when computed with `lowWords: true`, so the
-    /// orbit can be read as double-double; empty otherwise.
-    public let reLow: [Double]
-    public let imLow: [Double]
+    /// Z(m) rounded to Double, and with `lowWords: true` also the low words (Z - hi rounded
+    /// to Double, so the orbit can be read as double-double), compressed.
+    public let compressed: CompressedOrbit
     /// Indices and exact values of the entries whose magnitude is below 2^-1000.
     public let tiny: [Int: Complex<FloatExp>]
     /// 4 - |Z(m)|^2 from MPFR for the entries whose Double |Z|^2 lies within 2^-40 of 4
@@ -34,7 +32,11 @@ public struct ReferenceOrbit: Sendable {
     public let escaped: Bool
 
     /// The number of stored values, Z(0) ... Z(count - 1).
-    public var count: Int { re.count }
+    public var count: Int { compressed.count }
+    /// Whether the low words are kept.
+    public var hasLowWords: Bool { compressed.hasLowWords }
+    /// The bytes the orbit's values take as held: the compressed steps and the tables.
+    public var byteCount: Int { compressed.byteCount + 40 * tiny.count + 24 * escapeGaps.count }
 
     /// Computes the orbit of `point` in MPFR, in place, up to `maxIterations` steps.
     ///
@@ -85,43 +87,44 @@ public struct ReferenceOrbit: Sendable {
             var watch = watch
             let scratch = MPFRWorkspace(count: 3, precision: precision)
             let t1 = scratch[0], t2 = scratch[1], r2 = scratch[2]
-            var re = [Double](), im = [Double]()
-            re.reserveCapacity(min(maxIterations + 1, 1 << 24))
-            im.reserveCapacity(min(maxIterations + 1, 1 << 24))
+            let cc = juliaC ?? point
+            var values = CompressedOrbit.Builder(
+                c: Complex(cc.re.doubleDoubleValue, cc.im.doubleDoubleValue), power: power, lowWords: lowWords)
             var tiny: [Int: Complex<FloatExp>] = [:]
             var escapeGaps: [Int: FloatExp] = [:]
             var escaped = false
-            var reLow = [Double](), imLow = [Double]()
 
+            /// Stores the step and returns its Doubles.
             func store(
                 _ x: UnsafeMutablePointer<__mpfr_struct>, _ y: UnsafeMutablePointer<__mpfr_struct>,
                 _ yRounded: (hi: Double, lo: Double)?
-            ) {
+            ) -> (Double, Double) {
                 let a = mpfr_get_d(x, MPFR_RNDN), b = yRounded?.hi ?? mpfr_get_d(y, MPFR_RNDN)
-                re.append(a)
-                im.append(b)
+                var aLow = 0.0, bLow = 0.0
                 if lowWords {
                     mpfr_sub_d(t1, x, a, MPFR_RNDN)
-                    reLow.append(mpfr_get_d(t1, MPFR_RNDN))
+                    aLow = mpfr_get_d(t1, MPFR_RNDN)
                     if let yRounded {
-                        imLow.append(yRounded.lo)
+                        bLow = yRounded.lo
                     } else {
                         mpfr_sub_d(t1, y, b, MPFR_RNDN)
-                        imLow.append(mpfr_get_d(t1, MPFR_RNDN))
+                        bLow = mpfr_get_d(t1, MPFR_RNDN)
                     }
                 }
+                values.append((a, b, aLow, bLow))
                 // Below 2^-1000 Double loses bits (subnormals) or the value: keep it exactly.
                 let smallX = a != 0 && Swift.abs(a) < 0x1p-1000 || (a == 0 && fathom_mpfr_zero_p(x) == 0)
                 let smallY = b != 0 && Swift.abs(b) < 0x1p-1000 || (b == 0 && fathom_mpfr_zero_p(y) == 0)
                 if smallX || smallY {
                     var ex = 0, ey = 0
                     let mx = mpfr_get_d_2exp(&ex, x, MPFR_RNDN), my = mpfr_get_d_2exp(&ey, y, MPFR_RNDN)
-                    tiny[re.count - 1] = Complex(
+                    tiny[values.count - 1] = Complex(
                         FloatExp(significand: mx, exponent: ex), FloatExp(significand: my, exponent: ey))
                 }
+                return (a, b)
             }
 
-            store(step.x, step.y, step.storedY)
+            _ = store(step.x, step.y, step.storedY)
             // Polled every 4096 steps, every step from 8192 bits (a step then takes 20 us or more).
             let checkMask = precision.bits >= 8192 ? 0 : 4095
             let stepLimit = RenderPlan.maximumReferenceSteps()
@@ -129,13 +132,12 @@ public struct ReferenceOrbit: Sendable {
             while m < maxIterations {
                 step.step()
                 m += 1
-                store(step.x, step.y, step.storedY)
+                let (a, b) = store(step.x, step.y, step.storedY)
                 if var w = watch {
-                    if let found = w.observe(m, tiny[m] ?? Complex(FloatExp(re[m]), FloatExp(im[m]))) { throw found }
+                    if let found = w.observe(m, tiny[m] ?? Complex(FloatExp(a), FloatExp(b))) { throw found }
                     watch = w.done ? nil : w
                 }
                 // |Z|^2 > 4, decided in Double unless close (then in MPFR).
-                let a = re[m], b = im[m]
                 let approx = a * a + b * b
                 if approx > Escape.outer2
                     || (approx >= Escape.inner2
@@ -165,51 +167,49 @@ public struct ReferenceOrbit: Sendable {
                 }
             }
             return ReferenceOrbit(
-                point: point, power: power, juliaC: juliaC, precision: precision, re: re, im: im,
-                reLow: reLow, imLow: imLow, tiny: tiny, escapeGaps: escapeGaps, escaped: escaped)
+                point: point, power: power, juliaC: juliaC, precision: precision, compressed: values.orbit,
+                tiny: tiny, escapeGaps: escapeGaps, escaped: escaped)
         }
     }
 
     init(
-        point: BigComplex, power: Int, juliaC: BigComplex?, precision: Precision, re: [Double], im: [Double],
-        reLow: [Double], imLow: [Double], tiny: [Int: Complex<FloatExp>], escapeGaps: [Int: FloatExp] = [:],
-        escaped: Bool
+        point: BigComplex, power: Int, juliaC: BigComplex?, precision: Precision, compressed: CompressedOrbit,
+        tiny: [Int: Complex<FloatExp>], escapeGaps: [Int: FloatExp] = [:], escaped: Bool
     ) {
         self.escapeGaps = escapeGaps
-        self.reLow = reLow
-        self.imLow = imLow
+        self.compressed = compressed
         self.point = point
         self.power = power
         self.juliaC = juliaC
         self.precision = precision
-        self.re = re
-        self.im = im
         self.tiny = tiny
         self.escaped = escaped
     }
 
-    /// The orbit in the delta type D, ready for a kernel.
+    /// The orbit in the delta type D, ready for a kernel: decoded in one pass.
     public func values<D: DeltaScalar>(as _: D.Type) -> [Complex<D>] {
         var out = [Complex<D>]()
         out.reserveCapacity(count)
-        if D.significandBits > 53 && !reLow.isEmpty {
+        let tiny = tiny
+        if D.significandBits > 53 && hasLowWords {
             // With the low words (entries below 2^-1000 keep FloatExp's 53 bits).
-            for i in 0..<count {
-                if let t = tiny[i] {
+            compressed.forEachStep { i, v in
+                if !tiny.isEmpty, let t = tiny[i] {
                     out.append(Complex(D(t.re), D(t.im)))
                 } else {
-                    out.append(
-                        Complex(D(DoubleDouble(hi: re[i], lo: reLow[i])), D(DoubleDouble(hi: im[i], lo: imLow[i]))))
+                    out.append(Complex(D(DoubleDouble(hi: v.0, lo: v.2)), D(DoubleDouble(hi: v.1, lo: v.3))))
                 }
+                return true
             }
             return out
         }
-        for i in 0..<count {
-            if let t = tiny[i] {
+        compressed.forEachStep { i, v in
+            if !tiny.isEmpty, let t = tiny[i] {
                 out.append(Complex(D(t.re), D(t.im)))
             } else {
-                out.append(Complex(D(re[i]), D(im[i])))
+                out.append(Complex(D(v.0), D(v.1)))
             }
+            return true
         }
         return out
     }
@@ -265,11 +265,13 @@ public struct PeriodWatch: Sendable {
     /// The watch over an orbit already computed (a cached one): the same answer.
     public func scan(_ orbit: ReferenceOrbit) -> Found? {
         var watch = self
-        for n in 1..<orbit.count {
-            let z = orbit.tiny[n] ?? Complex(FloatExp(orbit.re[n]), FloatExp(orbit.im[n]))
-            if let found = watch.observe(n, z) { return found }
-            if watch.done { break }
+        var found: Found?
+        orbit.compressed.forEachStep { n, v in
+            guard n > 0 else { return true }
+            let z = orbit.tiny[n] ?? Complex(FloatExp(v.0), FloatExp(v.1))
+            found = watch.observe(n, z)
+            return found == nil && !watch.done
         }
-        return nil
+        return found
     }
 }

@@ -155,7 +155,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             return (Reference(finer, wraps: references.period != nil), nil, bits)
         }
         let fine =
-            primary.orbit.reLow.isEmpty
+            !primary.orbit.hasLowWords
             ? Reference(
                 try job.orbits.orbit(at: references.point, lowWords: true, steps: references.period),
                 wraps: references.period != nil)
@@ -163,7 +163,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
         let fineCritical =
             job.juliaC == nil
             ? nil
-            : critical?.orbit.reLow.isEmpty == false
+            : critical?.orbit.hasLowWords == true
                 ? critical
                 : Reference(try job.orbits.orbit(at: BigComplex(precision: job.precision), lowWords: true))
         return (fine, fineCritical, nil)
