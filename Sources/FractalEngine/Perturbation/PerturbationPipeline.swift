@@ -60,12 +60,23 @@ enum PerturbationRenderer {
     }
 
     /// The orbits' precision of a render (`PerturbationJob.precision`); `RenderPlan` estimates
-    /// with it too.
-    static func orbitPrecision(location: Location, viewport: Viewport, extraBits: Int) -> Precision {
-        var isJulia = false
-        if case .julia = location.family { isJulia = true }
-        return Precision(bits: (isJulia ? viewport.precision : viewport.orbitPrecision).bits + extraBits)
+    /// with it too. Julia at the viewport's full precision; else 64 bits below the spacing
+    /// (`Viewport.orbitPrecision`), and from `wideOrbitBits` on 64 more: the precision the
+    /// 106-bit passes for pixels at risk need (`SettlePixels.finerOrbitBits`), so that one orbit
+    /// serves every pass and no second MPFR run is made. There the 64 bits cost at most about
+    /// 12% of the orbit's time and save a whole orbit wherever a few pixels remain at risk
+    /// (fs_microfractal_e2608 800x800: 8,738 bits, then a second orbit at 8,802 for 43.9 s;
+    /// Documentation/Perturbation.md).
+    static func orbitPrecision(location: Location, viewport: Viewport, settings: PerturbationSettings) -> Precision {
+        if case .julia = location.family { return Precision(bits: viewport.precision.bits + settings.extraBits) }
+        let bits = viewport.orbitPrecision.bits
+        let wide = settings.exactSensitivePixels && bits >= wideOrbitBits ? 64 : 0
+        return Precision(bits: bits + wide + settings.extraBits)
     }
+
+    /// The view's orbit precision from which the orbit is computed with the 106-bit passes' 64
+    /// more bits (`orbitPrecision`): 64 is then at most 1/16 of the bits.
+    static var wideOrbitBits: Int { 1024 }
 
     /// Whether the orbit of 0 under z^2 + c leaves |z| <= 2 within `limit` steps (Double is
     /// enough to choose a delta type).
@@ -92,9 +103,10 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
     let executor: any PassExecutor
     let threads: Int
     let control: RenderControl?
-    /// The orbits' precision: 64 bits below the spacing (`Viewport.orbitPrecision`), Julia at
-    /// the viewport's full precision (with fewer bits, 4 glitched pixels of the Julia oracle
-    /// file stayed uncorrected in detect mode), plus the setting's extra bits.
+    /// The orbits' precision: 64 bits below the spacing (`Viewport.orbitPrecision`), 128 at depth
+    /// (`PerturbationRenderer.orbitPrecision`), Julia at the viewport's full precision (with
+    /// fewer bits, 4 glitched pixels of the Julia oracle file stayed uncorrected in detect
+    /// mode), plus the setting's extra bits.
     let precision: Precision
     let juliaC: BigComplex?
     /// The view's center at `precision`.
@@ -121,7 +133,7 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         self.threads = threads
         self.control = control
         precision = PerturbationRenderer.orbitPrecision(
-            location: location, viewport: viewport, extraBits: settings.perturbation.extraBits)
+            location: location, viewport: viewport, settings: settings.perturbation)
         juliaC = try location.family.juliaParameter(precision: precision)
         center = viewport.center.rounded(to: precision)
         tolerance = PerturbationSettings.glitchTolerance(power: formula.power)

@@ -50,7 +50,7 @@ extension Renderer {
         if case .newton = location.family { return plan }
         guard path == .perturbation else { return plan }
         let referenceBits = PerturbationRenderer.orbitPrecision(
-            location: location, viewport: viewport, extraBits: settings.perturbation.extraBits
+            location: location, viewport: viewport, settings: settings.perturbation
         ).bits
         let steps = location.maxIterations
         plan.referenceBits = referenceBits

@@ -170,11 +170,14 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
     }
 
     /// The precision of a finer orbit for the 106-bit passes (z^2 + c and Multibrot, where the
-    /// view's orbit has fewer than 116 bits below the spacing: `wideOrbit`), or nil.
+    /// view's orbit has fewer than 116 bits below the spacing: `wideOrbit`), or nil. From
+    /// `PerturbationRenderer.wideOrbitBits` on the view's orbit has them, unless it was loaded
+    /// from a file at less precision.
     static func finerOrbitBits(job: PerturbationJob<F, D>, references: References) -> Int? {
         let needed = 116 + Int((-job.viewport.log2Spacing).rounded(.up))
-        guard job.juliaC == nil, references.primary.orbit.precision.bits < needed else { return nil }
-        return Swift.max(needed, job.precision.bits + 64)
+        let bits = references.primary.orbit.precision.bits
+        guard job.juliaC == nil, bits < needed else { return nil }
+        return Swift.max(needed, bits + 64)
     }
 
     /// On a GPU, the finer orbit the 106-bit passes would take, started now on another thread
