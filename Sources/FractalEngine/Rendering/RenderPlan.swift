@@ -66,11 +66,14 @@ extension Renderer {
     }
 
     /// Seconds one reference step takes here at `bits`: z^2 + c costs about three products
-    /// (z^p about 2 log2 p + 1); timed on MPFR from 20,000 bits, below that the measured
-    /// formula of `PerturbationSettings.mpfrStepSeconds`.
+    /// (z^p about 2 log2 p + 1); timed on MPFR from `timedBits` (products repeated for at least
+    /// a millisecond), below that the formula of `PerturbationSettings.mpfrStepSeconds`.
+    /// Until 2026-12-03 timed from 20,000 bits only: the formula, generous by design (it sizes
+    /// the MPFR budget), put fs_microfractal_e2608's orbit (8,802 bits) at "up to 4:22" for
+    /// 44 s (Benchmarks.md).
     static func referenceStepSeconds(bits: Int, power: Int) -> Double {
         let products = power == 2 ? 3.0 : 2 * Math.log2(Double(power)) + 1
-        guard bits >= 20_000 else {
+        guard bits >= timedBits else {
             return PerturbationSettings.mpfrStepSeconds(bits: bits, power: power) / Double(power - 1) * products / 3
         }
         var x = mpfr_t(), y = mpfr_t(), z = mpfr_t()
@@ -84,10 +87,18 @@ extension Renderer {
         }
         mpfr_const_pi(&x, MPFR_RNDN)
         mpfr_sqrt_ui(&y, 2, MPFR_RNDN)
-        let rounds = 3
+        mpfr_mul(&z, &x, &y, MPFR_RNDN)
+        var rounds = 0
         let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<rounds { mpfr_mul(&z, &x, &y, MPFR_RNDN) }
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(rounds)
-        return seconds * products
+        var elapsed: UInt64 = 0
+        repeat {
+            for _ in 0..<4 { mpfr_mul(&z, &x, &y, MPFR_RNDN) }
+            rounds += 4
+            elapsed = DispatchTime.now().uptimeNanoseconds - start
+        } while elapsed < 1_000_000 && rounds < 100_000
+        return Double(elapsed) / 1e9 / Double(rounds) * products
     }
+
+    /// The precision from which `referenceStepSeconds` times MPFR's products.
+    static var timedBits: Int { 2_000 }
 }
