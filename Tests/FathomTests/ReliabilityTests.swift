@@ -521,8 +521,13 @@ struct ReliabilityTests {
         if args.first == "render" && s.code != 0 && !args.contains("--quiet") && !args.contains("--verbose") {
             args.insert("--quiet", at: 1)
         }
+        // The temporary folder is the scratch folder too, so a stream's staged copy left
+        // behind is seen below.
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = folder
         let r = try FathomProcess.run(
-            args, in: folder, standardOutput: s.standardOutputDevice.map { folder + "/" + $0 })
+            args, in: folder, standardOutput: s.standardOutputDevice.map { folder + "/" + $0 },
+            environment: environment)
         #expect(r.code == s.code, "stderr: \(r.stderr)")
         if s.code != 0 {
             let lines = r.stderr.split(separator: "\n")

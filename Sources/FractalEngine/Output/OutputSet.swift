@@ -253,6 +253,12 @@ public final class OutputSet: @unchecked Sendable {
             done.append((path, backup))
         }
         for (_, backup) in done { if let backup { TemporaryFiles.remove(backup) } }
+        // The streams' temporaries were copied, not moved: until 2026-12-03 they stayed in
+        // the temporary folder after every `--output -`.
+        for (i, target) in targets.enumerated() {
+            if case .file = target { continue }
+            TemporaryFiles.remove(staged[i])
+        }
         temporaries = Array(repeating: nil, count: paths.count)
     }
 
