@@ -34,7 +34,7 @@ let package = Package(
         // GPU kernels' source compiled for the CPU (the tests' emulation).
         .target(
             name: "CFathomGPU",
-            exclude: ["FathomKernels.h"],
+            exclude: ["FathomKernels.h", "FathomOrbit.h"],
             cxxSettings: [.unsafeFlags(["-ffp-contract=off", "-fno-fast-math"])],
             linkerSettings: [.linkedLibrary("dl")]
         ),

@@ -18,3 +18,104 @@ extern "C" void fg_emulate_direct(const FKDirectParams *params, long long begin,
     for (long long i = begin; i < end; i++) fathom::directPixel(*params, i);
 }
 
+
+// MARK: The reference orbit's step (FathomOrbit.h) on the CPU
+
+#include "FathomOrbit.h"
+#include <stdlib.h>
+#include <string.h>
+
+namespace {
+struct OrbitEmulation {
+    fathom::orbit::Orbit orbit;
+    void *memory;
+    fathom::orbit::Num *registers[7];
+};
+}  // namespace
+
+extern "C" void *fg_orbit_emulation_create(long long precision) {
+    using namespace fathom::orbit;
+    if (precision < 64 || precision > (1LL << 36)) return nullptr;
+    const long long limbs = (precision + 31) / 32;
+    const int nttLog = nttLogFor((int)limbs);
+    const long long n = 1LL << nttLog;
+    // Seven numbers, the transforms' two buffers and two twiddle tables, the sum's and the
+    // product's limbs.
+    const size_t bytes = sizeof(Limb) * (size_t)(7 * limbs + 2 * limbs + 2 + limbs + 2) + sizeof(U64) * (size_t)(3 * n);
+    auto *e = (OrbitEmulation *)calloc(1, sizeof(OrbitEmulation));
+    void *memory = calloc(1, bytes);
+    if (!e || !memory) {
+        free(e);
+        free(memory);
+        return nullptr;
+    }
+    e->memory = memory;
+    Context &c = e->orbit.c;
+    c.precision = precision;
+    c.limbs = (int)limbs;
+    c.nttLog = nttLog;
+    U64 *words = (U64 *)memory;
+    c.fa = words;
+    c.fb = words + n;
+    U64 *tw = words + 2 * n;
+    U64 *itw = tw + n / 2;
+    makeTwiddles(nttLog, tw, itw, &c.inverseN);
+    c.twiddles = tw;
+    c.inverseTwiddles = itw;
+    Limb *limb = (Limb *)(words + 3 * n);
+    Num *numbers[7] = {&e->orbit.x, &e->orbit.y, &e->orbit.cx, &e->orbit.cy, &e->orbit.t1, &e->orbit.t2, &e->orbit.t3};
+    for (int i = 0; i < 7; i++) {
+        numbers[i]->m = limb + i * limbs;
+        numbers[i]->zero = 1;
+        e->registers[i] = numbers[i];
+    }
+    c.wide = limb + 7 * limbs;
+    c.shifted = c.wide + 2 * limbs + 2;
+    return e;
+}
+
+extern "C" void fg_orbit_emulation_destroy(void *engine) {
+    auto *e = (OrbitEmulation *)engine;
+    if (!e) return;
+    free(e->memory);
+    free(e);
+}
+
+extern "C" void fg_orbit_emulation_set(void *engine, int which, int negative, int zero, long long exponent,
+                                       const unsigned *limbs) {
+    auto *e = (OrbitEmulation *)engine;
+    fathom::orbit::Num &r = *e->registers[which];
+    r.negative = negative;
+    r.zero = zero;
+    r.exponent = exponent;
+    memcpy(r.m, limbs, sizeof(unsigned) * (size_t)e->orbit.c.limbs);
+}
+
+extern "C" void fg_orbit_emulation_get(void *engine, int which, int *negative, int *zero, long long *exponent,
+                                       unsigned *limbs) {
+    auto *e = (OrbitEmulation *)engine;
+    const fathom::orbit::Num &r = *e->registers[which];
+    *negative = r.negative;
+    *zero = r.zero;
+    *exponent = r.exponent;
+    if (r.zero)
+        memset(limbs, 0, sizeof(unsigned) * (size_t)e->orbit.c.limbs);
+    else
+        memcpy(limbs, r.m, sizeof(unsigned) * (size_t)e->orbit.c.limbs);
+}
+
+extern "C" long long fg_orbit_emulation_run(void *engine, long long count, double *out, int *flagged) {
+    auto *e = (OrbitEmulation *)engine;
+    return fathom::orbit::run(e->orbit, count, out, flagged);
+}
+
+extern "C" void fg_orbit_emulation_operate(void *engine, int operation, int r, int a, int b) {
+    auto *e = (OrbitEmulation *)engine;
+    const fathom::orbit::Context &c = e->orbit.c;
+    fathom::orbit::Num &nr = *e->registers[r];
+    const fathom::orbit::Num &na = *e->registers[a], &nb = *e->registers[b];
+    if (operation == 2)
+        fathom::orbit::multiply(c, nr, na, nb);
+    else
+        fathom::orbit::add(c, nr, na, nb, operation == 1);
+}

@@ -47,6 +47,20 @@ int fg_launch(void *function, unsigned int blocks, unsigned int threads, void *p
 void fg_emulate_perturb(const FKPerturbParams *params, int delta, int multibrot, long long begin, long long end);
 void fg_emulate_direct(const FKDirectParams *params, long long begin, long long end);
 
+/* The reference orbit's step (FathomOrbit.h) on the CPU: z <- z^2 + c at `precision` bits
+ * (64 ... 2^36), bit for bit MPFR's. Registers: 0 x, 1 y, 2 cx, 3 cy, 4-6 scratch; a number is
+ * (negative, zero, exponent, ceil(precision / 32) 32-bit limbs little-endian, normalised), its
+ * value 0.limbs 2^exponent. NULL when out of memory or the precision is out of range. */
+void *fg_orbit_emulation_create(long long precision);
+void fg_orbit_emulation_destroy(void *engine);
+void fg_orbit_emulation_set(void *engine, int which, int negative, int zero, long long exponent, const unsigned *limbs);
+void fg_orbit_emulation_get(void *engine, int which, int *negative, int *zero, long long *exponent, unsigned *limbs);
+/* Up to `count` steps; step k's (x, y, x low, y low) as Doubles at out[4k ...]. Returns the
+ * steps taken; *flagged = 1 when the last needs the host (its Doubles unset). */
+long long fg_orbit_emulation_run(void *engine, long long count, double *out, int *flagged);
+/* One operation on the registers: 0 r = a + b, 1 r = a - b, 2 r = a b (each correctly rounded). */
+void fg_orbit_emulation_operate(void *engine, int operation, int r, int a, int b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -51,16 +51,23 @@ public struct ReferenceOrbit: Sendable {
     ///
     /// `watch`: the first period of the disc around `point` (`PeriodWatch`), found alongside;
     /// when it asks to stop there, the computation throws `PeriodWatch.Found`.
+    ///
+    /// `device`: z^2 + c's steps on that device instead (`DeviceStep`), the same orbit bit for bit.
     public static func compute(
         point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
         lowWords: Bool = false, control: RenderControl? = nil, threads: Int = 1,
-        threading: ReferenceThreading? = nil, watch: PeriodWatch? = nil
+        threading: ReferenceThreading? = nil, watch: PeriodWatch? = nil, device: (any ReferenceStepDevice)? = nil
     ) throws -> ReferenceOrbit {
         let z0 = juliaC == nil ? BigComplex(precision: precision) : point
         let c = juliaC ?? point
         let run = Iteration(
             point: point, power: power, juliaC: juliaC, maxIterations: maxIterations, precision: precision,
             lowWords: lowWords, control: control, watch: watch)
+        if let device, power == 2 {
+            var step = try DeviceStep(device: device, z: z0, c: c, precision: precision, maxSteps: maxIterations)
+            defer { step.stop() }
+            return try run.orbit(&step)
+        }
         let chosen = threading ?? ReferenceThreading.choose(bits: precision.bits, power: power, threads: threads)
         switch power == 2 ? chosen : .serial {
         case .serial:
@@ -130,9 +137,14 @@ public struct ReferenceOrbit: Sendable {
             let stepLimit = RenderPlan.maximumReferenceSteps()
             var m = 0
             while m < maxIterations {
-                step.step()
                 m += 1
-                let (a, b) = store(step.x, step.y, step.storedY)
+                let a: Double, b: Double
+                if let v = try step.stored() {
+                    values.append(lowWords ? v : (v.0, v.1, 0, 0))
+                    (a, b) = (v.0, v.1)
+                } else {
+                    (a, b) = store(step.x, step.y, step.storedY)
+                }
                 if var w = watch {
                     if let found = w.observe(m, tiny[m] ?? Complex(FloatExp(a), FloatExp(b))) { throw found }
                     watch = w.done ? nil : w

@@ -20,6 +20,16 @@ protocol ReferenceStep {
     mutating func squares(_ xx: UnsafeMutablePointer<__mpfr_struct>, _ yy: UnsafeMutablePointer<__mpfr_struct>)
     /// Ends any threads (once, after the last step).
     func stop()
+    /// The next step where its stored Doubles (x, y, x low, y low) come formed already (a
+    /// device's steps, `DeviceStep`); nil: the step is in `x` and `y`, for the caller to round.
+    mutating func stored() throws -> (Double, Double, Double, Double)?
+}
+
+extension ReferenceStep {
+    mutating func stored() throws -> (Double, Double, Double, Double)? {
+        step()
+        return nil
+    }
 }
 
 /// Which `ReferenceStep` an orbit of a precision takes with a number of threads, from the
