@@ -77,7 +77,7 @@ let package = Package(
         ),
 
         // MARK: Build tools
-        // KernelSource.swift, generated at build time from CFathomGPU's two kernel headers
+        // KernelSource.swift, generated at build time from CFathomGPU's three kernel headers
         // (Documentation/GPU.md): the plugin finds them through the CFathomGPU target, so it
         // serves any target that lists it in `plugins:`.
         .executableTarget(name: "embed-kernels", path: "Sources/embed-kernels"),

@@ -19,6 +19,10 @@ struct Options {
     var approximation: ApproximationMethod?
     /// The reference group's team size (nil: every core).
     var team: Int?
+    /// The device-orbit group's device ("cuda" or "emulated"; nil: CUDA where a driver opens)
+    /// and its location cases' steps.
+    var orbitDevice: String?
+    var orbitSteps = 10000
 }
 
 /// The value of `option` spelled `text` (its raw value), else a one-line usage error, exit 64.
@@ -39,7 +43,10 @@ func parseOptions() -> Options {
         case "--json": o.json = true
         case "--filter": o.filter = it.next()
         case "--locations": o.locations = it.next() ?? o.locations
-        case "direct", "reference", "perturbation", "glitch", "suite", "sequence", "gpu": o.groups.insert(a)
+        case "direct", "reference", "perturbation", "glitch", "suite", "sequence", "gpu", "device-orbit":
+            o.groups.insert(a)
+        case "--device": o.orbitDevice = it.next()
+        case "--steps": o.orbitSteps = max(1, Int(it.next() ?? "") ?? 10000)
         case "--team": o.team = max(2, Int(it.next() ?? "") ?? 2)
         case "--backend": o.backend = value(ComputeBackend.self, of: a, it.next())
         case "--gpu-exact": o.gpuExact = true
@@ -65,7 +72,10 @@ func parseOptions() -> Options {
             exit(0)
         case "--help", "-h":
             print(
-                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact] [--approximation bla|la|both] [--team N]"
+                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [device-orbit] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact] [--approximation bla|la|both] [--team N] [--device cuda|emulated] [--steps N]"
+            )
+            print(
+                "device-orbit: reference orbits on the GPU (or --device emulated) against MPFR on every core, bit for bit: the rabbit at 4k-380k bits, then e1086, e8000, e52465 and fshark30_e114514's centers over --steps steps (default 10000)"
             )
             print(
                 "gpu: the suite's GPU cases (e50, e318, e1000 at 640x360; e1000 1920x1080; e1086 1024x1024) on --backend"
@@ -144,6 +154,13 @@ if options.groups.contains("direct") {
                 return (["M iter/s": Double(r.field.iterationsRepresented) / r.report.seconds / 1e6], [])
             }
         }
+    }
+}
+
+if options.groups.contains("device-orbit") {
+    do { try deviceOrbitGroup() } catch {
+        FileHandle.standardError.write(Data("fathom-bench: \(error)\n".utf8))
+        exit(69)
     }
 }
 

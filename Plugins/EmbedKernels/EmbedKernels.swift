@@ -1,7 +1,8 @@
 // Embeds the GPU kernels' source in the Swift module it is applied to: `KernelSource.text`, the
-// ABI header (CFathomGPU/include/FathomKernelABI.h) then the kernels (CFathomGPU/FathomKernels.h),
+// ABI header (CFathomGPU/include/FathomKernelABI.h) then the kernels (CFathomGPU/FathomKernels.h,
+// then the reference orbit's FathomOrbit.h),
 // written by the `embed-kernels` tool into this plugin's work folder. A build command with the
-// two headers as its inputs: the build reruns it when either changes (Documentation/GPU.md).
+// three headers as its inputs: the build reruns it when either changes (Documentation/GPU.md).
 // The headers are found through the CFathomGPU target, whatever target the plugin is applied to.
 import PackagePlugin
 
@@ -15,6 +16,7 @@ struct EmbedKernels: BuildToolPlugin {
         let headers = [
             gpu.directoryURL.appending(path: "include/FathomKernelABI.h"),
             gpu.directoryURL.appending(path: "FathomKernels.h"),
+            gpu.directoryURL.appending(path: "FathomOrbit.h"),
         ]
         let output = context.pluginWorkDirectoryURL.appending(path: "KernelSource.swift")
         return [

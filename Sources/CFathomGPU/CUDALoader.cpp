@@ -24,6 +24,7 @@ typedef struct _nvrtcProgram *nvrtcProgram;
 
 const int kAttributeComputeMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
 const int kAttributeComputeMinor = 76;
+const int kAttributeMultiprocessors = 16;  // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
 
 struct Driver {
     void *library = nullptr;
@@ -49,6 +50,8 @@ struct Driver {
     CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                                void **, void **);
+    CUresult (*cuLaunchCooperativeKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                          CUstream, void **);
     CUresult (*cuCtxSynchronize)(void);
     CUresult (*cuGetErrorName)(CUresult, const char **);
     CUresult (*cuGetErrorString)(CUresult, const char **);
@@ -162,7 +165,8 @@ extern "C" int fg_open(char *error, int length) {
               bind(l, driver.cuMemFreeHost, "cuMemFreeHost") && bind(l, driver.cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
               bind(l, driver.cuMemcpyDtoH, "cuMemcpyDtoH_v2") && bind(l, driver.cuLaunchKernel, "cuLaunchKernel") &&
               bind(l, driver.cuCtxSynchronize, "cuCtxSynchronize") && bind(l, driver.cuGetErrorName, "cuGetErrorName") &&
-              bind(l, driver.cuGetErrorString, "cuGetErrorString");
+              bind(l, driver.cuGetErrorString, "cuGetErrorString") &&
+              bind(l, driver.cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel");
     if (!ok) {
         fail(error, length, "the CUDA driver (libcuda.so.1) lacks a function Fathom needs: it is older than CUDA 12%s", "");
         return 2;
@@ -304,5 +308,21 @@ extern "C" int fg_launch(void *function, unsigned int blocks, unsigned int threa
     void *arguments[] = {parameter};
     if (int s = check(driver.cuLaunchKernel((CUfunction)function, blocks, 1, 1, threads, 1, 1, 0, nullptr, arguments, nullptr),
                       "cuLaunchKernel", error, length)) return s;
+    return check(driver.cuCtxSynchronize(), "kernel run (cuCtxSynchronize)", error, length);
+}
+
+extern "C" int fg_multiprocessors(void) {
+    if (!driver.ready) return 0;
+    int count = 0;
+    if (driver.cuDeviceGetAttribute(&count, kAttributeMultiprocessors, driver.device) != 0) return 0;
+    return count;
+}
+
+extern "C" int fg_launch_cooperative(void *function, unsigned int blocks, unsigned int threads, void *parameter, char *error,
+                                     int length) {
+    driver.cuCtxSetCurrent(driver.context);
+    void *arguments[] = {parameter};
+    if (int s = check(driver.cuLaunchCooperativeKernel((CUfunction)function, blocks, 1, 1, threads, 1, 1, 0, nullptr, arguments),
+                      "cuLaunchCooperativeKernel", error, length)) return s;
     return check(driver.cuCtxSynchronize(), "kernel run (cuCtxSynchronize)", error, length);
 }

@@ -119,3 +119,10 @@ extern "C" void fg_orbit_emulation_operate(void *engine, int operation, int r, i
     else
         fathom::orbit::add(c, nr, na, nb, operation == 1);
 }
+
+extern "C" void fg_orbit_twiddles(int nttLog, unsigned long long *twiddles, unsigned long long *inverseTwiddles,
+                                  unsigned long long *inverseN) {
+    fathom::orbit::makeTwiddles(nttLog, twiddles, inverseTwiddles, inverseN);
+}
+
+extern "C" int fg_orbit_ntt_log(int limbs) { return fathom::orbit::nttLogFor(limbs); }

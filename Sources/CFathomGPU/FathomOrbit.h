@@ -359,7 +359,8 @@ FK_DEVICE double makeDouble(int negative, U64 d, long long k) {
 /// v rounded to a Double (hi) and v - hi rounded to a Double (lo), as mpfr_get_d and
 /// mpfr_sub_d then mpfr_get_d give them; false where the top 192 bits cannot tell (the host
 /// then rounds in MPFR). Needs v's exponent above -800 (normal Doubles throughout).
-FK_DEVICE bool storedDoubles(const Context &c, const Num &v, double *hi, double *lo) {
+/// `outer`: whether any limb below the top six is nonzero.
+FK_DEVICE bool storedDoubles(const Context &c, const Num &v, bool outer, double *hi, double *lo) {
     if (v.zero) {
         *hi = v.negative ? -0.0 : 0.0;
         *lo = 0.0;  // MPFR: (+-0) - (+-0) = +0
@@ -369,8 +370,6 @@ FK_DEVICE bool storedDoubles(const Context &c, const Num &v, double *hi, double 
     const int L = c.limbs;
     Limb top[6];
     for (int i = 0; i < 6; i++) top[i] = L - 6 + i >= 0 ? v.m[L - 6 + i] : 0;
-    bool outer = false;
-    for (int i = 0; i < L - 6 && !outer; i++) outer = v.m[i] != 0;
     const U64 w2 = ((U64)top[5] << 32) | top[4], w1 = ((U64)top[3] << 32) | top[2], w0 = ((U64)top[1] << 32) | top[0];
     // hi: the top 53 bits, the round bit (bit 10 of w2), the sticky bits below.
     const U64 a = w2 >> 11;
@@ -445,6 +444,13 @@ FK_DEVICE bool storedDoubles(const Context &c, const Num &v, double *hi, double 
     return true;
 }
 
+/// Whether a limb of v below its top six is nonzero.
+FK_DEVICE bool belowTop(const Context &c, const Num &v) {
+    for (int i = 0; i < c.limbs - 6; i++)
+        if (v.m[i]) return true;
+    return false;
+}
+
 /// The state of one orbit: z = (x, y), c, three scratch numbers, and the step's context.
 struct Orbit {
     Context c;
@@ -473,7 +479,8 @@ FK_DEVICE long long run(Orbit &o, long long count, double *out, int *flagged) {
         double *v = out + 4 * k;
         // The host decides escape in MPFR from 4 (1 - 2^-40) on (Escape.inner2): flagged from
         // a little lower, so a contracted or reordered a a + b b here cannot miss one.
-        if (!storedDoubles(o.c, o.x, v + 0, v + 2) || !storedDoubles(o.c, o.y, v + 1, v + 3)
+        if (!storedDoubles(o.c, o.x, belowTop(o.c, o.x), v + 0, v + 2)
+            || !storedDoubles(o.c, o.y, belowTop(o.c, o.y), v + 1, v + 3)
             || v[0] * v[0] + v[1] * v[1] >= 4.0 * (1.0 - 0x1p-36)) {
             *flagged = 1;
             return k + 1;
@@ -484,3 +491,579 @@ FK_DEVICE long long run(Orbit &o, long long count, double *out, int *flagged) {
 
 }  // namespace orbit
 }  // namespace fathom
+
+// MARK: - The device form: one cooperative kernel over many steps
+
+#ifdef __CUDACC__
+// fathom_orbit_steps runs `count` steps of one orbit with every block of the grid (one block
+// per multiprocessor, launched cooperatively so all are resident), the phases of a step apart
+// by a grid barrier:
+//   A  block 0: t1 = x + y; block 1: t2 = x - y
+//   B  all: the 16-bit digits of x, y, t1, t2 into four transforms; the transform's stages
+//      longer than a tile (each over the grid); per tile of kTile words, in shared memory, the
+//      shorter stages, the pointwise products x y and t1 t2, and the inverse's short stages
+//   C  all: the inverse's long stages (the last one divides by N)
+//   D  block 0: t3 = x y, y = 2 t3 + cy, y's Doubles; block 1: x = t1 t2 + cx, x's Doubles
+// A block's part (A, D) is the serial code's add, multiply and rounding with each loop split
+// over the block's threads: maps, reductions and carry scans. Every rounding decision is the
+// serial code's, so the orbit is the emulation's, which is MPFR's.
+
+namespace fathom {
+namespace orbit {
+namespace gpu {
+
+constexpr int kTile = 2048;  // transform words per tile in shared memory (two tiles: 32 KB)
+
+struct Shared {
+    U64 tileA[kTile];
+    U64 tileB[kTile];
+    int ints[40];
+    unsigned gs[33], ps[33];
+};
+
+struct Ref {
+    FKOrbitHead *head;
+    Limb *m;
+};
+
+/// This thread's part [begin, end) of n items split in contiguous chunks.
+__device__ __forceinline__ void chunk(long long n, long long &begin, long long &end) {
+    const long long per = (n + blockDim.x - 1) / blockDim.x;
+    begin = per * threadIdx.x;
+    if (begin > n) begin = n;
+    end = begin + per;
+    if (end > n) end = n;
+}
+
+__device__ __noinline__ int blockMax(int v, Shared &sh) {
+    for (int o = 16; o > 0; o >>= 1) {
+        int t = __shfl_down_sync(0xffffffffu, v, o);
+        v = t > v ? t : v;
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    __syncthreads();
+    if (lane == 0) sh.ints[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < warps ? sh.ints[lane] : (-2147483647 - 1);
+        for (int o = 16; o > 0; o >>= 1) {
+            int t = __shfl_down_sync(0xffffffffu, v, o);
+            v = t > v ? t : v;
+        }
+        if (lane == 0) sh.ints[32] = v;
+    }
+    __syncthreads();
+    return sh.ints[32];
+}
+
+__device__ int blockMin(int v, Shared &sh) { return -blockMax(-v, sh); }
+__device__ bool blockAny(bool v, Shared &sh) { return blockMax(v ? 1 : 0, sh) != 0; }
+
+/// The carry into this thread's chunk, from each chunk's (generates, propagates) below it
+/// (none into chunk 0); *out: the carry out of the last chunk. An empty chunk propagates.
+__device__ __noinline__ bool blockCarry(bool generates, bool propagates, Shared &sh, bool *out) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    unsigned g = generates ? 1 : 0, p = propagates ? 1 : 0;
+    for (int o = 1; o < 32; o <<= 1) {  // inclusive scan within the warp
+        unsigned g0 = __shfl_up_sync(0xffffffffu, g, o), p0 = __shfl_up_sync(0xffffffffu, p, o);
+        if (lane >= o) {
+            g = g | (p & g0);
+            p = p & p0;
+        }
+    }
+    unsigned ge = __shfl_up_sync(0xffffffffu, g, 1), pe = __shfl_up_sync(0xffffffffu, p, 1);
+    if (lane == 0) {
+        ge = 0;
+        pe = 1;
+    }
+    __syncthreads();
+    if (lane == 31) {
+        sh.gs[warp] = g;
+        sh.ps[warp] = p;
+    }
+    __syncthreads();
+    if (warp == 0) {  // the carry into each warp
+        unsigned wg = lane < warps ? sh.gs[lane] : 0, wp = lane < warps ? sh.ps[lane] : 1;
+        for (int o = 1; o < 32; o <<= 1) {
+            unsigned g0 = __shfl_up_sync(0xffffffffu, wg, o), p0 = __shfl_up_sync(0xffffffffu, wp, o);
+            if (lane >= o) {
+                wg = wg | (wp & g0);
+                wp = wp & p0;
+            }
+        }
+        unsigned into = __shfl_up_sync(0xffffffffu, wg, 1);
+        if (lane == 0) into = 0;
+        sh.ps[lane] = into;  // ps reused: the carry into warp `lane`
+        if (lane == 31) sh.gs[32] = wg;
+    }
+    __syncthreads();
+    const unsigned into = sh.ps[warp];
+    *out = sh.gs[32] != 0;
+    const bool carry = (ge | (pe & into)) != 0;
+    __syncthreads();
+    return carry;
+}
+
+__device__ __noinline__ void copyNum(const Context &c, Ref r, Ref a) {
+    long long b, e;
+    chunk(c.limbs, b, e);
+    if (r.m != a.m && !a.head->zero)
+        for (long long i = b; i < e; i++) r.m[i] = a.m[i];
+}
+
+/// roundTo over the block: w (W limbs, top bit set) rounded into r, sticky from below w.
+__device__ __noinline__ void blockRound(const Context &c, Ref r, const Limb *w, int W, long long exponent, bool sticky, int negative,
+                           Shared &sh) {
+    const int L = c.limbs;
+    const long long drop = 32LL * W - c.precision;
+    const long long rb = drop - 1;
+    const bool round = (w[rb >> 5] >> (rb & 31)) & 1;
+    const long long k = rb >> 5;
+    bool below = (w[k] & (Limb)((1ULL << (rb & 31)) - 1)) != 0;
+    long long b, e;
+    chunk(k, b, e);
+    for (long long i = b; i < e && !below; i++) below = w[i] != 0;
+    sticky = blockAny(below, sh) || sticky;
+    const int lowBits = (int)(32LL * L - c.precision);
+    const int offset = W - L;
+    chunk(L, b, e);
+    for (long long i = b; i < e; i++) r.m[i] = i == 0 ? w[offset] & ~(Limb)((1ULL << lowBits) - 1) : w[offset + i];
+    __syncthreads();
+    const bool odd = (r.m[0] >> lowBits) & 1;
+    long long exponentOut = exponent;
+    if (round && (sticky || odd)) {
+        // The lowest limb that absorbs the increment without wrapping; those below it wrap to 0.
+        int first = L;
+        for (long long i = b; i < e; i++) {
+            const bool absorbs = i == 0 ? (r.m[0] >> lowBits) != (0xffffffffu >> lowBits) : r.m[i] != 0xffffffffu;
+            if (absorbs) {
+                first = (int)i;
+                break;
+            }
+        }
+        first = blockMin(first, sh);
+        for (long long i = b; i < e; i++) {
+            if (i < first)
+                r.m[i] = 0;
+            else if (i == first)
+                r.m[i] += i == 0 ? (Limb)(1u << lowBits) : 1u;
+        }
+        if (first == L) {
+            if (e == L && b < e) r.m[L - 1] = 0x80000000u;
+            exponentOut += 1;
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        r.head->negative = negative;
+        r.head->zero = 0;
+        r.head->exponent = exponentOut;
+    }
+    __syncthreads();
+}
+
+/// add over the block; w, s, t: scratch of at least L + 2 limbs.
+__device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bool subtract, Limb *w, Limb *s, Limb *t, Shared &sh) {
+    const FKOrbitHead ha = *a.head, hb = *bb.head;
+    const int bNegative = hb.negative ^ (subtract ? 1 : 0);
+    const int L = c.limbs, W = L + 2;
+    long long b, e;
+    __syncthreads();
+    if (ha.zero && hb.zero) {
+        if (threadIdx.x == 0) {
+            r.head->zero = 1;
+            r.head->negative = ha.negative & bNegative;
+        }
+        __syncthreads();
+        return;
+    }
+    if (hb.zero || ha.zero) {
+        copyNum(c, r, hb.zero ? a : bb);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            *r.head = hb.zero ? ha : hb;
+            if (!hb.zero) r.head->negative = bNegative;
+        }
+        __syncthreads();
+        return;
+    }
+    int order;
+    if (ha.exponent != hb.exponent) {
+        order = ha.exponent > hb.exponent ? 1 : -1;
+    } else {
+        chunk(L, b, e);
+        int top = -1;
+        for (long long i = e - 1; i >= b; i--)
+            if (a.m[i] != bb.m[i]) {
+                top = (int)i;
+                break;
+            }
+        top = blockMax(top, sh);
+        order = top < 0 ? 0 : a.m[top] > bb.m[top] ? 1 : -1;
+    }
+    const bool same = ha.negative == bNegative;
+    if (!same && order == 0) {
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            r.head->zero = 1;
+            r.head->negative = 0;
+        }
+        __syncthreads();
+        return;
+    }
+    const Limb *big = order >= 0 ? a.m : bb.m, *small = order >= 0 ? bb.m : a.m;
+    const int negative = order >= 0 ? ha.negative : bNegative;
+    const long long bigExponent = order >= 0 ? ha.exponent : hb.exponent;
+    const long long d = bigExponent - (order >= 0 ? hb.exponent : ha.exponent);
+    chunk(W, b, e);
+    bool sticky = false;
+    if (d >= 32LL * W) {
+        for (long long i = b; i < e; i++) {
+            w[i] = i < 2 ? 0 : big[i - 2];
+            s[i] = 0;
+        }
+        sticky = true;
+    } else {
+        const int q = (int)(d >> 5), rr = (int)(d & 31);
+        bool lost = false;
+        for (long long i = b; i < e; i++) {
+            w[i] = i < 2 ? 0 : big[i - 2];
+            const long long j = i + q;
+            const Limb lo = j < W && j >= 2 ? small[j - 2] : 0;
+            const Limb hi = j + 1 < W && j + 1 >= 2 ? small[j + 1 - 2] : 0;
+            s[i] = rr ? (lo >> rr) | (hi << (32 - rr)) : lo;
+            // The limbs wholly below the cut, and the cut limb's low bits.
+            if (i >= 2 && i < q && small[i - 2] != 0) lost = true;
+            if (i == q && rr && i >= 2 && (small[i - 2] & (Limb)((1ULL << rr) - 1))) lost = true;
+        }
+        sticky = blockAny(lost, sh);
+    }
+    __syncthreads();
+    const Limb *source = w;
+    long long exponent = bigExponent;
+    if (same) {
+        U64 carry = 0;
+        bool ones = true;
+        for (long long i = b; i < e; i++) {
+            U64 v = (U64)w[i] + s[i] + carry;
+            w[i] = (Limb)v;
+            carry = v >> 32;
+            ones = ones && w[i] == 0xffffffffu;
+        }
+        bool out;
+        const bool into = blockCarry(carry != 0, ones, sh, &out);
+        if (into)
+            for (long long i = b; i < e; i++)
+                if (++w[i] != 0) break;
+        __syncthreads();
+        if (out) {
+            sticky = sticky || (w[0] & 1);
+            for (long long i = b; i < e; i++) t[i] = (w[i] >> 1) | (i + 1 < W ? w[i + 1] << 31 : 0x80000000u);
+            source = t;
+            exponent += 1;
+            __syncthreads();
+        }
+    } else {
+        U64 borrow = 0;
+        bool zeros = true;
+        for (long long i = b; i < e; i++) {
+            U64 v = (U64)w[i] - s[i] - borrow;
+            w[i] = (Limb)v;
+            borrow = (v >> 32) & 1;
+            zeros = zeros && w[i] == 0;
+        }
+        bool out;
+        const bool into = blockCarry(borrow != 0, zeros, sh, &out);
+        if (into)
+            for (long long i = b; i < e; i++)
+                if (w[i]-- != 0) break;
+        __syncthreads();
+        if (sticky) {
+            int lowest = W;
+            for (long long i = b; i < e; i++)
+                if (w[i]) {
+                    lowest = (int)i;
+                    break;
+                }
+            lowest = blockMin(lowest, sh);
+            for (long long i = b; i < e; i++) {
+                if (i < lowest)
+                    w[i] = 0xffffffffu;
+                else if (i == lowest)
+                    w[i] -= 1;
+            }
+            __syncthreads();
+        }
+        int top = -1;
+        for (long long i = e - 1; i >= b; i--)
+            if (w[i]) {
+                top = (int)i;
+                break;
+            }
+        top = blockMax(top, sh);
+        const int z = (W - 1 - top) * 32 + leadingZeros32(w[top]);
+        if (z > 0) {
+            const int q = z >> 5, rr = z & 31;
+            for (long long i = b; i < e; i++) {
+                const long long j = i - q;
+                const Limb hi = j >= 0 ? w[j] : 0;
+                const Limb lo = j - 1 >= 0 ? w[j - 1] : 0;
+                t[i] = rr ? (hi << rr) | (lo >> (32 - rr)) : hi;
+            }
+            source = t;
+            exponent -= z;
+            __syncthreads();
+        }
+    }
+    blockRound(c, r, source, W, exponent, sticky, negative, sh);
+}
+
+/// The product whose exact convolution (divided by N) is in f, rounded into r; u, v, w:
+/// scratch of 4L + 8 limbs. The factors' heads give the sign and zero.
+__device__ __noinline__ void blockProduct(const Context &c, Ref r, FKOrbitHead ha, FKOrbitHead hb, const U64 *f, Limb *u, Limb *v,
+                             Limb *w, Shared &sh) {
+    const int negative = ha.negative ^ hb.negative;
+    const int L = c.limbs;
+    const long long D = 4LL * L;  // 16-bit digits of the product
+    __syncthreads();
+    if (ha.zero || hb.zero) {
+        if (threadIdx.x == 0) {
+            r.head->zero = 1;
+            r.head->negative = negative;
+        }
+        __syncthreads();
+        return;
+    }
+    long long b, e;
+    chunk(D, b, e);
+    // Three exact rewritings of sum f_k 2^16k with smaller terms: each f_k (< 2^64) as four
+    // 16-bit pieces added where they fall (< 2^18), then twice each term's part above 16 bits
+    // moved up (< 2^16 + 4, then <= 2^16).
+    for (long long j = b; j < e; j++) {
+        U64 sum = 0;
+        for (int q = 0; q < 4; q++)
+            if (j - q >= 0) sum += (f[j - q] >> (16 * q)) & 0xffff;
+        u[j] = (Limb)sum;
+    }
+    __syncthreads();
+    for (long long j = b; j < e; j++) v[j] = (u[j] & 0xffff) + (j > 0 ? u[j - 1] >> 16 : 0);
+    __syncthreads();
+    for (long long j = b; j < e; j++) u[j] = (v[j] & 0xffff) + (j > 0 ? v[j - 1] >> 16 : 0);
+    __syncthreads();
+    // The last carries (0 or 1) by a scan: a term 2^16 generates, 0xffff propagates.
+    Limb carry0 = 0, carry1 = 1;
+    for (long long j = b; j < e; j++) {
+        carry0 = (u[j] + carry0) >> 16;
+        carry1 = (u[j] + carry1) >> 16;
+    }
+    bool out;
+    Limb carry = blockCarry(carry0 != 0, carry1 != 0, sh, &out) ? 1 : 0;
+    for (long long j = b; j < e; j++) {
+        const Limb t = u[j] + carry;
+        v[j] = t & 0xffff;
+        carry = t >> 16;
+    }
+    __syncthreads();
+    chunk(2LL * L, b, e);
+    for (long long i = b; i < e; i++) w[i] = v[2 * i] | (v[2 * i + 1] << 16);
+    __syncthreads();
+    long long exponent = ha.exponent + hb.exponent;
+    const Limb *source = w;
+    if (!(w[2 * L - 1] >> 31)) {
+        for (long long i = b; i < e; i++) u[i] = (w[i] << 1) | (i > 0 ? w[i - 1] >> 31 : 0);
+        source = u;
+        exponent -= 1;
+        __syncthreads();
+    }
+    blockRound(c, r, source, 2 * L, exponent, false, negative, sh);
+}
+
+/// The number's two stored Doubles (its own block), and whether they could be formed.
+__device__ __noinline__ void blockStore(const Context &c, Ref r, double *hi, double *lo, unsigned *stored, Shared &sh) {
+    long long b, e;
+    chunk(c.limbs - 6 > 0 ? c.limbs - 6 : 0, b, e);
+    bool outer = false;
+    for (long long i = b; i < e && !outer; i++) outer = r.m[i] != 0;
+    outer = blockAny(outer, sh);
+    if (threadIdx.x == 0) {
+        Num v;
+        v.negative = r.head->negative;
+        v.zero = r.head->zero;
+        v.exponent = r.head->exponent;
+        v.m = r.m;
+        *stored = storedDoubles(c, v, outer, hi, lo) ? 1 : 0;
+    }
+    __syncthreads();
+}
+
+/// Every block waits here until all have arrived (the grid is resident: a cooperative launch).
+__device__ __noinline__ void gridBarrier(unsigned *control) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        volatile unsigned *generation = control + FK_ORBIT_GENERATION;
+        const unsigned seen = *generation;
+        __threadfence();
+        if (atomicAdd(control + FK_ORBIT_ARRIVED, 1u) == gridDim.x - 1) {
+            atomicExch(control + FK_ORBIT_ARRIVED, 0u);
+            __threadfence();
+            atomicAdd(control + FK_ORBIT_GENERATION, 1u);
+        } else {
+            while (*generation == seen) {
+            }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+}  // namespace gpu
+}  // namespace orbit
+}  // namespace fathom
+
+extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitParams p) {
+    using namespace fathom::orbit;
+    using namespace fathom::orbit::gpu;
+    __shared__ Shared sh;
+    const int L = p.limbCount;
+    const long long n = 1LL << p.nttLog;
+    Context c;
+    c.precision = p.precision;
+    c.limbs = L;
+    c.nttLog = p.nttLog;
+    c.inverseN = p.inverseN;
+    c.twiddles = (const U64 *)p.twiddles;
+    c.inverseTwiddles = (const U64 *)p.twiddles + n / 2;
+    Limb *limbs = (Limb *)p.limbs;
+    FKOrbitHead *heads = (FKOrbitHead *)p.heads;
+    Ref x = {heads + 0, limbs}, y = {heads + 1, limbs + L}, cx = {heads + 2, limbs + 2 * L},
+        cy = {heads + 3, limbs + 3 * L}, t1 = {heads + 4, limbs + 4 * L}, t2 = {heads + 5, limbs + 5 * L},
+        t3 = {heads + 6, limbs + 6 * L};
+    U64 *f = (U64 *)p.transforms;  // x, y, t1, t2: each n words
+    unsigned *control = (unsigned *)p.control;
+    double *out = (double *)p.out;
+    const long long scratchSize = 4LL * L + 8;
+    Limb *scratch = (Limb *)p.scratch + (blockIdx.x < 2 ? blockIdx.x : 0) * 3 * scratchSize;
+    Limb *s0 = scratch, *s1 = scratch + scratchSize, *s2 = scratch + 2 * scratchSize;
+    const long long threads = (long long)gridDim.x * blockDim.x;
+    const long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long tile = n < kTile ? n : kTile;
+
+    long long k = 0;
+    bool flagged = false;
+    while (k < p.count) {
+        // x and y change only in D (block 1 writes x while block 0 needs x's head).
+        const FKOrbitHead hx = *x.head, hy = *y.head;
+        // A
+        if (blockIdx.x == 0) blockAdd(c, t1, x, y, false, s0, s1, s2, sh);
+        if (blockIdx.x == 1) blockAdd(c, t2, x, y, true, s0, s1, s2, sh);
+        gridBarrier(control);
+        // B: the digits (a zero's limbs are not read), then the long forward stages.
+        {
+            const FKOrbitHead *h[4] = {x.head, y.head, t1.head, t2.head};
+            const Limb *m[4] = {x.m, y.m, t1.m, t2.m};
+            for (long long i = id; i < 4 * n; i += threads) {
+                const int a = (int)(i / n);
+                const long long j = i - a * n;
+                f[i] = j < 2LL * L && !h[a]->zero ? (m[a][j >> 1] >> (16 * (j & 1))) & 0xffff : 0;
+            }
+        }
+        gridBarrier(control);
+        for (long long len = n / 2, stride = 1; len >= tile; len >>= 1, stride <<= 1) {
+            for (long long i = id; i < 2 * n; i += threads) {  // 4 arrays of n / 2 butterflies
+                const int a = (int)(i / (n / 2));
+                const long long bfly = i - a * (n / 2);
+                const long long j = bfly % len, s = (bfly / len) * 2 * len;
+                U64 *g = f + a * n;
+                const U64 u = g[s + j], v = g[s + j + len];
+                g[s + j] = addMod(u, v);
+                g[s + j + len] = mulMod(subMod(u, v), c.twiddles[j * stride]);
+            }
+            gridBarrier(control);
+        }
+        // B, tiles: the short stages, the products, the inverse's short stages.
+        for (long long t = blockIdx.x; t < 2 * (n / tile); t += gridDim.x) {
+            const int product = (int)(t / (n / tile));
+            const long long base = (t - product * (n / tile)) * tile;
+            U64 *ga = f + (2 * product) * n + base, *gb = f + (2 * product + 1) * n + base;
+            for (long long i = threadIdx.x; i < tile; i += blockDim.x) {
+                sh.tileA[i] = ga[i];
+                sh.tileB[i] = gb[i];
+            }
+            __syncthreads();
+            for (long long len = tile / 2, stride = n / tile; len >= 1; len >>= 1, stride <<= 1) {
+                for (long long i = threadIdx.x; i < tile; i += blockDim.x) {  // both tiles' tile / 2
+                    U64 *g = i < tile / 2 ? sh.tileA : sh.tileB;
+                    const long long bfly = i < tile / 2 ? i : i - tile / 2;
+                    const long long j = bfly % len, s = (bfly / len) * 2 * len;
+                    const U64 u = g[s + j], v = g[s + j + len];
+                    g[s + j] = addMod(u, v);
+                    g[s + j + len] = mulMod(subMod(u, v), c.twiddles[j * stride]);
+                }
+                __syncthreads();
+            }
+            for (long long i = threadIdx.x; i < tile; i += blockDim.x) sh.tileA[i] = mulMod(sh.tileA[i], sh.tileB[i]);
+            __syncthreads();
+            for (long long len = 1, stride = n / 2; len < tile; len <<= 1, stride >>= 1) {
+                for (long long i = threadIdx.x; i < tile / 2; i += blockDim.x) {
+                    const long long j = i % len, s = (i / len) * 2 * len;
+                    const U64 u = sh.tileA[s + j], v = mulMod(sh.tileA[s + j + len], c.inverseTwiddles[j * stride]);
+                    sh.tileA[s + j] = addMod(u, v);
+                    sh.tileA[s + j + len] = subMod(u, v);
+                }
+                __syncthreads();
+            }
+            const bool last = tile == n;  // no long stages: divide by N here
+            for (long long i = threadIdx.x; i < tile; i += blockDim.x)
+                ga[i] = last ? mulMod(sh.tileA[i], c.inverseN) : sh.tileA[i];
+            __syncthreads();
+        }
+        gridBarrier(control);
+        // C: the inverse's long stages on the two products (arrays 0 and 2).
+        for (long long len = tile, stride = n / (2 * tile); len < n; len <<= 1, stride >>= 1) {
+            const bool last = 2 * len == n;
+            for (long long i = id; i < n; i += threads) {  // 2 arrays of n / 2 butterflies
+                const int a = (int)(i / (n / 2));
+                const long long bfly = i - a * (n / 2);
+                const long long j = bfly % len, s = (bfly / len) * 2 * len;
+                U64 *g = f + (2 * a) * n;
+                const U64 u = g[s + j], v = mulMod(g[s + j + len], c.inverseTwiddles[j * stride]);
+                U64 sum = addMod(u, v), difference = subMod(u, v);
+                if (last) {
+                    sum = mulMod(sum, c.inverseN);
+                    difference = mulMod(difference, c.inverseN);
+                }
+                g[s + j] = sum;
+                g[s + j + len] = difference;
+            }
+            gridBarrier(control);
+        }
+        // D
+        double *v = out + 4 * k;
+        if (blockIdx.x == 0) {
+            blockProduct(c, t3, hx, hy, f, s0, s1, s2, sh);
+            if (threadIdx.x == 0 && !t3.head->zero) t3.head->exponent += 1;  // 2 t3, exact
+            __syncthreads();
+            blockAdd(c, y, t3, cy, false, s0, s1, s2, sh);
+            blockStore(c, y, v + 1, v + 3, control + FK_ORBIT_STORED_Y, sh);
+        }
+        if (blockIdx.x == 1) {
+            blockProduct(c, x, *t1.head, *t2.head, f + 2 * n, s0, s1, s2, sh);
+            blockAdd(c, x, x, cx, false, s0, s1, s2, sh);
+            blockStore(c, x, v + 0, v + 2, control + FK_ORBIT_STORED_X, sh);
+        }
+        gridBarrier(control);
+        k += 1;
+        const volatile double *vv = v;
+        const volatile unsigned *cc = control;
+        const double a = vv[0], bq = vv[1];
+        if (!cc[FK_ORBIT_STORED_X] || !cc[FK_ORBIT_STORED_Y] || a * a + bq * bq >= 4.0 * (1.0 - 0x1p-36)) {
+            flagged = true;
+            break;
+        }
+    }
+    if (id == 0) {
+        control[FK_ORBIT_TAKEN] = (unsigned)k;
+        control[FK_ORBIT_FLAGGED] = flagged ? 1 : 0;
+    }
+}
+#endif

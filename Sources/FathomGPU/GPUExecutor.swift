@@ -53,7 +53,10 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
         PerturbationLaunch.Delta.allCases.flatMap {
             ["fathom_perturb_\($0.kernelName)", "fathom_perturb_\($0.kernelName)_multibrot"]
         }
-        + ["fathom_direct_double"]
+        + ["fathom_direct_double", "fathom_orbit_steps"]
+
+    /// A loaded kernel (CUDA), by name.
+    func function(_ name: String) -> UnsafeMutableRawPointer? { functions[name] }
 
     static let emulation = GPUExecutor(kind: .emulated, deviceName: "CPU emulation", functions: [:])
 

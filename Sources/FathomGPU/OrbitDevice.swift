@@ -78,3 +78,109 @@ final class EmulatedOrbit: DeviceOrbit {
         fg_orbit_emulation_operate(engine, operation, r, a, b)
     }
 }
+
+/// The reference orbit's steps on the CUDA device: FathomOrbit.h's `fathom_orbit_steps`, one
+/// cooperative launch of a block per multiprocessor for each batch of steps. The same orbit as
+/// the emulation and MPFR, bit for bit (checked by `fathom-bench orbit-check`).
+/// Immutable after init; its orbits are used from one thread at a time.
+public final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
+    let executor: GPUExecutor
+    let function: UnsafeMutableRawPointer
+    let blocks: Int
+
+    /// The device of the process's CUDA backend; throws without a driver or GPU.
+    public init() throws {
+        var warning: String?
+        guard let executor = try GPUExecutor.resolve(.cuda, exact: true, warning: &warning),
+            let function = executor.function("fathom_orbit_steps")
+        else { throw GPUError.failed("the reference orbit's kernel is not loaded") }
+        self.executor = executor
+        self.function = function
+        blocks = Swift.max(2, Int(fg_multiprocessors()))
+    }
+
+    public var deviceName: String { executor.deviceName }
+
+    public func startOrbit(bits: Int, z: (OrbitLimbs, OrbitLimbs), c: (OrbitLimbs, OrbitLimbs)) throws
+        -> any DeviceOrbit
+    {
+        try CUDAOrbit(device: self, bits: bits, values: [z.0, z.1, c.0, c.1])
+    }
+}
+
+/// One orbit in device memory.
+final class CUDAOrbit: DeviceOrbit {
+    let device: CUDAOrbitDevice
+    let limbCount: Int
+    let n: Int
+    let limbs, heads, scratch, transforms, twiddles, control: GPUExecutor.Buffer
+    var out: GPUExecutor.Buffer?
+    var params: FKOrbitParams
+
+    init(device: CUDAOrbitDevice, bits: Int, values: [OrbitLimbs]) throws {
+        self.device = device
+        let count = OrbitLimbs.count(bits: bits)
+        limbCount = count
+        let nttLog = Int(fg_orbit_ntt_log(Int32(count)))
+        n = 1 << nttLog
+        let kind = GPUExecutor.Kind.cuda
+        let limbs = try GPUExecutor.Buffer(bytes: 4 * 7 * count, kind: kind)
+        let heads = try GPUExecutor.Buffer(bytes: MemoryLayout<FKOrbitHead>.stride * 7, kind: kind)
+        let twiddles = try GPUExecutor.Buffer(bytes: 8 * n, kind: kind)
+        let control = try GPUExecutor.Buffer(bytes: 4 * 16, kind: kind)
+        var table = [UInt64](repeating: 0, count: n)
+        var inverseN: UInt64 = 0
+        let half = n / 2
+        table.withUnsafeMutableBufferPointer {
+            fg_orbit_twiddles(Int32(nttLog), $0.baseAddress, $0.baseAddress! + half, &inverseN)
+        }
+        try table.withUnsafeBytes { try twiddles.upload($0.baseAddress!, bytes: $0.count) }
+        var allLimbs = [UInt32](repeating: 0, count: 7 * count)
+        var allHeads = [FKOrbitHead](repeating: FKOrbitHead(negative: 0, zero: 1, exponent: 0), count: 7)
+        for (i, v) in values.enumerated() {
+            allLimbs.replaceSubrange(i * count..<(i + 1) * count, with: v.limbs)
+            allHeads[i] = FKOrbitHead(negative: v.negative ? 1 : 0, zero: v.zero ? 1 : 0, exponent: Int64(v.exponent))
+        }
+        try allLimbs.withUnsafeBytes { try limbs.upload($0.baseAddress!, bytes: $0.count) }
+        try allHeads.withUnsafeBytes { try heads.upload($0.baseAddress!, bytes: $0.count) }
+        let zeros = [UInt32](repeating: 0, count: 16)
+        try zeros.withUnsafeBytes { try control.upload($0.baseAddress!, bytes: $0.count) }
+        let scratch = try GPUExecutor.Buffer(bytes: 4 * 2 * 3 * (4 * count + 8), kind: kind)
+        let transforms = try GPUExecutor.Buffer(bytes: 8 * 4 * n, kind: kind)
+        params = FKOrbitParams(
+            limbs: limbs.address, heads: heads.address, scratch: scratch.address, transforms: transforms.address,
+            twiddles: twiddles.address, out: 0, control: control.address, inverseN: inverseN,
+            precision: Int64(bits), count: 0, limbCount: Int32(count), nttLog: Int32(nttLog))
+        (self.limbs, self.heads, self.scratch, self.transforms, self.twiddles, self.control) =
+            (limbs, heads, scratch, transforms, twiddles, control)
+    }
+
+    func run(steps: Int, into destination: UnsafeMutablePointer<Double>) throws -> (taken: Int, flagged: Bool) {
+        if (out?.bytes ?? 0) < 32 * steps { out = try .init(bytes: 32 * steps, kind: .cuda) }
+        params.out = out!.address
+        params.count = Int64(steps)
+        let blocks = UInt32(device.blocks)
+        try withUnsafeMutablePointer(to: &params) { p in
+            try GPUExecutor.call { fg_launch_cooperative(device.function, blocks, 512, p, $0, $1) }
+        }
+        var words = [UInt32](repeating: 0, count: 16)
+        try words.withUnsafeMutableBytes { try control.download($0.baseAddress!, bytes: $0.count) }
+        let taken = Int(words[Int(FK_ORBIT_TAKEN)]), flagged = words[Int(FK_ORBIT_FLAGGED)] != 0
+        try out!.download(UnsafeMutableRawPointer(destination), bytes: 32 * taken)
+        return (taken, flagged)
+    }
+
+    func current() throws -> (OrbitLimbs, OrbitLimbs) {
+        var allHeads = [FKOrbitHead](repeating: FKOrbitHead(), count: 7)
+        try allHeads.withUnsafeMutableBytes { try heads.download($0.baseAddress!, bytes: $0.count) }
+        var two = [UInt32](repeating: 0, count: 2 * limbCount)
+        try two.withUnsafeMutableBytes { try limbs.download($0.baseAddress!, bytes: $0.count) }
+        func number(_ i: Int) -> OrbitLimbs {
+            OrbitLimbs(
+                negative: allHeads[i].negative != 0, zero: allHeads[i].zero != 0, exponent: Int(allHeads[i].exponent),
+                limbs: allHeads[i].zero != 0
+                    ? [UInt32](repeating: 0, count: limbCount) : Array(two[i * limbCount..<(i + 1) * limbCount]))
+        }
+        return (number(0), number(1))
+    }
+}

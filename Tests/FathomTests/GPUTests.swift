@@ -154,8 +154,10 @@ struct GPUTests {
             contentsOf: root.appendingPathComponent("Sources/CFathomGPU/include/FathomKernelABI.h"), encoding: .utf8)
         let kernels = try String(
             contentsOf: root.appendingPathComponent("Sources/CFathomGPU/FathomKernels.h"), encoding: .utf8)
-        #expect(abi.hasSuffix("\n") && kernels.hasSuffix("\n"))
-        let expected = String((abi + kernels).dropLast())
+        let orbit = try String(
+            contentsOf: root.appendingPathComponent("Sources/CFathomGPU/FathomOrbit.h"), encoding: .utf8)
+        #expect(abi.hasSuffix("\n") && kernels.hasSuffix("\n") && orbit.hasSuffix("\n"))
+        let expected = String((abi + kernels + orbit).dropLast())
         let embedded = Array(ComputeBackend.kernelSource.utf8), headers = Array(expected.utf8)
         let same = embedded == headers  // bytes: the kernel cache hashes them
         let first =

@@ -42,6 +42,13 @@ int fg_download(void *destination, unsigned long long source, size_t bytes, char
 int fg_launch(void *function, unsigned int blocks, unsigned int threads, void *parameter,
               char *error, int errorLength);
 
+/* The open device's multiprocessors (0 when unknown). */
+int fg_multiprocessors(void);
+/* fg_launch for a kernel whose blocks wait for each other (cuLaunchCooperativeKernel: all
+ * `blocks` resident at once, or an error). */
+int fg_launch_cooperative(void *function, unsigned int blocks, unsigned int threads, void *parameter,
+                          char *error, int errorLength);
+
 /* The same kernels on the CPU, items begin ..< end (the tests compare them with the Swift
  * kernels); `delta` is one of FK_DELTA_DOUBLE ... FK_DELTA_DOUBLEDOUBLEEXP. */
 void fg_emulate_perturb(const FKPerturbParams *params, int delta, int multibrot, long long begin, long long end);
@@ -58,6 +65,11 @@ void fg_orbit_emulation_get(void *engine, int which, int *negative, int *zero, l
 /* Up to `count` steps; step k's (x, y, x low, y low) as Doubles at out[4k ...]. Returns the
  * steps taken; *flagged = 1 when the last needs the host (its Doubles unset). */
 long long fg_orbit_emulation_run(void *engine, long long count, double *out, int *flagged);
+/* The transform's tables for 2^nttLog points (FathomOrbit.h's makeTwiddles): w^j and w^-j for
+ * j < 2^(nttLog - 1), and 1 / 2^nttLog mod p; and the smallest nttLog for `limbs` limbs. */
+void fg_orbit_twiddles(int nttLog, unsigned long long *twiddles, unsigned long long *inverseTwiddles,
+                       unsigned long long *inverseN);
+int fg_orbit_ntt_log(int limbs);
 /* One operation on the registers: 0 r = a + b, 1 r = a - b, 2 r = a b (each correctly rounded). */
 void fg_orbit_emulation_operate(void *engine, int operation, int r, int a, int b);
 

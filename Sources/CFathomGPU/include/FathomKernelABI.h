@@ -141,4 +141,29 @@ typedef struct {
     double juliaRe, juliaIm;
 } FKDirectParams;
 
+/* The reference orbit on the device (FathomOrbit.h, fathom_orbit_steps). A number's sign, zero
+ * flag and exponent (its value 0.limbs 2^exponent); its limbs are apart, in `limbs`. */
+typedef struct { int negative; int zero; long long exponent; } FKOrbitHead;
+
+/* Device addresses and sizes of one orbit, L = ceil(precision / 32), N = 2^nttLog:
+ * limbs: 7 numbers of L limbs (x, y, cx, cy, t1, t2, t3), heads: their 7 FKOrbitHead;
+ * scratch: two blocks' three buffers of 4L + 8 limbs each; transforms: four arrays of N
+ * words (x, y, t1, t2's digits, then the products in the first and third); twiddles: w^j then
+ * w^-j, j < N/2; out: 4 Doubles a step; control: 16 words (FK_ORBIT_*). */
+typedef struct {
+    unsigned long long limbs, heads, scratch, transforms, twiddles, out, control;
+    unsigned long long inverseN;
+    long long precision, count;
+    int limbCount, nttLog;
+} FKOrbitParams;
+
+/* control's words: the grid barrier's arrivals and generation; each block's result for its
+ * number (1: stored, 0: the host must look); the steps taken and whether the last is flagged. */
+#define FK_ORBIT_ARRIVED 0
+#define FK_ORBIT_GENERATION 1
+#define FK_ORBIT_STORED_Y 2
+#define FK_ORBIT_STORED_X 3
+#define FK_ORBIT_TAKEN 4
+#define FK_ORBIT_FLAGGED 5
+
 #endif
