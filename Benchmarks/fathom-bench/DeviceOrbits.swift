@@ -30,6 +30,7 @@ import Foundation
                 try ReferenceOrbit.compute(
                     point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true, threads: cores)
             }
+            let before = (device as? CUDAOrbitDevice)?.phaseSeconds
             let (gpu, gpuTime) = try timed {
                 try ReferenceOrbit.compute(
                     point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true, device: device)
@@ -46,6 +47,13 @@ import Foundation
             ]
             notes.append(same ? "same orbit bit for bit (\(cpu.count - 1) steps)" : "ORBITS DIFFER")
             if cpu.escaped { notes.append("escaped after \(cpu.count - 1) steps") }
+            if let before, let after = (device as? CUDAOrbitDevice)?.phaseSeconds {
+                let perStep = zip(after, before).map { ($0 - $1) / Double(options.runs) / n * 1e6 }
+                notes.append(
+                    "kernel phases, us a step: "
+                        + zip(["A", "B", "tiles", "C", "D"], perStep).map { "\($0) " + String(format: "%.1f", $1) }
+                        .joined(separator: ", "))
+            }
             return (
                 [
                     "device us/step": gpuTime / n, "cpu us/step": cpuTime / n, "mpfr-step us/step": baseline,

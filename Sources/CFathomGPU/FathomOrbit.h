@@ -15,9 +15,11 @@
 //   2nd ed., 7.3): with two guard limbs a subtraction that cancels more than one bit loses no
 //   bit, and one that cancels at most one keeps the round bit.
 // - After each step, x and y are rounded to Doubles (and their low words, x - hi rounded) as
-//   mpfr_get_d does, from the top 192 bits and a sticky bit. A step whose values this cannot
-//   settle (a magnitude below 2^-800, a low word past the window, |Z|^2 within 2^-40 of 4 or
-//   beyond) is flagged: the host reads z and handles that step in MPFR.
+//   mpfr_get_d does: the top 64 bits, then the limb where x - hi's leading bits lie (found by a
+//   scan: the highest limb that is not 0, or not all ones where hi rounded up) and the two under
+//   it, and whether anything lies under those. A step whose values the host must settle (a
+//   magnitude below 2^-800, |Z|^2 within 2^-36 of 4 or beyond) is flagged: the host reads z and
+//   handles that step in MPFR.
 //
 // This first form runs each phase as a serial loop (the host emulation, which the tests check
 // against MPFR); each loop is a map, a reduction or a carry scan, the shapes a device kernel
@@ -356,11 +358,75 @@ FK_DEVICE double makeDouble(int negative, U64 d, long long k) {
     return fk_bits_to_double((long long)bits);
 }
 
+/// x 2^base rounded to a Double, to nearest with ties to even, subnormals and underflow as
+/// MPFR rounds them; x = nh 2^64 + nl (nh < 2^34), plus something in (0, 1) when `sticky`.
+FK_DEVICE double roundedDouble(int negative, U64 nh, U64 nl, long long base, bool sticky) {
+    const int t = nh ? 127 - leadingZeros64(nh) : nl ? 63 - leadingZeros64(nl) : -1;
+    if (t < 0) return negative ? -0.0 : 0.0;
+    long long q = t - 52;  // the Double's last bit, at x's bit q
+    if (base + q < -1074) q = -1074 - base;
+    U64 mant;
+    bool round = false, lost = sticky;
+    if (q <= 0) {
+        mant = nl << -q;  // t <= 52: all of x, exactly
+    } else {
+        if (q >= 128)
+            mant = 0;
+        else if (q >= 64)
+            mant = nh >> (q - 64);
+        else
+            mant = (nl >> q) | (nh << (64 - q));
+        const long long r = q - 1;  // the round bit, and whether any bit below it is set
+        if (r >= 128) {
+            lost = lost || nh || nl;
+        } else if (r >= 64) {
+            round = (nh >> (r - 64)) & 1;
+            lost = lost || nl || (r > 64 && (nh & ((1ULL << (r - 64)) - 1)));
+        } else {
+            round = (nl >> r) & 1;
+            lost = lost || (r > 0 && (nl & ((1ULL << r) - 1)));
+        }
+    }
+    if (round && (lost || (mant & 1))) mant += 1;
+    if (mant == 0) return negative ? -0.0 : 0.0;
+    long long k = base + q;
+    if (mant >> 53) {
+        mant >>= 1;
+        k += 1;
+    }
+    if (k == -1074) {  // subnormal (or, at 2^52, the least normal): the bits are the significand
+        U64 bits = mant;
+        if (negative) bits |= 0x8000000000000000ULL;
+        return fk_bits_to_double((long long)bits);
+    }
+    return makeDouble(negative, mant, k);
+}
+
+/// v's top 64 bits, and whether its Double rounds up: the 53 bits kept, then the round bit;
+/// `j0`: the highest limb under the top two that is nonzero (-1: none).
+FK_DEVICE bool roundsUp(const Context &c, const Num &v, int j0, U64 *top) {
+    const int L = c.limbs;
+    const U64 T = ((U64)v.m[L - 1] << 32) | v.m[L - 2];
+    *top = T;
+    const bool round = (T >> 10) & 1, sticky = (T & 0x3ff) || j0 >= 0;
+    return round && (sticky || ((T >> 11) & 1));
+}
+
+/// The limb holding the leading bits of v - hi (v's bits under the 53 kept, against 0, or
+/// against all ones where hi rounds up): L - 2 when they are in its 11 low bits, else the
+/// highest limb under the top two that is not 0 (j0) or not all ones (j1); -1 for none.
+FK_DEVICE int residualLimb(const Context &c, const Num &v, int j0, int j1) {
+    U64 T;
+    const bool up = roundsUp(c, v, j0, &T);
+    if (((Limb)T & 0x7ff) != (up ? 0x7ffu : 0u)) return c.limbs - 2;
+    return up ? j1 : j0;
+}
+
 /// v rounded to a Double (hi) and v - hi rounded to a Double (lo), as mpfr_get_d and
-/// mpfr_sub_d then mpfr_get_d give them; false where the top 192 bits cannot tell (the host
-/// then rounds in MPFR). Needs v's exponent above -800 (normal Doubles throughout).
-/// `outer`: whether any limb below the top six is nonzero.
-FK_DEVICE bool storedDoubles(const Context &c, const Num &v, bool outer, double *hi, double *lo) {
+/// mpfr_sub_d then mpfr_get_d give them (v - hi is exact at v's precision), from v's top two
+/// limbs, j0 and s (residualLimb), and `below`: whether a limb under s - 2 is nonzero. False for
+/// a magnitude below 2^-800: the host rounds those in MPFR (its tiny entries).
+FK_DEVICE bool storedDoubles(const Context &c, const Num &v, int j0, int s, bool below, double *hi, double *lo) {
     if (v.zero) {
         *hi = v.negative ? -0.0 : 0.0;
         *lo = 0.0;  // MPFR: (+-0) - (+-0) = +0
@@ -368,87 +434,43 @@ FK_DEVICE bool storedDoubles(const Context &c, const Num &v, bool outer, double 
     }
     if (v.exponent < -800) return false;
     const int L = c.limbs;
-    Limb top[6];
-    for (int i = 0; i < 6; i++) top[i] = L - 6 + i >= 0 ? v.m[L - 6 + i] : 0;
-    const U64 w2 = ((U64)top[5] << 32) | top[4], w1 = ((U64)top[3] << 32) | top[2], w0 = ((U64)top[1] << 32) | top[0];
-    // hi: the top 53 bits, the round bit (bit 10 of w2), the sticky bits below.
-    const U64 a = w2 >> 11;
-    const bool round = (w2 >> 10) & 1;
-    const bool stickyA = (w2 & 0x3ff) || w1 || w0 || outer;
-    const bool up = round && (stickyA || (a & 1));
-    *hi = makeDouble(v.negative, a + (up ? 1 : 0), v.exponent - 53);
-    // The residual below those 53 bits: 139 bits (r2 r1 r0) in the window and `outer` below it.
-    U64 r2 = w2 & 0x7ff, r1 = w1, r0 = w0;
-    bool extra = outer;
-    int negative = v.negative;
+    U64 T;
+    const bool up = roundsUp(c, v, j0, &T);
+    *hi = makeDouble(v.negative, (T >> 11) + (up ? 1 : 0), v.exponent - 53);
+    const int negative = up ? !v.negative : v.negative;
+    const long long unit = v.exponent - 32LL * L;  // the weight of limb 0's bit 0
+    if (s < 0) {
+        // Every bit under the 53 is 0 (lo = +0, exact) or 1 (v - hi is minus one unit).
+        *lo = up ? roundedDouble(negative, 0, 1, unit, false) : 0.0;
+        return true;
+    }
+    // The window: limbs s (its low 11 bits if s = L - 2), s - 1, s - 2.
+    const U64 mask = s == L - 2 ? 0x7ff : 0xffffffffULL;
+    U64 nh = v.m[s] & mask;
+    U64 nl = ((U64)(s >= 1 ? v.m[s - 1] : 0) << 32) | (s >= 2 ? v.m[s - 2] : 0);
     if (up) {
-        // |v| - |hi| < 0: its magnitude is 2^139 - R (exact), or ~R with a sticky bit below.
-        r2 = ~r2 & 0x7ff;
-        r1 = ~r1;
-        r0 = ~r0;
-        if (!outer) {
-            if (++r0 == 0)
-                if (++r1 == 0) r2 = (r2 + 1) & 0xfff;
-        }
-        negative ^= 1;
+        // 2^k - R: the window's complement, plus one where nothing lies under it (the carry
+        // may reach one bit above the window); else something in (0, 1) under it.
+        nh = ~nh & mask;
+        nl = ~nl;
+        if (!below && ++nl == 0) nh += 1;
     }
-    if (!r2 && !r1 && !r0) {
-        if (extra) return false;
-        *lo = 0.0;  // exact: v - hi = +0
-        return true;
-    }
-    // The leading bit j of the 139-bit residual (bit 0: 2^(e - 192)).
-    int j;
-    if (r2)
-        j = 128 + 63 - leadingZeros64(r2);
-    else if (r1)
-        j = 64 + 63 - leadingZeros64(r1);
-    else
-        j = 63 - leadingZeros64(r0);
-    if (j < 53) {
-        if (extra) return false;
-        // Exact: fewer than 54 bits.
-        const U64 d = r0;  // j < 53: all in r0
-        const int shift = 52 - j;
-        *lo = makeDouble(negative, d << shift, v.exponent - 192 - shift);
-        return true;
-    }
-    // Bits j ... j - 52, round bit j - 53, sticky below.
-    const int low = j - 53;  // the round bit's index
-    U64 d;
-    bool roundBit, stickyLow;
-    // The 54 bits from j - 53 up, and the OR of everything under them.
-    {
-        // Shift the 192-bit (r2 r1 r0) right by `low`.
-        U64 x0 = r0, x1 = r1, x2 = r2;
-        int sh = low;
-        bool lost = false;
-        while (sh >= 64) {
-            lost = lost || x0 != 0;
-            x0 = x1;
-            x1 = x2;
-            x2 = 0;
-            sh -= 64;
-        }
-        if (sh > 0) {
-            lost = lost || (x0 & ((1ULL << sh) - 1)) != 0;
-            x0 = (x0 >> sh) | (x1 << (64 - sh));
-            x1 = (x1 >> sh) | (x2 << (64 - sh));
-        }
-        roundBit = x0 & 1;
-        d = x0 >> 1;  // 53 bits
-        stickyLow = lost || extra;
-    }
-    if (roundBit && (stickyLow || (d & 1))) d += 1;
-    *lo = makeDouble(negative, d, v.exponent - 192 + low + 1);
+    *lo = roundedDouble(negative, nh, nl, unit + 32LL * (s - 2), below);
     return true;
 }
 
-/// Whether a limb of v below its top six is nonzero.
-FK_DEVICE bool belowTop(const Context &c, const Num &v) {
-    for (int i = 0; i < c.limbs - 6; i++)
-        if (v.m[i]) return true;
-    return false;
+/// storedDoubles with its scans as serial loops.
+FK_DEVICE bool storedDoublesSerial(const Context &c, const Num &v, double *hi, double *lo) {
+    if (v.zero || v.exponent < -800) return storedDoubles(c, v, -1, -1, false, hi, lo);
+    int j0 = -1, j1 = -1;
+    for (int i = 0; i < c.limbs - 2; i++) {
+        if (v.m[i]) j0 = i;
+        if (v.m[i] != 0xffffffffu) j1 = i;
+    }
+    const int s = residualLimb(c, v, j0, j1);
+    bool below = false;
+    for (int i = 0; i < s - 2 && !below; i++) below = v.m[i] != 0;
+    return storedDoubles(c, v, j0, s, below, hi, lo);
 }
 
 /// The state of one orbit: z = (x, y), c, three scratch numbers, and the step's context.
@@ -479,8 +501,7 @@ FK_DEVICE long long run(Orbit &o, long long count, double *out, int *flagged) {
         double *v = out + 4 * k;
         // The host decides escape in MPFR from 4 (1 - 2^-40) on (Escape.inner2): flagged from
         // a little lower, so a contracted or reordered a a + b b here cannot miss one.
-        if (!storedDoubles(o.c, o.x, belowTop(o.c, o.x), v + 0, v + 2)
-            || !storedDoubles(o.c, o.y, belowTop(o.c, o.y), v + 1, v + 3)
+        if (!storedDoublesSerial(o.c, o.x, v + 0, v + 2) || !storedDoublesSerial(o.c, o.y, v + 1, v + 3)
             || v[0] * v[0] + v[1] * v[1] >= 4.0 * (1.0 - 0x1p-36)) {
             *flagged = 1;
             return k + 1;
@@ -604,37 +625,35 @@ __device__ __noinline__ bool blockCarry(bool generates, bool propagates, Shared 
     return carry;
 }
 
+// Maps and reductions walk the limbs cyclically (thread t takes t, t + T, ...: a warp's loads
+// are one line); only the carry scans take contiguous chunks.
+#define FK_EACH(i, n) for (long long i = threadIdx.x; i < (n); i += blockDim.x)
+
 __device__ __noinline__ void copyNum(const Context &c, Ref r, Ref a) {
-    long long b, e;
-    chunk(c.limbs, b, e);
-    if (r.m != a.m && !a.head->zero)
-        for (long long i = b; i < e; i++) r.m[i] = a.m[i];
+    if (r.m != a.m && !a.head->zero) FK_EACH(i, c.limbs) r.m[i] = a.m[i];
 }
 
 /// roundTo over the block: w (W limbs, top bit set) rounded into r, sticky from below w.
-__device__ __noinline__ void blockRound(const Context &c, Ref r, const Limb *w, int W, long long exponent, bool sticky, int negative,
-                           Shared &sh) {
+__device__ __noinline__ void blockRound(const Context &c, Ref r, const Limb *w, int W, long long exponent, bool sticky,
+                                        int negative, Shared &sh) {
     const int L = c.limbs;
     const long long drop = 32LL * W - c.precision;
     const long long rb = drop - 1;
     const bool round = (w[rb >> 5] >> (rb & 31)) & 1;
     const long long k = rb >> 5;
     bool below = (w[k] & (Limb)((1ULL << (rb & 31)) - 1)) != 0;
-    long long b, e;
-    chunk(k, b, e);
-    for (long long i = b; i < e && !below; i++) below = w[i] != 0;
+    FK_EACH(i, k) below = below || w[i] != 0;
     sticky = blockAny(below, sh) || sticky;
     const int lowBits = (int)(32LL * L - c.precision);
     const int offset = W - L;
-    chunk(L, b, e);
-    for (long long i = b; i < e; i++) r.m[i] = i == 0 ? w[offset] & ~(Limb)((1ULL << lowBits) - 1) : w[offset + i];
+    FK_EACH(i, L) r.m[i] = i == 0 ? w[offset] & ~(Limb)((1ULL << lowBits) - 1) : w[offset + i];
     __syncthreads();
     const bool odd = (r.m[0] >> lowBits) & 1;
     long long exponentOut = exponent;
     if (round && (sticky || odd)) {
         // The lowest limb that absorbs the increment without wrapping; those below it wrap to 0.
         int first = L;
-        for (long long i = b; i < e; i++) {
+        FK_EACH(i, L) {
             const bool absorbs = i == 0 ? (r.m[0] >> lowBits) != (0xffffffffu >> lowBits) : r.m[i] != 0xffffffffu;
             if (absorbs) {
                 first = (int)i;
@@ -642,14 +661,15 @@ __device__ __noinline__ void blockRound(const Context &c, Ref r, const Limb *w, 
             }
         }
         first = blockMin(first, sh);
-        for (long long i = b; i < e; i++) {
+        FK_EACH(i, L) {
+            if (i > first) break;
             if (i < first)
                 r.m[i] = 0;
-            else if (i == first)
+            else
                 r.m[i] += i == 0 ? (Limb)(1u << lowBits) : 1u;
         }
         if (first == L) {
-            if (e == L && b < e) r.m[L - 1] = 0x80000000u;
+            if (threadIdx.x == (L - 1) % blockDim.x) r.m[L - 1] = 0x80000000u;
             exponentOut += 1;
         }
     }
@@ -663,11 +683,11 @@ __device__ __noinline__ void blockRound(const Context &c, Ref r, const Limb *w, 
 }
 
 /// add over the block; w, s, t: scratch of at least L + 2 limbs.
-__device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bool subtract, Limb *w, Limb *s, Limb *t, Shared &sh) {
+__device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bool subtract, Limb *w, Limb *s, Limb *t,
+                                      Shared &sh) {
     const FKOrbitHead ha = *a.head, hb = *bb.head;
     const int bNegative = hb.negative ^ (subtract ? 1 : 0);
     const int L = c.limbs, W = L + 2;
-    long long b, e;
     __syncthreads();
     if (ha.zero && hb.zero) {
         if (threadIdx.x == 0) {
@@ -691,13 +711,8 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
     if (ha.exponent != hb.exponent) {
         order = ha.exponent > hb.exponent ? 1 : -1;
     } else {
-        chunk(L, b, e);
         int top = -1;
-        for (long long i = e - 1; i >= b; i--)
-            if (a.m[i] != bb.m[i]) {
-                top = (int)i;
-                break;
-            }
+        FK_EACH(i, L) if (a.m[i] != bb.m[i]) top = (int)i;
         top = blockMax(top, sh);
         order = top < 0 ? 0 : a.m[top] > bb.m[top] ? 1 : -1;
     }
@@ -715,10 +730,9 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
     const int negative = order >= 0 ? ha.negative : bNegative;
     const long long bigExponent = order >= 0 ? ha.exponent : hb.exponent;
     const long long d = bigExponent - (order >= 0 ? hb.exponent : ha.exponent);
-    chunk(W, b, e);
     bool sticky = false;
     if (d >= 32LL * W) {
-        for (long long i = b; i < e; i++) {
+        FK_EACH(i, W) {
             w[i] = i < 2 ? 0 : big[i - 2];
             s[i] = 0;
         }
@@ -726,7 +740,7 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
     } else {
         const int q = (int)(d >> 5), rr = (int)(d & 31);
         bool lost = false;
-        for (long long i = b; i < e; i++) {
+        FK_EACH(i, W) {
             w[i] = i < 2 ? 0 : big[i - 2];
             const long long j = i + q;
             const Limb lo = j < W && j >= 2 ? small[j - 2] : 0;
@@ -739,6 +753,8 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
         sticky = blockAny(lost, sh);
     }
     __syncthreads();
+    long long b, e;
+    chunk(W, b, e);
     const Limb *source = w;
     long long exponent = bigExponent;
     if (same) {
@@ -758,7 +774,7 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
         __syncthreads();
         if (out) {
             sticky = sticky || (w[0] & 1);
-            for (long long i = b; i < e; i++) t[i] = (w[i] >> 1) | (i + 1 < W ? w[i + 1] << 31 : 0x80000000u);
+            FK_EACH(i, W) t[i] = (w[i] >> 1) | (i + 1 < W ? w[i + 1] << 31 : 0x80000000u);
             source = t;
             exponent += 1;
             __syncthreads();
@@ -780,31 +796,27 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
         __syncthreads();
         if (sticky) {
             int lowest = W;
-            for (long long i = b; i < e; i++)
-                if (w[i]) {
-                    lowest = (int)i;
-                    break;
-                }
+            FK_EACH(i, W) if (w[i]) {
+                lowest = (int)i;
+                break;
+            }
             lowest = blockMin(lowest, sh);
-            for (long long i = b; i < e; i++) {
+            FK_EACH(i, W) {
+                if (i > lowest) break;
                 if (i < lowest)
                     w[i] = 0xffffffffu;
-                else if (i == lowest)
+                else
                     w[i] -= 1;
             }
             __syncthreads();
         }
         int top = -1;
-        for (long long i = e - 1; i >= b; i--)
-            if (w[i]) {
-                top = (int)i;
-                break;
-            }
+        FK_EACH(i, W) if (w[i]) top = (int)i;
         top = blockMax(top, sh);
         const int z = (W - 1 - top) * 32 + leadingZeros32(w[top]);
         if (z > 0) {
             const int q = z >> 5, rr = z & 31;
-            for (long long i = b; i < e; i++) {
+            FK_EACH(i, W) {
                 const long long j = i - q;
                 const Limb hi = j >= 0 ? w[j] : 0;
                 const Limb lo = j - 1 >= 0 ? w[j - 1] : 0;
@@ -820,8 +832,8 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
 
 /// The product whose exact convolution (divided by N) is in f, rounded into r; u, v, w:
 /// scratch of 4L + 8 limbs. The factors' heads give the sign and zero.
-__device__ __noinline__ void blockProduct(const Context &c, Ref r, FKOrbitHead ha, FKOrbitHead hb, const U64 *f, Limb *u, Limb *v,
-                             Limb *w, Shared &sh) {
+__device__ __noinline__ void blockProduct(const Context &c, Ref r, FKOrbitHead ha, FKOrbitHead hb, const U64 *f, Limb *u,
+                                          Limb *v, Limb *w, Shared &sh) {
     const int negative = ha.negative ^ hb.negative;
     const int L = c.limbs;
     const long long D = 4LL * L;  // 16-bit digits of the product
@@ -834,23 +846,23 @@ __device__ __noinline__ void blockProduct(const Context &c, Ref r, FKOrbitHead h
         __syncthreads();
         return;
     }
-    long long b, e;
-    chunk(D, b, e);
     // Three exact rewritings of sum f_k 2^16k with smaller terms: each f_k (< 2^64) as four
     // 16-bit pieces added where they fall (< 2^18), then twice each term's part above 16 bits
     // moved up (< 2^16 + 4, then <= 2^16).
-    for (long long j = b; j < e; j++) {
+    FK_EACH(j, D) {
         U64 sum = 0;
         for (int q = 0; q < 4; q++)
             if (j - q >= 0) sum += (f[j - q] >> (16 * q)) & 0xffff;
         u[j] = (Limb)sum;
     }
     __syncthreads();
-    for (long long j = b; j < e; j++) v[j] = (u[j] & 0xffff) + (j > 0 ? u[j - 1] >> 16 : 0);
+    FK_EACH(j, D) v[j] = (u[j] & 0xffff) + (j > 0 ? u[j - 1] >> 16 : 0);
     __syncthreads();
-    for (long long j = b; j < e; j++) u[j] = (v[j] & 0xffff) + (j > 0 ? v[j - 1] >> 16 : 0);
+    FK_EACH(j, D) u[j] = (v[j] & 0xffff) + (j > 0 ? v[j - 1] >> 16 : 0);
     __syncthreads();
     // The last carries (0 or 1) by a scan: a term 2^16 generates, 0xffff propagates.
+    long long b, e;
+    chunk(D, b, e);
     Limb carry0 = 0, carry1 = 1;
     for (long long j = b; j < e; j++) {
         carry0 = (u[j] + carry0) >> 16;
@@ -864,13 +876,12 @@ __device__ __noinline__ void blockProduct(const Context &c, Ref r, FKOrbitHead h
         carry = t >> 16;
     }
     __syncthreads();
-    chunk(2LL * L, b, e);
-    for (long long i = b; i < e; i++) w[i] = v[2 * i] | (v[2 * i + 1] << 16);
+    FK_EACH(i, 2LL * L) w[i] = v[2 * i] | (v[2 * i + 1] << 16);
     __syncthreads();
     long long exponent = ha.exponent + hb.exponent;
     const Limb *source = w;
     if (!(w[2 * L - 1] >> 31)) {
-        for (long long i = b; i < e; i++) u[i] = (w[i] << 1) | (i > 0 ? w[i - 1] >> 31 : 0);
+        FK_EACH(i, 2LL * L) u[i] = (w[i] << 1) | (i > 0 ? w[i - 1] >> 31 : 0);
         source = u;
         exponent -= 1;
         __syncthreads();
@@ -878,22 +889,37 @@ __device__ __noinline__ void blockProduct(const Context &c, Ref r, FKOrbitHead h
     blockRound(c, r, source, 2 * L, exponent, false, negative, sh);
 }
 
-/// The number's two stored Doubles (its own block), and whether they could be formed.
+/// The number's two stored Doubles (its own block), and whether they could be formed: the
+/// scans of storedDoublesSerial as block reductions.
 __device__ __noinline__ void blockStore(const Context &c, Ref r, double *hi, double *lo, unsigned *stored, Shared &sh) {
-    long long b, e;
-    chunk(c.limbs - 6 > 0 ? c.limbs - 6 : 0, b, e);
-    bool outer = false;
-    for (long long i = b; i < e && !outer; i++) outer = r.m[i] != 0;
-    outer = blockAny(outer, sh);
-    if (threadIdx.x == 0) {
-        Num v;
-        v.negative = r.head->negative;
-        v.zero = r.head->zero;
-        v.exponent = r.head->exponent;
-        v.m = r.m;
-        *stored = storedDoubles(c, v, outer, hi, lo) ? 1 : 0;
+    Num v;
+    v.negative = r.head->negative;
+    v.zero = r.head->zero;
+    v.exponent = r.head->exponent;
+    v.m = r.m;
+    const bool scan = !v.zero && v.exponent >= -800;
+    int j0 = -1, j1 = -1, s = -1;
+    bool below = false;
+    if (scan) {
+        FK_EACH(i, c.limbs - 2) {
+            if (v.m[i]) j0 = (int)i;
+            if (v.m[i] != 0xffffffffu) j1 = (int)i;
+        }
+        j0 = blockMax(j0, sh);
+        j1 = blockMax(j1, sh);
+        s = residualLimb(c, v, j0, j1);
+        FK_EACH(i, s - 2) below = below || v.m[i] != 0;
+        below = blockAny(below, sh);
     }
+    if (threadIdx.x == 0) *stored = storedDoubles(c, v, j0, s, below, hi, lo) ? 1 : 0;
     __syncthreads();
+}
+
+/// Nanoseconds on the device's clock.
+__device__ __forceinline__ U64 now() {
+    U64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
 }
 
 /// Every block waits here until all have arrived (the grid is resident: a cooperative launch).
@@ -925,14 +951,15 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
     using namespace fathom::orbit::gpu;
     __shared__ Shared sh;
     const int L = p.limbCount;
-    const long long n = 1LL << p.nttLog;
+    const int logN = p.nttLog;
+    const long long n = 1LL << logN, half = n / 2;
     Context c;
     c.precision = p.precision;
     c.limbs = L;
-    c.nttLog = p.nttLog;
+    c.nttLog = logN;
     c.inverseN = p.inverseN;
     c.twiddles = (const U64 *)p.twiddles;
-    c.inverseTwiddles = (const U64 *)p.twiddles + n / 2;
+    c.inverseTwiddles = (const U64 *)p.twiddles + half;
     Limb *limbs = (Limb *)p.limbs;
     FKOrbitHead *heads = (FKOrbitHead *)p.heads;
     Ref x = {heads + 0, limbs}, y = {heads + 1, limbs + L}, cx = {heads + 2, limbs + 2 * L},
@@ -946,7 +973,20 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
     Limb *s0 = scratch, *s1 = scratch + scratchSize, *s2 = scratch + 2 * scratchSize;
     const long long threads = (long long)gridDim.x * blockDim.x;
     const long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long tile = n < kTile ? n : kTile;
+    const int logTile = logN < 11 ? logN : 11;  // kTile = 2^11
+    const long long tile = 1LL << logTile;
+    const int tilesLog = logN - logTile;  // tiles per array: 2^tilesLog
+    // Block 0's thread 0 times the phases (FK_ORBIT_PROFILE): A, B's digits and long stages,
+    // the tiles, C, D.
+    U64 spent[5] = {0, 0, 0, 0, 0};
+    U64 mark = now();
+    const bool timer = id == 0;
+#define FK_LAP(phase)                     \
+    if (timer) {                          \
+        const U64 t = now();              \
+        spent[phase] += t - mark;         \
+        mark = t;                         \
+    }
 
     long long k = 0;
     bool flagged = false;
@@ -957,56 +997,63 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
         if (blockIdx.x == 0) blockAdd(c, t1, x, y, false, s0, s1, s2, sh);
         if (blockIdx.x == 1) blockAdd(c, t2, x, y, true, s0, s1, s2, sh);
         gridBarrier(control);
+        FK_LAP(0)
         // B: the digits (a zero's limbs are not read), then the long forward stages.
         {
             const FKOrbitHead *h[4] = {x.head, y.head, t1.head, t2.head};
             const Limb *m[4] = {x.m, y.m, t1.m, t2.m};
             for (long long i = id; i < 4 * n; i += threads) {
-                const int a = (int)(i / n);
-                const long long j = i - a * n;
+                const int a = (int)(i >> logN);
+                const long long j = i & (n - 1);
                 f[i] = j < 2LL * L && !h[a]->zero ? (m[a][j >> 1] >> (16 * (j & 1))) & 0xffff : 0;
             }
         }
         gridBarrier(control);
-        for (long long len = n / 2, stride = 1; len >= tile; len >>= 1, stride <<= 1) {
+        for (int lenLog = logN - 1; lenLog >= logTile; lenLog--) {
+            const long long len = 1LL << lenLog;
+            const int strideLog = logN - 1 - lenLog;
             for (long long i = id; i < 2 * n; i += threads) {  // 4 arrays of n / 2 butterflies
-                const int a = (int)(i / (n / 2));
-                const long long bfly = i - a * (n / 2);
-                const long long j = bfly % len, s = (bfly / len) * 2 * len;
-                U64 *g = f + a * n;
+                const long long a = i >> (logN - 1), bfly = i & (half - 1);
+                const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
+                U64 *g = f + (a << logN);
                 const U64 u = g[s + j], v = g[s + j + len];
                 g[s + j] = addMod(u, v);
-                g[s + j + len] = mulMod(subMod(u, v), c.twiddles[j * stride]);
+                g[s + j + len] = mulMod(subMod(u, v), c.twiddles[j << strideLog]);
             }
             gridBarrier(control);
         }
+        FK_LAP(1)
         // B, tiles: the short stages, the products, the inverse's short stages.
-        for (long long t = blockIdx.x; t < 2 * (n / tile); t += gridDim.x) {
-            const int product = (int)(t / (n / tile));
-            const long long base = (t - product * (n / tile)) * tile;
-            U64 *ga = f + (2 * product) * n + base, *gb = f + (2 * product + 1) * n + base;
+        for (long long t = blockIdx.x; t < (2LL << tilesLog); t += gridDim.x) {
+            const long long product = t >> tilesLog;
+            const long long base = (t & ((1LL << tilesLog) - 1)) << logTile;
+            U64 *ga = f + ((2 * product) << logN) + base, *gb = f + ((2 * product + 1) << logN) + base;
             for (long long i = threadIdx.x; i < tile; i += blockDim.x) {
                 sh.tileA[i] = ga[i];
                 sh.tileB[i] = gb[i];
             }
             __syncthreads();
-            for (long long len = tile / 2, stride = n / tile; len >= 1; len >>= 1, stride <<= 1) {
+            for (int lenLog = logTile - 1; lenLog >= 0; lenLog--) {
+                const long long len = 1LL << lenLog;
+                const int strideLog = logN - 1 - lenLog;
                 for (long long i = threadIdx.x; i < tile; i += blockDim.x) {  // both tiles' tile / 2
                     U64 *g = i < tile / 2 ? sh.tileA : sh.tileB;
-                    const long long bfly = i < tile / 2 ? i : i - tile / 2;
-                    const long long j = bfly % len, s = (bfly / len) * 2 * len;
+                    const long long bfly = i & (tile / 2 - 1);
+                    const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
                     const U64 u = g[s + j], v = g[s + j + len];
                     g[s + j] = addMod(u, v);
-                    g[s + j + len] = mulMod(subMod(u, v), c.twiddles[j * stride]);
+                    g[s + j + len] = mulMod(subMod(u, v), c.twiddles[j << strideLog]);
                 }
                 __syncthreads();
             }
             for (long long i = threadIdx.x; i < tile; i += blockDim.x) sh.tileA[i] = mulMod(sh.tileA[i], sh.tileB[i]);
             __syncthreads();
-            for (long long len = 1, stride = n / 2; len < tile; len <<= 1, stride >>= 1) {
+            for (int lenLog = 0; lenLog < logTile; lenLog++) {
+                const long long len = 1LL << lenLog;
+                const int strideLog = logN - 1 - lenLog;
                 for (long long i = threadIdx.x; i < tile / 2; i += blockDim.x) {
-                    const long long j = i % len, s = (i / len) * 2 * len;
-                    const U64 u = sh.tileA[s + j], v = mulMod(sh.tileA[s + j + len], c.inverseTwiddles[j * stride]);
+                    const long long j = i & (len - 1), s = (i >> lenLog) << (lenLog + 1);
+                    const U64 u = sh.tileA[s + j], v = mulMod(sh.tileA[s + j + len], c.inverseTwiddles[j << strideLog]);
                     sh.tileA[s + j] = addMod(u, v);
                     sh.tileA[s + j + len] = subMod(u, v);
                 }
@@ -1018,15 +1065,17 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
             __syncthreads();
         }
         gridBarrier(control);
+        FK_LAP(2)
         // C: the inverse's long stages on the two products (arrays 0 and 2).
-        for (long long len = tile, stride = n / (2 * tile); len < n; len <<= 1, stride >>= 1) {
-            const bool last = 2 * len == n;
+        for (int lenLog = logTile; lenLog < logN; lenLog++) {
+            const long long len = 1LL << lenLog;
+            const int strideLog = logN - 1 - lenLog;
+            const bool last = lenLog == logN - 1;
             for (long long i = id; i < n; i += threads) {  // 2 arrays of n / 2 butterflies
-                const int a = (int)(i / (n / 2));
-                const long long bfly = i - a * (n / 2);
-                const long long j = bfly % len, s = (bfly / len) * 2 * len;
-                U64 *g = f + (2 * a) * n;
-                const U64 u = g[s + j], v = mulMod(g[s + j + len], c.inverseTwiddles[j * stride]);
+                const long long a = i >> (logN - 1), bfly = i & (half - 1);
+                const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
+                U64 *g = f + ((2 * a) << logN);
+                const U64 u = g[s + j], v = mulMod(g[s + j + len], c.inverseTwiddles[j << strideLog]);
                 U64 sum = addMod(u, v), difference = subMod(u, v);
                 if (last) {
                     sum = mulMod(sum, c.inverseN);
@@ -1037,6 +1086,7 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
             }
             gridBarrier(control);
         }
+        FK_LAP(3)
         // D
         double *v = out + 4 * k;
         if (blockIdx.x == 0) {
@@ -1052,6 +1102,7 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
             blockStore(c, x, v + 0, v + 2, control + FK_ORBIT_STORED_X, sh);
         }
         gridBarrier(control);
+        FK_LAP(4)
         k += 1;
         const volatile double *vv = v;
         const volatile unsigned *cc = control;
@@ -1061,9 +1112,12 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
             break;
         }
     }
+#undef FK_LAP
     if (id == 0) {
         control[FK_ORBIT_TAKEN] = (unsigned)k;
         control[FK_ORBIT_FLAGGED] = flagged ? 1 : 0;
+        U64 *profile = (U64 *)(control + FK_ORBIT_PROFILE);
+        for (int i = 0; i < 5; i++) profile[i] += spent[i];
     }
 }
 #endif

@@ -58,6 +58,21 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     /// A loaded kernel (CUDA), by name.
     func function(_ name: String) -> UnsafeMutableRawPointer? { functions[name] }
 
+    private var orbitDevice: (any ReferenceStepDevice)?
+    /// The reference orbit's steps on this backend: `CUDAOrbitDevice`, or the emulation's.
+    var referenceDevice: (any ReferenceStepDevice)? {
+        lock.lock()
+        defer { lock.unlock() }
+        if orbitDevice == nil {
+            switch kind {
+            case .cuda:
+                orbitDevice = function("fathom_orbit_steps").map { CUDAOrbitDevice(executor: self, function: $0) }
+            case .emulated: orbitDevice = EmulatedOrbitDevice()
+            }
+        }
+        return orbitDevice
+    }
+
     static let emulation = GPUExecutor(kind: .emulated, deviceName: "CPU emulation", functions: [:])
 
     /// One executor per mode (exact or not) for the process: opening the driver and loading

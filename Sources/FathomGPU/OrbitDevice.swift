@@ -99,7 +99,31 @@ public final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
         blocks = Swift.max(2, Int(fg_multiprocessors()))
     }
 
+    init(executor: GPUExecutor, function: UnsafeMutableRawPointer) {
+        self.executor = executor
+        self.function = function
+        blocks = Swift.max(2, Int(fg_multiprocessors()))
+    }
+
     public var deviceName: String { executor.deviceName }
+
+    private let lock = NSLock()
+    private var spent = [Double](repeating: 0, count: 5)
+
+    /// Seconds in the kernel's phases since the device was opened, by block 0's clock (each
+    /// phase with its grid barriers): A (t1, t2), B (digits, long stages), B's tiles, C (the
+    /// inverse's long stages), D (the products rounded, + c, the stored Doubles).
+    public var phaseSeconds: [Double] {
+        lock.lock()
+        defer { lock.unlock() }
+        return spent
+    }
+
+    func add(phaseSeconds: [Double]) {
+        lock.lock()
+        defer { lock.unlock() }
+        for i in 0..<spent.count { spent[i] += phaseSeconds[i] }
+    }
 
     public func startOrbit(bits: Int, z: (OrbitLimbs, OrbitLimbs), c: (OrbitLimbs, OrbitLimbs)) throws
         -> any DeviceOrbit
@@ -116,6 +140,8 @@ final class CUDAOrbit: DeviceOrbit {
     let limbs, heads, scratch, transforms, twiddles, control: GPUExecutor.Buffer
     var out: GPUExecutor.Buffer?
     var params: FKOrbitParams
+    /// The kernel's phase sums as last read (they accumulate on the device).
+    var reported = [UInt64](repeating: 0, count: 5)
 
     init(device: CUDAOrbitDevice, bits: Int, values: [OrbitLimbs]) throws {
         self.device = device
@@ -127,7 +153,7 @@ final class CUDAOrbit: DeviceOrbit {
         let limbs = try GPUExecutor.Buffer(bytes: 4 * 7 * count, kind: kind)
         let heads = try GPUExecutor.Buffer(bytes: MemoryLayout<FKOrbitHead>.stride * 7, kind: kind)
         let twiddles = try GPUExecutor.Buffer(bytes: 8 * n, kind: kind)
-        let control = try GPUExecutor.Buffer(bytes: 4 * 16, kind: kind)
+        let control = try GPUExecutor.Buffer(bytes: 4 * Int(FK_ORBIT_CONTROL_WORDS), kind: kind)
         var table = [UInt64](repeating: 0, count: n)
         var inverseN: UInt64 = 0
         let half = n / 2
@@ -143,7 +169,7 @@ final class CUDAOrbit: DeviceOrbit {
         }
         try allLimbs.withUnsafeBytes { try limbs.upload($0.baseAddress!, bytes: $0.count) }
         try allHeads.withUnsafeBytes { try heads.upload($0.baseAddress!, bytes: $0.count) }
-        let zeros = [UInt32](repeating: 0, count: 16)
+        let zeros = [UInt32](repeating: 0, count: Int(FK_ORBIT_CONTROL_WORDS))
         try zeros.withUnsafeBytes { try control.upload($0.baseAddress!, bytes: $0.count) }
         let scratch = try GPUExecutor.Buffer(bytes: 4 * 2 * 3 * (4 * count + 8), kind: kind)
         let transforms = try GPUExecutor.Buffer(bytes: 8 * 4 * n, kind: kind)
@@ -163,9 +189,15 @@ final class CUDAOrbit: DeviceOrbit {
         try withUnsafeMutablePointer(to: &params) { p in
             try GPUExecutor.call { fg_launch_cooperative(device.function, blocks, 512, p, $0, $1) }
         }
-        var words = [UInt32](repeating: 0, count: 16)
+        var words = [UInt32](repeating: 0, count: Int(FK_ORBIT_CONTROL_WORDS))
         try words.withUnsafeMutableBytes { try control.download($0.baseAddress!, bytes: $0.count) }
         let taken = Int(words[Int(FK_ORBIT_TAKEN)]), flagged = words[Int(FK_ORBIT_FLAGGED)] != 0
+        let profile = (0..<5).map { i in
+            let w = Int(FK_ORBIT_PROFILE) + 2 * i
+            return UInt64(words[w]) | UInt64(words[w + 1]) << 32
+        }
+        device.add(phaseSeconds: zip(profile, reported).map { Double($0 - $1) / 1e9 })
+        reported = profile
         try out!.download(UnsafeMutableRawPointer(destination), bytes: 32 * taken)
         return (taken, flagged)
     }

@@ -272,6 +272,7 @@ enum RenderCommand {
             + (p.referencePeriod.map { " (a nucleus of period \($0), wrapped)" } ?? "")
             + (p.referenceNote.map { " (\($0))" } ?? "")
             + String(format: ", %.2f s in references", p.referenceSeconds)
+            + (p.referenceDevice.map { " (steps on \($0))" } ?? "")
             + ", glitches \(p.glitchMode.rawValue)"
             + (p.interiorPixels > 0 ? ", \(p.interiorPixels) pixels proven interior" : "")
             + (p.firstPassEpsilon.map { ", first pass at epsilon 2^\(Int(log2($0).rounded()))" } ?? "")

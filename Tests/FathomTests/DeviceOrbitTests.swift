@@ -86,6 +86,9 @@ struct DeviceOrbitTests {
                 ("-0.75", "0.1", 3000), ("0.3", "0.5", 200), (airship, "0", 3000), ("-2", "0", 500),
                 ("-1.99999999999999999999999999999999999999", "1e-45", 300),
                 ("-0.10109636384562", "0.95628651080914", 3000),
+                // Residuals far under the top 192 bits, under a Double that rounds down or up.
+                ("-1." + String(repeating: "0", count: 100) + "1", "0", 2000),
+                ("0", "0." + String(repeating: "9", count: 90), 2000),
             ] {
                 _ = try Self.expectSameOrbit(parse(re), parse(im), bits: bits, steps: steps, "\(re) at \(bits) bits")
             }

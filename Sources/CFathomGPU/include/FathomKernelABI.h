@@ -149,7 +149,7 @@ typedef struct { int negative; int zero; long long exponent; } FKOrbitHead;
  * limbs: 7 numbers of L limbs (x, y, cx, cy, t1, t2, t3), heads: their 7 FKOrbitHead;
  * scratch: two blocks' three buffers of 4L + 8 limbs each; transforms: four arrays of N
  * words (x, y, t1, t2's digits, then the products in the first and third); twiddles: w^j then
- * w^-j, j < N/2; out: 4 Doubles a step; control: 16 words (FK_ORBIT_*). */
+ * w^-j, j < N/2; out: 4 Doubles a step; control: FK_ORBIT_CONTROL_WORDS words (FK_ORBIT_*). */
 typedef struct {
     unsigned long long limbs, heads, scratch, transforms, twiddles, out, control;
     unsigned long long inverseN;
@@ -165,5 +165,9 @@ typedef struct {
 #define FK_ORBIT_STORED_X 3
 #define FK_ORBIT_TAKEN 4
 #define FK_ORBIT_FLAGGED 5
+/* From word 16: five 64-bit sums of nanoseconds, the phases A, B (digits and long stages),
+ * B's tiles, C and D, added by each launch (block 0's clock). 32 words in all. */
+#define FK_ORBIT_PROFILE 16
+#define FK_ORBIT_CONTROL_WORDS 32
 
 #endif

@@ -22,6 +22,13 @@ public protocol KernelLauncher: AnyObject, Sendable {
         _ launch: DeviceLaunch, control: RenderControl?, progressBase: Double,
         completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool
+    /// Where this backend takes a reference orbit's z^2 + c steps (nil: not at all), used from
+    /// `ReferenceThreading.deviceMinimumBits` on.
+    var referenceDevice: (any ReferenceStepDevice)? { get }
+}
+
+extension KernelLauncher {
+    public var referenceDevice: (any ReferenceStepDevice)? { nil }
 }
 
 /// What a `KernelLauncher` has done since it was opened.

@@ -62,6 +62,8 @@ protocol PassExecutor: Sendable {
     var deviceName: String { get }
     /// Whether passes should bring their device form (a GPU backend runs those it can).
     var usesDevice: Bool { get }
+    /// Where the reference orbit's steps may run besides the CPU (the GPU backend's).
+    var referenceDevice: (any ReferenceStepDevice)? { get }
 }
 
 /// The CPU: a pass's tiles on `threads` threads, taken in `order`.
@@ -71,6 +73,7 @@ struct CPUTiles: PassExecutor {
 
     var deviceName: String { "cpu" }
     var usesDevice: Bool { false }
+    var referenceDevice: (any ReferenceStepDevice)? { nil }
 
     func run(_ pass: Pass, into field: inout IterationField) throws {
         let count = pass.count, tileSize = max(1, pass.tilePixels)
@@ -95,6 +98,7 @@ struct DeviceExecutor: PassExecutor {
 
     var deviceName: String { launcher.deviceName }
     var usesDevice: Bool { true }
+    var referenceDevice: (any ReferenceStepDevice)? { launcher.referenceDevice }
 
     func run(_ pass: Pass, into field: inout IterationField) throws {
         guard pass.count > 0 else { return }

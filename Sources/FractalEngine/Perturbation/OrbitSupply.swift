@@ -16,13 +16,18 @@ final class OrbitSupply: @unchecked Sendable {
     let cache: ReferenceCache?
     let threads: Int
     let control: RenderControl?
+    /// Where the primary orbits' steps run from `ReferenceThreading.deviceMinimumBits` on (z^2 + c).
+    let device: (any ReferenceStepDevice)?
     /// Seconds spent fetching and computing orbits (the report's reference time).
     private(set) var seconds = 0.0
+    /// The device's name once an orbit's steps ran on it.
+    private(set) var usedDevice: String?
 
     init(
         power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision, cache: ReferenceCache?, threads: Int,
-        control: RenderControl?
+        control: RenderControl?, device: (any ReferenceStepDevice)? = nil
     ) {
+        self.device = device
         self.power = power
         self.juliaC = juliaC
         self.maxIterations = maxIterations
@@ -41,7 +46,9 @@ final class OrbitSupply: @unchecked Sendable {
         -> ReferenceOrbit
     {
         try addingSeconds(to: &seconds) {
-            try fetch(point, lowWords: lowWords, threads: threads, steps: steps ?? maxIterations, watch: watch)
+            try fetch(
+                point, lowWords: lowWords, threads: threads, steps: steps ?? maxIterations, watch: watch, onDevice: true
+            )
         }
     }
 
@@ -94,19 +101,24 @@ final class OrbitSupply: @unchecked Sendable {
         return orbit
     }
 
-    /// The orbit of `point` from the cache, else computed and cached; safe on several threads.
-    private func fetch(_ point: BigComplex, lowWords: Bool, threads: Int, steps: Int, watch: PeriodWatch? = nil)
-        throws -> ReferenceOrbit
-    {
+    /// The orbit of `point` from the cache, else computed and cached; safe on several threads
+    /// when not `onDevice` (its steps on `device` from `ReferenceThreading.deviceMinimumBits` on:
+    /// only from the render's own thread, as the backend serialises nothing).
+    private func fetch(
+        _ point: BigComplex, lowWords: Bool, threads: Int, steps: Int, watch: PeriodWatch? = nil, onDevice: Bool = false
+    ) throws -> ReferenceOrbit {
         if let cached = cache?.orbit(
             for: point, power: power, juliaC: juliaC, maxIterations: steps, precision: precision, lowWords: lowWords)
         {
             if let found = watch?.scan(cached) { throw found }
             return cached
         }
+        let stepDevice = onDevice && power == 2 && precision.bits >= ReferenceThreading.deviceMinimumBits ? device : nil
+        if let stepDevice { usedDevice = stepDevice.deviceName }
         let computed = try ReferenceOrbit.compute(
             point: point, power: power, juliaC: juliaC, maxIterations: steps,
-            precision: precision, lowWords: lowWords, control: control, threads: threads, watch: watch)
+            precision: precision, lowWords: lowWords, control: control, threads: threads, watch: watch,
+            device: stepDevice)
         cache?.store(computed)
         return computed
     }

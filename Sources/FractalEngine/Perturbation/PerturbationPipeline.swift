@@ -139,7 +139,8 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         tolerance = PerturbationSettings.glitchTolerance(power: formula.power)
         orbits = OrbitSupply(
             power: formula.power, juliaC: juliaC, maxIterations: location.maxIterations, precision: precision,
-            cache: settings.perturbation.cache, threads: threads, control: control)
+            cache: settings.perturbation.cache, threads: threads, control: control,
+            device: executor.referenceDevice)
         // A trap must see every iteration, which BLA steps skip.
         tables = ApproximationTables(
             formula: formula, viewport: viewport, cache: settings.perturbation.cache, threads: threads,
@@ -180,6 +181,7 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         report.referenceBytesPerStep =
             Double(references.primary.orbit.byteCount) / Double(Swift.max(references.primary.orbit.count, 1))
         report.referenceNote = references.note
+        report.referenceDevice = orbits.usedDevice
         report.firstPassEpsilon = first.epsilon
         report.settingEpsilonPixels = settled.settingEpsilonPixels
         report.fineBLAPixels = settled.fineBLAPixels

@@ -134,6 +134,8 @@ public struct PerturbationReport: Sendable {
     public var referenceEscaped: Bool
     /// The bytes the primary reference orbit is held in (compressed, with its tables), per step.
     public var referenceBytesPerStep: Double = 0
+    /// The device whose steps computed the orbits (`ReferenceStepDevice`), or nil: MPFR on the CPU.
+    public var referenceDevice: String? = nil
     /// A nucleus reference computed for one period and wrapped by rebasing: the period.
     public var referencePeriod: Int? = nil
     /// Why the reference placement asked for was not used (a nucleus not found in view).

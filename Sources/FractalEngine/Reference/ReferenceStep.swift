@@ -46,6 +46,11 @@ public enum ReferenceThreading: Equatable, Sendable {
     public static let pairMinimumBits = 2048
     /// From this precision, with three threads or more, a team beats the pair.
     public static let teamMinimumBits = 40_000
+    /// From this precision a render's primary orbit takes its steps on the GPU backend's
+    /// `ReferenceStepDevice` where it has one: on the H200 at 50,000 bits the kernel took
+    /// 75.7 us a step against 71.3 for a team of the machine's 16 cores, at 175,000 bits 152
+    /// against 300 (Benchmarks.md, "The reference orbit on the GPU").
+    public static let deviceMinimumBits = 60_000
 
     /// The least speedup over one thread of MPFR's step measured where the pair or a team is
     /// chosen (1.5x: a 4,000-bit orbit on the 16-core machine; Benchmarks.md): what a render's
