@@ -523,7 +523,8 @@ FK_DEVICE long long run(Orbit &o, long long count, double *out, int *flagged) {
 //   B  all: the 16-bit digits of x, y, t1, t2 into four transforms; the transform's stages
 //      longer than a tile (each over the grid); per tile of kTile words, in shared memory, the
 //      shorter stages, the pointwise products x y and t1 t2, and the inverse's short stages
-//   C  all: the inverse's long stages (the last one divides by N)
+//   C  all: the inverse's long stages (the last one divides by N); the products' 16-bit
+//      digits, then their rare carries
 //   D  block 0: t3 = x y, y = 2 t3 + cy, y's Doubles; block 1: x = t1 t2 + cx, x's Doubles
 // A block's part (A, D) is the serial code's add, multiply and rounding with each loop split
 // over the block's threads: maps, reductions and carry scans. Every rounding decision is the
@@ -546,15 +547,6 @@ struct Ref {
     FKOrbitHead *head;
     Limb *m;
 };
-
-/// This thread's part [begin, end) of n items split in contiguous chunks.
-__device__ __forceinline__ void chunk(long long n, long long &begin, long long &end) {
-    const long long per = (n + blockDim.x - 1) / blockDim.x;
-    begin = per * threadIdx.x;
-    if (begin > n) begin = n;
-    end = begin + per;
-    if (end > n) end = n;
-}
 
 __device__ __noinline__ int blockMax(int v, Shared &sh) {
     for (int o = 16; o > 0; o >>= 1) {
@@ -623,6 +615,42 @@ __device__ __noinline__ bool blockCarry(bool generates, bool propagates, Shared 
     const bool carry = (ge | (pe & into)) != 0;
     __syncthreads();
     return carry;
+}
+
+/// A carry chain along n entries: the block's warps each take a contiguous segment, 32
+/// entries a row (one a lane: the loads are one line). flags(i): bit 0, entry i carries out
+/// without a carry in (generates); bit 1, it carries out only with one (propagates). A row's
+/// carries come from one 64-bit addition of its ballots ((G | P) + G + carry in: a position
+/// carries out exactly where the chain would). apply(i, carry) is called once for each entry
+/// with its carry in. Returns the carry out of the last entry.
+template <class Flags, class Apply>
+__device__ bool blockCarryRows(long long n, Flags flags, Apply apply, Shared &sh) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const long long rows = (n + 31) / 32, rowsPer = (rows + warps - 1) / warps;
+    long long begin = warp * rowsPer * 32, end = begin + rowsPer * 32;
+    if (begin > n) begin = n;
+    if (end > n) end = n;
+    unsigned long long c0 = 0, c1 = 1;  // the segment's carry out without and with a carry in
+    for (long long base = begin; base < end; base += 32) {
+        const long long i = base + lane;
+        const int f = i < end ? flags(i) : 2;
+        const unsigned long long g = __ballot_sync(0xffffffffu, f & 1), pr = __ballot_sync(0xffffffffu, f & 2);
+        c0 = ((g | pr) + g + c0) >> 32;
+        c1 = ((g | pr) + g + c1) >> 32;
+    }
+    bool out;
+    const bool into = blockCarry(lane == 0 && c0 != 0, lane != 0 || c1 != 0, sh, &out);
+    unsigned long long c = __shfl_sync(0xffffffffu, into ? 1u : 0u, 0);
+    for (long long base = begin; base < end; base += 32) {
+        const long long i = base + lane;
+        const int f = i < end ? flags(i) : 2;
+        const unsigned long long g = __ballot_sync(0xffffffffu, f & 1), pr = __ballot_sync(0xffffffffu, f & 2);
+        const unsigned long long a = g | pr, sum = a + g + c;
+        if (i < end) apply(i, (unsigned)(((sum ^ a ^ g) >> lane) & 1));
+        c = sum >> 32;
+    }
+    __syncthreads();
+    return out;
 }
 
 // Maps and reductions walk the limbs cyclically (thread t takes t, t + T, ...: a warp's loads
@@ -753,25 +781,16 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
         sticky = blockAny(lost, sh);
     }
     __syncthreads();
-    long long b, e;
-    chunk(W, b, e);
     const Limb *source = w;
     long long exponent = bigExponent;
     if (same) {
-        U64 carry = 0;
-        bool ones = true;
-        for (long long i = b; i < e; i++) {
-            U64 v = (U64)w[i] + s[i] + carry;
-            w[i] = (Limb)v;
-            carry = v >> 32;
-            ones = ones && w[i] == 0xffffffffu;
-        }
-        bool out;
-        const bool into = blockCarry(carry != 0, ones, sh, &out);
-        if (into)
-            for (long long i = b; i < e; i++)
-                if (++w[i] != 0) break;
-        __syncthreads();
+        const bool out = blockCarryRows(
+            W,
+            [&](long long i) {
+                const U64 v = (U64)w[i] + s[i];
+                return (int)(v >> 32) | ((Limb)v == 0xffffffffu ? 2 : 0);
+            },
+            [&](long long i, unsigned carry) { w[i] = w[i] + s[i] + carry; }, sh);
         if (out) {
             sticky = sticky || (w[0] & 1);
             FK_EACH(i, W) t[i] = (w[i] >> 1) | (i + 1 < W ? w[i + 1] << 31 : 0x80000000u);
@@ -780,20 +799,9 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
             __syncthreads();
         }
     } else {
-        U64 borrow = 0;
-        bool zeros = true;
-        for (long long i = b; i < e; i++) {
-            U64 v = (U64)w[i] - s[i] - borrow;
-            w[i] = (Limb)v;
-            borrow = (v >> 32) & 1;
-            zeros = zeros && w[i] == 0;
-        }
-        bool out;
-        const bool into = blockCarry(borrow != 0, zeros, sh, &out);
-        if (into)
-            for (long long i = b; i < e; i++)
-                if (w[i]-- != 0) break;
-        __syncthreads();
+        blockCarryRows(
+            W, [&](long long i) { return (w[i] < s[i] ? 1 : 0) | (w[i] == s[i] ? 2 : 0); },
+            [&](long long i, unsigned borrow) { w[i] = w[i] - s[i] - borrow; }, sh);
         if (sticky) {
             int lowest = W;
             FK_EACH(i, W) if (w[i]) {
@@ -830,13 +838,12 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
     blockRound(c, r, source, W, exponent, sticky, negative, sh);
 }
 
-/// The product whose exact convolution (divided by N) is in f, rounded into r; u, v, w:
-/// scratch of 4L + 8 limbs. The factors' heads give the sign and zero.
-__device__ __noinline__ void blockProduct(const Context &c, Ref r, FKOrbitHead ha, FKOrbitHead hb, const U64 *f, Limb *u,
-                                          Limb *v, Limb *w, Shared &sh) {
+/// The product whose 4L 16-bit digits are d (carried: gridDigits), rounded into r; w, u:
+/// scratch of 2L limbs. The factors' heads give the sign and zero.
+__device__ __noinline__ void blockProduct(const Context &c, Ref r, FKOrbitHead ha, FKOrbitHead hb, const Limb *d, Limb *w,
+                                          Limb *u, Shared &sh) {
     const int negative = ha.negative ^ hb.negative;
     const int L = c.limbs;
-    const long long D = 4LL * L;  // 16-bit digits of the product
     __syncthreads();
     if (ha.zero || hb.zero) {
         if (threadIdx.x == 0) {
@@ -846,47 +853,35 @@ __device__ __noinline__ void blockProduct(const Context &c, Ref r, FKOrbitHead h
         __syncthreads();
         return;
     }
-    // Three exact rewritings of sum f_k 2^16k with smaller terms: each f_k (< 2^64) as four
-    // 16-bit pieces added where they fall (< 2^18), then twice each term's part above 16 bits
-    // moved up (< 2^16 + 4, then <= 2^16).
-    FK_EACH(j, D) {
-        U64 sum = 0;
-        for (int q = 0; q < 4; q++)
-            if (j - q >= 0) sum += (f[j - q] >> (16 * q)) & 0xffff;
-        u[j] = (Limb)sum;
-    }
-    __syncthreads();
-    FK_EACH(j, D) v[j] = (u[j] & 0xffff) + (j > 0 ? u[j - 1] >> 16 : 0);
-    __syncthreads();
-    FK_EACH(j, D) u[j] = (v[j] & 0xffff) + (j > 0 ? v[j - 1] >> 16 : 0);
-    __syncthreads();
-    // The last carries (0 or 1) by a scan: a term 2^16 generates, 0xffff propagates.
-    long long b, e;
-    chunk(D, b, e);
-    Limb carry0 = 0, carry1 = 1;
-    for (long long j = b; j < e; j++) {
-        carry0 = (u[j] + carry0) >> 16;
-        carry1 = (u[j] + carry1) >> 16;
-    }
-    bool out;
-    Limb carry = blockCarry(carry0 != 0, carry1 != 0, sh, &out) ? 1 : 0;
-    for (long long j = b; j < e; j++) {
-        const Limb t = u[j] + carry;
-        v[j] = t & 0xffff;
-        carry = t >> 16;
-    }
-    __syncthreads();
-    FK_EACH(i, 2LL * L) w[i] = v[2 * i] | (v[2 * i + 1] << 16);
+    FK_EACH(i, 2LL * L) w[i] = d[2 * i] | (d[2 * i + 1] << 16);
     __syncthreads();
     long long exponent = ha.exponent + hb.exponent;
     const Limb *source = w;
-    if (!(w[2 * L - 1] >> 31)) {
+    if (!(w[2 * L - 1] >> 31)) {  // 0.m1 0.m2 in [1/4, 1/2): one bit up
         FK_EACH(i, 2LL * L) u[i] = (w[i] << 1) | (i > 0 ? w[i - 1] >> 31 : 0);
         source = u;
         exponent -= 1;
         __syncthreads();
     }
     blockRound(c, r, source, 2 * L, exponent, false, negative, sh);
+}
+
+/// Digit j of a product from its exact convolution f (divided by N) by three exact rewritings
+/// of sum f_k 2^16k with smaller terms: each f_k (< 2^64) as four 16-bit pieces added where
+/// they fall (s, < 2^18), then twice each term's part above 16 bits moved up (t < 2^16 + 4,
+/// then u <= 2^16). Returns u_j; its digit is u_j mod 2^16 plus the carries of gridCarries.
+__device__ __forceinline__ Limb productTerm(const U64 *f, long long j) {
+    U64 sv[3];
+    for (int r = 0; r < 3; r++) {
+        const long long jj = j - r;
+        U64 sum = 0;
+        for (int q = 0; q < 4; q++)
+            if (jj - q >= 0) sum += (f[jj - q] >> (16 * q)) & 0xffff;
+        sv[r] = jj >= 0 ? sum : 0;
+    }
+    const U64 t = (sv[0] & 0xffff) + (sv[1] >> 16);
+    const U64 tBelow = j >= 1 ? (sv[1] & 0xffff) + (sv[2] >> 16) : 0;
+    return (Limb)((t & 0xffff) + (tBelow >> 16));
 }
 
 /// The number's two stored Doubles (its own block), and whether they could be formed: the
@@ -1086,18 +1081,43 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
             }
             gridBarrier(control);
         }
+        // C: the products' digits over the grid, then their carries. A term u = 2^16 carries one
+        // into the next digit and on through digits of 0xffff; such terms are rare, so each is
+        // followed by the thread that finds it (the chains are disjoint; where one ends on
+        // another term of 2^16, that digit is 0 and takes the one by an atomic add).
+        {
+            const long long D = 4LL * L;
+            Limb *base = (Limb *)p.scratch;
+            for (long long i = id; i < 2 * D; i += threads) {
+                const long long product = i >= D ? 1 : 0, j = i - product * D;
+                Limb *digits = base + product * 3 * scratchSize, *terms = digits + scratchSize;
+                const Limb term = productTerm(f + ((2 * product) << logN), j);
+                terms[j] = term;
+                digits[j] = term & 0xffff;
+            }
+            gridBarrier(control);
+            for (long long i = id; i < 2 * D; i += threads) {
+                const long long product = i >= D ? 1 : 0, j = i - product * D;
+                Limb *digits = base + product * 3 * scratchSize, *terms = digits + scratchSize;
+                if (terms[j] != 0x10000u) continue;
+                long long m = j + 1;
+                while (m < D && terms[m] == 0xffffu) digits[m++] = 0;
+                if (m < D) atomicAdd(digits + m, 1u);
+            }
+            gridBarrier(control);
+        }
         FK_LAP(3)
         // D
         double *v = out + 4 * k;
         if (blockIdx.x == 0) {
-            blockProduct(c, t3, hx, hy, f, s0, s1, s2, sh);
+            blockProduct(c, t3, hx, hy, s0, s2, s1, sh);
             if (threadIdx.x == 0 && !t3.head->zero) t3.head->exponent += 1;  // 2 t3, exact
             __syncthreads();
             blockAdd(c, y, t3, cy, false, s0, s1, s2, sh);
             blockStore(c, y, v + 1, v + 3, control + FK_ORBIT_STORED_Y, sh);
         }
         if (blockIdx.x == 1) {
-            blockProduct(c, x, *t1.head, *t2.head, f + 2 * n, s0, s1, s2, sh);
+            blockProduct(c, x, *t1.head, *t2.head, s0, s2, s1, sh);
             blockAdd(c, x, x, cx, false, s0, s1, s2, sh);
             blockStore(c, x, v + 0, v + 2, control + FK_ORBIT_STORED_X, sh);
         }
