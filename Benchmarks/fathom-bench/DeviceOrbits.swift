@@ -11,7 +11,7 @@ import Foundation
     let device: any ReferenceStepDevice
     switch options.orbitDevice {
     case "emulated": device = EmulatedOrbitDevice()
-    case "cuda": device = try CUDAOrbitDevice()
+    case "cuda": device = try CUDAOrbitDevice(settles: options.orbitSettle)
     default: device = (try? CUDAOrbitDevice()) ?? EmulatedOrbitDevice()
     }
     let cores = ProcessInfo.processInfo.activeProcessorCount

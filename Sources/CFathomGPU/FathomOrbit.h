@@ -17,9 +17,11 @@
 // - After each step, x and y are rounded to Doubles (and their low words, x - hi rounded) as
 //   mpfr_get_d does: the top 64 bits, then the limb where x - hi's leading bits lie (found by a
 //   scan: the highest limb that is not 0, or not all ones where hi rounded up) and the two under
-//   it, and whether anything lies under those. A step whose values the host must settle (a
-//   magnitude below 2^-800, |Z|^2 within 2^-36 of 4 or beyond) is flagged: the host reads z and
-//   handles that step in MPFR.
+//   it, and whether anything lies under those; subnormal and underflowing values as MPFR
+//   rounds them, and each number's significand and exponent (mpfr_get_d_2exp) for the host's
+//   tiny entries. Where |Z|^2 is within 2^-36 of 4 or beyond, the step also makes the host's
+//   exact escape test: x^2 + y^2 against 4, else the gap 4 - (x^2 + y^2). No step needs the
+//   host's MPFR (the flag stays in the interface for a device that cannot settle one).
 //
 // This first form runs each phase as a serial loop (the host emulation, which the tests check
 // against MPFR); each loop is a map, a reduction or a carry scan, the shapes a device kernel
@@ -422,27 +424,69 @@ FK_DEVICE int residualLimb(const Context &c, const Num &v, int j0, int j1) {
     return up ? j1 : j0;
 }
 
-/// v rounded to a Double (hi) and v - hi rounded to a Double (lo), as mpfr_get_d and
-/// mpfr_sub_d then mpfr_get_d give them (v - hi is exact at v's precision), from v's top two
-/// limbs, j0 and s (residualLimb), and `below`: whether a limb under s - 2 is nonzero. False for
-/// a magnitude below 2^-800: the host rounds those in MPFR (its tiny entries).
-FK_DEVICE bool storedDoubles(const Context &c, const Num &v, int j0, int s, bool below, double *hi, double *lo) {
+/// What the host stores of one number: hi and lo (v as mpfr_get_d rounds it, and v - hi
+/// rounded: mpfr_sub_d is exact there), and v as mpfr_get_d_2exp gives it (significand in
+/// [1/2, 1) rounded to 53 bits, and its exponent; 0 and 0 for zero), which the host keeps for
+/// magnitudes below 2^-1000.
+struct Stored {
+    double hi, lo, significand, exponent;
+};
+
+/// Stored from v's top two limbs, j0 (the highest nonzero limb under them, -1: none), s
+/// (residualLimb) and `below`: whether a limb under s - 2 is nonzero. Every magnitude: under
+/// 2^-1022 hi is subnormal or zero and v - hi, at most half its last place, rounds to a zero
+/// of its sign.
+FK_DEVICE Stored storedDoubles(const Context &c, const Num &v, int j0, int s, bool below) {
+    Stored r;
     if (v.zero) {
-        *hi = v.negative ? -0.0 : 0.0;
-        *lo = 0.0;  // MPFR: (+-0) - (+-0) = +0
-        return true;
+        r.hi = v.negative ? -0.0 : 0.0;
+        r.lo = 0.0;  // MPFR: (+-0) - (+-0) = +0
+        r.significand = r.hi;
+        r.exponent = 0;
+        return r;
     }
-    if (v.exponent < -800) return false;
     const int L = c.limbs;
     U64 T;
     const bool up = roundsUp(c, v, j0, &T);
-    *hi = makeDouble(v.negative, (T >> 11) + (up ? 1 : 0), v.exponent - 53);
+    // The 53-bit significand, as mpfr_get_d_2exp rounds it.
+    const U64 a = (T >> 11) + (up ? 1 : 0);
+    if (a >> 53) {
+        r.significand = v.negative ? -0.5 : 0.5;
+        r.exponent = (double)(v.exponent + 1);
+    } else {
+        r.significand = makeDouble(v.negative, a, -53);
+        r.exponent = (double)v.exponent;
+    }
+    if (v.exponent <= -1022) {
+        // Under 2^-1022: hi has fewer than 53 bits (or none), v - hi is at most 2^-1075.
+        const U64 nh = T >> 32, nl = T << 32;
+        r.hi = roundedDouble(v.negative, nh, nl, v.exponent - 96, j0 >= 0);
+        // The sign of v - hi: where hi moved away from zero, the opposite of v's.
+        const double magnitude = r.hi < 0 ? -r.hi : r.hi;
+        // |hi| against |v| = 0.T... 2^e: compare hi's bits with T's (hi is T rounded to fewer bits).
+        const long long shift = -1074 - (v.exponent - 64);  // hi's last bit, as a bit of T
+        bool exact, away;  // shift >= 12: e <= -1022
+        if (magnitude == 0) {
+            exact = false;
+            away = false;
+        } else {
+            const U64 hiUnits = (U64)fk_double_to_bits(magnitude);  // subnormal: the units of 2^-1074
+            const U64 kept = shift >= 64 ? 0 : T >> shift;
+            // hi exceeds the kept bits (rounded up), or equals them with nothing dropped.
+            away = hiUnits > kept;
+            const bool dropped = (shift >= 64 ? T != 0 : (T & ((1ULL << shift) - 1)) != 0) || j0 >= 0;
+            exact = !away && !dropped;
+        }
+        r.lo = exact ? 0.0 : ((away ? !v.negative : v.negative) ? -0.0 : 0.0);
+        return r;
+    }
+    r.hi = makeDouble(v.negative, a, v.exponent - 53);
     const int negative = up ? !v.negative : v.negative;
     const long long unit = v.exponent - 32LL * L;  // the weight of limb 0's bit 0
     if (s < 0) {
         // Every bit under the 53 is 0 (lo = +0, exact) or 1 (v - hi is minus one unit).
-        *lo = up ? roundedDouble(negative, 0, 1, unit, false) : 0.0;
-        return true;
+        r.lo = up ? roundedDouble(negative, 0, 1, unit, false) : 0.0;
+        return r;
     }
     // The window: limbs s (its low 11 bits if s = L - 2), s - 1, s - 2.
     const U64 mask = s == L - 2 ? 0x7ff : 0xffffffffULL;
@@ -455,13 +499,14 @@ FK_DEVICE bool storedDoubles(const Context &c, const Num &v, int j0, int s, bool
         nl = ~nl;
         if (!below && ++nl == 0) nh += 1;
     }
-    *lo = roundedDouble(negative, nh, nl, unit + 32LL * (s - 2), below);
-    return true;
+    r.lo = roundedDouble(negative, nh, nl, unit + 32LL * (s - 2), below);
+    return r;
 }
 
-/// storedDoubles with its scans as serial loops.
-FK_DEVICE bool storedDoublesSerial(const Context &c, const Num &v, double *hi, double *lo) {
-    if (v.zero || v.exponent < -800) return storedDoubles(c, v, -1, -1, false, hi, lo);
+/// The scans storedDoubles needs, as serial loops: j0, j1 (the highest limbs under the top two
+/// that are not 0, not all ones), s and `below`.
+FK_DEVICE Stored storedDoublesSerial(const Context &c, const Num &v) {
+    if (v.zero) return storedDoubles(c, v, -1, -1, false);
     int j0 = -1, j1 = -1;
     for (int i = 0; i < c.limbs - 2; i++) {
         if (v.m[i]) j0 = i;
@@ -470,7 +515,34 @@ FK_DEVICE bool storedDoublesSerial(const Context &c, const Num &v, double *hi, d
     const int s = residualLimb(c, v, j0, j1);
     bool below = false;
     for (int i = 0; i < s - 2 && !below; i++) below = v.m[i] != 0;
-    return storedDoubles(c, v, j0, s, below, hi, lo);
+    return storedDoubles(c, v, j0, s, below);
+}
+
+/// The orbit's per-step output: kStepWords Doubles a step.
+constexpr int kStepWords = FK_ORBIT_STEP_WORDS;
+/// Where Z is within 2^-36 of |Z|^2 = 4 (or beyond): the host's escape test in MPFR,
+/// r2 = x^2 + y^2 (each square and the sum rounded), escaped when r2 > 4, else the gap 4 - r2
+/// (rounded) kept as mpfr_get_d_2exp gives it.
+constexpr double kNearEscape = 4.0 * (1.0 - 0x1p-36);
+enum { kNoTest = 0, kGap = 1, kEscaped = 2 };
+
+/// 4 at the context's precision.
+FK_DEVICE void setFour(const Context &c, Num &r) {
+    for (int i = 0; i < c.limbs; i++) r.m[i] = 0;
+    r.m[c.limbs - 1] = 0x80000000u;
+    r.negative = 0;
+    r.zero = 0;
+    r.exponent = 3;
+}
+
+/// Whether r2 (positive) exceeds 4 = 0.1 2^3.
+FK_DEVICE bool aboveFour(const Context &c, const Num &r2) {
+    if (r2.zero || r2.exponent < 3) return false;
+    if (r2.exponent > 3) return true;
+    if (r2.m[c.limbs - 1] != 0x80000000u) return true;
+    for (int i = 0; i < c.limbs - 1; i++)
+        if (r2.m[i]) return true;
+    return false;
 }
 
 /// The state of one orbit: z = (x, y), c, three scratch numbers, and the step's context.
@@ -492,19 +564,39 @@ FK_DEVICE void step(Orbit &o) {
     add(c, o.y, o.y, o.cy, false);
 }
 
-/// Up to `count` steps, each step's (x hi, y hi, x lo, y lo) into out. Returns the steps
-/// taken; `*flagged` = 1 when the last of them needs the host (its four Doubles unset).
+/// Up to `count` steps, each step's kStepWords Doubles into out: x hi, y hi, x lo, y lo, x's
+/// and y's significand and exponent (Stored), then the escape test where Z is near |Z| = 2:
+/// kNoTest, kGap (the gap's significand and exponent before it) or kEscaped. Stops after an
+/// escape. Returns the steps taken; `*flagged` is 0 (no step needs the host any more).
 FK_DEVICE long long run(Orbit &o, long long count, double *out, int *flagged) {
     *flagged = 0;
     for (long long k = 0; k < count; k++) {
         step(o);
-        double *v = out + 4 * k;
-        // The host decides escape in MPFR from 4 (1 - 2^-40) on (Escape.inner2): flagged from
-        // a little lower, so a contracted or reordered a a + b b here cannot miss one.
-        if (!storedDoublesSerial(o.c, o.x, v + 0, v + 2) || !storedDoublesSerial(o.c, o.y, v + 1, v + 3)
-            || v[0] * v[0] + v[1] * v[1] >= 4.0 * (1.0 - 0x1p-36)) {
-            *flagged = 1;
-            return k + 1;
+        double *v = out + kStepWords * k;
+        const Stored x = storedDoublesSerial(o.c, o.x), y = storedDoublesSerial(o.c, o.y);
+        v[0] = x.hi;
+        v[1] = y.hi;
+        v[2] = x.lo;
+        v[3] = y.lo;
+        v[4] = x.significand;
+        v[5] = x.exponent;
+        v[6] = y.significand;
+        v[7] = y.exponent;
+        v[8] = v[9] = v[10] = v[11] = 0;
+        if (v[0] * v[0] + v[1] * v[1] >= kNearEscape) {
+            multiply(o.c, o.t1, o.x, o.x);
+            multiply(o.c, o.t2, o.y, o.y);
+            add(o.c, o.t3, o.t1, o.t2, false);
+            if (aboveFour(o.c, o.t3)) {
+                v[10] = kEscaped;
+                return k + 1;
+            }
+            setFour(o.c, o.t1);
+            add(o.c, o.t2, o.t1, o.t3, true);
+            const Stored gap = storedDoublesSerial(o.c, o.t2);
+            v[8] = gap.significand;
+            v[9] = gap.exponent;
+            v[10] = kGap;
         }
     }
     return count;
@@ -884,18 +976,20 @@ __device__ __forceinline__ Limb productTerm(const U64 *f, long long j) {
     return (Limb)((t & 0xffff) + (tBelow >> 16));
 }
 
-/// The number's two stored Doubles (its own block), and whether they could be formed: the
-/// scans of storedDoublesSerial as block reductions.
-__device__ __noinline__ void blockStore(const Context &c, Ref r, double *hi, double *lo, unsigned *stored, Shared &sh) {
+/// What the host stores of the number (storedDoubles: hi, lo, significand, exponent) into
+/// out[0], out[2], out[4], out[5] (x's slots; y's are one further), by block reductions for
+/// the scans of storedDoublesSerial; *stored = 0 where the host must look (a magnitude under
+/// 2^-800, unless `settle`).
+__device__ __noinline__ void blockStore(const Context &c, Ref r, double *out, unsigned *stored, bool settle,
+                                        Shared &sh) {
     Num v;
     v.negative = r.head->negative;
     v.zero = r.head->zero;
     v.exponent = r.head->exponent;
     v.m = r.m;
-    const bool scan = !v.zero && v.exponent >= -800;
     int j0 = -1, j1 = -1, s = -1;
     bool below = false;
-    if (scan) {
+    if (!v.zero) {
         FK_EACH(i, c.limbs - 2) {
             if (v.m[i]) j0 = (int)i;
             if (v.m[i] != 0xffffffffu) j1 = (int)i;
@@ -906,7 +1000,37 @@ __device__ __noinline__ void blockStore(const Context &c, Ref r, double *hi, dou
         FK_EACH(i, s - 2) below = below || v.m[i] != 0;
         below = blockAny(below, sh);
     }
-    if (threadIdx.x == 0) *stored = storedDoubles(c, v, j0, s, below, hi, lo) ? 1 : 0;
+    if (threadIdx.x == 0) {
+        const Stored values = storedDoubles(c, v, j0, s, below);
+        out[0] = values.hi;
+        out[2] = values.lo;
+        out[4] = values.significand;
+        out[5] = values.exponent;
+        *stored = settle || v.zero || v.exponent >= -800 ? 1 : 0;
+    }
+    __syncthreads();
+}
+
+/// aboveFour over the block.
+__device__ __noinline__ bool blockAboveFour(const Context &c, Ref r, Shared &sh) {
+    const FKOrbitHead h = *r.head;
+    __syncthreads();
+    if (h.zero || h.exponent < 3) return false;
+    if (h.exponent > 3) return true;
+    bool more = false;
+    FK_EACH(i, c.limbs) more = more || r.m[i] != (i == c.limbs - 1 ? 0x80000000u : 0u);
+    return blockAny(more, sh);
+}
+
+/// setFour over the block.
+__device__ __noinline__ void blockFour(const Context &c, Ref r) {
+    FK_EACH(i, c.limbs) r.m[i] = i == c.limbs - 1 ? 0x80000000u : 0u;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        r.head->negative = 0;
+        r.head->zero = 0;
+        r.head->exponent = 3;
+    }
     __syncthreads();
 }
 
@@ -983,6 +1107,123 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
         mark = t;                         \
     }
 
+    // B and C: the digits of products a0 a1 and a2 a3 into blocks 0's and 1's first scratch.
+    auto products = [&](Ref a0, Ref a1, Ref a2, Ref a3) {
+            // B: the digits (a zero's limbs are not read), then the long forward stages.
+            {
+                const FKOrbitHead *h[4] = {a0.head, a1.head, a2.head, a3.head};
+                const Limb *m[4] = {a0.m, a1.m, a2.m, a3.m};
+                for (long long i = id; i < 4 * n; i += threads) {
+                    const int a = (int)(i >> logN);
+                    const long long j = i & (n - 1);
+                    f[i] = j < 2LL * L && !h[a]->zero ? (m[a][j >> 1] >> (16 * (j & 1))) & 0xffff : 0;
+                }
+            }
+            gridBarrier(control);
+            for (int lenLog = logN - 1; lenLog >= logTile; lenLog--) {
+                const long long len = 1LL << lenLog;
+                const int strideLog = logN - 1 - lenLog;
+                for (long long i = id; i < 2 * n; i += threads) {  // 4 arrays of n / 2 butterflies
+                    const long long a = i >> (logN - 1), bfly = i & (half - 1);
+                    const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
+                    U64 *g = f + (a << logN);
+                    const U64 u = g[s + j], v = g[s + j + len];
+                    g[s + j] = addMod(u, v);
+                    g[s + j + len] = mulMod(subMod(u, v), c.twiddles[j << strideLog]);
+                }
+                gridBarrier(control);
+            }
+            FK_LAP(1)
+            // B, tiles: the short stages, the products, the inverse's short stages.
+            for (long long t = blockIdx.x; t < (2LL << tilesLog); t += gridDim.x) {
+                const long long product = t >> tilesLog;
+                const long long base = (t & ((1LL << tilesLog) - 1)) << logTile;
+                U64 *ga = f + ((2 * product) << logN) + base, *gb = f + ((2 * product + 1) << logN) + base;
+                for (long long i = threadIdx.x; i < tile; i += blockDim.x) {
+                    sh.tileA[i] = ga[i];
+                    sh.tileB[i] = gb[i];
+                }
+                __syncthreads();
+                for (int lenLog = logTile - 1; lenLog >= 0; lenLog--) {
+                    const long long len = 1LL << lenLog;
+                    const int strideLog = logN - 1 - lenLog;
+                    for (long long i = threadIdx.x; i < tile; i += blockDim.x) {  // both tiles' tile / 2
+                        U64 *g = i < tile / 2 ? sh.tileA : sh.tileB;
+                        const long long bfly = i & (tile / 2 - 1);
+                        const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
+                        const U64 u = g[s + j], v = g[s + j + len];
+                        g[s + j] = addMod(u, v);
+                        g[s + j + len] = mulMod(subMod(u, v), c.twiddles[j << strideLog]);
+                    }
+                    __syncthreads();
+                }
+                for (long long i = threadIdx.x; i < tile; i += blockDim.x) sh.tileA[i] = mulMod(sh.tileA[i], sh.tileB[i]);
+                __syncthreads();
+                for (int lenLog = 0; lenLog < logTile; lenLog++) {
+                    const long long len = 1LL << lenLog;
+                    const int strideLog = logN - 1 - lenLog;
+                    for (long long i = threadIdx.x; i < tile / 2; i += blockDim.x) {
+                        const long long j = i & (len - 1), s = (i >> lenLog) << (lenLog + 1);
+                        const U64 u = sh.tileA[s + j], v = mulMod(sh.tileA[s + j + len], c.inverseTwiddles[j << strideLog]);
+                        sh.tileA[s + j] = addMod(u, v);
+                        sh.tileA[s + j + len] = subMod(u, v);
+                    }
+                    __syncthreads();
+                }
+                const bool last = tile == n;  // no long stages: divide by N here
+                for (long long i = threadIdx.x; i < tile; i += blockDim.x)
+                    ga[i] = last ? mulMod(sh.tileA[i], c.inverseN) : sh.tileA[i];
+                __syncthreads();
+            }
+            gridBarrier(control);
+            FK_LAP(2)
+            // C: the inverse's long stages on the two products (arrays 0 and 2).
+            for (int lenLog = logTile; lenLog < logN; lenLog++) {
+                const long long len = 1LL << lenLog;
+                const int strideLog = logN - 1 - lenLog;
+                const bool last = lenLog == logN - 1;
+                for (long long i = id; i < n; i += threads) {  // 2 arrays of n / 2 butterflies
+                    const long long a = i >> (logN - 1), bfly = i & (half - 1);
+                    const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
+                    U64 *g = f + ((2 * a) << logN);
+                    const U64 u = g[s + j], v = mulMod(g[s + j + len], c.inverseTwiddles[j << strideLog]);
+                    U64 sum = addMod(u, v), difference = subMod(u, v);
+                    if (last) {
+                        sum = mulMod(sum, c.inverseN);
+                        difference = mulMod(difference, c.inverseN);
+                    }
+                    g[s + j] = sum;
+                    g[s + j + len] = difference;
+                }
+                gridBarrier(control);
+            }
+            // C: the products' digits over the grid, then their carries. A term u = 2^16 carries one
+            // into the next digit and on through digits of 0xffff; such terms are rare, so each is
+            // followed by the thread that finds it (the chains are disjoint; where one ends on
+            // another term of 2^16, that digit is 0 and takes the one by an atomic add).
+            {
+                const long long D = 4LL * L;
+                Limb *base = (Limb *)p.scratch;
+                for (long long i = id; i < 2 * D; i += threads) {
+                    const long long product = i >= D ? 1 : 0, j = i - product * D;
+                    Limb *digits = base + product * 3 * scratchSize, *terms = digits + scratchSize;
+                    const Limb term = productTerm(f + ((2 * product) << logN), j);
+                    terms[j] = term;
+                    digits[j] = term & 0xffff;
+                }
+                gridBarrier(control);
+                for (long long i = id; i < 2 * D; i += threads) {
+                    const long long product = i >= D ? 1 : 0, j = i - product * D;
+                    Limb *digits = base + product * 3 * scratchSize, *terms = digits + scratchSize;
+                    if (terms[j] != 0x10000u) continue;
+                    long long m = j + 1;
+                    while (m < D && terms[m] == 0xffffu) digits[m++] = 0;
+                    if (m < D) atomicAdd(digits + m, 1u);
+                }
+                gridBarrier(control);
+            }
+    };
+
     long long k = 0;
     bool flagged = false;
     while (k < p.count) {
@@ -993,133 +1234,22 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
         if (blockIdx.x == 1) blockAdd(c, t2, x, y, true, s0, s1, s2, sh);
         gridBarrier(control);
         FK_LAP(0)
-        // B: the digits (a zero's limbs are not read), then the long forward stages.
-        {
-            const FKOrbitHead *h[4] = {x.head, y.head, t1.head, t2.head};
-            const Limb *m[4] = {x.m, y.m, t1.m, t2.m};
-            for (long long i = id; i < 4 * n; i += threads) {
-                const int a = (int)(i >> logN);
-                const long long j = i & (n - 1);
-                f[i] = j < 2LL * L && !h[a]->zero ? (m[a][j >> 1] >> (16 * (j & 1))) & 0xffff : 0;
-            }
-        }
-        gridBarrier(control);
-        for (int lenLog = logN - 1; lenLog >= logTile; lenLog--) {
-            const long long len = 1LL << lenLog;
-            const int strideLog = logN - 1 - lenLog;
-            for (long long i = id; i < 2 * n; i += threads) {  // 4 arrays of n / 2 butterflies
-                const long long a = i >> (logN - 1), bfly = i & (half - 1);
-                const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
-                U64 *g = f + (a << logN);
-                const U64 u = g[s + j], v = g[s + j + len];
-                g[s + j] = addMod(u, v);
-                g[s + j + len] = mulMod(subMod(u, v), c.twiddles[j << strideLog]);
-            }
-            gridBarrier(control);
-        }
-        FK_LAP(1)
-        // B, tiles: the short stages, the products, the inverse's short stages.
-        for (long long t = blockIdx.x; t < (2LL << tilesLog); t += gridDim.x) {
-            const long long product = t >> tilesLog;
-            const long long base = (t & ((1LL << tilesLog) - 1)) << logTile;
-            U64 *ga = f + ((2 * product) << logN) + base, *gb = f + ((2 * product + 1) << logN) + base;
-            for (long long i = threadIdx.x; i < tile; i += blockDim.x) {
-                sh.tileA[i] = ga[i];
-                sh.tileB[i] = gb[i];
-            }
-            __syncthreads();
-            for (int lenLog = logTile - 1; lenLog >= 0; lenLog--) {
-                const long long len = 1LL << lenLog;
-                const int strideLog = logN - 1 - lenLog;
-                for (long long i = threadIdx.x; i < tile; i += blockDim.x) {  // both tiles' tile / 2
-                    U64 *g = i < tile / 2 ? sh.tileA : sh.tileB;
-                    const long long bfly = i & (tile / 2 - 1);
-                    const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
-                    const U64 u = g[s + j], v = g[s + j + len];
-                    g[s + j] = addMod(u, v);
-                    g[s + j + len] = mulMod(subMod(u, v), c.twiddles[j << strideLog]);
-                }
-                __syncthreads();
-            }
-            for (long long i = threadIdx.x; i < tile; i += blockDim.x) sh.tileA[i] = mulMod(sh.tileA[i], sh.tileB[i]);
-            __syncthreads();
-            for (int lenLog = 0; lenLog < logTile; lenLog++) {
-                const long long len = 1LL << lenLog;
-                const int strideLog = logN - 1 - lenLog;
-                for (long long i = threadIdx.x; i < tile / 2; i += blockDim.x) {
-                    const long long j = i & (len - 1), s = (i >> lenLog) << (lenLog + 1);
-                    const U64 u = sh.tileA[s + j], v = mulMod(sh.tileA[s + j + len], c.inverseTwiddles[j << strideLog]);
-                    sh.tileA[s + j] = addMod(u, v);
-                    sh.tileA[s + j + len] = subMod(u, v);
-                }
-                __syncthreads();
-            }
-            const bool last = tile == n;  // no long stages: divide by N here
-            for (long long i = threadIdx.x; i < tile; i += blockDim.x)
-                ga[i] = last ? mulMod(sh.tileA[i], c.inverseN) : sh.tileA[i];
-            __syncthreads();
-        }
-        gridBarrier(control);
-        FK_LAP(2)
-        // C: the inverse's long stages on the two products (arrays 0 and 2).
-        for (int lenLog = logTile; lenLog < logN; lenLog++) {
-            const long long len = 1LL << lenLog;
-            const int strideLog = logN - 1 - lenLog;
-            const bool last = lenLog == logN - 1;
-            for (long long i = id; i < n; i += threads) {  // 2 arrays of n / 2 butterflies
-                const long long a = i >> (logN - 1), bfly = i & (half - 1);
-                const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
-                U64 *g = f + ((2 * a) << logN);
-                const U64 u = g[s + j], v = mulMod(g[s + j + len], c.inverseTwiddles[j << strideLog]);
-                U64 sum = addMod(u, v), difference = subMod(u, v);
-                if (last) {
-                    sum = mulMod(sum, c.inverseN);
-                    difference = mulMod(difference, c.inverseN);
-                }
-                g[s + j] = sum;
-                g[s + j + len] = difference;
-            }
-            gridBarrier(control);
-        }
-        // C: the products' digits over the grid, then their carries. A term u = 2^16 carries one
-        // into the next digit and on through digits of 0xffff; such terms are rare, so each is
-        // followed by the thread that finds it (the chains are disjoint; where one ends on
-        // another term of 2^16, that digit is 0 and takes the one by an atomic add).
-        {
-            const long long D = 4LL * L;
-            Limb *base = (Limb *)p.scratch;
-            for (long long i = id; i < 2 * D; i += threads) {
-                const long long product = i >= D ? 1 : 0, j = i - product * D;
-                Limb *digits = base + product * 3 * scratchSize, *terms = digits + scratchSize;
-                const Limb term = productTerm(f + ((2 * product) << logN), j);
-                terms[j] = term;
-                digits[j] = term & 0xffff;
-            }
-            gridBarrier(control);
-            for (long long i = id; i < 2 * D; i += threads) {
-                const long long product = i >= D ? 1 : 0, j = i - product * D;
-                Limb *digits = base + product * 3 * scratchSize, *terms = digits + scratchSize;
-                if (terms[j] != 0x10000u) continue;
-                long long m = j + 1;
-                while (m < D && terms[m] == 0xffffu) digits[m++] = 0;
-                if (m < D) atomicAdd(digits + m, 1u);
-            }
-            gridBarrier(control);
-        }
+        products(x, y, t1, t2);
         FK_LAP(3)
         // D
-        double *v = out + 4 * k;
+        double *v = out + kStepWords * k;
         if (blockIdx.x == 0) {
             blockProduct(c, t3, hx, hy, s0, s2, s1, sh);
             if (threadIdx.x == 0 && !t3.head->zero) t3.head->exponent += 1;  // 2 t3, exact
             __syncthreads();
             blockAdd(c, y, t3, cy, false, s0, s1, s2, sh);
-            blockStore(c, y, v + 1, v + 3, control + FK_ORBIT_STORED_Y, sh);
+            blockStore(c, y, v + 1, control + FK_ORBIT_STORED_Y, p.settle != 0, sh);
+            if (threadIdx.x == 0) v[8] = v[9] = v[10] = v[11] = 0;
         }
         if (blockIdx.x == 1) {
             blockProduct(c, x, *t1.head, *t2.head, s0, s2, s1, sh);
             blockAdd(c, x, x, cx, false, s0, s1, s2, sh);
-            blockStore(c, x, v + 0, v + 2, control + FK_ORBIT_STORED_X, sh);
+            blockStore(c, x, v, control + FK_ORBIT_STORED_X, p.settle != 0, sh);
         }
         gridBarrier(control);
         FK_LAP(4)
@@ -1127,9 +1257,39 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
         const volatile double *vv = v;
         const volatile unsigned *cc = control;
         const double a = vv[0], bq = vv[1];
-        if (!cc[FK_ORBIT_STORED_X] || !cc[FK_ORBIT_STORED_Y] || a * a + bq * bq >= 4.0 * (1.0 - 0x1p-36)) {
-            flagged = true;
+        const bool near = a * a + bq * bq >= kNearEscape;
+        if (!p.settle && (near || !cc[FK_ORBIT_STORED_X] || !cc[FK_ORBIT_STORED_Y])) {
+            flagged = true;  // the host takes this step in MPFR
             break;
+        }
+        if (near) {
+            // The host's escape test: x^2 and y^2 (products over the grid, rounded on blocks 0
+            // and 1), then on block 0 r2 = x^2 + y^2, escaped when r2 > 4, else 4 - r2.
+            const FKOrbitHead sx = *x.head, sy = *y.head;
+            products(x, x, y, y);
+            if (blockIdx.x == 0) blockProduct(c, t1, sx, sx, s0, s2, s1, sh);
+            if (blockIdx.x == 1) blockProduct(c, t2, sy, sy, s0, s2, s1, sh);
+            gridBarrier(control);
+            if (blockIdx.x == 0) {
+                blockAdd(c, t3, t1, t2, false, s0, s1, s2, sh);
+                if (blockAboveFour(c, t3, sh)) {
+                    if (threadIdx.x == 0) v[10] = kEscaped;
+                } else {
+                    blockFour(c, t1);
+                    blockAdd(c, t2, t1, t3, true, s0, s1, s2, sh);
+                    double gap[6];
+                    unsigned unused;
+                    blockStore(c, t2, gap, &unused, true, sh);
+                    if (threadIdx.x == 0) {
+                        v[8] = gap[4];
+                        v[9] = gap[5];
+                        v[10] = kGap;
+                    }
+                }
+            }
+            gridBarrier(control);
+            FK_LAP(4)
+            if (vv[10] == kEscaped) break;
         }
     }
 #undef FK_LAP

@@ -88,8 +88,14 @@ public final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
     let function: UnsafeMutableRawPointer
     let blocks: Int
 
+    /// Whether the kernel settles tiny values and the escape test near |Z| = 2 itself (false:
+    /// it hands such steps to the host's MPFR, the form checked on an H200 so far; the other
+    /// passes the emulation's tests against MPFR and awaits its check on a GPU).
+    public let settles: Bool
+
     /// The device of the process's CUDA backend; throws without a driver or GPU.
-    public init() throws {
+    public init(settles: Bool = false) throws {
+        self.settles = settles
         var warning: String?
         guard let executor = try GPUExecutor.resolve(.cuda, exact: true, warning: &warning),
             let function = executor.function("fathom_orbit_steps")
@@ -100,6 +106,7 @@ public final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
     }
 
     init(executor: GPUExecutor, function: UnsafeMutableRawPointer) {
+        settles = false
         self.executor = executor
         self.function = function
         blocks = Swift.max(2, Int(fg_multiprocessors()))
@@ -176,13 +183,15 @@ final class CUDAOrbit: DeviceOrbit {
         params = FKOrbitParams(
             limbs: limbs.address, heads: heads.address, scratch: scratch.address, transforms: transforms.address,
             twiddles: twiddles.address, out: 0, control: control.address, inverseN: inverseN,
-            precision: Int64(bits), count: 0, limbCount: Int32(count), nttLog: Int32(nttLog))
+            precision: Int64(bits), count: 0, limbCount: Int32(count), nttLog: Int32(nttLog),
+            settle: device.settles ? 1 : 0, unused: 0)
         (self.limbs, self.heads, self.scratch, self.transforms, self.twiddles, self.control) =
             (limbs, heads, scratch, transforms, twiddles, control)
     }
 
     func run(steps: Int, into destination: UnsafeMutablePointer<Double>) throws -> (taken: Int, flagged: Bool) {
-        if (out?.bytes ?? 0) < 32 * steps { out = try .init(bytes: 32 * steps, kind: .cuda) }
+        let stepBytes = 8 * DeviceOrbitStep.words
+        if (out?.bytes ?? 0) < stepBytes * steps { out = try .init(bytes: stepBytes * steps, kind: .cuda) }
         params.out = out!.address
         params.count = Int64(steps)
         let blocks = UInt32(device.blocks)
@@ -198,7 +207,7 @@ final class CUDAOrbit: DeviceOrbit {
         }
         device.add(phaseSeconds: zip(profile, reported).map { Double($0 - $1) / 1e9 })
         reported = profile
-        try out!.download(UnsafeMutableRawPointer(destination), bytes: 32 * taken)
+        try out!.download(UnsafeMutableRawPointer(destination), bytes: stepBytes * taken)
         return (taken, flagged)
     }
 

@@ -37,7 +37,7 @@ struct CLIError: Error {
         case let e as RenderError:
             switch e {
             case .noPerturbationFormula, .noReferenceOrbit, .referenceTooLarge: self = .data("\(e)")
-            case .cancelled, .needsPerturbation: self = .other("\(e)")
+            case .cancelled, .needsPerturbation, .deviceOrbit: self = .other("\(e)")
             }
         case let e as ReferenceFileError:
             switch e {

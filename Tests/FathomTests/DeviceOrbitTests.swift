@@ -89,6 +89,10 @@ struct DeviceOrbitTests {
                 // Residuals far under the top 192 bits, under a Double that rounds down or up.
                 ("-1." + String(repeating: "0", count: 100) + "1", "0", 2000),
                 ("0", "0." + String(repeating: "9", count: 90), 2000),
+                // Tiny, subnormal and underflowing values (the host's tiny entries), and the
+                // escape test on each step near |Z| = 2 with a tiny imaginary part.
+                ("-1", "1e-310", 400), ("-1", "3e-320", 400), ("-1", "1e-400", 400),
+                ("-1.99999999999999999999999999999", "1e-330", 400),
             ] {
                 _ = try Self.expectSameOrbit(parse(re), parse(im), bits: bits, steps: steps, "\(re) at \(bits) bits")
             }

@@ -149,12 +149,15 @@ typedef struct { int negative; int zero; long long exponent; } FKOrbitHead;
  * limbs: 7 numbers of L limbs (x, y, cx, cy, t1, t2, t3), heads: their 7 FKOrbitHead;
  * scratch: two blocks' three buffers of 4L + 8 limbs each; transforms: four arrays of N
  * words (x, y, t1, t2's digits, then the products in the first and third); twiddles: w^j then
- * w^-j, j < N/2; out: 4 Doubles a step; control: FK_ORBIT_CONTROL_WORDS words (FK_ORBIT_*). */
+ * w^-j, j < N/2; out: FK_ORBIT_STEP_WORDS Doubles a step; control: FK_ORBIT_CONTROL_WORDS words (FK_ORBIT_*). */
 typedef struct {
     unsigned long long limbs, heads, scratch, transforms, twiddles, out, control;
     unsigned long long inverseN;
     long long precision, count;
     int limbCount, nttLog;
+    /* 1: tiny values and the escape test near |Z| = 2 on the device; 0: such steps flagged for
+     * the host (the form checked on an H200 so far). */
+    int settle, unused;
 } FKOrbitParams;
 
 /* control's words: the grid barrier's arrivals and generation; each block's result for its
@@ -169,5 +172,8 @@ typedef struct {
  * B's tiles, C and D, added by each launch (block 0's clock). 32 words in all. */
 #define FK_ORBIT_PROFILE 16
 #define FK_ORBIT_CONTROL_WORDS 32
+/* Doubles a step in `out`: x, y, x low, y low, x's and y's significand and exponent, the
+ * escape gap's significand and exponent, the escape test (0 none, 1 gap, 2 escaped), unused. */
+#define FK_ORBIT_STEP_WORDS 12
 
 #endif

@@ -1,6 +1,7 @@
 import ArbitraryPrecision
 import CMPFR
 import Foundation
+import FractalNumerics
 
 /// A number as a device's reference step holds it (CFathomGPU's FathomOrbit.h): the value is
 /// 0.limbs 2^exponent, `limbs` 32-bit and little-endian, normalised (the top bit of the last
@@ -86,13 +87,44 @@ public protocol ReferenceStepDevice: AnyObject, Sendable {
 
 /// One orbit on a `ReferenceStepDevice`.
 public protocol DeviceOrbit: AnyObject {
-    /// Takes up to `steps` steps, writing step k's (x, y, x low, y low), rounded as
-    /// `ReferenceOrbit` stores them, at `out[4k ..< 4k + 4]`. Returns the steps taken; `flagged`:
-    /// the last of them needs the host (its values are not written): a magnitude below 2^-800,
-    /// a low word the device could not settle, or |Z|^2 close to 4 or beyond.
+    /// Takes up to `steps` steps, writing step k's `DeviceOrbitStep.words` Doubles at
+    /// `out[12k ...]` (`DeviceOrbitStep`), and stops after an escape. Returns the steps taken;
+    /// `flagged`: the last of them needs the host (its values are not written).
     func run(steps: Int, into out: UnsafeMutablePointer<Double>) throws -> (taken: Int, flagged: Bool)
     /// z after the last step.
     func current() throws -> (OrbitLimbs, OrbitLimbs)
+}
+
+/// One step as a device writes it, 12 Doubles: x and y rounded to Doubles (mpfr_get_d), their
+/// low words (x - hi rounded), x's and y's significand and exponent as mpfr_get_d_2exp gives
+/// them (the host keeps those below 2^-1000), and where Z is near |Z| = 2 the escape test the
+/// host makes in MPFR (`ReferenceOrbit`): the gap 4 - (x^2 + y^2) as mpfr_get_d_2exp gives it,
+/// or escaped.
+public struct DeviceOrbitStep {
+    public static let words = 12
+    public enum EscapeTest: Equatable {
+        case escaped
+        case gap(FloatExp)
+    }
+    public var values: (Double, Double, Double, Double)
+    public var x: FloatExp, y: FloatExp
+    /// Whether x and y are nonzero (a zero's significand is zero).
+    public var xNonzero: Bool, yNonzero: Bool
+    public var escape: EscapeTest?
+
+    /// Step k of `out` (words 10: 0 no test, 1 gap, 2 escaped).
+    init(_ v: UnsafePointer<Double>) {
+        values = (v[0], v[1], v[2], v[3])
+        x = FloatExp(significand: v[4], exponent: Int(v[5]))
+        y = FloatExp(significand: v[6], exponent: Int(v[7]))
+        xNonzero = v[4] != 0
+        yNonzero = v[6] != 0
+        switch v[10] {
+        case 2: escape = .escaped
+        case 1: escape = .gap(FloatExp(significand: v[8], exponent: Int(v[9])))
+        default: escape = nil
+        }
+    }
 }
 
 /// An orbit's steps on a `ReferenceStepDevice`, taken in batches: `stored()` hands out each
@@ -119,7 +151,7 @@ struct DeviceStep: ReferenceStep {
         // About 1 MB of Doubles a batch, fewer at high precision (progress and cancellation
         // are polled between batches).
         batch = bits >= 100_000 ? 256 : bits >= 10_000 ? 4096 : 32768
-        buffer = .allocate(capacity: 4 * batch)
+        buffer = .allocate(capacity: DeviceOrbitStep.words * batch)
     }
 
     var x: UnsafeMutablePointer<__mpfr_struct> { ws[0] }
@@ -128,7 +160,7 @@ struct DeviceStep: ReferenceStep {
 
     mutating func step() { preconditionFailure("DeviceStep steps through stored()") }
 
-    mutating func stored() throws -> (Double, Double, Double, Double)? {
+    mutating func stored() throws -> DeviceOrbitStep? {
         if next == available {
             let (taken, flagged) = try orbit.run(steps: Swift.max(1, Swift.min(batch, remaining)), into: buffer)
             remaining -= taken
@@ -144,8 +176,7 @@ struct DeviceStep: ReferenceStep {
             zy.write(to: ws[1], bits: bits)
             return nil
         }
-        let v = buffer + 4 * k
-        return (v[0], v[1], v[2], v[3])
+        return DeviceOrbitStep(buffer + DeviceOrbitStep.words * k)
     }
 
     /// Valid after a flagged step (only those reach the escape test's MPFR branch).

@@ -139,9 +139,17 @@ public struct ReferenceOrbit: Sendable {
             while m < maxIterations {
                 m += 1
                 let a: Double, b: Double
+                var deviceTest: DeviceOrbitStep.EscapeTest?
+                var fromDevice = false
                 if let v = try step.stored() {
-                    values.append(lowWords ? v : (v.0, v.1, 0, 0))
-                    (a, b) = (v.0, v.1)
+                    values.append(lowWords ? v.values : (v.values.0, v.values.1, 0, 0))
+                    (a, b) = (v.values.0, v.values.1)
+                    // `store`'s tiny entries, from the device's significands and exponents.
+                    let smallX = a != 0 && Swift.abs(a) < 0x1p-1000 || (a == 0 && v.xNonzero)
+                    let smallY = b != 0 && Swift.abs(b) < 0x1p-1000 || (b == 0 && v.yNonzero)
+                    if smallX || smallY { tiny[values.count - 1] = Complex(v.x, v.y) }
+                    deviceTest = v.escape
+                    fromDevice = true
                 } else {
                     (a, b) = store(step.x, step.y, step.storedY)
                 }
@@ -151,9 +159,19 @@ public struct ReferenceOrbit: Sendable {
                 }
                 // |Z|^2 > 4, decided in Double unless close (then in MPFR).
                 let approx = a * a + b * b
+                if fromDevice && approx >= Escape.inner2 && deviceTest == nil {
+                    throw RenderError.deviceOrbit("step \(m) is near |Z| = 2 without its escape test")
+                }
                 if approx > Escape.outer2
                     || (approx >= Escape.inner2
                         && {
+                            switch deviceTest {
+                            case .escaped: return true
+                            case .gap(let g):
+                                escapeGaps[m] = g
+                                return false
+                            case nil: break
+                            }
                             step.squares(t1, t2)
                             mpfr_add(r2, t1, t2, MPFR_RNDN)
                             if mpfr_cmp_d(r2, 4) > 0 { return true }

@@ -20,13 +20,13 @@ protocol ReferenceStep {
     mutating func squares(_ xx: UnsafeMutablePointer<__mpfr_struct>, _ yy: UnsafeMutablePointer<__mpfr_struct>)
     /// Ends any threads (once, after the last step).
     func stop()
-    /// The next step where its stored Doubles (x, y, x low, y low) come formed already (a
-    /// device's steps, `DeviceStep`); nil: the step is in `x` and `y`, for the caller to round.
-    mutating func stored() throws -> (Double, Double, Double, Double)?
+    /// The next step where what the orbit stores of it comes formed already (a device's
+    /// steps, `DeviceStep`); nil: the step is in `x` and `y`, for the caller to round.
+    mutating func stored() throws -> DeviceOrbitStep?
 }
 
 extension ReferenceStep {
-    mutating func stored() throws -> (Double, Double, Double, Double)? {
+    mutating func stored() throws -> DeviceOrbitStep? {
         step()
         return nil
     }

@@ -54,6 +54,9 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
     /// The reference orbit would outgrow the memory (`steps` steps of
     /// `RenderPlan.bytesPerReferenceStep`, more than `memory` bytes).
     case referenceTooLarge(steps: Int, memory: Int)
+    /// A reference orbit's device broke its contract (a step near |Z| = 2 without its escape
+    /// test): an internal error, reported rather than trusted.
+    case deviceOrbit(String)
 
     public var description: String {
         switch self {
@@ -65,6 +68,8 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
             "save-reference: this view renders on the \(path) path, which takes no reference orbit"
         case .referenceTooLarge(let steps, let memory):
             "the reference orbit would pass \(steps) steps, more than this machine's \(memory >> 20) MiB of memory holds with its BLA table: lower the iteration limit"
+        case .deviceOrbit(let what):
+            "the GPU's reference orbit: \(what)"
         case .needsPerturbation(let required, let available):
             "this view needs \(required) bits (pixel spacing plus guard bits) but direct double-double iteration carries \(available), and Newton fractals have no perturbation formula"
         }
