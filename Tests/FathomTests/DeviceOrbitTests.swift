@@ -114,4 +114,39 @@ struct DeviceOrbitTests {
             parse("-0.8").rounded(to: Precision(bits: 300)), parse("0.156").rounded(to: Precision(bits: 300)))
         _ = try Self.expectSameOrbit(parse("0.1"), parse("-0.2"), bits: 300, steps: 2000, julia: juliaC, "Julia")
     }
+
+    /// A device whose orbit is wrong in one bit of one low word from step 20 on.
+    final class CorruptDevice: ReferenceStepDevice {
+        let inner = EmulatedOrbitDevice()
+        var deviceName: String { "corrupt" }
+        func startOrbit(bits: Int, z: (OrbitLimbs, OrbitLimbs), c: (OrbitLimbs, OrbitLimbs)) throws -> any DeviceOrbit {
+            Corrupt(try inner.startOrbit(bits: bits, z: z, c: c))
+        }
+        final class Corrupt: DeviceOrbit {
+            let inner: any DeviceOrbit
+            var taken = 0
+            init(_ inner: any DeviceOrbit) { self.inner = inner }
+            func run(steps: Int, into out: UnsafeMutablePointer<Double>) throws -> (taken: Int, flagged: Bool) {
+                let r = try inner.run(steps: Swift.min(steps, 7), into: out)
+                for k in 0..<r.taken where taken + k + 1 >= 20 {
+                    let w = out + DeviceOrbitStep.words * k + 2
+                    w.pointee = Double(bitPattern: w.pointee.bitPattern ^ 1)
+                }
+                taken += r.taken
+                return r
+            }
+            func current() throws -> (OrbitLimbs, OrbitLimbs) { try inner.current() }
+        }
+    }
+
+    @Test("the first steps are checked against MPFR: a device that goes wrong is reported, not rendered")
+    func checkedSteps() throws {
+        let p = Precision(bits: 300)
+        let c = try BigComplex(parsingRe: "-0.75", im: "0.1", precision: p)
+        #expect(throws: RenderError.deviceOrbit("step 20 differs from MPFR's; render on the CPU (--backend cpu)")) {
+            try ReferenceOrbit.compute(
+                point: c, power: 2, juliaC: nil, maxIterations: 1000, precision: p, lowWords: true,
+                device: CorruptDevice())
+        }
+    }
 }

@@ -140,6 +140,13 @@ struct DeviceStep: ReferenceStep {
     let batch: Int
     let buffer: UnsafeMutablePointer<Double>
     var next = 0, available = 0, flaggedLast = false
+    /// The first `checkedSteps` steps taken again in MPFR on the host and compared with the
+    /// device's, every stored Double bit for bit: a kernel, driver or device that goes wrong is
+    /// reported (`RenderError.deviceOrbit`), not rendered (at 380,000 bits about 0.2 s an orbit).
+    static let checkedSteps = 64
+    var checker: MPFRWorkspace?
+    var checked = 0
+    let scratch: MPFRWorkspace
 
     init(device: any ReferenceStepDevice, z: BigComplex, c: BigComplex, precision: Precision, maxSteps: Int) throws {
         bits = precision.bits
@@ -152,6 +159,34 @@ struct DeviceStep: ReferenceStep {
         // are polled between batches).
         batch = bits >= 100_000 ? 256 : bits >= 10_000 ? 4096 : 32768
         buffer = .allocate(capacity: DeviceOrbitStep.words * batch)
+        checker = MPFRStep.workspace(z: z, c: c, precision: precision)
+        scratch = MPFRWorkspace(count: 1, precision: precision)
+    }
+
+    /// The checker's next step against the device's values (nil: a flagged step, whose z the
+    /// host read into `ws`).
+    private mutating func check(_ values: DeviceOrbitStep?) throws {
+        guard let ws = checker else { return }
+        MPFRStep.zPowerPlusC(ws, power: 2)
+        checked += 1
+        if checked >= Self.checkedSteps { checker = nil }
+        let step = checked
+        func differs() -> RenderError {
+            RenderError.deviceOrbit("step \(step) differs from MPFR's; render on the CPU (--backend cpu)")
+        }
+        guard let v = values else {
+            if mpfr_equal_p(ws[0], self.ws[0]) == 0 || mpfr_equal_p(ws[1], self.ws[1]) == 0 { throw differs() }
+            return
+        }
+        let t = scratch[0]
+        var expected: [Double] = []
+        for r in [ws[0], ws[1]] { expected.append(mpfr_get_d(r, MPFR_RNDN)) }
+        for (i, r) in [ws[0], ws[1]].enumerated() {
+            mpfr_sub_d(t, r, expected[i], MPFR_RNDN)
+            expected.append(mpfr_get_d(t, MPFR_RNDN))
+        }
+        let got = [v.values.0, v.values.1, v.values.2, v.values.3]
+        if zip(expected, got).contains(where: { $0.bitPattern != $1.bitPattern }) { throw differs() }
     }
 
     var x: UnsafeMutablePointer<__mpfr_struct> { ws[0] }
@@ -174,9 +209,12 @@ struct DeviceStep: ReferenceStep {
             let (zx, zy) = try orbit.current()
             zx.write(to: ws[0], bits: bits)
             zy.write(to: ws[1], bits: bits)
+            try check(nil)
             return nil
         }
-        return DeviceOrbitStep(buffer + DeviceOrbitStep.words * k)
+        let values = DeviceOrbitStep(buffer + DeviceOrbitStep.words * k)
+        try check(values)
+        return values
     }
 
     /// Valid after a flagged step (only those reach the escape test's MPFR branch).
