@@ -977,10 +977,10 @@ __device__ __forceinline__ Limb productTerm(const U64 *f, long long j) {
 }
 
 /// What the host stores of the number (storedDoubles: hi, lo, significand, exponent) into
-/// out[0], out[2], out[4], out[5] (x's slots; y's are one further), by block reductions for
-/// the scans of storedDoublesSerial; *stored = 0 where the host must look (a magnitude under
-/// 2^-800, unless `settle`).
-__device__ __noinline__ void blockStore(const Context &c, Ref r, double *out, unsigned *stored, bool settle,
+/// out[lane], out[2 + lane], out[4 + 2 lane], out[5 + 2 lane] (lane 0: x's slots, 1: y's), by
+/// block reductions for the scans of storedDoublesSerial; *stored = 0 where the host must look
+/// (a magnitude under 2^-800, unless `settle`).
+__device__ __noinline__ void blockStore(const Context &c, Ref r, double *out, int lane, unsigned *stored, bool settle,
                                         Shared &sh) {
     Num v;
     v.negative = r.head->negative;
@@ -1002,10 +1002,10 @@ __device__ __noinline__ void blockStore(const Context &c, Ref r, double *out, un
     }
     if (threadIdx.x == 0) {
         const Stored values = storedDoubles(c, v, j0, s, below);
-        out[0] = values.hi;
-        out[2] = values.lo;
-        out[4] = values.significand;
-        out[5] = values.exponent;
+        out[lane] = values.hi;
+        out[2 + lane] = values.lo;
+        out[4 + 2 * lane] = values.significand;
+        out[5 + 2 * lane] = values.exponent;
         *stored = settle || v.zero || v.exponent >= -800 ? 1 : 0;
     }
     __syncthreads();
@@ -1243,13 +1243,13 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
             if (threadIdx.x == 0 && !t3.head->zero) t3.head->exponent += 1;  // 2 t3, exact
             __syncthreads();
             blockAdd(c, y, t3, cy, false, s0, s1, s2, sh);
-            blockStore(c, y, v + 1, control + FK_ORBIT_STORED_Y, p.settle != 0, sh);
+            blockStore(c, y, v, 1, control + FK_ORBIT_STORED_Y, p.settle != 0, sh);
             if (threadIdx.x == 0) v[8] = v[9] = v[10] = v[11] = 0;
         }
         if (blockIdx.x == 1) {
             blockProduct(c, x, *t1.head, *t2.head, s0, s2, s1, sh);
             blockAdd(c, x, x, cx, false, s0, s1, s2, sh);
-            blockStore(c, x, v, control + FK_ORBIT_STORED_X, p.settle != 0, sh);
+            blockStore(c, x, v, 0, control + FK_ORBIT_STORED_X, p.settle != 0, sh);
         }
         gridBarrier(control);
         FK_LAP(4)
@@ -1257,7 +1257,8 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
         const volatile double *vv = v;
         const volatile unsigned *cc = control;
         const double a = vv[0], bq = vv[1];
-        const bool near = a * a + bq * bq >= kNearEscape;
+        // Rounded as the serial run rounds it, whatever --fmad says.
+        const bool near = __dadd_rn(__dmul_rn(a, a), __dmul_rn(bq, bq)) >= kNearEscape;
         if (!p.settle && (near || !cc[FK_ORBIT_STORED_X] || !cc[FK_ORBIT_STORED_Y])) {
             flagged = true;  // the host takes this step in MPFR
             break;
@@ -1279,7 +1280,7 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
                     blockAdd(c, t2, t1, t3, true, s0, s1, s2, sh);
                     double gap[6];
                     unsigned unused;
-                    blockStore(c, t2, gap, &unused, true, sh);
+                    blockStore(c, t2, gap, 0, &unused, true, sh);
                     if (threadIdx.x == 0) {
                         v[8] = gap[4];
                         v[9] = gap[5];
