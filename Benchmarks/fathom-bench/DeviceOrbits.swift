@@ -17,21 +17,12 @@ import Foundation
     let cores = ProcessInfo.processInfo.activeProcessorCount
     func orbitCase(_ name: String, c: BigComplex, steps: Int, precision p: Precision) throws {
         try measure("device-orbit", name, runs: 1) {
-            func timed(_ body: () throws -> ReferenceOrbit) rethrows -> (ReferenceOrbit, Double) {
-                var best = Double.infinity, orbit: ReferenceOrbit?
-                for _ in 0..<options.runs {
-                    let t0 = DispatchTime.now().uptimeNanoseconds
-                    orbit = try body()
-                    best = min(best, Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
-                }
-                return (orbit!, best)
-            }
-            let (cpu, cpuTime) = try timed {
+            let (cpu, cpuTime) = try bestOfRuns(options.runs) {
                 try ReferenceOrbit.compute(
                     point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true, threads: cores)
             }
             let before = (device as? CUDAOrbitDevice)?.phaseSeconds
-            let (gpu, gpuTime) = try timed {
+            let (gpu, gpuTime) = try bestOfRuns(options.runs) {
                 try ReferenceOrbit.compute(
                     point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true, device: device)
             }

@@ -138,6 +138,17 @@ var results: [Measurement] = []
     }
 }
 
+/// `body`'s result and its best time in microseconds over `runs` runs (`--runs`).
+func bestOfRuns<T>(_ runs: Int, _ body: () throws -> T) rethrows -> (T, Double) {
+    var best = Double.infinity, result: T?
+    for _ in 0..<runs {
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        result = try body()
+        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
+    }
+    return (result!, best)
+}
+
 @MainActor func location(_ name: String) throws -> Location {
     try LocationFile.read(path: options.locations + "/" + name + ".json").location()
 }
@@ -179,15 +190,11 @@ if options.groups.contains("reference") {
     func orbitCase(_ name: String, c: BigComplex, steps: Int, precision p: Precision) throws {
         try measure("reference", name, runs: 1) {
             func timed(_ threading: ReferenceThreading?) throws -> (ReferenceOrbit, Double) {
-                var best = Double.infinity, orbit: ReferenceOrbit?
-                for _ in 0..<options.runs {
-                    let t0 = DispatchTime.now().uptimeNanoseconds
-                    orbit = try ReferenceOrbit.compute(
+                try bestOfRuns(options.runs) {
+                    try ReferenceOrbit.compute(
                         point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, threads: cores,
                         threading: threading)
-                    best = min(best, Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
                 }
-                return (orbit!, best)
             }
             let (one, oneTime) = try timed(.serial)
             let (pair, pairTime) = try timed(.pair)

@@ -520,11 +520,26 @@ FK_DEVICE Stored storedDoublesSerial(const Context &c, const Num &v) {
 
 /// The orbit's per-step output: kStepWords Doubles a step.
 constexpr int kStepWords = FK_ORBIT_STEP_WORDS;
+enum { kNoTest = 0, kGap = 1, kEscaped = 2 };
+
+/// A number's Stored into its step's words (FK_ORBIT_STEP_WORDS): lane 0 is x, lane 1 is y.
+FK_DEVICE void writeStored(double *v, int lane, const Stored &s) {
+    v[lane] = s.hi;
+    v[2 + lane] = s.lo;
+    v[4 + 2 * lane] = s.significand;
+    v[5 + 2 * lane] = s.exponent;
+}
+
+/// The escape test's gap into its step's words.
+FK_DEVICE void writeGap(double *v, const Stored &gap) {
+    v[8] = gap.significand;
+    v[9] = gap.exponent;
+    v[10] = kGap;
+}
 /// Where Z is within 2^-36 of |Z|^2 = 4 (or beyond): the host's escape test in MPFR,
 /// r2 = x^2 + y^2 (each square and the sum rounded), escaped when r2 > 4, else the gap 4 - r2
 /// (rounded) kept as mpfr_get_d_2exp gives it.
 constexpr double kNearEscape = 4.0 * (1.0 - 0x1p-36);
-enum { kNoTest = 0, kGap = 1, kEscaped = 2 };
 
 /// 4 at the context's precision.
 FK_DEVICE void setFour(const Context &c, Num &r) {
@@ -573,15 +588,8 @@ FK_DEVICE long long run(Orbit &o, long long count, double *out, int *flagged) {
     for (long long k = 0; k < count; k++) {
         step(o);
         double *v = out + kStepWords * k;
-        const Stored x = storedDoublesSerial(o.c, o.x), y = storedDoublesSerial(o.c, o.y);
-        v[0] = x.hi;
-        v[1] = y.hi;
-        v[2] = x.lo;
-        v[3] = y.lo;
-        v[4] = x.significand;
-        v[5] = x.exponent;
-        v[6] = y.significand;
-        v[7] = y.exponent;
+        writeStored(v, 0, storedDoublesSerial(o.c, o.x));
+        writeStored(v, 1, storedDoublesSerial(o.c, o.y));
         v[8] = v[9] = v[10] = v[11] = 0;
         if (v[0] * v[0] + v[1] * v[1] >= kNearEscape) {
             multiply(o.c, o.t1, o.x, o.x);
@@ -593,10 +601,7 @@ FK_DEVICE long long run(Orbit &o, long long count, double *out, int *flagged) {
             }
             setFour(o.c, o.t1);
             add(o.c, o.t2, o.t1, o.t3, true);
-            const Stored gap = storedDoublesSerial(o.c, o.t2);
-            v[8] = gap.significand;
-            v[9] = gap.exponent;
-            v[10] = kGap;
+            writeGap(v, storedDoublesSerial(o.c, o.t2));
         }
     }
     return count;
@@ -626,7 +631,8 @@ namespace fathom {
 namespace orbit {
 namespace gpu {
 
-constexpr int kTile = 2048;  // transform words per tile in shared memory (two tiles: 32 KB)
+constexpr int kTileLog = 11;
+constexpr int kTile = 1 << kTileLog;  // transform words per tile in shared memory (two tiles: 32 KB)
 
 struct Shared {
     U64 tileA[kTile];
@@ -753,6 +759,31 @@ __device__ __noinline__ void copyNum(const Context &c, Ref r, Ref a) {
     if (r.m != a.m && !a.head->zero) FK_EACH(i, c.limbs) r.m[i] = a.m[i];
 }
 
+/// m (n limbs) plus 2^lowBits (`up`) or minus 1 (lowBits 0), over the block: the carry or
+/// borrow wraps the limbs under the lowest one that absorbs it (all ones going up, 0 going
+/// down; limb 0 from bit lowBits). Returns whether it ran out of the top limb.
+__device__ __noinline__ bool blockRipple(Limb *m, long long n, int lowBits, bool up, Shared &sh) {
+    int first = (int)n;
+    FK_EACH(i, n) {
+        const int shift = i == 0 ? lowBits : 0;
+        if (up ? (m[i] >> shift) != (0xffffffffu >> shift) : m[i] != 0) {
+            first = (int)i;
+            break;
+        }
+    }
+    first = blockMin(first, sh);
+    FK_EACH(i, n) {
+        if (i > first) break;
+        if (i < first)
+            m[i] = up ? 0 : 0xffffffffu;
+        else if (up)
+            m[i] += (Limb)(1u << (i == 0 ? lowBits : 0));
+        else
+            m[i] -= 1;
+    }
+    return first == n;
+}
+
 /// roundTo over the block: w (W limbs, top bit set) rounded into r, sticky from below w.
 __device__ __noinline__ void blockRound(const Context &c, Ref r, const Limb *w, int W, long long exponent, bool sticky,
                                         int negative, Shared &sh) {
@@ -770,28 +801,10 @@ __device__ __noinline__ void blockRound(const Context &c, Ref r, const Limb *w, 
     __syncthreads();
     const bool odd = (r.m[0] >> lowBits) & 1;
     long long exponentOut = exponent;
-    if (round && (sticky || odd)) {
-        // The lowest limb that absorbs the increment without wrapping; those below it wrap to 0.
-        int first = L;
-        FK_EACH(i, L) {
-            const bool absorbs = i == 0 ? (r.m[0] >> lowBits) != (0xffffffffu >> lowBits) : r.m[i] != 0xffffffffu;
-            if (absorbs) {
-                first = (int)i;
-                break;
-            }
-        }
-        first = blockMin(first, sh);
-        FK_EACH(i, L) {
-            if (i > first) break;
-            if (i < first)
-                r.m[i] = 0;
-            else
-                r.m[i] += i == 0 ? (Limb)(1u << lowBits) : 1u;
-        }
-        if (first == L) {
-            if (threadIdx.x == (L - 1) % blockDim.x) r.m[L - 1] = 0x80000000u;
-            exponentOut += 1;
-        }
+    if (round && (sticky || odd) && blockRipple(r.m, L, lowBits, true, sh)) {
+        // All ones rounded up: the limbs wrapped to zero (the top one on the thread that wrapped it).
+        if (threadIdx.x == (L - 1) % blockDim.x) r.m[L - 1] = 0x80000000u;
+        exponentOut += 1;
     }
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -895,19 +908,7 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
             W, [&](long long i) { return (w[i] < s[i] ? 1 : 0) | (w[i] == s[i] ? 2 : 0); },
             [&](long long i, unsigned borrow) { w[i] = w[i] - s[i] - borrow; }, sh);
         if (sticky) {
-            int lowest = W;
-            FK_EACH(i, W) if (w[i]) {
-                lowest = (int)i;
-                break;
-            }
-            lowest = blockMin(lowest, sh);
-            FK_EACH(i, W) {
-                if (i > lowest) break;
-                if (i < lowest)
-                    w[i] = 0xffffffffu;
-                else
-                    w[i] -= 1;
-            }
+            blockRipple(w, W, 0, false, sh);
             __syncthreads();
         }
         int top = -1;
@@ -976,12 +977,9 @@ __device__ __forceinline__ Limb productTerm(const U64 *f, long long j) {
     return (Limb)((t & 0xffff) + (tBelow >> 16));
 }
 
-/// What the host stores of the number (storedDoubles: hi, lo, significand, exponent) into
-/// out[lane], out[2 + lane], out[4 + 2 lane], out[5 + 2 lane] (lane 0: x's slots, 1: y's), by
-/// block reductions for the scans of storedDoublesSerial; *stored = 0 where the host must look
-/// (a magnitude under 2^-800, unless `settle`).
-__device__ __noinline__ void blockStore(const Context &c, Ref r, double *out, int lane, unsigned *stored, bool settle,
-                                        Shared &sh) {
+/// storedDoubles of r, its scans (storedDoublesSerial's loops) as block reductions; the
+/// result is thread 0's.
+__device__ __noinline__ Stored blockStored(const Context &c, Ref r, Shared &sh) {
     Num v;
     v.negative = r.head->negative;
     v.zero = r.head->zero;
@@ -1000,16 +998,15 @@ __device__ __noinline__ void blockStore(const Context &c, Ref r, double *out, in
         FK_EACH(i, s - 2) below = below || v.m[i] != 0;
         below = blockAny(below, sh);
     }
-    if (threadIdx.x == 0) {
-        const Stored values = storedDoubles(c, v, j0, s, below);
-        out[lane] = values.hi;
-        out[2 + lane] = values.lo;
-        out[4 + 2 * lane] = values.significand;
-        out[5 + 2 * lane] = values.exponent;
-        *stored = settle || v.zero || v.exponent >= -800 ? 1 : 0;
-    }
+    Stored stored = {0, 0, 0, 0};
+    if (threadIdx.x == 0) stored = storedDoubles(c, v, j0, s, below);
     __syncthreads();
+    return stored;
 }
+
+/// Whether the host must take a step with r in it, where the device does not settle tiny
+/// values (a magnitude under 2^-800: the host's tiny entries).
+__device__ __forceinline__ bool forHost(Ref r) { return !r.head->zero && r.head->exponent < -800; }
 
 /// aboveFour over the block.
 __device__ __noinline__ bool blockAboveFour(const Context &c, Ref r, Shared &sh) {
@@ -1092,7 +1089,7 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
     Limb *s0 = scratch, *s1 = scratch + scratchSize, *s2 = scratch + 2 * scratchSize;
     const long long threads = (long long)gridDim.x * blockDim.x;
     const long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const int logTile = logN < 11 ? logN : 11;  // kTile = 2^11
+    const int logTile = logN < kTileLog ? logN : kTileLog;
     const long long tile = 1LL << logTile;
     const int tilesLog = logN - logTile;  // tiles per array: 2^tilesLog
     // Block 0's thread 0 times the phases (FK_ORBIT_PROFILE): A, B's digits and long stages,
@@ -1243,13 +1240,21 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
             if (threadIdx.x == 0 && !t3.head->zero) t3.head->exponent += 1;  // 2 t3, exact
             __syncthreads();
             blockAdd(c, y, t3, cy, false, s0, s1, s2, sh);
-            blockStore(c, y, v, 1, control + FK_ORBIT_STORED_Y, p.settle != 0, sh);
-            if (threadIdx.x == 0) v[8] = v[9] = v[10] = v[11] = 0;
+            const Stored stored = blockStored(c, y, sh);
+            if (threadIdx.x == 0) {
+                writeStored(v, 1, stored);
+                v[8] = v[9] = v[10] = v[11] = 0;
+                control[FK_ORBIT_STORED_Y] = p.settle || !forHost(y);
+            }
         }
         if (blockIdx.x == 1) {
             blockProduct(c, x, *t1.head, *t2.head, s0, s2, s1, sh);
             blockAdd(c, x, x, cx, false, s0, s1, s2, sh);
-            blockStore(c, x, v, 0, control + FK_ORBIT_STORED_X, p.settle != 0, sh);
+            const Stored stored = blockStored(c, x, sh);
+            if (threadIdx.x == 0) {
+                writeStored(v, 0, stored);
+                control[FK_ORBIT_STORED_X] = p.settle || !forHost(x);
+            }
         }
         gridBarrier(control);
         FK_LAP(4)
@@ -1278,14 +1283,8 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
                 } else {
                     blockFour(c, t1);
                     blockAdd(c, t2, t1, t3, true, s0, s1, s2, sh);
-                    double gap[6];
-                    unsigned unused;
-                    blockStore(c, t2, gap, 0, &unused, true, sh);
-                    if (threadIdx.x == 0) {
-                        v[8] = gap[4];
-                        v[9] = gap[5];
-                        v[10] = kGap;
-                    }
+                    const Stored gap = blockStored(c, t2, sh);
+                    if (threadIdx.x == 0) writeGap(v, gap);
                 }
             }
             gridBarrier(control);

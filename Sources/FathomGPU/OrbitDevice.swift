@@ -14,10 +14,7 @@ public final class EmulatedOrbitDevice: ReferenceStepDevice {
     public func startOrbit(bits: Int, z: (OrbitLimbs, OrbitLimbs), c: (OrbitLimbs, OrbitLimbs)) throws
         -> any DeviceOrbit
     {
-        guard let engine = fg_orbit_emulation_create(Int64(bits)) else {
-            throw GPUError.failed("no memory for a reference orbit at \(bits) bits")
-        }
-        let orbit = EmulatedOrbit(engine: engine, limbs: OrbitLimbs.count(bits: bits))
+        let orbit = try EmulatedOrbit(bits: bits)
         for (i, v) in [z.0, z.1, c.0, c.1].enumerated() { orbit.set(Int32(i), v) }
         return orbit
     }
@@ -25,10 +22,7 @@ public final class EmulatedOrbitDevice: ReferenceStepDevice {
     /// a + b (operation 0), a - b (1) or a b (2) at `bits`, correctly rounded by the device's
     /// arithmetic: for the tests against MPFR.
     public func operate(_ operation: Int, _ a: OrbitLimbs, _ b: OrbitLimbs, bits: Int) throws -> OrbitLimbs {
-        guard let engine = fg_orbit_emulation_create(Int64(bits)) else {
-            throw GPUError.failed("no memory for a reference orbit at \(bits) bits")
-        }
-        let orbit = EmulatedOrbit(engine: engine, limbs: OrbitLimbs.count(bits: bits))
+        let orbit = try EmulatedOrbit(bits: bits)
         orbit.set(4, a)
         orbit.set(5, b)
         orbit.operate(Int32(operation), 6, 4, 5)
@@ -41,9 +35,12 @@ final class EmulatedOrbit: DeviceOrbit {
     private let engine: UnsafeMutableRawPointer
     private let limbs: Int
 
-    init(engine: UnsafeMutableRawPointer, limbs: Int) {
+    init(bits: Int) throws {
+        guard let engine = fg_orbit_emulation_create(Int64(bits)) else {
+            throw GPUError.failed("no memory for a reference orbit at \(bits) bits")
+        }
         self.engine = engine
-        self.limbs = limbs
+        limbs = OrbitLimbs.count(bits: bits)
     }
 
     deinit { fg_orbit_emulation_destroy(engine) }
@@ -81,7 +78,7 @@ final class EmulatedOrbit: DeviceOrbit {
 
 /// The reference orbit's steps on the CUDA device: FathomOrbit.h's `fathom_orbit_steps`, one
 /// cooperative launch of a block per multiprocessor for each batch of steps. The same orbit as
-/// the emulation and MPFR, bit for bit (checked by `fathom-bench orbit-check`).
+/// the emulation and MPFR, bit for bit (checked by `fathom-bench device-orbit`).
 /// Immutable after init; its orbits are used from one thread at a time.
 public final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
     let executor: GPUExecutor
@@ -94,19 +91,16 @@ public final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
     public let settles: Bool
 
     /// The device of the process's CUDA backend; throws without a driver or GPU.
-    public init(settles: Bool = false) throws {
-        self.settles = settles
+    public convenience init(settles: Bool = false) throws {
         var warning: String?
         guard let executor = try GPUExecutor.resolve(.cuda, exact: true, warning: &warning),
             let function = executor.function("fathom_orbit_steps")
         else { throw GPUError.failed("the reference orbit's kernel is not loaded") }
-        self.executor = executor
-        self.function = function
-        blocks = Swift.max(2, Int(fg_multiprocessors()))
+        self.init(executor: executor, function: function, settles: settles)
     }
 
-    init(executor: GPUExecutor, function: UnsafeMutableRawPointer) {
-        settles = false
+    init(executor: GPUExecutor, function: UnsafeMutableRawPointer, settles: Bool = false) {
+        self.settles = settles
         self.executor = executor
         self.function = function
         blocks = Swift.max(2, Int(fg_multiprocessors()))
@@ -143,7 +137,6 @@ public final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
 final class CUDAOrbit: DeviceOrbit {
     let device: CUDAOrbitDevice
     let limbCount: Int
-    let n: Int
     let limbs, heads, scratch, transforms, twiddles, control: GPUExecutor.Buffer
     var out: GPUExecutor.Buffer?
     var params: FKOrbitParams
@@ -155,7 +148,7 @@ final class CUDAOrbit: DeviceOrbit {
         let count = OrbitLimbs.count(bits: bits)
         limbCount = count
         let nttLog = Int(fg_orbit_ntt_log(Int32(count)))
-        n = 1 << nttLog
+        let n = 1 << nttLog
         let kind = GPUExecutor.Kind.cuda
         let limbs = try GPUExecutor.Buffer(bytes: 4 * 7 * count, kind: kind)
         let heads = try GPUExecutor.Buffer(bytes: MemoryLayout<FKOrbitHead>.stride * 7, kind: kind)

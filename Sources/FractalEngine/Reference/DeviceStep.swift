@@ -178,14 +178,9 @@ struct DeviceStep: ReferenceStep {
             if mpfr_equal_p(ws[0], self.ws[0]) == 0 || mpfr_equal_p(ws[1], self.ws[1]) == 0 { throw differs() }
             return
         }
-        let t = scratch[0]
-        var expected: [Double] = []
-        for r in [ws[0], ws[1]] { expected.append(mpfr_get_d(r, MPFR_RNDN)) }
-        for (i, r) in [ws[0], ws[1]].enumerated() {
-            mpfr_sub_d(t, r, expected[i], MPFR_RNDN)
-            expected.append(mpfr_get_d(t, MPFR_RNDN))
-        }
-        let got = [v.values.0, v.values.1, v.values.2, v.values.3]
+        let x = ReferenceOrbit.rounded(ws[0], scratch: scratch[0]),
+            y = ReferenceOrbit.rounded(ws[1], scratch: scratch[0])
+        let expected = [x.hi, y.hi, x.lo, y.lo], got = [v.values.0, v.values.1, v.values.2, v.values.3]
         if zip(expected, got).contains(where: { $0.bitPattern != $1.bitPattern }) { throw differs() }
     }
 

@@ -106,23 +106,14 @@ public struct ReferenceOrbit: Sendable {
                 _ x: UnsafeMutablePointer<__mpfr_struct>, _ y: UnsafeMutablePointer<__mpfr_struct>,
                 _ yRounded: (hi: Double, lo: Double)?
             ) -> (Double, Double) {
-                let a = mpfr_get_d(x, MPFR_RNDN), b = yRounded?.hi ?? mpfr_get_d(y, MPFR_RNDN)
-                var aLow = 0.0, bLow = 0.0
-                if lowWords {
-                    mpfr_sub_d(t1, x, a, MPFR_RNDN)
-                    aLow = mpfr_get_d(t1, MPFR_RNDN)
-                    if let yRounded {
-                        bLow = yRounded.lo
-                    } else {
-                        mpfr_sub_d(t1, y, b, MPFR_RNDN)
-                        bLow = mpfr_get_d(t1, MPFR_RNDN)
-                    }
-                }
+                let (a, aLow) = lowWords ? ReferenceOrbit.rounded(x, scratch: t1) : (mpfr_get_d(x, MPFR_RNDN), 0)
+                let (b, bLow) =
+                    yRounded.map { ($0.hi, lowWords ? $0.lo : 0) }
+                    ?? (lowWords ? ReferenceOrbit.rounded(y, scratch: t1) : (mpfr_get_d(y, MPFR_RNDN), 0))
                 values.append((a, b, aLow, bLow))
-                // Below 2^-1000 Double loses bits (subnormals) or the value: keep it exactly.
-                let smallX = a != 0 && Swift.abs(a) < 0x1p-1000 || (a == 0 && fathom_mpfr_zero_p(x) == 0)
-                let smallY = b != 0 && Swift.abs(b) < 0x1p-1000 || (b == 0 && fathom_mpfr_zero_p(y) == 0)
-                if smallX || smallY {
+                if ReferenceOrbit.isTiny(a, nonzero: fathom_mpfr_zero_p(x) == 0)
+                    || ReferenceOrbit.isTiny(b, nonzero: fathom_mpfr_zero_p(y) == 0)
+                {
                     var ex = 0, ey = 0
                     let mx = mpfr_get_d_2exp(&ex, x, MPFR_RNDN), my = mpfr_get_d_2exp(&ey, y, MPFR_RNDN)
                     tiny[values.count - 1] = Complex(
@@ -145,9 +136,9 @@ public struct ReferenceOrbit: Sendable {
                     values.append(lowWords ? v.values : (v.values.0, v.values.1, 0, 0))
                     (a, b) = (v.values.0, v.values.1)
                     // `store`'s tiny entries, from the device's significands and exponents.
-                    let smallX = a != 0 && Swift.abs(a) < 0x1p-1000 || (a == 0 && v.xNonzero)
-                    let smallY = b != 0 && Swift.abs(b) < 0x1p-1000 || (b == 0 && v.yNonzero)
-                    if smallX || smallY { tiny[values.count - 1] = Complex(v.x, v.y) }
+                    if ReferenceOrbit.isTiny(a, nonzero: v.xNonzero) || ReferenceOrbit.isTiny(b, nonzero: v.yNonzero) {
+                        tiny[values.count - 1] = Complex(v.x, v.y)
+                    }
                     deviceTest = v.escape
                     fromDevice = true
                 } else {
@@ -200,6 +191,22 @@ public struct ReferenceOrbit: Sendable {
                 point: point, power: power, juliaC: juliaC, precision: precision, compressed: values.orbit,
                 tiny: tiny, escapeGaps: escapeGaps, escaped: escaped)
         }
+    }
+
+    /// v rounded to a Double and its low word (v - that, exact at v's precision, rounded):
+    /// what the orbit stores of v (`scratch` at v's precision).
+    static func rounded(_ v: UnsafePointer<__mpfr_struct>, scratch: UnsafeMutablePointer<__mpfr_struct>) -> (
+        hi: Double, lo: Double
+    ) {
+        let hi = mpfr_get_d(v, MPFR_RNDN)
+        mpfr_sub_d(scratch, v, hi, MPFR_RNDN)
+        return (hi, mpfr_get_d(scratch, MPFR_RNDN))
+    }
+
+    /// Whether a value stored as `hi` is also kept exactly (`tiny`): below 2^-1000 Double
+    /// loses bits (subnormals) or the value.
+    static func isTiny(_ hi: Double, nonzero: Bool) -> Bool {
+        hi != 0 && Swift.abs(hi) < 0x1p-1000 || (hi == 0 && nonzero)
     }
 
     init(
