@@ -23,8 +23,9 @@ struct Options {
     /// and its location cases' steps.
     var orbitDevice: String?
     var orbitSteps = 10000
-    /// The kernel settles tiny values and the escape test itself (`CUDAOrbitDevice.settles`).
-    var orbitSettle = false
+    /// The kernel settles tiny values and the escape test itself (`CUDAOrbitDevice.settles`;
+    /// `--host-settle`: the host's MPFR does).
+    var orbitSettle = true
 }
 
 /// The value of `option` spelled `text` (its raw value), else a one-line usage error, exit 64.
@@ -49,7 +50,7 @@ func parseOptions() -> Options {
             o.groups.insert(a)
         case "--device": o.orbitDevice = it.next()
         case "--steps": o.orbitSteps = max(1, Int(it.next() ?? "") ?? 10000)
-        case "--settle": o.orbitSettle = true
+        case "--host-settle": o.orbitSettle = false
         case "--team": o.team = max(2, Int(it.next() ?? "") ?? 2)
         case "--backend": o.backend = value(ComputeBackend.self, of: a, it.next())
         case "--gpu-exact": o.gpuExact = true
@@ -75,7 +76,7 @@ func parseOptions() -> Options {
             exit(0)
         case "--help", "-h":
             print(
-                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [device-orbit] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact] [--approximation bla|la|both] [--team N] [--device cuda|emulated] [--steps N] [--settle]"
+                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [device-orbit] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact] [--approximation bla|la|both] [--team N] [--device cuda|emulated] [--steps N] [--host-settle]"
             )
             print(
                 "device-orbit: reference orbits on the GPU (or --device emulated) against MPFR on every core, bit for bit: the rabbit at 4k-380k bits, then e1086, e8000, e52465 and fshark30_e114514's centers over --steps steps (default 10000)"

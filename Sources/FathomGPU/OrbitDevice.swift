@@ -85,13 +85,14 @@ public final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
     let function: UnsafeMutableRawPointer
     let blocks: Int
 
-    /// Whether the kernel settles tiny values and the escape test near |Z| = 2 itself (false:
-    /// it hands such steps to the host's MPFR, the form checked on an H200 so far; the other
-    /// passes the emulation's tests against MPFR and awaits its check on a GPU).
+    /// Whether the kernel settles tiny values and the escape test near |Z| = 2 itself (the
+    /// default; both forms checked bit for bit against MPFR on an H200); false hands such steps
+    /// to the host's MPFR, which costs a transfer and an MPFR step each (e52465 and e22522 sit
+    /// at |Z| = 2: every step).
     public let settles: Bool
 
     /// The device of the process's CUDA backend; throws without a driver or GPU.
-    public convenience init(settles: Bool = false) throws {
+    public convenience init(settles: Bool = true) throws {
         var warning: String?
         guard let executor = try GPUExecutor.resolve(.cuda, exact: true, warning: &warning),
             let function = executor.function("fathom_orbit_steps")
@@ -99,7 +100,7 @@ public final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
         self.init(executor: executor, function: function, settles: settles)
     }
 
-    init(executor: GPUExecutor, function: UnsafeMutableRawPointer, settles: Bool = false) {
+    init(executor: GPUExecutor, function: UnsafeMutableRawPointer, settles: Bool = true) {
         self.settles = settles
         self.executor = executor
         self.function = function

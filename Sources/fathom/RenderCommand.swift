@@ -269,7 +269,10 @@ enum RenderCommand {
             "perturbation: deltas \(p.deltaType.rawValue), reference \(p.precisionBits) bits, \(p.referenceLength) steps"
             + (p.referenceEscaped ? " (escaped)" : "")
             + String(format: " held in %.2f bytes a step", p.referenceBytesPerStep)
-            + (p.referencePeriod.map { " (a nucleus of period \($0), wrapped)" } ?? "")
+            + (p.referencePeriod.map {
+                p.referenceIsNucleus
+                    ? " (a nucleus of period \($0), wrapped)" : " (the center's, ended at the view's period \($0))"
+            } ?? "")
             + (p.referenceNote.map { " (\($0))" } ?? "")
             + String(format: ", %.2f s in references", p.referenceSeconds)
             + (p.referenceDevice.map { " (steps on \($0))" } ?? "")

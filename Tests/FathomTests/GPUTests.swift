@@ -111,6 +111,38 @@ struct GPUTests {
         }
     }
 
+    @Test(
+        "on a GPU backend the default placement ends the center's orbit at the view's period; the CPU's counts with the center's whole orbit"
+    )
+    func orbitEndsAtPeriod() throws {
+        // The Seahorse view holding the period-33 minibrot (the CPU takes its nucleus there), and
+        // 1e-6 around the same center, whose orbit escapes (101 steps) before a period shows:
+        // there the center's whole orbit, as on the CPU, to the byte.
+        for (radius, period) in [("3.725e-3", 33), ("1e-6", nil as Int?)] {
+            let location = Location(
+                centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: radius, maxIterations: 100_000)
+            var settings = RenderSettings(width: 16, height: 9, path: .perturbation)
+            settings.backend = .emulated
+            settings.gpuExact = true
+            let gpu = try Renderer.render(location: location, settings: settings)
+            let report = try #require(gpu.report.perturbation)
+            settings.backend = .cpu
+            settings.perturbation.placement = .center
+            let cpu = try Renderer.render(location: location, settings: settings)
+            guard let period else {
+                #expect(report.referencePeriod == nil && report.referenceEscaped)
+                #expect(gpu.field == cpu.field)
+                continue
+            }
+            #expect(report.referencePeriod == period)
+            #expect(!report.referenceIsNucleus && !report.referenceEscaped && report.referenceLength == period + 1)
+            #expect(cpu.report.perturbation?.referenceLength ?? 0 > period + 1)
+            #expect(gpu.field.n2 == cpu.field.n2 && gpu.field.nBig == cpu.field.nBig)
+            let worst = zip(gpu.field.smooth, cpu.field.smooth).map { $0.isNaN ? 0 : Swift.abs($0 - $1) }.max() ?? 0
+            #expect(worst < 1e-6)
+        }
+    }
+
     @Test("a second render of the same view reuses the orbit and table kept on the device, with the same field")
     func residentUploads() throws {
         let location = Location(

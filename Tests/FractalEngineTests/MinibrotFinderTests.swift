@@ -155,6 +155,14 @@ struct MinibrotFinderTests {
         // A minimum size far above the minibrot's: no stop.
         let strict = PeriodWatch(radius: radius, maxPeriod: 10_000, minimumLog2Size: 10)
         #expect(strict.scan(orbit) == nil)
+        // Ending the orbit there instead (at any size): its first period + 1 values, the
+        // whole orbit's own.
+        let ends = PeriodWatch(radius: radius, maxPeriod: 10_000, minimumLog2Size: 10, endsOrbit: true)
+        #expect(ends.scan(orbit)?.period == period)
+        let ended = try ReferenceOrbit.compute(
+            point: center, power: 2, juliaC: nil, maxIterations: 1000, precision: precision, watch: ends)
+        #expect(ended.count == period + 1 && !ended.escaped)
+        #expect(ended.values(as: Double.self) == Array(orbit.values(as: Double.self).prefix(period + 1)))
     }
 
     @Test("--reference nucleus without a nucleus in reach falls back to the center, and the report says why")

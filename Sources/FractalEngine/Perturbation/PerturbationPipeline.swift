@@ -178,6 +178,7 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
             referenceSeconds: orbits.seconds,
             doubleDoublePixels: settled.doubleDoublePixels, reiteratedPixels: settled.reiteratedPixels)
         report.referencePeriod = references.period
+        report.referenceIsNucleus = references.primary.wraps
         report.referenceBytesPerStep =
             Double(references.primary.orbit.byteCount) / Double(Swift.max(references.primary.orbit.count, 1))
         report.referenceNote = references.note

@@ -136,8 +136,11 @@ public struct PerturbationReport: Sendable {
     public var referenceBytesPerStep: Double = 0
     /// The device whose steps computed the orbits (`ReferenceStepDevice`), or nil: MPFR on the CPU.
     public var referenceDevice: String? = nil
-    /// A nucleus reference computed for one period and wrapped by rebasing: the period.
+    /// A reference computed for one period and wrapped by rebasing: the period.
     public var referencePeriod: Int? = nil
+    /// Whether that reference is a minibrot's nucleus (else the center's orbit, ended at the
+    /// view's period: `PeriodWatch.endsOrbit`).
+    public var referenceIsNucleus = false
     /// Why the reference placement asked for was not used (a nucleus not found in view).
     public var referenceNote: String? = nil
     /// Pixels the detect mode flagged in the first pass, and those left after correction.

@@ -50,7 +50,8 @@ public struct ReferenceOrbit: Sendable {
     /// serial).
     ///
     /// `watch`: the first period of the disc around `point` (`PeriodWatch`), found alongside;
-    /// when it asks to stop there, the computation throws `PeriodWatch.Found`.
+    /// when it asks to stop there, the computation throws `PeriodWatch.Found`, or with
+    /// `endsOrbit` returns the orbit up to that step.
     ///
     /// `device`: z^2 + c's steps on that device instead (`DeviceStep`), the same orbit bit for bit.
     public static func compute(
@@ -145,7 +146,10 @@ public struct ReferenceOrbit: Sendable {
                     (a, b) = store(step.x, step.y, step.storedY)
                 }
                 if var w = watch {
-                    if let found = w.observe(m, tiny[m] ?? Complex(FloatExp(a), FloatExp(b))) { throw found }
+                    if let found = w.observe(m, tiny[m] ?? Complex(FloatExp(a), FloatExp(b))) {
+                        if w.endsOrbit { break }
+                        throw found
+                    }
                     watch = w.done ? nil : w
                 }
                 // |Z|^2 > 4, decided in Double unless close (then in MPFR).
@@ -257,10 +261,10 @@ public struct ReferenceOrbit: Sendable {
 /// first n with |Z(n)| < |dZ(n)/dc| radius, dZ/dc carried as dZ' = 2 Z dZ + 1 (z^2 + c), with
 /// the first guess at its minibrot's size, 1 / (|l| |dZ(n)/dc|), l = prod_{j<n} 2 Z(j). Only
 /// the first such n counts; `observe` returns `Found` when it is at most `maxPeriod` and the
-/// guess is at least 2^(minimumLog2Size - 2). The same values give the same answer whether
-/// the orbit is being computed or was cached.
+/// guess is at least 2^(minimumLog2Size - 2) (with `endsOrbit`, at any size). The same values
+/// give the same answer whether the orbit is being computed or was cached.
 public struct PeriodWatch: Sendable {
-    /// Thrown by `ReferenceOrbit.compute` to stop at the period.
+    /// Thrown by `ReferenceOrbit.compute` to stop at the period (without `endsOrbit`).
     public struct Found: Error {
         public let period: Int
     }
@@ -268,14 +272,19 @@ public struct PeriodWatch: Sendable {
     let radius2: FloatExp
     let maxPeriod: Int
     public let minimumLog2Size: Double
+    /// The orbit ends at the period instead (`ReferenceOrbit.compute` returns its first
+    /// period + 1 values, not escaped): the disc then holds a point whose orbit returns to 0
+    /// there, and pixels rebase onto the orbit's start at its end (exact at any reference).
+    public let endsOrbit: Bool
     var derivative = Complex(FloatExp(1), FloatExp.zero)
     var l2 = FloatExp(1)
     var done = false
 
-    public init(radius: FloatExp, maxPeriod: Int, minimumLog2Size: Double) {
+    public init(radius: FloatExp, maxPeriod: Int, minimumLog2Size: Double, endsOrbit: Bool = false) {
         radius2 = radius * radius
         self.maxPeriod = maxPeriod
         self.minimumLog2Size = minimumLog2Size
+        self.endsOrbit = endsOrbit
     }
 
     /// Z(n), n = 1, 2, ... in order: `Found` where the orbit should stop.
@@ -288,7 +297,7 @@ public struct PeriodWatch: Sendable {
         let z2 = z.floatExpLengthSquared, d2 = derivative.floatExpLengthSquared
         if z2 < d2 * radius2 {
             done = true
-            return -0.5 * (l2 * d2).log2Magnitude >= minimumLog2Size - 2 ? Found(period: n) : nil
+            return endsOrbit || -0.5 * (l2 * d2).log2Magnitude >= minimumLog2Size - 2 ? Found(period: n) : nil
         }
         // dZ(n + 1)/dc = 2 Z(n) dZ(n)/dc + 1.
         let two = FloatExp(2)

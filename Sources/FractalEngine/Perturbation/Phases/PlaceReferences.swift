@@ -7,9 +7,12 @@ struct References {
     var point: BigComplex
     /// Julia's critical orbit (of z = 0), which pixels continue on after rebasing.
     var critical: Reference?
-    /// Set when the primary reference is a minibrot's nucleus computed for one period P only
-    /// (Z(P) = 0 to its precision): a pixel reaching its end rebases to Z(0) = 0 with dz = z,
-    /// which wraps it around the cycle, so the reference costs P steps, not the iteration limit.
+    /// Set when the primary reference is computed for one period P only, not to the iteration
+    /// limit: a minibrot's nucleus (Z(P) = 0 to its precision; `primary.wraps`), or on a GPU
+    /// the center's orbit ended where the view's period shows (`PeriodWatch.endsOrbit`). A
+    /// pixel reaching its end rebases to Z(0) = 0 with dz = z (exact at any reference), which
+    /// wraps it around the cycle, so the reference costs P steps. The finer orbits of the
+    /// later passes are computed as far.
     var period: Int? = nil
     /// Why the placement asked for is not the one used (`PerturbationReport.referenceNote`).
     var note: String? = nil
@@ -62,8 +65,9 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
         }
         if let watch = automaticWatch() {
             do {
-                return References(
-                    primary: Reference(try job.orbits.orbit(at: job.center, watch: watch)), point: job.center)
+                let orbit = try job.orbits.orbit(at: job.center, watch: watch)
+                let ended = !orbit.escaped && orbit.count - 1 < job.maxIterations
+                return References(primary: Reference(orbit), point: job.center, period: ended ? orbit.count - 1 : nil)
             } catch let found as PeriodWatch.Found {
                 switch MinibrotFinder.minibrot(period: found.period, near: job.center, radius: radius) {
                 case .found(let m) where m.size.log2Magnitude >= watch.minimumLog2Size && viewport.contains(m.nucleus):
@@ -101,18 +105,23 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
     /// radius in size (its first guess from the center's orbit at least a quarter of that;
     /// Newton's method, tens of periods of MPFR steps, runs only then) with its nucleus in
     /// view. The watch runs on the center's orbit as it is computed: no MPFR step of its own.
-    /// Not on a GPU backend: what a wrapped nucleus buys is the interior proof, which runs on
-    /// the CPU before a pixel's first step (such a pass stays on the CPU), so there the choice
-    /// stays the user's (`.nucleus`).
+    /// On a GPU backend no Newton's method: what a wrapped nucleus buys is the interior proof,
+    /// which runs on the CPU before a pixel's first step (such a pass stays on the CPU). There
+    /// the center's orbit ends at the view's first period instead, of any size
+    /// (`PeriodWatch.endsOrbit`): pixels rebase onto its start there, so the reference costs one
+    /// period (fshark30_e114514: 669,772 steps, not its limit of 200 million), and interior
+    /// pixels go round it by LA up to the limit.
     private func automaticWatch() -> PeriodWatch? {
         let settings = job.settings
         guard
-            settings.placement == .automatic && !job.executor.usesDevice && job.formula.power == 2
+            settings.placement == .automatic && job.formula.power == 2
                 && settings.glitchMode == .rebase && settings.saveReference == nil && settings.referenceOutput == nil
                 && job.maxIterations >= 64 * 16
         else { return nil }
         let radius = job.viewport.radius.floatExpValue
-        return PeriodWatch(radius: radius, maxPeriod: job.maxIterations / 64, minimumLog2Size: radius.log2Magnitude - 4)
+        return PeriodWatch(
+            radius: radius, maxPeriod: job.maxIterations / 64, minimumLog2Size: radius.log2Magnitude - 4,
+            endsOrbit: job.executor.usesDevice)
     }
 
     /// The 5 x 5 probe, in scan order: the longest orbit wins; one that never escapes ends the
