@@ -40,6 +40,14 @@ struct SuiteCase {
         SuiteCase(name: "e1086 1024x1024", location: "e1086", size: "1024x1024", threads: 0, checkedPixels: 0),
     ]
 
+    /// The extreme-depth group (`fathom-bench extreme`, `--backend cuda` on a GPU machine): the
+    /// two deepest published views, where the reference orbit is the cost (steps on the GPU
+    /// from 60,000 bits). No MPFR check of pixels: a pixel at 380,000 bits would take hours.
+    static let extreme: [SuiteCase] = [
+        SuiteCase(name: "fshark30", location: "fshark30_e114514", size: "1920x1080", threads: 0, checkedPixels: 0),
+        SuiteCase(name: "e52465", location: "e52465", size: "640x360", threads: 0, checkedPixels: 0),
+    ]
+
     /// The shallow case: Seahorse valley at a radius the Double path carries (640x360).
     static let shallow = Location(
         name: "shallow", centerRe: "-0.7453", centerIm: "0.1127", radius: "0.05", maxIterations: 2000)
@@ -67,6 +75,9 @@ struct SuiteCase {
         var backend: String = "cpu"
         var backendStartSeconds: Double = 0
         var gpuSeconds: Double = 0
+        /// The primary reference's steps and the pixels left unsettled (reported, not shown as exact).
+        var referenceSteps: Int = 0
+        var unsettledPixels: Int = 0
     }
 
     static func runChild(
@@ -140,7 +151,8 @@ struct SuiteCase {
                 peakRSSMiB: rssKiB / 1024, path: r.report.path.rawValue, deltas: p?.deltaType.rawValue ?? "-",
                 mpfrChecked: tried, mpfrExact: exactPixels, mpfrMaxSmoothError: maxSmooth, mpfrSkipped: skipped,
                 interiorPixels: p?.interiorPixels ?? 0,
-                backend: r.report.backend, backendStartSeconds: backendStart, gpuSeconds: r.report.gpuSeconds)
+                backend: r.report.backend, backendStartSeconds: backendStart, gpuSeconds: r.report.gpuSeconds,
+                referenceSteps: max(0, (p?.referenceLength ?? 1) - 1), unsettledPixels: p?.unsettledPixels ?? 0)
             print(String(decoding: try JSONEncoder().encode(f), as: UTF8.self))
         } catch {
             FileHandle.standardError.write(Data("suite-case \(name): \(error)\n".utf8))
@@ -168,15 +180,19 @@ enum Suite {
                     + ["wall s", "ref s", "BLA s", "pixel s", "eff. it/s", "BLA/px", "steps/px", "interior", "RSS MiB"]
                     .map { pad($0, 10, right: true) }.joined() + "  MPFR check")
         }
-        let cases = options.groups.contains("gpu") ? SuiteCase.gpu : SuiteCase.all
-        if options.groups.contains("gpu") && !options.json {
+        let cases =
+            options.groups.contains("extreme")
+            ? SuiteCase.extreme : options.groups.contains("gpu") ? SuiteCase.gpu : SuiteCase.all
+        if (options.groups.contains("gpu") || options.groups.contains("extreme")) && !options.json {
             print(
                 "gpu: backend \(options.backend.rawValue)\(options.gpuExact ? " (exact)" : ""); GPU s = the render's GPU passes, open s = opening the backend (before the render)"
             )
         }
         for c in cases where options.filter.map({ c.name.contains($0) }) ?? true {
             var runs: [SuiteCase.Figures] = []
+            var processSeconds: [Double] = []
             for _ in 0..<options.runs {
+                let start = DispatchTime.now().uptimeNanoseconds
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: executable)
                 process.arguments =
@@ -196,6 +212,7 @@ enum Suite {
                     continue
                 }
                 runs.append(f)
+                processSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
             guard !runs.isEmpty else { continue }
             let sorted = runs.sorted { $0.wallSeconds < $1.wallSeconds }
@@ -217,9 +234,12 @@ enum Suite {
                     ? ""
                     : String(format: "  GPU %.3f s, open %.2f s", f.gpuSeconds, f.backendStartSeconds)
                         + " (\(f.backend))"
+                let process = String(
+                    format: "  process %.1f s, orbit %d steps", processSeconds.sorted()[processSeconds.count / 2],
+                    f.referenceSteps)
                 print(
                     pad(c.name, 16) + pad(c.size, 10) + cells.map { pad($0, 10, right: true) }.joined() + "  " + check
-                        + gpu)
+                        + gpu + process + (f.unsettledPixels > 0 ? ", \(f.unsettledPixels) unsettled" : ""))
             }
             record(
                 Measurement(
@@ -233,6 +253,8 @@ enum Suite {
                         "MPFR checked": Double(f.mpfrChecked), "MPFR exact": Double(f.mpfrExact),
                         "MPFR max smooth error": f.mpfrMaxSmoothError, "interior pixels": Double(f.interiorPixels),
                         "GPU s": f.gpuSeconds, "backend open s": f.backendStartSeconds,
+                        "process s": processSeconds.sorted()[processSeconds.count / 2],
+                        "reference steps": Double(f.referenceSteps), "unsettled pixels": Double(f.unsettledPixels),
                     ],
                     notes: ["path \(f.path), deltas \(f.deltas), backend \(f.backend)"]))
         }

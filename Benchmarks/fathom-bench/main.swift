@@ -46,7 +46,7 @@ func parseOptions() -> Options {
         case "--json": o.json = true
         case "--filter": o.filter = it.next()
         case "--locations": o.locations = it.next() ?? o.locations
-        case "direct", "reference", "perturbation", "glitch", "suite", "sequence", "gpu", "device-orbit":
+        case "direct", "reference", "perturbation", "glitch", "suite", "sequence", "gpu", "device-orbit", "extreme":
             o.groups.insert(a)
         case "--device": o.orbitDevice = it.next()
         case "--steps": o.orbitSteps = max(1, Int(it.next() ?? "") ?? 10000)
@@ -76,13 +76,16 @@ func parseOptions() -> Options {
             exit(0)
         case "--help", "-h":
             print(
-                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [device-orbit] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact] [--approximation bla|la|both] [--team N] [--device cuda|emulated] [--steps N] [--host-settle]"
+                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [extreme] [device-orbit] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact] [--approximation bla|la|both] [--team N] [--device cuda|emulated] [--steps N] [--host-settle]"
             )
             print(
                 "device-orbit: reference orbits on the GPU (or --device emulated) against MPFR on every core, bit for bit: the rabbit at 4k-380k bits, then e1086, e8000, e52465 and fshark30_e114514's centers over --steps steps (default 10000)"
             )
             print(
                 "gpu: the suite's GPU cases (e50, e318, e1000 at 640x360; e1000 1920x1080; e1086 1024x1024) on --backend"
+            )
+            print(
+                "extreme: fshark30_e114514 at 1920x1080 and e52465 at 640x360 (reference, pixels, RSS, the whole child process), on --backend"
             )
             print(
                 "groups default to direct and reference; perturbation, glitch and suite read DIR (default ../shared/locations)"
@@ -361,7 +364,7 @@ if options.groups.contains("sequence") {
 
 // MARK: - suite
 
-if options.groups.contains("suite") || options.groups.contains("gpu") {
+if options.groups.contains("suite") || options.groups.contains("gpu") || options.groups.contains("extreme") {
     try Suite.run(options: options) { results.append($0) }
 }
 
