@@ -157,8 +157,16 @@ struct MinibrotFinderTests {
         #expect(strict.scan(orbit) == nil)
         // Ending the orbit there instead (at any size): its first period + 1 values, the
         // whole orbit's own.
-        let ends = PeriodWatch(radius: radius, maxPeriod: 10_000, minimumLog2Size: 10, endsOrbit: true)
-        #expect(ends.scan(orbit)?.period == period)
+        let ends = PeriodWatch(radius: radius, maxPeriod: 10_000, minimumLog2Size: 10, ending: .always)
+        #expect(ends.scan(orbit)?.period == period && ends.scan(orbit)?.ends == true)
+        // Where it dominates but Newton's method is not to run (period past maxNewtonPeriod).
+        let dominantEnds = PeriodWatch(
+            radius: radius, maxPeriod: 10_000, minimumLog2Size: radius.log2Magnitude - 4,
+            maxNewtonPeriod: period - 1, ending: .whereDominant)
+        #expect(dominantEnds.scan(orbit)?.ends == true)
+        #expect(
+            PeriodWatch(radius: radius, maxPeriod: 10_000, minimumLog2Size: 10, ending: .whereDominant).scan(orbit)
+                == nil)
         let ended = try ReferenceOrbit.compute(
             point: center, power: 2, juliaC: nil, maxIterations: 1000, precision: precision, watch: ends)
         #expect(ended.count == period + 1 && !ended.escaped)

@@ -40,8 +40,8 @@ final class OrbitSupply: @unchecked Sendable {
     /// The orbit of `point` (which the caller rounded to `precision`), with low words unless asked otherwise;
     /// its steps shared among the render's threads when nothing else runs (`ReferenceThreading`).
     /// `steps`: how far to compute it (nil: the render's limit; a periodic reference's period).
-    /// `watch`: throws `PeriodWatch.Found` where the watch finds its period, or with
-    /// `endsOrbit` ends the orbit there (on a cached orbit too, from its values: the same answer).
+    /// `watch`: throws `PeriodWatch.Found` where the watch stops at its period, or ends the
+    /// orbit there (`Found.ends`; on a cached orbit too, from its values: the same answer).
     func orbit(at point: BigComplex, lowWords: Bool = true, steps: Int? = nil, watch: PeriodWatch? = nil) throws
         -> ReferenceOrbit
     {
@@ -110,8 +110,8 @@ final class OrbitSupply: @unchecked Sendable {
         if let cached = cache?.orbit(
             for: point, power: power, juliaC: juliaC, maxIterations: steps, precision: precision, lowWords: lowWords)
         {
-            if let watch, let found = watch.scan(cached) {
-                if watch.endsOrbit { return cached.limited(to: found.period) }
+            if let found = watch?.scan(cached) {
+                if found.ends { return cached.limited(to: found.period) }
                 throw found
             }
             return cached

@@ -139,7 +139,7 @@ public struct PerturbationReport: Sendable {
     /// A reference computed for one period and wrapped by rebasing: the period.
     public var referencePeriod: Int? = nil
     /// Whether that reference is a minibrot's nucleus (else the center's orbit, ended at the
-    /// view's period: `PeriodWatch.endsOrbit`).
+    /// view's period: `PeriodWatch.Ending`).
     public var referenceIsNucleus = false
     /// Why the reference placement asked for was not used (a nucleus not found in view).
     public var referenceNote: String? = nil

@@ -50,8 +50,8 @@ public struct ReferenceOrbit: Sendable {
     /// serial).
     ///
     /// `watch`: the first period of the disc around `point` (`PeriodWatch`), found alongside;
-    /// when it asks to stop there, the computation throws `PeriodWatch.Found`, or with
-    /// `endsOrbit` returns the orbit up to that step.
+    /// when it asks to stop there, the computation throws `PeriodWatch.Found`, or where it
+    /// ends the orbit (`Found.ends`) returns the orbit up to that step.
     ///
     /// `device`: z^2 + c's steps on that device instead (`DeviceStep`), the same orbit bit for bit.
     public static func compute(
@@ -147,7 +147,7 @@ public struct ReferenceOrbit: Sendable {
                 }
                 if var w = watch {
                     if let found = w.observe(m, tiny[m] ?? Complex(FloatExp(a), FloatExp(b))) {
-                        if w.endsOrbit { break }
+                        if found.ends { break }
                         throw found
                     }
                     watch = w.done ? nil : w
@@ -260,34 +260,52 @@ public struct ReferenceOrbit: Sendable {
 /// itself (`MinibrotFinder.period`'s test in FloatExp, no MPFR step of its own): the
 /// first n with |Z(n)| < |dZ(n)/dc| radius, dZ/dc carried as dZ' = 2 Z dZ + 1 (z^2 + c), with
 /// the first guess at its minibrot's size, 1 / (|l| |dZ(n)/dc|), l = prod_{j<n} 2 Z(j). Only
-/// the first such n counts; `observe` returns `Found` when it is at most `maxPeriod` and the
-/// guess is at least 2^(minimumLog2Size - 2) (with `endsOrbit`, at any size). The same values
-/// give the same answer whether the orbit is being computed or was cached.
+/// the first such n counts, and only up to `maxPeriod`. There the minibrot dominates when the
+/// guess is at least 2^(minimumLog2Size - 2); `observe` then returns `Found` for Newton's
+/// method (a period up to `maxNewtonPeriod`), else, as `ending` says, `Found` that ends the
+/// orbit there (`ends`). The same values give the same answer whether the orbit is being
+/// computed or was cached.
 public struct PeriodWatch: Sendable {
-    /// Thrown by `ReferenceOrbit.compute` to stop at the period (without `endsOrbit`).
+    /// Thrown by `ReferenceOrbit.compute` to stop at the period for Newton's method; or, with
+    /// `ends`, where the orbit ends (`compute` returns its first period + 1 values, not
+    /// escaped): the disc then holds a point whose orbit returns to 0 there, and pixels rebase
+    /// onto the orbit's start at its end (exact at any reference).
     public struct Found: Error {
         public let period: Int
+        public let ends: Bool
+    }
+
+    /// Where the orbit ends at the period rather than running on to its limit.
+    public enum Ending: Sendable {
+        /// Never: the orbit runs on (or stops for Newton's method).
+        case never
+        /// Where a minibrot dominates but its period is past `maxNewtonPeriod`.
+        case whereDominant
+        /// At the first period, dominant or not, unless Newton's method takes it.
+        case always
     }
 
     let radius2: FloatExp
     let maxPeriod: Int
     public let minimumLog2Size: Double
-    /// The orbit ends at the period instead (`ReferenceOrbit.compute` returns its first
-    /// period + 1 values, not escaped): the disc then holds a point whose orbit returns to 0
-    /// there, and pixels rebase onto the orbit's start at its end (exact at any reference).
-    public let endsOrbit: Bool
+    public let maxNewtonPeriod: Int
+    public let ending: Ending
     var derivative = Complex(FloatExp(1), FloatExp.zero)
     var l2 = FloatExp(1)
     var done = false
 
-    public init(radius: FloatExp, maxPeriod: Int, minimumLog2Size: Double, endsOrbit: Bool = false) {
+    public init(
+        radius: FloatExp, maxPeriod: Int, minimumLog2Size: Double, maxNewtonPeriod: Int = .max,
+        ending: Ending = .never
+    ) {
         radius2 = radius * radius
         self.maxPeriod = maxPeriod
         self.minimumLog2Size = minimumLog2Size
-        self.endsOrbit = endsOrbit
+        self.maxNewtonPeriod = maxNewtonPeriod
+        self.ending = ending
     }
 
-    /// Z(n), n = 1, 2, ... in order: `Found` where the orbit should stop.
+    /// Z(n), n = 1, 2, ... in order: `Found` where the orbit should stop or end.
     public mutating func observe(_ n: Int, _ z: Complex<FloatExp>) -> Found? {
         guard !done else { return nil }
         guard n <= maxPeriod else {
@@ -297,7 +315,13 @@ public struct PeriodWatch: Sendable {
         let z2 = z.floatExpLengthSquared, d2 = derivative.floatExpLengthSquared
         if z2 < d2 * radius2 {
             done = true
-            return endsOrbit || -0.5 * (l2 * d2).log2Magnitude >= minimumLog2Size - 2 ? Found(period: n) : nil
+            let dominant = -0.5 * (l2 * d2).log2Magnitude >= minimumLog2Size - 2
+            if dominant && n <= maxNewtonPeriod { return Found(period: n, ends: false) }
+            switch ending {
+            case .always: return Found(period: n, ends: true)
+            case .whereDominant: return dominant ? Found(period: n, ends: true) : nil
+            case .never: return nil
+            }
         }
         // dZ(n + 1)/dc = 2 Z(n) dZ(n)/dc + 1.
         let two = FloatExp(2)

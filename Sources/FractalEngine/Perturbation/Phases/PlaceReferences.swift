@@ -9,7 +9,7 @@ struct References {
     var critical: Reference?
     /// Set when the primary reference is computed for one period P only, not to the iteration
     /// limit: a minibrot's nucleus (Z(P) = 0 to its precision; `primary.wraps`), or on a GPU
-    /// the center's orbit ended where the view's period shows (`PeriodWatch.endsOrbit`). A
+    /// the center's orbit ended where the view's period shows (`PeriodWatch.Ending`). A
     /// pixel reaching its end rebases to Z(0) = 0 with dz = z (exact at any reference), which
     /// wraps it around the cycle, so the reference costs P steps. The finer orbits of the
     /// later passes are computed as far.
@@ -102,15 +102,16 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
     /// a minibrot may dominate the view, so that its nucleus is tried instead. Only where that
     /// pays: z^2 + c, rebasing, no orbit file (then the nucleus orbit is one period, wrapped), a
     /// period at most 1/64 of the iteration limit, a minibrot at least 1/16 of the view's
-    /// radius in size (its first guess from the center's orbit at least a quarter of that;
-    /// Newton's method, tens of periods of MPFR steps, runs only then) with its nucleus in
-    /// view. The watch runs on the center's orbit as it is computed: no MPFR step of its own.
-    /// On a GPU backend no Newton's method: what a wrapped nucleus buys is the interior proof,
-    /// which runs on the CPU before a pixel's first step (such a pass stays on the CPU). There
-    /// the center's orbit ends at the view's first period instead, of any size
-    /// (`PeriodWatch.endsOrbit`): pixels rebase onto its start there, so the reference costs one
-    /// period (fshark30_e114514: 669,772 steps, not its limit of 200 million), and interior
-    /// pixels go round it by LA up to the limit.
+    /// radius in size (its first guess from the center's orbit at least a quarter of that)
+    /// with its nucleus in view, and Newton's method within `newtonSeconds` by the per-step
+    /// model. The watch runs on the center's orbit as it is computed: no MPFR step of its own.
+    /// Where the minibrot dominates but Newton's method would take longer, the center's orbit
+    /// ends at its period instead (`PeriodWatch.Ending.whereDominant`): pixels rebase onto its
+    /// start there, so the reference costs one period (fshark30_e114514: 669,772 steps, not
+    /// its limit of 200 million), and interior pixels go round it by LA up to the limit.
+    /// On a GPU backend no Newton's method (what a wrapped nucleus buys is the interior proof,
+    /// which runs on the CPU before a pixel's first step: such a pass stays on the CPU), and the
+    /// orbit ends at the view's first period, dominant or not (`.always`).
     private func automaticWatch() -> PeriodWatch? {
         let settings = job.settings
         guard
@@ -119,9 +120,25 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
                 && job.maxIterations >= 64 * 16
         else { return nil }
         let radius = job.viewport.radius.floatExpValue
+        let device = job.executor.usesDevice
         return PeriodWatch(
             radius: radius, maxPeriod: job.maxIterations / 64, minimumLog2Size: radius.log2Magnitude - 4,
-            endsOrbit: job.executor.usesDevice)
+            maxNewtonPeriod: device ? 0 : Self.maxNewtonPeriod(bits: job.precision.bits),
+            ending: device ? .always : .whereDominant)
+    }
+
+    /// The most Newton's method may cost, by the per-step model (`mpfrStepSeconds`), before the
+    /// center's orbit ends at the period instead: fs_deepmini_e433's period 57,853 at 1,509 bits
+    /// comes to about 5 s; fshark30_e114514's 669,772 at 380,546 bits to days.
+    static var newtonSeconds: Double { 60 }
+    /// Newton's method's cost in periods of MPFR steps: about 10 Newton steps of z and dz/dc
+    /// (about 3 plain steps each), then the size and the residual.
+    static var newtonPeriods: Double { 40 }
+
+    /// The longest period whose Newton's method fits `newtonSeconds` at `bits`.
+    static func maxNewtonPeriod(bits: Int) -> Int {
+        let perPeriodStep = newtonPeriods * PerturbationSettings.mpfrStepSeconds(bits: bits, power: 2)
+        return Int(Swift.min(Double(Int.max / 2), (newtonSeconds / perPeriodStep).rounded(.down)))
     }
 
     /// The 5 x 5 probe, in scan order: the longest orbit wins; one that never escapes ends the
