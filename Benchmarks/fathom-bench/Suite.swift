@@ -42,10 +42,13 @@ struct SuiteCase {
 
     /// The extreme-depth group (`fathom-bench extreme`, `--backend cuda` on a GPU machine): the
     /// two deepest published views, where the reference orbit is the cost (steps on the GPU
-    /// from 60,000 bits). No MPFR check of pixels: a pixel at 380,000 bits would take hours.
+    /// from 60,000 bits), and fshark30 at 640x360 for a CPU-only machine (`--filter` matches a
+    /// case's name and size: `--filter "fshark30 640x360"`). No MPFR check of pixels: a pixel
+    /// at 380,000 bits would take hours.
     static let extreme: [SuiteCase] = [
         SuiteCase(name: "fshark30", location: "fshark30_e114514", size: "1920x1080", threads: 0, checkedPixels: 0),
         SuiteCase(name: "e52465", location: "e52465", size: "640x360", threads: 0, checkedPixels: 0),
+        SuiteCase(name: "fshark30", location: "fshark30_e114514", size: "640x360", threads: 0, checkedPixels: 0),
     ]
 
     /// The shallow case: Seahorse valley at a radius the Double path carries (640x360).
@@ -188,7 +191,7 @@ enum Suite {
                 "gpu: backend \(options.backend.rawValue)\(options.gpuExact ? " (exact)" : ""); GPU s = the render's GPU passes, open s = opening the backend (before the render)"
             )
         }
-        for c in cases where options.filter.map({ c.name.contains($0) }) ?? true {
+        for c in cases where options.filter.map({ "\(c.name) \(c.size)".contains($0) }) ?? true {
             var runs: [SuiteCase.Figures] = []
             var processSeconds: [Double] = []
             for _ in 0..<options.runs {

@@ -85,7 +85,7 @@ func parseOptions() -> Options {
                 "gpu: the suite's GPU cases (e50, e318, e1000 at 640x360; e1000 1920x1080; e1086 1024x1024) on --backend"
             )
             print(
-                "extreme: fshark30_e114514 at 1920x1080 and e52465 at 640x360 (reference, pixels, RSS, the whole child process), on --backend"
+                "extreme: fshark30_e114514 at 1920x1080 and 640x360, e52465 at 640x360 (reference, pixels, RSS, the whole child process), on --backend"
             )
             print(
                 "groups default to direct and reference; perturbation, glitch and suite read DIR (default ../shared/locations)"

@@ -141,6 +141,19 @@ struct GPUTests {
             let worst = zip(gpu.field.smooth, cpu.field.smooth).map { $0.isNaN ? 0 : Swift.abs($0 - $1) }.max() ?? 0
             #expect(worst < 1e-6)
         }
+        // With a cache the ended orbit serves the next render of the view (it does not serve the
+        // limit, so only the watch's own lookup finds it): the same field, no second orbit.
+        let cache = ReferenceCache()
+        var cached = RenderSettings(width: 16, height: 9, path: .perturbation)
+        cached.backend = .emulated
+        cached.gpuExact = true
+        cached.perturbation.cache = cache
+        let location = Location(
+            centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 100_000)
+        let first = try Renderer.render(location: location, settings: cached)
+        let second = try Renderer.render(location: location, settings: cached)
+        #expect(cache.orbitHits >= 1 && second.field == first.field)
+        #expect(second.report.perturbation?.referencePeriod == 33)
     }
 
     @Test("a second render of the same view reuses the orbit and table kept on the device, with the same field")

@@ -116,6 +116,12 @@ final class OrbitSupply: @unchecked Sendable {
             }
             return cached
         }
+        if let watch, watch.ending != .never,
+            let ended = cache?.orbit(
+                for: point, power: power, juliaC: juliaC, precision: precision, lowWords: lowWords, endedBy: watch)
+        {
+            return ended
+        }
         let stepDevice = onDevice && power == 2 && precision.bits >= ReferenceThreading.deviceMinimumBits ? device : nil
         if let stepDevice { usedDevice = stepDevice.deviceName }
         let computed = try ReferenceOrbit.compute(
@@ -180,12 +186,17 @@ private final class OrbitResults: @unchecked Sendable {
 /// An orbit and its identity, computed once when a cache or a device needs it.
 final class Reference {
     let orbit: ReferenceOrbit
-    /// A nucleus orbit of one period, which pixels wrap around by rebasing at its end.
+    /// A nucleus orbit of one period, which pixels wrap around by rebasing at its end (its LA
+    /// chain spans the period; the interior proof runs against it).
     let wraps: Bool
+    /// An orbit of one period that pixels wrap around, a nucleus's or the center's ended at the
+    /// view's period (`PeriodWatch.Ending`): dz is reset to z at every wrap.
+    let periodic: Bool
     private(set) lazy var identity: OrbitIdentity = orbit.identity
 
-    init(_ orbit: ReferenceOrbit, wraps: Bool = false) {
+    init(_ orbit: ReferenceOrbit, wraps: Bool = false, periodic: Bool = false) {
         self.orbit = orbit
         self.wraps = wraps
+        self.periodic = wraps || periodic
     }
 }

@@ -228,10 +228,11 @@ extension PerturbationJob {
     }
 
     /// Whether a pass against `reference` tracks the error variance: with the variance estimate
-    /// (the default, on the CPU and the GPU alike), and always against a wrapped reference,
-    /// where the product misses pixels.
+    /// (the default, on the CPU and the GPU alike), and always against a reference pixels wrap
+    /// around (a nucleus's, or the center's ended at the view's period), where the product
+    /// misses pixels.
     func tracksVariance(against reference: Reference) -> Bool {
-        (reference.wraps && formula.addsDC) || settings.estimate == .variance
+        (reference.periodic && formula.addsDC) || settings.estimate == .variance
     }
 
     /// One perturbation pass with deltas E, tracking T, over `subset` (nil: the whole field):

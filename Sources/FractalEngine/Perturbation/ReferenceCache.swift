@@ -65,6 +65,27 @@ public final class ReferenceCache: @unchecked Sendable {
         return nil
     }
 
+    /// A cached orbit that `watch` ends within (`PeriodWatch.Found.ends`), cut there: what
+    /// computing the orbit of `point` with `watch` would return, also where the cached one
+    /// was itself ended (then it does not serve the render's limit, and `orbit(for:)` passes it).
+    func orbit(
+        for point: BigComplex, power: Int, juliaC: BigComplex?, precision: Precision, lowWords: Bool,
+        endedBy watch: PeriodWatch
+    ) -> ReferenceOrbit? {
+        lock.lock()
+        defer { lock.unlock() }
+        for o in orbits
+        where o.power == power && juliaC == nil && o.juliaC == nil && o.precision >= precision
+            && (!lowWords || o.hasLowWords) && ReferenceCache.within(o.point, point, precision)
+        {
+            if let found = watch.scan(o), found.ends, found.period < o.count {
+                orbitHits += 1
+                return o.limited(to: found.period)
+            }
+        }
+        return nil
+    }
+
     /// Whether `cached` (at more precision) lies within one unit in the last place of
     /// `point` at `precision`, relative to |point|'s larger part. Comparing `cached` rounded
     /// to `precision` with `point` is not enough: `point` was rounded from the decimal

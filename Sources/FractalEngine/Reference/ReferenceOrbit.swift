@@ -145,10 +145,13 @@ public struct ReferenceOrbit: Sendable {
                 } else {
                     (a, b) = store(step.x, step.y, step.storedY)
                 }
+                // Where the watch ends the orbit, after this step's escape test (its gap kept, as
+                // a longer orbit cut here by `limited(to:)` keeps it).
+                var endsHere = false
                 if var w = watch {
                     if let found = w.observe(m, tiny[m] ?? Complex(FloatExp(a), FloatExp(b))) {
-                        if found.ends { break }
-                        throw found
+                        guard found.ends else { throw found }
+                        endsHere = true
                     }
                     watch = w.done ? nil : w
                 }
@@ -180,6 +183,7 @@ public struct ReferenceOrbit: Sendable {
                     escaped = true
                     break
                 }
+                if endsHere { break }
                 if m & checkMask == 0 {
                     // An orbit past the machine's memory stops with one line, not the OOM killer.
                     if m > stepLimit {

@@ -67,7 +67,9 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
             do {
                 let orbit = try job.orbits.orbit(at: job.center, watch: watch)
                 let ended = !orbit.escaped && orbit.count - 1 < job.maxIterations
-                return References(primary: Reference(orbit), point: job.center, period: ended ? orbit.count - 1 : nil)
+                return References(
+                    primary: Reference(orbit, periodic: ended), point: job.center, period: ended ? orbit.count - 1 : nil
+                )
             } catch let found as PeriodWatch.Found {
                 switch MinibrotFinder.minibrot(period: found.period, near: job.center, radius: radius) {
                 case .found(let m) where m.size.log2Magnitude >= watch.minimumLog2Size && viewport.contains(m.nucleus):

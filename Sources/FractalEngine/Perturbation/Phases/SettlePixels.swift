@@ -152,13 +152,13 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
                 try early.map { try job.orbits.finish($0) }
                 ?? job.orbits.finerOrbit(
                     at: references.point, precision: Precision(bits: bits), steps: references.period)
-            return (Reference(finer, wraps: primary.wraps), nil, bits)
+            return (Reference(finer, wraps: primary.wraps, periodic: primary.periodic), nil, bits)
         }
         let fine =
             !primary.orbit.hasLowWords
             ? Reference(
                 try job.orbits.orbit(at: references.point, lowWords: true, steps: references.period),
-                wraps: primary.wraps)
+                wraps: primary.wraps, periodic: primary.periodic)
             : primary
         let fineCritical =
             job.juliaC == nil
