@@ -143,7 +143,12 @@ public struct FrameSequence: Sendable {
         let start = Date()
         var settings = settings
         settings.perturbation.cache = cache
+        cache.storesOrbits = true
         try prime(range, settings: settings, control: control)
+        // From here a frame's own orbit serves no later frame: a slice's bytes are the full
+        // run's (`ReferenceCache.storesOrbits`).
+        cache.storesOrbits = false
+        defer { cache.storesOrbits = true }
         let key = try keyColors(settings: settings)
         var report = Report()
         for k in range {

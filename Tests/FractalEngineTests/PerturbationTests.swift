@@ -238,6 +238,25 @@ struct PerturbationTests {
         #expect(cache.orbitHits == 2)
     }
 
+    @Test(
+        "a cache that stores no orbits (a sequence's frames after priming) serves what it holds and keeps nothing new")
+    func cacheWithoutStoring() throws {
+        let cache = ReferenceCache()
+        var settings = RenderSettings(width: 16, height: 12, path: .perturbation)
+        settings.perturbation.cache = cache
+        let deep = Location(centerRe: Self.e55Re, centerIm: Self.e55Im, radius: "1e-45", maxIterations: 5000)
+        let shallow = Location(centerRe: Self.e55Re, centerIm: Self.e55Im, radius: "1e-35", maxIterations: 5000)
+        cache.storesOrbits = false
+        let unstored = try Renderer.render(location: deep, settings: settings)
+        #expect(cache.computedOrbits == 0 && cache.orbitHits == 0)
+        cache.storesOrbits = true
+        let stored = try Renderer.render(location: deep, settings: settings)
+        #expect(cache.computedOrbits == 1 && stored.field == unstored.field)
+        cache.storesOrbits = false
+        _ = try Renderer.render(location: shallow, settings: settings)
+        #expect(cache.computedOrbits == 1 && cache.orbitHits == 1)
+    }
+
     @Test("the reference orbit's rounding counts in the precision estimate: a pixel near a deep minibrot matches MPFR")
     func referenceRounding() throws {
         // The minibrot `fathom find --preset seahorse --depth 1e-100` ends on (period 2,496).

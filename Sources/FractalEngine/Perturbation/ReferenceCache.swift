@@ -102,8 +102,27 @@ public final class ReferenceCache: @unchecked Sendable {
     func store(_ orbit: ReferenceOrbit) {
         lock.lock()
         defer { lock.unlock() }
-        orbits.append(orbit)
+        if keepsOrbits { orbits.append(orbit) }
     }
+
+    /// Whether computed orbits are kept (default true). A sequence turns it off once its
+    /// groups are primed (`FrameSequence.render`): an orbit a frame computes for itself (one
+    /// the primed orbit does not serve) then serves no later frame, so each frame's bytes are
+    /// the same in a slice as in the full run. Tables are kept either way (a table depends
+    /// only on its orbit and its parameters).
+    public var storesOrbits: Bool {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return keepsOrbits
+        }
+        set {
+            lock.lock()
+            defer { lock.unlock() }
+            keepsOrbits = newValue
+        }
+    }
+    private var keepsOrbits = true
 
     /// The table of delta type D stored under `key`.
     func table<D: PerturbationDelta>(_ key: TableIdentity, _: D.Type) -> BLATable<D>? {
