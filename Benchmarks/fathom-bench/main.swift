@@ -1,6 +1,7 @@
 // fathom-bench: fixed cases, measured by wall time (never by timed tests).
-// Usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [--runs N]
-//                     [--json] [--filter TEXT] [--locations DIR]
+// Usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu]
+//                     [extreme] [device-orbit] [--runs N] [--json] [--filter TEXT]
+//                     [--locations DIR] [...]: `fathom-bench --help` lists every option.
 import Fathom
 import Foundation
 
@@ -86,6 +87,9 @@ func parseOptions() -> Options {
             )
             print(
                 "extreme: fshark30_e114514 at 1920x1080 and 640x360, e52465 at 640x360 (reference, pixels, RSS, the whole child process), on --backend"
+            )
+            print(
+                "--filter TEXT: the cases whose name contains TEXT (suite, gpu and extreme: 'name size', e.g. 'fshark30 640x360')"
             )
             print(
                 "groups default to direct and reference; perturbation, glitch and suite read DIR (default ../shared/locations)"

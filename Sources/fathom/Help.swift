@@ -96,8 +96,9 @@ enum Help {
           --path P               force double, double-double or perturbation
           --glitches M           perturbation glitch handling: rebase (default) | detect
           --reference R          first reference: auto (default: nucleus where a minibrot dominates
-                                 the view, else center; on a GPU the center's orbit ended at the
-                                 view's period) | center | probe (longest of a 5x5 probe) |
+                                 the view, else center; the center's orbit ends at the period
+                                 where Newton's method would exceed 60 s, and on a GPU at the
+                                 view's first period) | center | probe (longest of a 5x5 probe) |
                                  nucleus (the dominant minibrot's nucleus if in view: never escapes;
                                  one period of it, wrapped, with --glitches rebase)
           --delta T              perturbation deltas: double | double-double | floatexp;
