@@ -219,6 +219,7 @@ enum Suite {
             }
             guard !runs.isEmpty else { continue }
             let sorted = runs.sorted { $0.wallSeconds < $1.wallSeconds }
+            let processMedian = processSeconds.sorted()[processSeconds.count / 2]
             let f = sorted[sorted.count / 2]
             let check =
                 f.mpfrChecked > 0
@@ -237,9 +238,7 @@ enum Suite {
                     ? ""
                     : String(format: "  GPU %.3f s, open %.2f s", f.gpuSeconds, f.backendStartSeconds)
                         + " (\(f.backend))"
-                let process = String(
-                    format: "  process %.1f s, orbit %d steps", processSeconds.sorted()[processSeconds.count / 2],
-                    f.referenceSteps)
+                let process = String(format: "  process %.1f s, orbit %d steps", processMedian, f.referenceSteps)
                 print(
                     pad(c.name, 16) + pad(c.size, 10) + cells.map { pad($0, 10, right: true) }.joined() + "  " + check
                         + gpu + process + (f.unsettledPixels > 0 ? ", \(f.unsettledPixels) unsettled" : ""))
@@ -256,7 +255,7 @@ enum Suite {
                         "MPFR checked": Double(f.mpfrChecked), "MPFR exact": Double(f.mpfrExact),
                         "MPFR max smooth error": f.mpfrMaxSmoothError, "interior pixels": Double(f.interiorPixels),
                         "GPU s": f.gpuSeconds, "backend open s": f.backendStartSeconds,
-                        "process s": processSeconds.sorted()[processSeconds.count / 2],
+                        "process s": processMedian,
                         "reference steps": Double(f.referenceSteps), "unsettled pixels": Double(f.unsettledPixels),
                     ],
                     notes: ["path \(f.path), deltas \(f.deltas), backend \(f.backend)"]))

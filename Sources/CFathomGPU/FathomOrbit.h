@@ -135,16 +135,27 @@ FK_DEVICE void makeTwiddles(int nttLog, U64 *twiddles, U64 *inverseTwiddles, U64
     *inverseN = powMod((U64)n, kPrime - 2);
 }
 
+/// The forward transform's butterfly on a[lo] and a[lo + len] with twiddle w (decimation in
+/// frequency), shared by the serial transform and the kernel's stages.
+FK_DEVICE void forwardButterfly(U64 *a, long long lo, long long len, U64 w) {
+    const U64 u = a[lo], v = a[lo + len];
+    a[lo] = addMod(u, v);
+    a[lo + len] = mulMod(subMod(u, v), w);
+}
+
+/// The inverse transform's butterfly (decimation in time, w a power of w^-1).
+FK_DEVICE void inverseButterfly(U64 *a, long long lo, long long len, U64 w) {
+    const U64 u = a[lo], v = mulMod(a[lo + len], w);
+    a[lo] = addMod(u, v);
+    a[lo + len] = subMod(u, v);
+}
+
 /// Decimation in frequency: natural order in, bit-reversed order out.
 FK_DEVICE void forwardTransform(const Context &c, U64 *a) {
     const long long n = 1LL << c.nttLog;
     for (long long len = n / 2, stride = 1; len >= 1; len >>= 1, stride <<= 1) {
         for (long long s = 0; s < n; s += 2 * len) {
-            for (long long j = 0; j < len; j++) {
-                U64 u = a[s + j], v = a[s + j + len];
-                a[s + j] = addMod(u, v);
-                a[s + j + len] = mulMod(subMod(u, v), c.twiddles[j * stride]);
-            }
+            for (long long j = 0; j < len; j++) forwardButterfly(a, s + j, len, c.twiddles[j * stride]);
         }
     }
 }
@@ -154,15 +165,14 @@ FK_DEVICE void inverseTransform(const Context &c, U64 *a) {
     const long long n = 1LL << c.nttLog;
     for (long long len = 1, stride = n / 2; len < n; len <<= 1, stride >>= 1) {
         for (long long s = 0; s < n; s += 2 * len) {
-            for (long long j = 0; j < len; j++) {
-                U64 u = a[s + j], v = mulMod(a[s + j + len], c.inverseTwiddles[j * stride]);
-                a[s + j] = addMod(u, v);
-                a[s + j + len] = subMod(u, v);
-            }
+            for (long long j = 0; j < len; j++) inverseButterfly(a, s + j, len, c.inverseTwiddles[j * stride]);
         }
     }
     for (long long i = 0; i < n; i++) a[i] = mulMod(a[i], c.inverseN);
 }
+
+/// Digit j of the 16-bit digits of limbs m (two a limb, the low one first).
+FK_DEVICE U64 digit16(const Limb *m, long long j) { return (m[j >> 1] >> (16 * (j & 1))) & 0xffff; }
 
 /// Rounds the W-limb integer w (top bit of w[W-1] set, W > L) to p bits into r: r.m = its top
 /// p bits rounded to nearest, ties to even; `sticky`: nonzero bits lie below w[0]. r's value is
@@ -216,8 +226,8 @@ FK_DEVICE void multiply(const Context &c, Num &r, const Num &a, const Num &b) {
     const int L = c.limbs;
     const long long n = 1LL << c.nttLog;
     for (long long i = 0; i < n; i++) {
-        c.fa[i] = i < 2 * L ? (a.m[i >> 1] >> (16 * (i & 1))) & 0xffff : 0;
-        c.fb[i] = i < 2 * L ? (b.m[i >> 1] >> (16 * (i & 1))) & 0xffff : 0;
+        c.fa[i] = i < 2 * L ? digit16(a.m, i) : 0;
+        c.fb[i] = i < 2 * L ? digit16(b.m, i) : 0;
     }
     forwardTransform(c, c.fa);
     forwardTransform(c, c.fb);
@@ -462,7 +472,7 @@ FK_DEVICE Stored storedDoubles(const Context &c, const Num &v, int j0, int s, bo
         const U64 nh = T >> 32, nl = T << 32;
         r.hi = roundedDouble(v.negative, nh, nl, v.exponent - 96, j0 >= 0);
         // The sign of v - hi: where hi moved away from zero, the opposite of v's.
-        const double magnitude = r.hi < 0 ? -r.hi : r.hi;
+        const double magnitude = absolute(r.hi);
         // |hi| against |v| = 0.T... 2^e: compare hi's bits with T's (hi is T rounded to fewer bits).
         const long long shift = -1074 - (v.exponent - 64);  // hi's last bit, as a bit of T
         bool exact, away;  // shift >= 12: e <= -1022
@@ -536,10 +546,25 @@ FK_DEVICE void writeGap(double *v, const Stored &gap) {
     v[9] = gap.exponent;
     v[10] = kGap;
 }
+/// No escape test at this step (its words 8 to 11 zero).
+FK_DEVICE void writeNoTest(double *v) {
+    v[8] = v[9] = v[11] = 0;
+    v[10] = kNoTest;
+}
 /// Where Z is within 2^-36 of |Z|^2 = 4 (or beyond): the host's escape test in MPFR,
 /// r2 = x^2 + y^2 (each square and the sum rounded), escaped when r2 > 4, else the gap 4 - r2
 /// (rounded) kept as mpfr_get_d_2exp gives it.
 constexpr double kNearEscape = 4.0 * (1.0 - 0x1p-36);
+
+/// Whether the step stored as (a, b) is near |Z| = 2: a^2 + b^2 rounded as the host rounds it
+/// (two products and a sum, no fused multiply-add, whatever the device compiler's --fmad says).
+FK_DEVICE bool nearEscape(double a, double b) {
+#ifdef __CUDACC__
+    return __dadd_rn(__dmul_rn(a, a), __dmul_rn(b, b)) >= kNearEscape;
+#else
+    return a * a + b * b >= kNearEscape;
+#endif
+}
 
 /// 4 at the context's precision.
 FK_DEVICE void setFour(const Context &c, Num &r) {
@@ -590,8 +615,8 @@ FK_DEVICE long long run(Orbit &o, long long count, double *out, int *flagged) {
         double *v = out + kStepWords * k;
         writeStored(v, 0, storedDoublesSerial(o.c, o.x));
         writeStored(v, 1, storedDoublesSerial(o.c, o.y));
-        v[8] = v[9] = v[10] = v[11] = 0;
-        if (v[0] * v[0] + v[1] * v[1] >= kNearEscape) {
+        writeNoTest(v);
+        if (nearEscape(v[0], v[1])) {
             multiply(o.c, o.t1, o.x, o.x);
             multiply(o.c, o.t2, o.y, o.y);
             add(o.c, o.t3, o.t1, o.t2, false);
@@ -1113,7 +1138,7 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
                 for (long long i = id; i < 4 * n; i += threads) {
                     const int a = (int)(i >> logN);
                     const long long j = i & (n - 1);
-                    f[i] = j < 2LL * L && !h[a]->zero ? (m[a][j >> 1] >> (16 * (j & 1))) & 0xffff : 0;
+                    f[i] = j < 2LL * L && !h[a]->zero ? digit16(m[a], j) : 0;
                 }
             }
             gridBarrier(control);
@@ -1123,10 +1148,7 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
                 for (long long i = id; i < 2 * n; i += threads) {  // 4 arrays of n / 2 butterflies
                     const long long a = i >> (logN - 1), bfly = i & (half - 1);
                     const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
-                    U64 *g = f + (a << logN);
-                    const U64 u = g[s + j], v = g[s + j + len];
-                    g[s + j] = addMod(u, v);
-                    g[s + j + len] = mulMod(subMod(u, v), c.twiddles[j << strideLog]);
+                    forwardButterfly(f + (a << logN), s + j, len, c.twiddles[j << strideLog]);
                 }
                 gridBarrier(control);
             }
@@ -1148,9 +1170,7 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
                         U64 *g = i < tile / 2 ? sh.tileA : sh.tileB;
                         const long long bfly = i & (tile / 2 - 1);
                         const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
-                        const U64 u = g[s + j], v = g[s + j + len];
-                        g[s + j] = addMod(u, v);
-                        g[s + j + len] = mulMod(subMod(u, v), c.twiddles[j << strideLog]);
+                        forwardButterfly(g, s + j, len, c.twiddles[j << strideLog]);
                     }
                     __syncthreads();
                 }
@@ -1161,9 +1181,7 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
                     const int strideLog = logN - 1 - lenLog;
                     for (long long i = threadIdx.x; i < tile / 2; i += blockDim.x) {
                         const long long j = i & (len - 1), s = (i >> lenLog) << (lenLog + 1);
-                        const U64 u = sh.tileA[s + j], v = mulMod(sh.tileA[s + j + len], c.inverseTwiddles[j << strideLog]);
-                        sh.tileA[s + j] = addMod(u, v);
-                        sh.tileA[s + j + len] = subMod(u, v);
+                        inverseButterfly(sh.tileA, s + j, len, c.inverseTwiddles[j << strideLog]);
                     }
                     __syncthreads();
                 }
@@ -1243,7 +1261,7 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
             const Stored stored = blockStored(c, y, sh);
             if (threadIdx.x == 0) {
                 writeStored(v, 1, stored);
-                v[8] = v[9] = v[10] = v[11] = 0;
+                writeNoTest(v);
                 control[FK_ORBIT_STORED_Y] = p.settle || !forHost(y);
             }
         }
@@ -1261,9 +1279,7 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
         k += 1;
         const volatile double *vv = v;
         const volatile unsigned *cc = control;
-        const double a = vv[0], bq = vv[1];
-        // Rounded as the serial run rounds it, whatever --fmad says.
-        const bool near = __dadd_rn(__dmul_rn(a, a), __dmul_rn(bq, bq)) >= kNearEscape;
+        const bool near = nearEscape(vv[0], vv[1]);
         if (!p.settle && (near || !cc[FK_ORBIT_STORED_X] || !cc[FK_ORBIT_STORED_Y])) {
             flagged = true;  // the host takes this step in MPFR
             break;

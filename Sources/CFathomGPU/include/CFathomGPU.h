@@ -63,8 +63,8 @@ void fg_orbit_emulation_destroy(void *engine);
 void fg_orbit_emulation_set(void *engine, int which, int negative, int zero, long long exponent, const unsigned *limbs);
 void fg_orbit_emulation_get(void *engine, int which, int *negative, int *zero, long long *exponent, unsigned *limbs);
 /* Up to `count` steps, step k's FK_ORBIT_STEP_WORDS Doubles at out[12k ...] (FathomOrbit.h's
- * run), stopping after an escape. Returns the steps taken; *flagged = 1 when the last needs
- * the host (its Doubles unset). */
+ * run), stopping after an escape. Returns the steps taken; *flagged is always 0 (the
+ * emulation settles every step itself; the CUDA kernel without `settle` may flag one). */
 long long fg_orbit_emulation_run(void *engine, long long count, double *out, int *flagged);
 /* The transform's tables for 2^nttLog points (FathomOrbit.h's makeTwiddles): w^j and w^-j for
  * j < 2^(nttLog - 1), and 1 / 2^nttLog mod p; and the smallest nttLog for `limbs` limbs. */

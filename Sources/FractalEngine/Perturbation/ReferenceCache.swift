@@ -75,7 +75,7 @@ public final class ReferenceCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         for o in orbits
-        where o.power == power && juliaC == nil && o.juliaC == nil && o.precision >= precision
+        where o.matches(power: power, juliaC: juliaC, precision: precision)
             && (!lowWords || o.hasLowWords) && ReferenceCache.within(o.point, point, precision)
         {
             if let found = watch.scan(o), found.ends, found.period < o.count {
@@ -236,8 +236,13 @@ extension ReferenceOrbit {
     /// and long enough (it escaped, or it runs to the limit). The one rule for cached orbits
     /// and orbits read from a file.
     public func serves(power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision) -> Bool {
+        matches(power: power, juliaC: juliaC, precision: precision) && (escaped || count >= maxIterations + 1)
+    }
+
+    /// The same family (power, Julia's c) and at least `precision`, whatever its length.
+    func matches(power: Int, juliaC: BigComplex?, precision: Precision) -> Bool {
         self.power == power && (self.juliaC == nil) == (juliaC == nil) && (self.juliaC.map { $0 == juliaC! } ?? true)
-            && self.precision >= precision && (escaped || count >= maxIterations + 1)
+            && self.precision >= precision
     }
 
     /// The orbit as a render at `maxIterations` computes it: the first `maxIterations + 1`
