@@ -218,6 +218,11 @@ if options.groups.contains("reference") {
                 notes.append("ORBITS DIFFER: \(label) against one thread")
             }
             if one.escaped { notes.append("escaped after \(one.count - 1) steps") }
+            if let low = one.escapeGaps.values.map(\.exponent).min(),
+                let high = one.escapeGaps.values.map(\.exponent).max()
+            {
+                notes.append("escape test near |Z| = 2 at \(one.escapeGaps.count) steps, gaps 2^\(low) to 2^\(high)")
+            }
             notes.append(
                 "chosen for \(cores) threads: \(ReferenceThreading.choose(bits: p.bits, power: 2, threads: cores))")
             return (
@@ -238,7 +243,8 @@ if options.groups.contains("reference") {
             steps: steps, precision: p)
     }
     // The deep presets' own centers at their orbits' precision (a 640x360 view's).
-    for (name, steps) in [("e1086", 100_000), ("e8000", 10000)] {
+    // e52465's orbit sits at |Z| = 2 for most of its steps: each needs the exact escape test.
+    for (name, steps) in [("e1086", 100_000), ("e8000", 10000), ("e52465", 1000)] {
         let loc = try location(name)
         let view = try Viewport(location: loc, width: 640, height: 360)
         let p = view.orbitPrecision

@@ -387,4 +387,43 @@ struct ReferenceOrbitTests {
         #expect(try ReferenceOrbit.read(from: path).escapeGaps == nearTwo.escapeGaps)
         #expect(throws: ReferenceFileError.self) { try ReferenceOrbit.read(from: path + ".missing") }
     }
+
+    /// From 768 bits the escape test near |Z| = 2 runs first on Z's leading q bits (q from 192
+    /// up to p / 4, fourfold) and falls back to the exact squares where those do not settle it
+    /// (NearEscapeTest). Orbits at 4096 bits whose gaps 4 - |Z|^2 sweep from 2^-997 (exact
+    /// squares) through 2^-330 (q = 768, then q from the last gap) to 2^-40, and escapes by
+    /// 2^-62, 2^-198 and 2^-997, on one and two threads: every gap and the escape step are
+    /// direct MPFR iteration's.
+    @Test("the escape test from Z's leading bits gives MPFR's gaps and escapes, bit for bit")
+    func shortEscapeTest() throws {
+        let p = Precision(bits: 4096)
+        for (re, im, limit) in [
+            ("-1." + String(repeating: "9", count: 300), "0", 600),
+            ("-1." + String(repeating: "9", count: 97), "0", 200),
+            ("-1.99999999999999999999999999999", "1e-50", 200), ("-2.00000000000000000001", "0", 5),
+            ("-2." + String(repeating: "0", count: 59) + "1", "0", 5),
+            ("-2." + String(repeating: "0", count: 299) + "1", "0", 5),
+        ] {
+            let c = try BigComplex(parsingRe: re, im: im, precision: p)
+            for threading in [ReferenceThreading.serial, .pair] {
+                let orbit = try ReferenceOrbit.compute(
+                    point: c, power: 2, juliaC: nil, maxIterations: limit, precision: p, threading: threading)
+                var z = BigComplex(precision: p)
+                var escapedAt = 0
+                for m in 1...limit {
+                    z = z.squared + c
+                    let r2 = z.re * z.re + z.im * z.im
+                    if r2 > BigFloat(4, precision: p) {
+                        escapedAt = m
+                        break
+                    }
+                    if let gap = orbit.escapeGaps[m] {
+                        #expect(gap == (BigFloat(4, precision: p) - r2).floatExpValue, "\(re) m \(m)")
+                    }
+                }
+                #expect(orbit.escaped == (escapedAt > 0) && orbit.count - 1 == (escapedAt > 0 ? escapedAt : limit))
+                if escapedAt == 0 { #expect(orbit.escapeGaps.count > 20, "\(re)") }
+            }
+        }
+    }
 }

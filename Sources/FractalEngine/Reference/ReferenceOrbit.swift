@@ -101,6 +101,7 @@ public struct ReferenceOrbit: Sendable {
             var tiny: [Int: Complex<FloatExp>] = [:]
             var escapeGaps: [Int: FloatExp] = [:]
             var escaped = false
+            let quick = precision.bits >= NearEscapeTest.fromBits ? NearEscapeTest(precision: precision) : nil
 
             /// Stores the step and returns its Doubles.
             func store(
@@ -164,6 +165,13 @@ public struct ReferenceOrbit: Sendable {
                     || (approx >= Escape.inner2
                         && {
                             switch deviceTest {
+                            case .escaped: return true
+                            case .gap(let g):
+                                escapeGaps[m] = g
+                                return false
+                            case nil: break
+                            }
+                            switch quick?.answer(step: m, step.x, step.y) {
                             case .escaped: return true
                             case .gap(let g):
                                 escapeGaps[m] = g
