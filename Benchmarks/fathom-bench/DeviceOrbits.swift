@@ -11,7 +11,7 @@ import Foundation
     let device: any ReferenceStepDevice
     switch options.orbitDevice {
     case "emulated": device = EmulatedOrbitDevice()
-    case "cuda": device = try CUDAOrbitDevice(settles: options.orbitSettle)
+    case "cuda": device = try CUDAOrbitDevice(settles: options.orbitSettle, sharedScratch: !options.globalScratch)
     default: device = (try? CUDAOrbitDevice()) ?? EmulatedOrbitDevice()
     }
     let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -22,6 +22,7 @@ import Foundation
                     point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true, threads: cores)
             }
             let before = (device as? CUDAOrbitDevice)?.phaseSeconds
+            let detailBefore = (device as? CUDAOrbitDevice)?.detailSeconds
             let (gpu, gpuTime) = try bestOfRuns(options.runs) {
                 try ReferenceOrbit.compute(
                     point: c, power: 2, juliaC: nil, maxIterations: steps, precision: p, lowWords: true, device: device)
@@ -44,6 +45,13 @@ import Foundation
                     "kernel phases, us a step: "
                         + zip(["A", "B", "tiles", "C", "D"], perStep).map { "\($0) " + String(format: "%.1f", $1) }
                         .joined(separator: ", "))
+            }
+            if let detailBefore, let after = (device as? CUDAOrbitDevice)?.detailSeconds {
+                let perStep = zip(after, detailBefore).map { ($0 - $1) / Double(options.runs) / n * 1e6 }
+                let names = ["add: align", "carry", "normalise", "round", "D: product", "D: add", "D: stored", "A: add"]
+                notes.append(
+                    "block 0's parts, us a step: "
+                        + zip(names, perStep).map { "\($0) " + String(format: "%.1f", $1) }.joined(separator: ", "))
             }
             return (
                 [

@@ -27,6 +27,7 @@ struct Options {
     /// The kernel settles tiny values and the escape test itself (`CUDAOrbitDevice.settles`;
     /// `--host-settle`: the host's MPFR does).
     var orbitSettle = true
+    var globalScratch = false
 }
 
 /// The value of `option` spelled `text` (its raw value), else a one-line usage error, exit 64.
@@ -52,6 +53,7 @@ func parseOptions() -> Options {
         case "--device": o.orbitDevice = it.next()
         case "--steps": o.orbitSteps = max(1, Int(it.next() ?? "") ?? 10000)
         case "--host-settle": o.orbitSettle = false
+        case "--global-scratch": o.globalScratch = true
         case "--team": o.team = max(2, Int(it.next() ?? "") ?? 2)
         case "--backend": o.backend = value(ComputeBackend.self, of: a, it.next())
         case "--gpu-exact": o.gpuExact = true
@@ -77,7 +79,7 @@ func parseOptions() -> Options {
             exit(0)
         case "--help", "-h":
             print(
-                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [extreme] [device-orbit] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact] [--approximation bla|la|both] [--team N] [--device cuda|emulated] [--steps N] [--host-settle]"
+                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [extreme] [device-orbit] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact] [--approximation bla|la|both] [--team N] [--device cuda|emulated] [--steps N] [--host-settle] [--global-scratch]"
             )
             print(
                 "device-orbit: reference orbits on the GPU (or --device emulated) against MPFR on every core, bit for bit: the rabbit at 4k-380k bits, then e1086, e8000, e52465 and fshark30_e114514's centers over --steps steps (default 10000)"

@@ -25,6 +25,9 @@ typedef struct _nvrtcProgram *nvrtcProgram;
 const int kAttributeComputeMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
 const int kAttributeComputeMinor = 76;
 const int kAttributeMultiprocessors = 16;  // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+const int kAttributeSharedOptIn = 97;      // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+const int kFunctionStaticShared = 1;       // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+const int kFunctionMaxDynamicShared = 8;   // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 
 struct Driver {
     void *library = nullptr;
@@ -52,6 +55,8 @@ struct Driver {
                                void **, void **);
     CUresult (*cuLaunchCooperativeKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                           CUstream, void **);
+    CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+    CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
     CUresult (*cuCtxSynchronize)(void);
     CUresult (*cuGetErrorName)(CUresult, const char **);
     CUresult (*cuGetErrorString)(CUresult, const char **);
@@ -166,7 +171,9 @@ extern "C" int fg_open(char *error, int length) {
               bind(l, driver.cuMemcpyDtoH, "cuMemcpyDtoH_v2") && bind(l, driver.cuLaunchKernel, "cuLaunchKernel") &&
               bind(l, driver.cuCtxSynchronize, "cuCtxSynchronize") && bind(l, driver.cuGetErrorName, "cuGetErrorName") &&
               bind(l, driver.cuGetErrorString, "cuGetErrorString") &&
-              bind(l, driver.cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel");
+              bind(l, driver.cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel") &&
+              bind(l, driver.cuFuncGetAttribute, "cuFuncGetAttribute") &&
+              bind(l, driver.cuFuncSetAttribute, "cuFuncSetAttribute");
     if (!ok) {
         fail(error, length, "the CUDA driver (libcuda.so.1) lacks a function Fathom needs: it is older than CUDA 12%s", "");
         return 2;
@@ -318,11 +325,23 @@ extern "C" int fg_multiprocessors(void) {
     return count;
 }
 
-extern "C" int fg_launch_cooperative(void *function, unsigned int blocks, unsigned int threads, void *parameter, char *error,
-                                     int length) {
+extern "C" int fg_launch_cooperative(void *function, unsigned int blocks, unsigned int threads, unsigned int sharedBytes,
+                                     void *parameter, char *error, int length) {
     driver.cuCtxSetCurrent(driver.context);
     void *arguments[] = {parameter};
-    if (int s = check(driver.cuLaunchCooperativeKernel((CUfunction)function, blocks, 1, 1, threads, 1, 1, 0, nullptr, arguments),
+    if (int s = check(driver.cuLaunchCooperativeKernel((CUfunction)function, blocks, 1, 1, threads, 1, 1, sharedBytes, nullptr,
+                                                       arguments),
                       "cuLaunchCooperativeKernel", error, length)) return s;
     return check(driver.cuCtxSynchronize(), "kernel run (cuCtxSynchronize)", error, length);
+}
+
+extern "C" unsigned int fg_allow_shared(void *function, unsigned int bytes) {
+    if (!driver.ready || bytes == 0) return 0;
+    driver.cuCtxSetCurrent(driver.context);
+    int optIn = 0, fixed = 0;
+    if (driver.cuDeviceGetAttribute(&optIn, kAttributeSharedOptIn, driver.device) != 0) return 0;
+    if (driver.cuFuncGetAttribute(&fixed, kFunctionStaticShared, (CUfunction)function) != 0) return 0;
+    if ((long long)bytes + fixed > optIn) return 0;
+    if (driver.cuFuncSetAttribute((CUfunction)function, kFunctionMaxDynamicShared, (int)bytes) != 0) return 0;
+    return bytes;
 }

@@ -150,6 +150,40 @@ FK_DEVICE void inverseButterfly(U64 *a, long long lo, long long len, U64 w) {
     a[lo + len] = subMod(u, v);
 }
 
+/// The forward transform's stages of lengths 2^lenLog and 2^(lenLog - 1) as one pass over
+/// groups of four words, which the two stages mix only among themselves: group g (< N/4)
+/// is base + j, + h, + 2h, + 3h (h = 2^(lenLog - 1), j < h, base a multiple of 4h). The kernel
+/// takes its long stages two at a time so, half as many passes over the grid and barriers.
+FK_DEVICE void forwardPair(const U64 *twiddles, U64 *a, int logN, int lenLog, long long g) {
+    const long long h = 1LL << (lenLog - 1), j = g & (h - 1), e = ((g >> (lenLog - 1)) << (lenLog + 1)) + j;
+    const int strideLog = logN - 1 - lenLog;
+    U64 v[4] = {a[e], a[e + h], a[e + 2 * h], a[e + 3 * h]};
+    const U64 w0 = twiddles[j << strideLog], w1 = twiddles[(j + h) << strideLog], w2 = twiddles[j << (strideLog + 1)];
+    forwardButterfly(v, 0, 2, w0);  // length 2h: (0, 2) and (1, 3)
+    forwardButterfly(v, 1, 2, w1);
+    forwardButterfly(v, 0, 1, w2);  // length h: (0, 1) and (2, 3)
+    forwardButterfly(v, 2, 1, w2);
+    a[e] = v[0];
+    a[e + h] = v[1];
+    a[e + 2 * h] = v[2];
+    a[e + 3 * h] = v[3];
+}
+
+/// The inverse's stages of lengths 2^(lenLog - 1) and 2^lenLog (in that order) as one pass
+/// over forwardPair's groups; `scale`: the words times 1/N after (the transform's last stage).
+FK_DEVICE void inversePair(const U64 *inverseTwiddles, U64 *a, int logN, int lenLog, long long g, bool scale, U64 inverseN) {
+    const long long h = 1LL << (lenLog - 1), j = g & (h - 1), e = ((g >> (lenLog - 1)) << (lenLog + 1)) + j;
+    const int strideLog = logN - 1 - lenLog;
+    U64 v[4] = {a[e], a[e + h], a[e + 2 * h], a[e + 3 * h]};
+    const U64 w2 = inverseTwiddles[j << (strideLog + 1)], w0 = inverseTwiddles[j << strideLog],
+              w1 = inverseTwiddles[(j + h) << strideLog];
+    inverseButterfly(v, 0, 1, w2);  // length h: (0, 1) and (2, 3)
+    inverseButterfly(v, 2, 1, w2);
+    inverseButterfly(v, 0, 2, w0);  // length 2h: (0, 2) and (1, 3)
+    inverseButterfly(v, 1, 2, w1);
+    for (int k = 0; k < 4; k++) a[e + k * h] = scale ? mulMod(v[k], inverseN) : v[k];
+}
+
 /// Decimation in frequency: natural order in, bit-reversed order out.
 FK_DEVICE void forwardTransform(const Context &c, U64 *a) {
     const long long n = 1LL << c.nttLog;
@@ -664,11 +698,35 @@ struct Shared {
     U64 tileB[kTile];
     int ints[40];
     unsigned gs[33], ps[33];
+    FKOrbitHead product;  // D's rounded product, where it stays in shared memory
 };
 
 struct Ref {
     FKOrbitHead *head;
     Limb *m;
+};
+
+/// Nanoseconds on the device's clock.
+__device__ __forceinline__ U64 now() {
+    U64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/// Block 0's thread 0 times parts of its phases into these sums (FK_ORBIT_DETAIL): blockAdd's
+/// alignment, carries, normalisation and rounding (every call), then D's product, add and
+/// stored Doubles, and A's add.
+__device__ U64 detailSums[8];
+struct DetailClock {
+    U64 mark;
+    bool on;
+    __device__ DetailClock() : mark(now()), on(blockIdx.x == 0 && threadIdx.x == 0) {}
+    __device__ void lap(int k) {
+        if (!on) return;
+        const U64 t = now();
+        detailSums[k] += t - mark;
+        mark = t;
+    }
 };
 
 __device__ __noinline__ int blockMax(int v, Shared &sh) {
@@ -694,6 +752,20 @@ __device__ __noinline__ int blockMax(int v, Shared &sh) {
 
 __device__ int blockMin(int v, Shared &sh) { return -blockMax(-v, sh); }
 __device__ bool blockAny(bool v, Shared &sh) { return blockMax(v ? 1 : 0, sh) != 0; }
+
+/// The highest i < n with pred(i), or -1: the block tests blockDim.x indices at a time from
+/// the top and stops at the first round that finds one. The scans of this kernel (the top
+/// limb where two numbers differ, the highest nonzero limb, any nonzero limb under one) almost
+/// always end in the first round: a load a thread instead of a pass over every limb.
+template <class Pred>
+__device__ __forceinline__ int blockHighest(long long n, Pred pred, Shared &sh) {
+    for (long long top = n; top > 0; top -= blockDim.x) {
+        const long long i = top - 1 - threadIdx.x;
+        const int best = blockMax(i >= 0 && pred(i) ? (int)i : -1, sh);
+        if (best >= 0) return best;
+    }
+    return -1;
+}
 
 /// The carry into this thread's chunk, from each chunk's (generates, propagates) below it
 /// (none into chunk 0); *out: the carry out of the last chunk. An empty chunk propagates.
@@ -780,6 +852,27 @@ __device__ bool blockCarryRows(long long n, Flags flags, Apply apply, Shared &sh
 // are one line); only the carry scans take contiguous chunks.
 #define FK_EACH(i, n) for (long long i = threadIdx.x; i < (n); i += blockDim.x)
 
+/// FK_EACH for a pass that reads global memory: each thread issues the loads of kBatch of its
+/// indices (load(i), nothing stored between them) before it uses any (use(i, value)), so
+/// their latencies overlap instead of adding up.
+constexpr int kBatch = 4;
+template <class Load, class Use>
+__device__ __forceinline__ void eachLoaded(long long n, Load load, Use use) {
+    for (long long base = threadIdx.x; base < n; base += kBatch * (long long)blockDim.x) {
+        decltype(load(0LL)) v[kBatch];
+#pragma unroll
+        for (int u = 0; u < kBatch; u++) {
+            const long long i = base + (long long)u * blockDim.x;
+            if (i < n) v[u] = load(i);
+        }
+#pragma unroll
+        for (int u = 0; u < kBatch; u++) {
+            const long long i = base + (long long)u * blockDim.x;
+            if (i < n) use(i, v[u]);
+        }
+    }
+}
+
 __device__ __noinline__ void copyNum(const Context &c, Ref r, Ref a) {
     if (r.m != a.m && !a.head->zero) FK_EACH(i, c.limbs) r.m[i] = a.m[i];
 }
@@ -843,6 +936,7 @@ __device__ __noinline__ void blockRound(const Context &c, Ref r, const Limb *w, 
 /// add over the block; w, s, t: scratch of at least L + 2 limbs.
 __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bool subtract, Limb *w, Limb *s, Limb *t,
                                       Shared &sh) {
+    DetailClock clock;
     const FKOrbitHead ha = *a.head, hb = *bb.head;
     const int bNegative = hb.negative ^ (subtract ? 1 : 0);
     const int L = c.limbs, W = L + 2;
@@ -869,9 +963,8 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
     if (ha.exponent != hb.exponent) {
         order = ha.exponent > hb.exponent ? 1 : -1;
     } else {
-        int top = -1;
-        FK_EACH(i, L) if (a.m[i] != bb.m[i]) top = (int)i;
-        top = blockMax(top, sh);
+        const Limb *am = a.m, *bm = bb.m;
+        const int top = blockHighest(L, [&](long long i) { return am[i] != bm[i]; }, sh);
         order = top < 0 ? 0 : a.m[top] > bb.m[top] ? 1 : -1;
     }
     const bool same = ha.negative == bNegative;
@@ -898,19 +991,33 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
     } else {
         const int q = (int)(d >> 5), rr = (int)(d & 31);
         bool lost = false;
-        FK_EACH(i, W) {
-            w[i] = i < 2 ? 0 : big[i - 2];
-            const long long j = i + q;
-            const Limb lo = j < W && j >= 2 ? small[j - 2] : 0;
-            const Limb hi = j + 1 < W && j + 1 >= 2 ? small[j + 1 - 2] : 0;
-            s[i] = rr ? (lo >> rr) | (hi << (32 - rr)) : lo;
-            // The limbs wholly below the cut, and the cut limb's low bits.
-            if (i >= 2 && i < q && small[i - 2] != 0) lost = true;
-            if (i == q && rr && i >= 2 && (small[i - 2] & (Limb)((1ULL << rr) - 1))) lost = true;
+        struct Aligned {
+            Limb big, lo, hi;
+        };
+        eachLoaded(
+            W,
+            [&](long long i) {
+                const long long j = i + q;
+                Aligned v;
+                v.big = i < 2 ? 0 : big[i - 2];
+                v.lo = j < W && j >= 2 ? small[j - 2] : 0;
+                v.hi = j + 1 < W && j + 1 >= 2 ? small[j + 1 - 2] : 0;
+                return v;
+            },
+            [&](long long i, const Aligned &v) {
+                w[i] = v.big;
+                s[i] = rr ? (v.lo >> rr) | (v.hi << (32 - rr)) : v.lo;
+            });
+        // The bits shifted out: small's limbs wholly below the cut (s[i] takes small[i + q - 2]),
+        // and the cut limb's low bits.
+        if (q >= 2) {
+            lost = q - 2 < L && rr && (small[q - 2] & (Limb)((1ULL << rr) - 1));
+            if (!lost) lost = blockHighest(q - 2 < L ? q - 2 : L, [&](long long i) { return small[i] != 0; }, sh) >= 0;
         }
         sticky = blockAny(lost, sh);
     }
     __syncthreads();
+    clock.lap(0);
     const Limb *source = w;
     long long exponent = bigExponent;
     if (same) {
@@ -921,6 +1028,7 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
                 return (int)(v >> 32) | ((Limb)v == 0xffffffffu ? 2 : 0);
             },
             [&](long long i, unsigned carry) { w[i] = w[i] + s[i] + carry; }, sh);
+        clock.lap(1);
         if (out) {
             sticky = sticky || (w[0] & 1);
             FK_EACH(i, W) t[i] = (w[i] >> 1) | (i + 1 < W ? w[i + 1] << 31 : 0x80000000u);
@@ -932,13 +1040,12 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
         blockCarryRows(
             W, [&](long long i) { return (w[i] < s[i] ? 1 : 0) | (w[i] == s[i] ? 2 : 0); },
             [&](long long i, unsigned borrow) { w[i] = w[i] - s[i] - borrow; }, sh);
+        clock.lap(1);
         if (sticky) {
             blockRipple(w, W, 0, false, sh);
             __syncthreads();
         }
-        int top = -1;
-        FK_EACH(i, W) if (w[i]) top = (int)i;
-        top = blockMax(top, sh);
+        const int top = blockHighest(W, [&](long long i) { return w[i] != 0; }, sh);
         const int z = (W - 1 - top) * 32 + leadingZeros32(w[top]);
         if (z > 0) {
             const int q = z >> 5, rr = z & 31;
@@ -953,13 +1060,17 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
             __syncthreads();
         }
     }
+    clock.lap(2);
     blockRound(c, r, source, W, exponent, sticky, negative, sh);
+    clock.lap(3);
 }
 
-/// The product whose 4L 16-bit digits are d (carried: gridDigits), rounded into r; w, u:
-/// scratch of 2L limbs. The factors' heads give the sign and zero.
-__device__ __noinline__ void blockProduct(const Context &c, Ref r, FKOrbitHead ha, FKOrbitHead hb, const Limb *d, Limb *w,
-                                          Limb *u, Shared &sh) {
+/// The product whose 4L 16-bit digits are d (carried by phase C), rounded into r; top:
+/// scratch of L + 2 limbs. The factors' heads give the sign and zero. Only the top L + 2
+/// limbs of the product (shifted one bit up where it lies in [1/4, 1/2)) are formed; the
+/// limbs under them count as a sticky bit, which is all roundTo reads of them.
+__device__ __noinline__ void blockProduct(const Context &c, Ref r, FKOrbitHead ha, FKOrbitHead hb, const Limb *d, Limb *top,
+                                          Shared &sh) {
     const int negative = ha.negative ^ hb.negative;
     const int L = c.limbs;
     __syncthreads();
@@ -971,17 +1082,13 @@ __device__ __noinline__ void blockProduct(const Context &c, Ref r, FKOrbitHead h
         __syncthreads();
         return;
     }
-    FK_EACH(i, 2LL * L) w[i] = d[2 * i] | (d[2 * i + 1] << 16);
-    __syncthreads();
-    long long exponent = ha.exponent + hb.exponent;
-    const Limb *source = w;
-    if (!(w[2 * L - 1] >> 31)) {  // 0.m1 0.m2 in [1/4, 1/2): one bit up
-        FK_EACH(i, 2LL * L) u[i] = (w[i] << 1) | (i > 0 ? w[i - 1] >> 31 : 0);
-        source = u;
-        exponent -= 1;
-        __syncthreads();
-    }
-    blockRound(c, r, source, 2 * L, exponent, false, negative, sh);
+    // 0.m1 0.m2 lies in [1/4, 1): at most one leading zero.
+    const bool shift = !(d[4LL * L - 1] >> 15);
+    auto limb = [&](long long i) -> Limb { return i < 0 ? 0 : d[2 * i] | (d[2 * i + 1] << 16); };
+    auto shifted = [&](long long i) -> Limb { return shift ? (limb(i) << 1) | (limb(i - 1) >> 31) : limb(i); };
+    eachLoaded(L + 2, [&](long long i) { return shifted(L - 2 + i); }, [&](long long i, Limb v) { top[i] = v; });
+    const bool sticky = blockHighest(L - 2, [&](long long i) { return shifted(i) != 0; }, sh) >= 0;
+    blockRound(c, r, top, L + 2, ha.exponent + hb.exponent - (shift ? 1 : 0), sticky, negative, sh);
 }
 
 /// Digit j of a product from its exact convolution f (divided by N) by three exact rewritings
@@ -1013,15 +1120,11 @@ __device__ __noinline__ Stored blockStored(const Context &c, Ref r, Shared &sh) 
     int j0 = -1, j1 = -1, s = -1;
     bool below = false;
     if (!v.zero) {
-        FK_EACH(i, c.limbs - 2) {
-            if (v.m[i]) j0 = (int)i;
-            if (v.m[i] != 0xffffffffu) j1 = (int)i;
-        }
-        j0 = blockMax(j0, sh);
-        j1 = blockMax(j1, sh);
+        const Limb *m = v.m;
+        j0 = blockHighest(c.limbs - 2, [&](long long i) { return m[i] != 0; }, sh);
+        j1 = blockHighest(c.limbs - 2, [&](long long i) { return m[i] != 0xffffffffu; }, sh);
         s = residualLimb(c, v, j0, j1);
-        FK_EACH(i, s - 2) below = below || v.m[i] != 0;
-        below = blockAny(below, sh);
+        below = blockHighest(s - 2, [&](long long i) { return m[i] != 0; }, sh) >= 0;
     }
     Stored stored = {0, 0, 0, 0};
     if (threadIdx.x == 0) stored = storedDoubles(c, v, j0, s, below);
@@ -1039,9 +1142,9 @@ __device__ __noinline__ bool blockAboveFour(const Context &c, Ref r, Shared &sh)
     __syncthreads();
     if (h.zero || h.exponent < 3) return false;
     if (h.exponent > 3) return true;
-    bool more = false;
-    FK_EACH(i, c.limbs) more = more || r.m[i] != (i == c.limbs - 1 ? 0x80000000u : 0u);
-    return blockAny(more, sh);
+    const Limb *m = r.m;
+    const int L = c.limbs;
+    return blockHighest(L, [&](long long i) { return m[i] != (i == L - 1 ? 0x80000000u : 0u); }, sh) >= 0;
 }
 
 /// setFour over the block.
@@ -1054,13 +1157,6 @@ __device__ __noinline__ void blockFour(const Context &c, Ref r) {
         r.head->exponent = 3;
     }
     __syncthreads();
-}
-
-/// Nanoseconds on the device's clock.
-__device__ __forceinline__ U64 now() {
-    U64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
 }
 
 /// Every block waits here until all have arrived (the grid is resident: a cooperative launch).
@@ -1087,7 +1183,7 @@ __device__ __noinline__ void gridBarrier(unsigned *control) {
 }  // namespace orbit
 }  // namespace fathom
 
-extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitParams p) {
+extern "C" __global__ void __launch_bounds__(512, 1) fathom_orbit_steps(FKOrbitParams p) {
     using namespace fathom::orbit;
     using namespace fathom::orbit::gpu;
     __shared__ Shared sh;
@@ -1112,9 +1208,27 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
     const long long scratchSize = 4LL * L + 8;
     Limb *scratch = (Limb *)p.scratch + (blockIdx.x < 2 ? blockIdx.x : 0) * 3 * scratchSize;
     Limb *s0 = scratch, *s1 = scratch + scratchSize, *s2 = scratch + 2 * scratchSize;
+    // Blocks 0 and 1 add and round in shared memory where the launch gave them three buffers
+    // of L + 2 limbs there (the host asks for them where the device holds them): their passes
+    // then wait on shared memory instead of global. Else in s0, s1, s2; the same operations.
+    extern __shared__ Limb dynamicLimbs[];
+    unsigned dynamicBytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dynamicBytes));
+    const long long padded = (L + 2 + 31) & ~31LL;
+    const bool inShared = dynamicBytes >= 12ULL * padded;
+    Limb *w0 = inShared ? dynamicLimbs : s0, *w1 = inShared ? dynamicLimbs + padded : s1,
+         *w2 = inShared ? dynamicLimbs + 2 * padded : s2;
     const long long threads = (long long)gridDim.x * blockDim.x;
     const long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const int logTile = logN < kTileLog ? logN : kTileLog;
+    // Tiles small enough that the two products' tiles spread over the grid (2^spread tiles an
+    // array, 2^(spread + 1) <= the blocks), at least 2^9 words (a butterfly a thread a stage)
+    // and at most kTile: at 380,000 bits 128 tiles of 1,024 words on 132 blocks, against 64 of
+    // 2,048 (half the blocks idle), for one more long stage in the same number of passes.
+    int spread = 0;
+    while ((4LL << spread) <= gridDim.x) spread++;
+    int logTile = logN - spread < 9 ? 9 : logN - spread;
+    if (logTile > kTileLog) logTile = kTileLog;
+    if (logTile > logN) logTile = logN;
     const long long tile = 1LL << logTile;
     const int tilesLog = logN - logTile;  // tiles per array: 2^tilesLog
     // Block 0's thread 0 times the phases (FK_ORBIT_PROFILE): A, B's digits and long stages,
@@ -1142,14 +1256,23 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
                 }
             }
             gridBarrier(control);
-            for (int lenLog = logN - 1; lenLog >= logTile; lenLog--) {
-                const long long len = 1LL << lenLog;
-                const int strideLog = logN - 1 - lenLog;
-                for (long long i = id; i < 2 * n; i += threads) {  // 4 arrays of n / 2 butterflies
-                    const long long a = i >> (logN - 1), bfly = i & (half - 1);
-                    const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
-                    forwardButterfly(f + (a << logN), s + j, len, c.twiddles[j << strideLog]);
+            // Two stages a pass (forwardPair), the last one alone where their count is odd.
+            for (int lenLog = logN - 1;; lenLog -= 2) {
+                if (lenLog - 1 < logTile) {
+                    if (lenLog == logTile) {
+                        const long long len = 1LL << lenLog;
+                        const int strideLog = logN - 1 - lenLog;
+                        for (long long i = id; i < 2 * n; i += threads) {  // 4 arrays of n / 2 butterflies
+                            const long long a = i >> (logN - 1), bfly = i & (half - 1);
+                            const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
+                            forwardButterfly(f + (a << logN), s + j, len, c.twiddles[j << strideLog]);
+                        }
+                        gridBarrier(control);
+                    }
+                    break;
                 }
+                for (long long i = id; i < n; i += threads)  // 4 arrays of n / 4 groups
+                    forwardPair(c.twiddles, f + ((i >> (logN - 2)) << logN), logN, lenLog, i & (n / 4 - 1));
                 gridBarrier(control);
             }
             FK_LAP(1)
@@ -1192,8 +1315,11 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
             }
             gridBarrier(control);
             FK_LAP(2)
-            // C: the inverse's long stages on the two products (arrays 0 and 2).
-            for (int lenLog = logTile; lenLog < logN; lenLog++) {
+            // C: the inverse's long stages on the two products (arrays 0 and 2): the first alone
+            // where their count is odd, then two a pass (inversePair).
+            int inverseLog = logTile;
+            if ((logN - logTile) & 1) {
+                const int lenLog = inverseLog;
                 const long long len = 1LL << lenLog;
                 const int strideLog = logN - 1 - lenLog;
                 const bool last = lenLog == logN - 1;
@@ -1211,11 +1337,19 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
                     g[s + j + len] = difference;
                 }
                 gridBarrier(control);
+                inverseLog += 1;
+            }
+            for (; inverseLog < logN; inverseLog += 2) {
+                for (long long i = id; i < n / 2; i += threads)  // 2 arrays of n / 4 groups
+                    inversePair(c.inverseTwiddles, f + ((2 * (i >> (logN - 2))) << logN), logN, inverseLog + 1,
+                                i & (n / 4 - 1), inverseLog + 1 == logN - 1, c.inverseN);
+                gridBarrier(control);
             }
             // C: the products' digits over the grid, then their carries. A term u = 2^16 carries one
             // into the next digit and on through digits of 0xffff; such terms are rare, so each is
             // followed by the thread that finds it (the chains are disjoint; where one ends on
-            // another term of 2^16, that digit is 0 and takes the one by an atomic add).
+            // another term of 2^16, that digit is 0 and takes the one by an atomic add). The
+            // thread reads the terms 32 at a time, their loads in flight together.
             {
                 const long long D = 4LL * L;
                 Limb *base = (Limb *)p.scratch;
@@ -1232,7 +1366,16 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
                     Limb *digits = base + product * 3 * scratchSize, *terms = digits + scratchSize;
                     if (terms[j] != 0x10000u) continue;
                     long long m = j + 1;
-                    while (m < D && terms[m] == 0xffffu) digits[m++] = 0;
+                    for (;;) {
+                        unsigned ones = 0;  // bit u: terms[m + u] is 0xffff
+#pragma unroll
+                        for (int u = 0; u < 32; u++)
+                            ones |= (unsigned)(m + u < D && terms[m + u] == 0xffffu) << u;
+                        const int run = ~ones ? __ffs(~ones) - 1 : 32;
+                        for (int u = 0; u < run; u++) digits[m + u] = 0;
+                        m += run;
+                        if (run < 32) break;
+                    }
                     if (m < D) atomicAdd(digits + m, 1u);
                 }
                 gridBarrier(control);
@@ -1245,20 +1388,33 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
         // x and y change only in D (block 1 writes x while block 0 needs x's head).
         const FKOrbitHead hx = *x.head, hy = *y.head;
         // A
-        if (blockIdx.x == 0) blockAdd(c, t1, x, y, false, s0, s1, s2, sh);
-        if (blockIdx.x == 1) blockAdd(c, t2, x, y, true, s0, s1, s2, sh);
+        if (blockIdx.x == 0) {
+            DetailClock clock;
+            blockAdd(c, t1, x, y, false, w0, w1, w2, sh);
+            clock.lap(7);
+        }
+        if (blockIdx.x == 1) blockAdd(c, t2, x, y, true, w0, w1, w2, sh);
         gridBarrier(control);
         FK_LAP(0)
         products(x, y, t1, t2);
         FK_LAP(3)
         // D
         double *v = out + kStepWords * k;
+        // Each block's product, rounded, stays in its shared memory for the add where that
+        // holds the buffers (in place over the top limbs it is rounded from: the add reads it
+        // before it writes w2), else t3 and x in global memory.
+        const Ref rounded = {&sh.product, w2 + 2};
         if (blockIdx.x == 0) {
-            blockProduct(c, t3, hx, hy, s0, s2, s1, sh);
-            if (threadIdx.x == 0 && !t3.head->zero) t3.head->exponent += 1;  // 2 t3, exact
+            DetailClock clock;
+            const Ref product = inShared ? rounded : t3;
+            blockProduct(c, product, hx, hy, s0, w2, sh);
+            if (threadIdx.x == 0 && !product.head->zero) product.head->exponent += 1;  // 2 t3, exact
             __syncthreads();
-            blockAdd(c, y, t3, cy, false, s0, s1, s2, sh);
+            clock.lap(4);
+            blockAdd(c, y, product, cy, false, w0, w1, w2, sh);
+            clock.lap(5);
             const Stored stored = blockStored(c, y, sh);
+            clock.lap(6);
             if (threadIdx.x == 0) {
                 writeStored(v, 1, stored);
                 writeNoTest(v);
@@ -1266,8 +1422,9 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
             }
         }
         if (blockIdx.x == 1) {
-            blockProduct(c, x, *t1.head, *t2.head, s0, s2, s1, sh);
-            blockAdd(c, x, x, cx, false, s0, s1, s2, sh);
+            const Ref product = inShared ? rounded : x;
+            blockProduct(c, product, *t1.head, *t2.head, s0, w2, sh);
+            blockAdd(c, x, product, cx, false, w0, w1, w2, sh);
             const Stored stored = blockStored(c, x, sh);
             if (threadIdx.x == 0) {
                 writeStored(v, 0, stored);
@@ -1289,16 +1446,16 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
             // and 1), then on block 0 r2 = x^2 + y^2, escaped when r2 > 4, else 4 - r2.
             const FKOrbitHead sx = *x.head, sy = *y.head;
             products(x, x, y, y);
-            if (blockIdx.x == 0) blockProduct(c, t1, sx, sx, s0, s2, s1, sh);
-            if (blockIdx.x == 1) blockProduct(c, t2, sy, sy, s0, s2, s1, sh);
+            if (blockIdx.x == 0) blockProduct(c, t1, sx, sx, s0, w2, sh);
+            if (blockIdx.x == 1) blockProduct(c, t2, sy, sy, s0, w2, sh);
             gridBarrier(control);
             if (blockIdx.x == 0) {
-                blockAdd(c, t3, t1, t2, false, s0, s1, s2, sh);
+                blockAdd(c, t3, t1, t2, false, w0, w1, w2, sh);
                 if (blockAboveFour(c, t3, sh)) {
                     if (threadIdx.x == 0) v[10] = kEscaped;
                 } else {
                     blockFour(c, t1);
-                    blockAdd(c, t2, t1, t3, true, s0, s1, s2, sh);
+                    blockAdd(c, t2, t1, t3, true, w0, w1, w2, sh);
                     const Stored gap = blockStored(c, t2, sh);
                     if (threadIdx.x == 0) writeGap(v, gap);
                 }
@@ -1314,6 +1471,8 @@ extern "C" __global__ void __launch_bounds__(512) fathom_orbit_steps(FKOrbitPara
         control[FK_ORBIT_FLAGGED] = flagged ? 1 : 0;
         U64 *profile = (U64 *)(control + FK_ORBIT_PROFILE);
         for (int i = 0; i < 5; i++) profile[i] += spent[i];
+        U64 *detail = (U64 *)(control + FK_ORBIT_DETAIL);
+        for (int i = 0; i < 8; i++) detail[i] = detailSums[i];
     }
 }
 #endif

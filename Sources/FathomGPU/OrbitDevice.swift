@@ -90,18 +90,23 @@ public final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
     /// to the host's MPFR, which costs a transfer and an MPFR step each (e52465 and e22522 sit
     /// at |Z| = 2: every step).
     public let settles: Bool
+    /// Whether the two blocks that add and round work in shared memory where the device holds
+    /// their three buffers of L + 2 limbs (the default; to 528k bits on an H200), else in
+    /// global memory. The same orbit either way; false measures the difference.
+    public let sharedScratch: Bool
 
     /// The device of the process's CUDA backend; throws without a driver or GPU.
-    public convenience init(settles: Bool = true) throws {
+    public convenience init(settles: Bool = true, sharedScratch: Bool = true) throws {
         var warning: String?
         guard let executor = try GPUExecutor.resolve(.cuda, exact: true, warning: &warning),
             let function = executor.function("fathom_orbit_steps")
         else { throw GPUError.failed("the reference orbit's kernel is not loaded") }
-        self.init(executor: executor, function: function, settles: settles)
+        self.init(executor: executor, function: function, settles: settles, sharedScratch: sharedScratch)
     }
 
-    init(executor: GPUExecutor, function: UnsafeMutableRawPointer, settles: Bool = true) {
+    init(executor: GPUExecutor, function: UnsafeMutableRawPointer, settles: Bool = true, sharedScratch: Bool = true) {
         self.settles = settles
+        self.sharedScratch = sharedScratch
         self.executor = executor
         self.function = function
         blocks = Swift.max(2, Int(fg_multiprocessors()))
@@ -119,6 +124,23 @@ public final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return spent
+    }
+
+    private var details = [Double](repeating: 0, count: 8)
+
+    /// Seconds in parts of the phases since the kernels were loaded, by block 0's clock
+    /// (FK_ORBIT_DETAIL): blockAdd's alignment, carries, normalisation and rounding over every
+    /// call, then D's product, add and stored Doubles, and A's add.
+    public var detailSeconds: [Double] {
+        lock.lock()
+        defer { lock.unlock() }
+        return details
+    }
+
+    func set(detailSeconds: [Double]) {
+        lock.lock()
+        defer { lock.unlock() }
+        details = detailSeconds
     }
 
     func add(phaseSeconds: [Double]) {
@@ -141,6 +163,8 @@ final class CUDAOrbit: DeviceOrbit {
     let limbs, heads, scratch, transforms, twiddles, control: GPUExecutor.Buffer
     var out: GPUExecutor.Buffer?
     var params: FKOrbitParams
+    /// Dynamic shared memory a block: three buffers of L + 2 limbs, each padded to 32, or 0.
+    let sharedBytes: UInt32
     /// The kernel's phase sums as last read (they accumulate on the device).
     var reported = [UInt64](repeating: 0, count: 5)
 
@@ -181,6 +205,9 @@ final class CUDAOrbit: DeviceOrbit {
             settle: device.settles ? 1 : 0, unused: 0)
         (self.limbs, self.heads, self.scratch, self.transforms, self.twiddles, self.control) =
             (limbs, heads, scratch, transforms, twiddles, control)
+        let wanted = 12 * ((count + 2 + 31) & ~31)  // FathomOrbit.h's `padded`
+        sharedBytes =
+            device.sharedScratch && wanted < 1 << 30 ? fg_allow_shared(device.function, UInt32(wanted)) : 0
     }
 
     func run(steps: Int, into destination: UnsafeMutablePointer<Double>) throws -> (taken: Int, flagged: Bool) {
@@ -190,7 +217,7 @@ final class CUDAOrbit: DeviceOrbit {
         params.count = Int64(steps)
         let blocks = UInt32(device.blocks)
         try withUnsafeMutablePointer(to: &params) { p in
-            try GPUExecutor.call { fg_launch_cooperative(device.function, blocks, 512, p, $0, $1) }
+            try GPUExecutor.call { fg_launch_cooperative(device.function, blocks, 512, sharedBytes, p, $0, $1) }
         }
         var words = [UInt32](repeating: 0, count: Int(FK_ORBIT_CONTROL_WORDS))
         try words.withUnsafeMutableBytes { try control.download($0.baseAddress!, bytes: $0.count) }
@@ -201,6 +228,11 @@ final class CUDAOrbit: DeviceOrbit {
         }
         device.add(phaseSeconds: zip(profile, reported).map { Double($0 - $1) / 1e9 })
         reported = profile
+        device.set(
+            detailSeconds: (0..<8).map { i in
+                let w = Int(FK_ORBIT_DETAIL) + 2 * i
+                return Double(UInt64(words[w]) | UInt64(words[w + 1]) << 32) / 1e9
+            })
         try out!.download(UnsafeMutableRawPointer(destination), bytes: stepBytes * taken)
         return (taken, flagged)
     }

@@ -45,9 +45,12 @@ int fg_launch(void *function, unsigned int blocks, unsigned int threads, void *p
 /* The open device's multiprocessors (0 when unknown). */
 int fg_multiprocessors(void);
 /* fg_launch for a kernel whose blocks wait for each other (cuLaunchCooperativeKernel: all
- * `blocks` resident at once, or an error). */
-int fg_launch_cooperative(void *function, unsigned int blocks, unsigned int threads, void *parameter,
-                          char *error, int errorLength);
+ * `blocks` resident at once, or an error), with `sharedBytes` of dynamic shared memory a block. */
+int fg_launch_cooperative(void *function, unsigned int blocks, unsigned int threads, unsigned int sharedBytes,
+                          void *parameter, char *error, int errorLength);
+/* Lets `function` launch with `bytes` of dynamic shared memory a block where the device's
+ * opt-in limit holds them beside its static shared memory: returns `bytes`, else 0. */
+unsigned int fg_allow_shared(void *function, unsigned int bytes);
 
 /* The same kernels on the CPU, items begin ..< end (the tests compare them with the Swift
  * kernels); `delta` is one of FK_DELTA_DOUBLE ... FK_DELTA_DOUBLEDOUBLEEXP. */

@@ -169,9 +169,13 @@ typedef struct {
 #define FK_ORBIT_TAKEN 4
 #define FK_ORBIT_FLAGGED 5
 /* From word 16: five 64-bit sums of nanoseconds, the phases A, B (digits and long stages),
- * B's tiles, C and D, added by each launch (block 0's clock). 32 words in all. */
+ * B's tiles, C and D, added by each launch (block 0's clock). */
 #define FK_ORBIT_PROFILE 16
-#define FK_ORBIT_CONTROL_WORDS 32
+/* From word 32: eight 64-bit running sums of nanoseconds in parts of the phases (FathomOrbit.h's
+ * detailSums: blockAdd's alignment, carries, normalisation, rounding; D's product, add, stored
+ * Doubles; A's add), as the device holds them (they start at 0 when the module loads). */
+#define FK_ORBIT_DETAIL 32
+#define FK_ORBIT_CONTROL_WORDS 48
 /* Doubles a step in `out`: x, y, x low, y low, x's and y's significand and exponent, the
  * escape gap's significand and exponent, the escape test (0 none, 1 gap, 2 escaped), unused. */
 #define FK_ORBIT_STEP_WORDS 12
