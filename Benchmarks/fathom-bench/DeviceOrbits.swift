@@ -48,7 +48,9 @@ import Foundation
             }
             if let detailBefore, let after = (device as? CUDAOrbitDevice)?.detailSeconds {
                 let perStep = zip(after, detailBefore).map { ($0 - $1) / Double(options.runs) / n * 1e6 }
-                let names = ["add: align", "carry", "normalise", "round", "D: product", "D: add", "D: stored", "A: add"]
+                let names = [
+                    "add: align", "carry", "normalise", "round", "D: product", "D: add", "D: stored", "A: add",
+                ]
                 notes.append(
                     "block 0's parts, us a step: "
                         + zip(names, perStep).map { "\($0) " + String(format: "%.1f", $1) }.joined(separator: ", "))
