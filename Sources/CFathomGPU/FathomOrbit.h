@@ -1160,19 +1160,18 @@ __device__ __noinline__ void blockFour(const Context &c, Ref r) {
 }
 
 /// Every block waits here until all have arrived (the grid is resident: a cooperative launch).
+/// One atomic add a block on FK_ORBIT_ARRIVED: block 0 adds 2^31 - (blocks - 1), the others 1,
+/// so the word's top bit flips once every block has arrived, and each waits for the flip (the
+/// scheme of CUDA's cooperative groups; the word needs no reset, so one round trip less than
+/// a counter that the last block clears).
 __device__ __noinline__ void gridBarrier(unsigned *control) {
     __syncthreads();
     if (threadIdx.x == 0) {
-        volatile unsigned *generation = control + FK_ORBIT_GENERATION;
-        const unsigned seen = *generation;
+        volatile unsigned *arrived = control + FK_ORBIT_ARRIVED;
+        const unsigned add = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1) : 1u;
         __threadfence();
-        if (atomicAdd(control + FK_ORBIT_ARRIVED, 1u) == gridDim.x - 1) {
-            atomicExch(control + FK_ORBIT_ARRIVED, 0u);
-            __threadfence();
-            atomicAdd(control + FK_ORBIT_GENERATION, 1u);
-        } else {
-            while (*generation == seen) {
-            }
+        const unsigned before = atomicAdd(control + FK_ORBIT_ARRIVED, add);
+        while (((before ^ *arrived) & 0x80000000u) == 0) {
         }
         __threadfence();
     }
@@ -1209,7 +1208,7 @@ extern "C" __global__ void __launch_bounds__(512, 1) fathom_orbit_steps(FKOrbitP
     Limb *scratch = (Limb *)p.scratch + (blockIdx.x < 2 ? blockIdx.x : 0) * 3 * scratchSize;
     Limb *s0 = scratch, *s1 = scratch + scratchSize, *s2 = scratch + 2 * scratchSize;
     // Blocks 0 and 1 add and round in shared memory where the launch gave them three buffers
-    // of L + 2 limbs there (the host asks for them where the device holds them): their passes
+    // of L + 2 limbs there (four: c's part too) (the host asks for them where the device holds them): their passes
     // then wait on shared memory instead of global. Else in s0, s1, s2; the same operations.
     extern __shared__ Limb dynamicLimbs[];
     unsigned dynamicBytes;
@@ -1218,6 +1217,15 @@ extern "C" __global__ void __launch_bounds__(512, 1) fathom_orbit_steps(FKOrbitP
     const bool inShared = dynamicBytes >= 12ULL * padded;
     Limb *w0 = inShared ? dynamicLimbs : s0, *w1 = inShared ? dynamicLimbs + padded : s1,
          *w2 = inShared ? dynamicLimbs + 2 * padded : s2;
+    // Where a fourth buffer fits, block 0 keeps cy and block 1 cx there for D's adds.
+    Ref addend = blockIdx.x == 0 ? cy : cx;
+    if (dynamicBytes >= 16ULL * padded && blockIdx.x < 2) {
+        Limb *kept = dynamicLimbs + 3 * padded;
+        const Limb *m = addend.m;
+        FK_EACH(i, L) kept[i] = m[i];
+        __syncthreads();
+        addend.m = kept;
+    }
     const long long threads = (long long)gridDim.x * blockDim.x;
     const long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     // Tiles small enough that the two products' tiles spread over the grid (2^spread tiles an
@@ -1411,7 +1419,7 @@ extern "C" __global__ void __launch_bounds__(512, 1) fathom_orbit_steps(FKOrbitP
             if (threadIdx.x == 0 && !product.head->zero) product.head->exponent += 1;  // 2 t3, exact
             __syncthreads();
             clock.lap(4);
-            blockAdd(c, y, product, cy, false, w0, w1, w2, sh);
+            blockAdd(c, y, product, addend, false, w0, w1, w2, sh);
             clock.lap(5);
             const Stored stored = blockStored(c, y, sh);
             clock.lap(6);
@@ -1424,7 +1432,7 @@ extern "C" __global__ void __launch_bounds__(512, 1) fathom_orbit_steps(FKOrbitP
         if (blockIdx.x == 1) {
             const Ref product = inShared ? rounded : x;
             blockProduct(c, product, *t1.head, *t2.head, s0, w2, sh);
-            blockAdd(c, x, product, cx, false, w0, w1, w2, sh);
+            blockAdd(c, x, product, addend, false, w0, w1, w2, sh);
             const Stored stored = blockStored(c, x, sh);
             if (threadIdx.x == 0) {
                 writeStored(v, 0, stored);

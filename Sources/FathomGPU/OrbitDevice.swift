@@ -163,7 +163,8 @@ final class CUDAOrbit: DeviceOrbit {
     let limbs, heads, scratch, transforms, twiddles, control: GPUExecutor.Buffer
     var out: GPUExecutor.Buffer?
     var params: FKOrbitParams
-    /// Dynamic shared memory a block: three buffers of L + 2 limbs, each padded to 32, or 0.
+    /// Dynamic shared memory a block: four (or three) buffers of L + 2 limbs, each padded to 32,
+    /// or 0.
     let sharedBytes: UInt32
     /// The kernel's phase sums as last read (they accumulate on the device).
     var reported = [UInt64](repeating: 0, count: 5)
@@ -205,9 +206,12 @@ final class CUDAOrbit: DeviceOrbit {
             settle: device.settles ? 1 : 0, unused: 0)
         (self.limbs, self.heads, self.scratch, self.transforms, self.twiddles, self.control) =
             (limbs, heads, scratch, transforms, twiddles, control)
-        let wanted = 12 * ((count + 2 + 31) & ~31)  // FathomOrbit.h's `padded`
+        // Four buffers of FathomOrbit.h's `padded` limbs (the adds' three and c's part), else three.
+        let padded = (count + 2 + 31) & ~31
+        let four = device.sharedScratch && padded < 1 << 24 ? fg_allow_shared(device.function, UInt32(16 * padded)) : 0
         sharedBytes =
-            device.sharedScratch && wanted < 1 << 30 ? fg_allow_shared(device.function, UInt32(wanted)) : 0
+            four > 0 || !device.sharedScratch || padded >= 1 << 24
+            ? four : fg_allow_shared(device.function, UInt32(12 * padded))
     }
 
     func run(steps: Int, into destination: UnsafeMutablePointer<Double>) throws -> (taken: Int, flagged: Bool) {
