@@ -126,3 +126,75 @@ extern "C" void fg_orbit_twiddles(int nttLog, unsigned long long *twiddles, unsi
 }
 
 extern "C" int fg_orbit_ntt_log(int limbs) { return fathom::orbit::nttLogFor(limbs); }
+
+extern "C" long long fg_orbit_check_paired_stages(int maxLog) {
+    using namespace fathom::orbit;
+    long long mismatches = 0;
+    unsigned long long state = 0x9e3779b97f4a7c15ULL;
+    auto next = [&state]() {  // SplitMix64
+        unsigned long long z = (state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    };
+    for (int logN = 3; logN <= maxLog; logN++) {
+        const long long n = 1LL << logN;
+        U64 *tw = (U64 *)malloc(sizeof(U64) * n), *a = (U64 *)malloc(sizeof(U64) * n), *b = (U64 *)malloc(sizeof(U64) * n);
+        if (!tw || !a || !b) {
+            free(tw), free(a), free(b);
+            return -1;
+        }
+        U64 *itw = tw + n / 2, inverseN;
+        makeTwiddles(logN, tw, itw, &inverseN);
+        Context c;
+        c.nttLog = logN;
+        c.twiddles = tw;
+        c.inverseTwiddles = itw;
+        c.inverseN = inverseN;
+        for (int logTile = 1; logTile < logN; logTile++) {
+            for (long long i = 0; i < n; i++) a[i] = b[i] = next() % kPrime;
+            forwardTransform(c, a);
+            // The kernel's order: the long stages two a pass (the last alone where their count
+            // is odd), then the tile's stages one at a time.
+            int lenLog = logN - 1;
+            for (; lenLog - 1 >= logTile; lenLog -= 2)
+                for (long long g = 0; g < n / 4; g++) forwardPair(tw, b, logN, lenLog, g);
+            for (; lenLog >= 0; lenLog--) {
+                const long long len = 1LL << lenLog;
+                for (long long i = 0; i < n / 2; i++) {
+                    const long long j = i & (len - 1), s = (i >> lenLog) << (lenLog + 1);
+                    forwardButterfly(b, s + j, len, tw[j << (logN - 1 - lenLog)]);
+                }
+            }
+            for (long long i = 0; i < n; i++) mismatches += a[i] != b[i];
+            // The inverse: the tile's stages, the first long one alone where their count is
+            // odd, then two a pass, the last scaled by 1/N.
+            inverseTransform(c, a);
+            for (lenLog = 0; lenLog < logTile; lenLog++) {
+                const long long len = 1LL << lenLog;
+                for (long long i = 0; i < n / 2; i++) {
+                    const long long j = i & (len - 1), s = (i >> lenLog) << (lenLog + 1);
+                    inverseButterfly(b, s + j, len, itw[j << (logN - 1 - lenLog)]);
+                }
+            }
+            if ((logN - logTile) & 1) {
+                const long long len = 1LL << lenLog;
+                const bool last = lenLog == logN - 1;
+                for (long long i = 0; i < n / 2; i++) {
+                    const long long j = i & (len - 1), s = (i >> lenLog) << (lenLog + 1);
+                    inverseButterfly(b, s + j, len, itw[j << (logN - 1 - lenLog)]);
+                    if (last) {
+                        b[s + j] = mulMod(b[s + j], inverseN);
+                        b[s + j + len] = mulMod(b[s + j + len], inverseN);
+                    }
+                }
+                lenLog++;
+            }
+            for (; lenLog < logN; lenLog += 2)
+                for (long long g = 0; g < n / 4; g++) inversePair(itw, b, logN, lenLog + 1, g, lenLog + 1 == logN - 1, inverseN);
+            for (long long i = 0; i < n; i++) mismatches += a[i] != b[i];
+        }
+        free(tw), free(a), free(b);
+    }
+    return mismatches;
+}

@@ -91,8 +91,9 @@ public final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
     /// at |Z| = 2: every step).
     public let settles: Bool
     /// Whether the two blocks that add and round work in shared memory where the device holds
-    /// their three buffers of L + 2 limbs (the default; to 528k bits on an H200), else in
-    /// global memory. The same orbit either way; false measures the difference.
+    /// their three buffers of L + 2 limbs, and c's part in a fourth where it fits (the default;
+    /// to 528k bits on an H200, four buffers to 396k), else in global memory. The same orbit
+    /// either way; false measures the difference.
     public let sharedScratch: Bool
 
     /// The device of the process's CUDA backend; throws without a driver or GPU.

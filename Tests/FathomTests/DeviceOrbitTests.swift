@@ -1,4 +1,5 @@
 import ArbitraryPrecision
+import CFathomGPU
 import FathomGPU
 import Foundation
 import FractalEngine
@@ -137,6 +138,14 @@ struct DeviceOrbitTests {
             }
             func current() throws -> (OrbitLimbs, OrbitLimbs) { try inner.current() }
         }
+    }
+
+    /// The kernel takes the transform's long stages two a pass (FathomOrbit.h's forwardPair and
+    /// inversePair, which only the CUDA kernel runs); in the kernel's order on the CPU they give
+    /// the serial transforms' words exactly, for 8 to 4,096 points and every tile size.
+    @Test("the transform's stages two at a time give the serial transform's words")
+    func pairedStages() {
+        #expect(fg_orbit_check_paired_stages(12) == 0)
     }
 
     @Test("the first steps are checked against MPFR: a device that goes wrong is reported, not rendered")

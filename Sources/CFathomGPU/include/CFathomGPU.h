@@ -74,6 +74,11 @@ long long fg_orbit_emulation_run(void *engine, long long count, double *out, int
 void fg_orbit_twiddles(int nttLog, unsigned long long *twiddles, unsigned long long *inverseTwiddles,
                        unsigned long long *inverseN);
 int fg_orbit_ntt_log(int limbs);
+/* The CUDA kernel's transform order checked on the CPU: for 2^3 ... 2^maxLog points and every
+ * tile size, the long stages two at a time (forwardPair, inversePair, FathomOrbit.h) and the
+ * short ones singly against the serial transforms, on pseudo-random words. Returns the words
+ * that differ (-1: out of memory). */
+long long fg_orbit_check_paired_stages(int maxLog);
 /* One operation on the registers: 0 r = a + b, 1 r = a - b, 2 r = a b (each correctly rounded). */
 void fg_orbit_emulation_operate(void *engine, int operation, int r, int a, int b);
 
