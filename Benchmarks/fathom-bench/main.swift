@@ -220,9 +220,8 @@ if options.groups.contains("reference") {
                 notes.append("ORBITS DIFFER: \(label) against one thread")
             }
             if one.escaped { notes.append("escaped after \(one.count - 1) steps") }
-            if let low = one.escapeGaps.values.map(\.exponent).min(),
-                let high = one.escapeGaps.values.map(\.exponent).max()
-            {
+            let gapExponents = one.escapeGaps.values.map(\.exponent)
+            if let low = gapExponents.min(), let high = gapExponents.max() {
                 notes.append("escape test near |Z| = 2 at \(one.escapeGaps.count) steps, gaps 2^\(low) to 2^\(high)")
             }
             notes.append(

@@ -720,7 +720,9 @@ __device__ U64 detailSums[8];
 struct DetailClock {
     U64 mark;
     bool on;
-    __device__ DetailClock() : mark(now()), on(blockIdx.x == 0 && threadIdx.x == 0) {}
+    __device__ DetailClock() : mark(0), on(blockIdx.x == 0 && threadIdx.x == 0) {
+        if (on) mark = now();
+    }
     __device__ void lap(int k) {
         if (!on) return;
         const U64 t = now();
@@ -1010,11 +1012,12 @@ __device__ __noinline__ void blockAdd(const Context &c, Ref r, Ref a, Ref bb, bo
             });
         // The bits shifted out: small's limbs wholly below the cut (s[i] takes small[i + q - 2]),
         // and the cut limb's low bits.
+        // (The same on every thread: no reduction.)
         if (q >= 2) {
             lost = q - 2 < L && rr && (small[q - 2] & (Limb)((1ULL << rr) - 1));
             if (!lost) lost = blockHighest(q - 2 < L ? q - 2 : L, [&](long long i) { return small[i] != 0; }, sh) >= 0;
         }
-        sticky = blockAny(lost, sh);
+        sticky = lost;
     }
     __syncthreads();
     clock.lap(0);
@@ -1208,8 +1211,9 @@ extern "C" __global__ void __launch_bounds__(512, 1) fathom_orbit_steps(FKOrbitP
     Limb *scratch = (Limb *)p.scratch + (blockIdx.x < 2 ? blockIdx.x : 0) * 3 * scratchSize;
     Limb *s0 = scratch, *s1 = scratch + scratchSize, *s2 = scratch + 2 * scratchSize;
     // Blocks 0 and 1 add and round in shared memory where the launch gave them three buffers
-    // of L + 2 limbs there (four: c's part too) (the host asks for them where the device holds them): their passes
-    // then wait on shared memory instead of global. Else in s0, s1, s2; the same operations.
+    // of L + 2 limbs there (the host asks for them where the device holds them; a fourth, where
+    // it fits, holds c's part): their passes then wait on shared memory instead of global.
+    // Else in s0, s1, s2; the same operations.
     extern __shared__ Limb dynamicLimbs[];
     unsigned dynamicBytes;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dynamicBytes));
@@ -1265,22 +1269,20 @@ extern "C" __global__ void __launch_bounds__(512, 1) fathom_orbit_steps(FKOrbitP
             }
             gridBarrier(control);
             // Two stages a pass (forwardPair), the last one alone where their count is odd.
-            for (int lenLog = logN - 1;; lenLog -= 2) {
-                if (lenLog - 1 < logTile) {
-                    if (lenLog == logTile) {
-                        const long long len = 1LL << lenLog;
-                        const int strideLog = logN - 1 - lenLog;
-                        for (long long i = id; i < 2 * n; i += threads) {  // 4 arrays of n / 2 butterflies
-                            const long long a = i >> (logN - 1), bfly = i & (half - 1);
-                            const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
-                            forwardButterfly(f + (a << logN), s + j, len, c.twiddles[j << strideLog]);
-                        }
-                        gridBarrier(control);
-                    }
-                    break;
-                }
+            int forwardLog = logN - 1;
+            for (; forwardLog - 1 >= logTile; forwardLog -= 2) {
                 for (long long i = id; i < n; i += threads)  // 4 arrays of n / 4 groups
-                    forwardPair(c.twiddles, f + ((i >> (logN - 2)) << logN), logN, lenLog, i & (n / 4 - 1));
+                    forwardPair(c.twiddles, f + ((i >> (logN - 2)) << logN), logN, forwardLog, i & (n / 4 - 1));
+                gridBarrier(control);
+            }
+            if (forwardLog == logTile) {
+                const long long len = 1LL << forwardLog;
+                const int strideLog = logN - 1 - forwardLog;
+                for (long long i = id; i < 2 * n; i += threads) {  // 4 arrays of n / 2 butterflies
+                    const long long a = i >> (logN - 1), bfly = i & (half - 1);
+                    const long long j = bfly & (len - 1), s = (bfly >> forwardLog) << (forwardLog + 1);
+                    forwardButterfly(f + (a << logN), s + j, len, c.twiddles[j << strideLog]);
+                }
                 gridBarrier(control);
             }
             FK_LAP(1)
@@ -1335,14 +1337,11 @@ extern "C" __global__ void __launch_bounds__(512, 1) fathom_orbit_steps(FKOrbitP
                     const long long a = i >> (logN - 1), bfly = i & (half - 1);
                     const long long j = bfly & (len - 1), s = (bfly >> lenLog) << (lenLog + 1);
                     U64 *g = f + ((2 * a) << logN);
-                    const U64 u = g[s + j], v = mulMod(g[s + j + len], c.inverseTwiddles[j << strideLog]);
-                    U64 sum = addMod(u, v), difference = subMod(u, v);
+                    inverseButterfly(g, s + j, len, c.inverseTwiddles[j << strideLog]);
                     if (last) {
-                        sum = mulMod(sum, c.inverseN);
-                        difference = mulMod(difference, c.inverseN);
+                        g[s + j] = mulMod(g[s + j], c.inverseN);
+                        g[s + j + len] = mulMod(g[s + j + len], c.inverseN);
                     }
-                    g[s + j] = sum;
-                    g[s + j + len] = difference;
                 }
                 gridBarrier(control);
                 inverseLog += 1;

@@ -209,10 +209,8 @@ final class CUDAOrbit: DeviceOrbit {
             (limbs, heads, scratch, transforms, twiddles, control)
         // Four buffers of FathomOrbit.h's `padded` limbs (the adds' three and c's part), else three.
         let padded = (count + 2 + 31) & ~31
-        let four = device.sharedScratch && padded < 1 << 24 ? fg_allow_shared(device.function, UInt32(16 * padded)) : 0
-        sharedBytes =
-            four > 0 || !device.sharedScratch || padded >= 1 << 24
-            ? four : fg_allow_shared(device.function, UInt32(12 * padded))
+        let wanted = device.sharedScratch && padded < 1 << 24 ? [16 * padded, 12 * padded] : []
+        sharedBytes = wanted.lazy.map { fg_allow_shared(device.function, UInt32($0)) }.first { $0 > 0 } ?? 0
     }
 
     func run(steps: Int, into destination: UnsafeMutablePointer<Double>) throws -> (taken: Int, flagged: Bool) {

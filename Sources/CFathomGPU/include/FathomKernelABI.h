@@ -160,10 +160,10 @@ typedef struct {
     int settle, unused;
 } FKOrbitParams;
 
-/* control's words: the grid barrier's arrivals and generation; each block's result for its
- * number (1: stored, 0: the host must look); the steps taken and whether the last is flagged. */
+/* control's words: the grid barrier's arrivals (its top bit flips as the last block arrives;
+ * word 1 unused); each block's result for its number (1: stored, 0: the host must look); the
+ * steps taken and whether the last is flagged. */
 #define FK_ORBIT_ARRIVED 0
-#define FK_ORBIT_GENERATION 1
 #define FK_ORBIT_STORED_Y 2
 #define FK_ORBIT_STORED_X 3
 #define FK_ORBIT_TAKEN 4

@@ -26,10 +26,8 @@ import FractalNumerics
 /// q starts from the last step's gap: an orbit leaving |Z| = 2 doubles its distance a step,
 /// so a gap of 2^-g needs about g + 60 bits, then two fewer each step.
 final class NearEscapeTest {
-    enum Answer: Equatable {
-        case escaped
-        case gap(FloatExp)
-    }
+    /// The exact test's answer, in the form a device's step gives it.
+    typealias Answer = DeviceOrbitStep.EscapeTest
 
     /// The least short precision.
     static let leastBits = 192

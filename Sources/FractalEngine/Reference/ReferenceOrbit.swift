@@ -164,14 +164,8 @@ public struct ReferenceOrbit: Sendable {
                 if approx > Escape.outer2
                     || (approx >= Escape.inner2
                         && {
-                            switch deviceTest {
-                            case .escaped: return true
-                            case .gap(let g):
-                                escapeGaps[m] = g
-                                return false
-                            case nil: break
-                            }
-                            switch quick?.answer(step: m, step.x, step.y) {
+                            // The device's test, else the one from Z's leading bits.
+                            switch deviceTest ?? quick?.answer(step: m, step.x, step.y) {
                             case .escaped: return true
                             case .gap(let g):
                                 escapeGaps[m] = g
