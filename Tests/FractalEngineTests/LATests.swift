@@ -108,6 +108,57 @@ struct LATests {
         #expect(starts.prefix(starts.count - 1).allSatisfy { $0 % 3 == 0 }, "\(starts.prefix(10))")
     }
 
+    static func bits(_ e: LAEntry<Double>, chainEnd: Bool = true) -> [UInt64] {
+        [
+            e.zc.re, e.zc.im, e.cc.re, e.cc.im, e.threshold, e.dcThreshold, e.inverseThreshold,
+            e.inverseDCThreshold, e.stretchSignificand, e.ccSignificand,
+        ].map(\.bitPattern)
+            + [e.stretchExponent, e.ccExponent, e.length].map { UInt64(bitPattern: Int64($0)) }
+            + (chainEnd ? [UInt64(bitPattern: Int64(e.chainEnd))] : [])
+    }
+
+    /// A chain's entries from its offset, without their chain ends.
+    static func chain(_ table: LATable<Double>, at m: Int) -> [[UInt64]] {
+        let offset = Int(table.chainAt[m])
+        return (offset..<table.entries[offset].chainEnd).map { bits(table.entries[$0], chainEnd: false) }
+    }
+
+    @Test("a table built from the compressed reference as it reads it is the table built from its decoded values")
+    func streamedBuildMatchesValues() throws {
+        let p = Precision(bits: 300)
+        let c = try BigComplex(parsingRe: PerturbationTests.e55Re, im: PerturbationTests.e55Im, precision: p)
+        let reference = try ReferenceOrbit.compute(point: c, power: 2, juliaC: nil, maxIterations: 40_000, precision: p)
+        let values = reference.values(as: Double.self)
+        for threads in [1, 3] {
+            let plain = LATable(
+                orbit: values, epsilon: 0x1p-40, escapeGaps: reference.escapeGaps, threads: threads,
+                converting: { $0 })
+            let streamed = LATable<Double>(
+                reference: reference, as: Double.self, epsilon: 0x1p-40, threads: threads, converting: { $0 })
+            #expect(plain.stageSizes.count >= 4)
+            #expect(plain.stageSizes == streamed.stageSizes)
+            #expect(plain.chainAt == streamed.chainAt)
+            #expect(plain.entries.map { Self.bits($0) } == streamed.entries.map { Self.bits($0) })
+            #expect(plain.ccBounds.map(\.bitPattern) == streamed.ccBounds.map(\.bitPattern))
+
+            // A lean table keeps stages 2 and up: its chains start at stage 2's entries, and
+            // each is the end of the full table's chain there.
+            let lean = LATable<Double>(
+                reference: reference, as: Double.self, epsilon: 0x1p-40, threads: threads, lowestStage: 2,
+                converting: { $0 })
+            #expect(lean.stageSizes == Array(plain.stageSizes.dropFirst(2)))
+            let starts = (0..<(values.count - 1)).filter { lean.chainAt[$0] >= 0 }
+            #expect(starts.count == lean.stageSizes[0])
+            for m in starts {
+                let full = Self.chain(plain, at: m), tail = Self.chain(lean, at: m)
+                guard !tail.isEmpty, full.count >= tail.count, Array(full.suffix(tail.count)) == tail else {
+                    Issue.record("the lean chain at \(m) is not the end of the full one")
+                    break
+                }
+            }
+        }
+    }
+
     @Test("a table built on several threads is the one built on one, bit for bit")
     func threadsDoNotChangeTheTable() throws {
         // Long enough that every parallel step splits (magnitudes, each stage's entries, the
@@ -119,14 +170,7 @@ struct LATests {
         #expect(one.stageSizes == four.stageSizes)
         #expect(one.chainAt == four.chainAt)
         #expect(one.entries.count == four.entries.count)
-        func bits(_ e: LAEntry<Double>) -> [UInt64] {
-            [
-                e.zc.re, e.zc.im, e.cc.re, e.cc.im, e.threshold, e.dcThreshold, e.inverseThreshold,
-                e.inverseDCThreshold, e.stretchSignificand, e.ccSignificand,
-            ].map(\.bitPattern)
-                + [e.stretchExponent, e.ccExponent, e.length, e.chainEnd].map { UInt64(bitPattern: Int64($0)) }
-        }
-        for (a, b) in zip(one.entries, four.entries) where bits(a) != bits(b) {
+        for (a, b) in zip(one.entries, four.entries) where Self.bits(a) != Self.bits(b) {
             Issue.record("entries differ: \(a) against \(b)")
             break
         }

@@ -122,36 +122,55 @@ public struct LATable<D: DeltaScalar>: Sendable {
         orbit: [Complex<W>], epsilon: Double, addsDC: Bool = true, power: Int = 2, escapeGaps: [Int: FloatExp] = [:],
         spanning: Bool = false, threads: Int = 1, converting: @Sendable (W) -> D
     ) {
+        self.init(
+            orbit: LAOrbit.values(orbit), epsilon: epsilon, addsDC: addsDC, power: power, escapeGaps: escapeGaps,
+            spanning: spanning, threads: threads, converting: converting)
+    }
+
+    /// Built in W from `reference`, read in order as the entries are composed (the orbit is
+    /// never held decoded): the same table as from its values in W. `lowestStage` > 0 keeps
+    /// only the stages from it up (a lean table: its chains start at that stage's entries).
+    public init<W: DeltaScalar>(
+        reference: ReferenceOrbit, as _: W.Type, epsilon: Double, addsDC: Bool = true, power: Int = 2,
+        spanning: Bool = false, threads: Int = 1, lowestStage: Int = 0, converting: @Sendable (W) -> D
+    ) {
+        self.init(
+            orbit: LAOrbit<W>.reference(reference), epsilon: epsilon, addsDC: addsDC, power: power,
+            escapeGaps: reference.escapeGaps, spanning: spanning, threads: threads, lowestStage: lowestStage,
+            converting: converting)
+    }
+
+    /// `lowestStage`: the stages below it are not kept (their entries only composed into it);
+    /// chains then start at its entries' starts.
+    init<W: DeltaScalar>(
+        orbit: LAOrbit<W>, epsilon: Double, addsDC: Bool, power: Int, escapeGaps: [Int: FloatExp],
+        spanning: Bool, threads: Int, lowestStage: Int = 0, converting: @Sendable (W) -> D
+    ) {
         self.epsilon = epsilon
         let n = orbit.count - 1
         guard n >= 1, n < Int(Int32.max) else {
             entries = []
-            chainAt = orbit.isEmpty ? [] : [Int32](repeating: -1, count: orbit.count)
+            chainAt = orbit.count == 0 ? [] : [Int32](repeating: -1, count: orbit.count)
             stageSizes = []
             ccBounds = []
             return
         }
         let builder = LABuilder<W>(
             orbit: orbit, epsilon: epsilon, addsDC: addsDC, power: power, gaps: escapeGaps, threads: threads)
-        var stages = [builder.stage(from: nil, dip: LATable.stage0Dip)]
-        while stages.count < LATable.maxStages, stages.last!.entries.count > 1, !stages.last!.isLast {
-            let next = builder.stage(from: stages.last!.entries, dip: LATable.stageDip)
-            guard next.entries.count < stages.last!.entries.count else { break }
-            stages.append(next)
-        }
-        if spanning, let last = stages.last?.entries, last.count > 1 {
-            stages.append(
-                LABuilder<W>.Stage(entries: [last.dropFirst().reduce(last[0], builder.composite)], isLast: true))
+        let plans = builder.plans()
+        var stages = builder.stages(plans, from: Swift.min(lowestStage, plans.count - 1))
+        if spanning, let last = stages.last, last.count > 1 {
+            stages.append([last.dropFirst().reduce(last[0], builder.composite)])
         }
         // Chain offsets are Int32: past them, no LA (the BLA levels or plain steps take over).
-        guard stages.reduce(0, { $0 + $1.entries.count }) < Int(Int32.max) else {
+        guard stages.reduce(0, { $0 + $1.count }) < Int(Int32.max) else {
             entries = []
             chainAt = [Int32](repeating: -1, count: orbit.count)
             stageSizes = []
             ccBounds = []
             return
         }
-        stageSizes = stages.map(\.entries.count)
+        stageSizes = stages.map(\.count)
         // Which entries make each chain and where it lies, then the entries themselves and the
         // offsets, in parallel.
         let built = stages
@@ -170,7 +189,7 @@ public struct LATable<D: DeltaScalar>: Sendable {
                     Parallel.forEachChunk(total, threads: threads, minimumCount: 4096) { range in
                         for i in range {
                             let member = chains[i]
-                            let e = built[member.stage].entries[member.index]
+                            let e = built[member.stage][member.index]
                             (out.pointer + i).initialize(
                                 to: LAEntry(
                                     zc: c(e.zc), cc: c(e.cc), threshold: converting(e.t),
@@ -186,9 +205,9 @@ public struct LATable<D: DeltaScalar>: Sendable {
         var at = [Int32](repeating: 0, count: orbit.count)
         at.withUnsafeMutableBufferPointer { atBuffer in
             let atOut = SendablePointer(atBuffer.baseAddress!)
-            Parallel.forEachChunk(built[0].entries.count, threads: threads, minimumCount: 1024) { range in
+            Parallel.forEachChunk(built[0].count, threads: threads, minimumCount: 1024) { range in
                 for k in range {
-                    let first = built[0].entries[k]
+                    let first = built[0][k]
                     atOut.pointer[first.start] = Int32(offsets[k])
                     for j in 1..<first.length { atOut.pointer[first.start + j] = Int32(-(first.length - j)) }
                 }
@@ -256,7 +275,49 @@ public struct LAView<D: DeltaScalar> {
     }
 }
 
-/// The construction of LA stages (`LATable`).
+/// The orbit an LA table is built from: its values in the build's type, or a reference orbit
+/// decoded as the build reads it, so that none of it is held decoded.
+enum LAOrbit<W: DeltaScalar>: Sendable {
+    case values([Complex<W>])
+    case reference(ReferenceOrbit)
+
+    var count: Int {
+        switch self {
+        case .values(let v): v.count
+        case .reference(let o): o.count
+        }
+    }
+
+    /// Reads the orbit in order from step `n`.
+    struct Reader {
+        private var values: [Complex<W>]?
+        private var reader: ReferenceOrbit.Reader<W>?
+        private var step: Int
+
+        init(_ orbit: LAOrbit<W>, at n: Int) {
+            step = n
+            switch orbit {
+            case .values(let v): values = v
+            case .reference(let o): reader = ReferenceOrbit.Reader<W>(o, at: n)
+            }
+        }
+
+        /// Z(j), for j the step read last or the one after it.
+        mutating func value(at j: Int) -> Complex<W> {
+            if let values { return values[j] }
+            if j != step {
+                precondition(j == step + 1, "an LA build reads its orbit in order")
+                reader!.advance()
+                step = j
+            }
+            return reader!.value
+        }
+    }
+}
+
+/// The construction of LA stages (`LATable`): first where every stage's entries lie, from
+/// the orbit's magnitudes alone (`Plan`), then the entries of the stages kept, composed in
+/// parallel, the lowest kept stage straight from the orbit read in order.
 struct LABuilder<D: DeltaScalar>: Sendable {
     /// An entry while stages are built.
     struct Entry: Sendable {
@@ -275,43 +336,44 @@ struct LABuilder<D: DeltaScalar>: Sendable {
         /// A bound on |cc| without cancellation (|A| bound + 1 along the entry): the interior
         /// proof's truncation term needs the dc parts' sizes before they cancel.
         var ccBound: D
+        /// Z(start) and log2 |Z(start)|: the junction where an entry before this one joins it.
+        var z: Complex<D>
+        var startLog2: Double
     }
 
-    struct Stage {
-        var entries: [Entry]
+    /// A stage's entry before it is composed: its first step, its smallest log2 |Z| (as the
+    /// composed entry's `minMag`) and log2 |Z(start)|.
+    struct Shape: Sendable {
+        var start: Int
+        var minMag: Double
+        var startLog2: Double
+    }
+
+    /// Where one stage's entries lie: their shapes and, per entry, the index of its first item
+    /// in the stage below (stage 0: its first step), with the items' count last.
+    struct Plan: Sendable {
+        var shapes: [Shape]
+        var firsts: [Int]
         /// The stage ended in one entry per period found no structure above it.
         var isLast: Bool
+        var count: Int { shapes.count }
     }
 
-    let orbit: [Complex<D>]
+    let orbit: LAOrbit<D>
     let scale: D
     let addsDC: Bool
     let power: Int
     let gaps: [Int: FloatExp]
-    /// log2 |Z(m)| per orbit index (`magnitude`), computed once for every stage.
-    let magnitudes: [Double]
     let threads: Int
     /// log2(2 - 2^-20), lower where a large epsilon lets |z| stray further from |Z| (4 s of
     /// it, here 8 s: log2(2 / (1 + 8 s))).
     let riskyLog2: Double
-    var n: Int { orbit.count - 1 }
+    let n: Int
 
-    init(orbit: [Complex<D>], epsilon: Double, addsDC: Bool, power: Int, gaps: [Int: FloatExp], threads: Int = 1) {
+    init(orbit: LAOrbit<D>, epsilon: Double, addsDC: Bool, power: Int, gaps: [Int: FloatExp], threads: Int = 1) {
         self.orbit = orbit
+        n = orbit.count - 1
         self.threads = threads
-        magnitudes = [Double](unsafeUninitializedCapacity: orbit.count) { buffer, initialized in
-            let out = SendablePointer(buffer.baseAddress!)
-            orbit.withUnsafeBufferPointer { z in
-                let zp = SendablePointer(UnsafeMutablePointer(mutating: z.baseAddress!))
-                Parallel.forEachChunk(orbit.count, threads: threads) { range in
-                    for m in range {
-                        let w = zp.pointer[m]
-                        (out.pointer + m).initialize(to: D.complexMagnitude(w.re, w.im).floatExpValue.log2Magnitude)
-                    }
-                }
-            }
-            initialized = orbit.count
-        }
         self.gaps = gaps
         riskyLog2 = Swift.min(0.99999931, 1 - Math.log2(1 + 8 * epsilon / Double(power - 1)))
         scale = D(epsilon / Double(power - 1))
@@ -320,24 +382,25 @@ struct LABuilder<D: DeltaScalar>: Sendable {
     }
 
     /// The chains of `stages` in order: each member's stage, index and chain end, and each
-    /// chain's offset (one per stage-0 entry). Every stage-k start is a stage-(k-1) start, so
-    /// walking stage 0 in order and each higher stage alongside gives each chain in stage order.
-    static func chains(_ stages: [Stage]) -> (members: [(stage: Int, index: Int, chainEnd: Int)], offsets: [Int]) {
+    /// chain's offset (one per entry of the lowest stage). Every stage-k start is a stage-(k-1)
+    /// start, so walking the lowest stage in order and each higher stage alongside gives each
+    /// chain in stage order.
+    static func chains(_ stages: [[Entry]]) -> (members: [(stage: Int, index: Int, chainEnd: Int)], offsets: [Int]) {
         var members: [(stage: Int, index: Int, chainEnd: Int)] = []
-        members.reserveCapacity(stages.reduce(0) { $0 + $1.entries.count })
+        members.reserveCapacity(stages.reduce(0) { $0 + $1.count })
         var offsets: [Int] = []
-        offsets.reserveCapacity(stages[0].entries.count)
+        offsets.reserveCapacity(stages[0].count)
         var cursors = [Int](repeating: 0, count: stages.count)
-        for (index, first) in stages[0].entries.enumerated() {
+        for (index, first) in stages[0].enumerated() {
             offsets.append(members.count)
             var chain = [(stage: 0, index: index)]
             for k in 1..<stages.count {
                 let c = cursors[k]
-                guard c < stages[k].entries.count, stages[k].entries[c].start == first.start else { break }
+                guard c < stages[k].count, stages[k][c].start == first.start else { break }
                 cursors[k] = c + 1
                 // A stage that closed its entry at once holds the entry below again.
                 let last = chain.last!
-                if stages[k].entries[c].length > stages[last.stage].entries[last.index].length {
+                if stages[k][c].length > stages[last.stage][last.index].length {
                     chain.append((stage: k, index: c))
                 }
             }
@@ -347,27 +410,28 @@ struct LABuilder<D: DeltaScalar>: Sendable {
         return (members, offsets)
     }
 
-    /// log2 |Z(m)|, for the dip tests (through FloatExp: tiny |Z| stay apart from 0).
-    func magnitude(_ m: Int) -> Double { magnitudes[m] }
+    /// log2 |z| (through FloatExp: tiny |Z| stay apart from 0), for the dip tests.
+    func magnitude(_ z: Complex<D>) -> Double { D.complexMagnitude(z.re, z.im).floatExpValue.log2Magnitude }
 
     /// log2 |Z(m)| at least log2(2 - 2^-20): there the bound |dz| < 2 s |Z| alone could let a
     /// pixel pass |z| = 2 inside an entry, so the gap bounds it too (`gapBound`).
     func risky(_ logMagnitude: Double) -> Bool { logMagnitude >= riskyLog2 }
 
-    /// Where Z(m) is risky, a fifth of g = 4 - |Z(m)|^2 (exact from the orbit where Double
+    /// Where Z(m) = z is risky, a fifth of g = 4 - |Z(m)|^2 (exact from the orbit where Double
     /// cannot tell, else in Double less 2^-10 of it): while |dz(m)| < g / 5,
     /// |z|^2 - |Z|^2 <= 2 |Z| |dz| + |dz|^2 < g and the pixel stays inside |z| = 2.
-    func gapBound(_ m: Int) -> D {
+    func gapBound(_ m: Int, _ z: Complex<D>) -> D {
         if let g = gaps[m] { return D(g).scaled(by: 0.2) }
-        let x = orbit[m].re.leadingDouble, y = orbit[m].im.leadingDouble
+        let x = z.re.leadingDouble, y = z.im.leadingDouble
         return D(Swift.max(0, (4 - (x * x + y * y)) * (1 - 0x1p-10) * 0.2))
     }
 
-    /// A fresh entry at m: just the exact step.
-    func fresh(_ m: Int) -> Entry {
+    /// A fresh entry at m (Z(m) = z): just the exact step.
+    func fresh(_ m: Int, _ z: Complex<D>) -> Entry {
         Entry(
             start: m, length: 1, zc: Complex(.one, .zero), cc: Complex(addsDC ? .one : .zero, .zero), t: .one,
-            tc: .one, truncation: .one, dcTruncation: .one, minMag: 2, ccBound: addsDC ? .one : .zero)
+            tc: .one, truncation: .one, dcTruncation: .one, minMag: 2, ccBound: addsDC ? .one : .zero, z: z,
+            startLog2: magnitude(z))
     }
 
     /// A finite positive value, else 0 (overflow or a zero |Z| makes an entry never valid).
@@ -378,7 +442,7 @@ struct LABuilder<D: DeltaScalar>: Sendable {
     /// x followed by y (y starts where x ends), linearizing y's exact step at the junction.
     func composite(_ x: Entry, _ y: Entry) -> Entry {
         let b = y.start
-        let zb = orbit[b]
+        let zb = y.z
         let zbMag = D.complexMagnitude(zb.re, zb.im)
         let zcMag = D.complexMagnitude(x.zc.re, x.zc.im), ccMag = D.complexMagnitude(x.cc.re, x.cc.im)
         // A = f'(Z(b)) = p Z(b)^(p-1).
@@ -402,10 +466,10 @@ struct LABuilder<D: DeltaScalar>: Sendable {
         }
         var (t, tc) = joined(x.t, x.tc, y.t, y.tc)
         let (truncation, dcTruncation) = joined(x.truncation, x.dcTruncation, y.truncation, y.dcTruncation)
-        let bLog2 = magnitude(b)
+        let bLog2 = y.startLog2
         if risky(bLog2) {
             // Validity only: dz(b) = zc u + cc dc, each half below the gap's bound.
-            let half = gapBound(b).scaled(by: 0.5)
+            let half = gapBound(b, zb).scaled(by: 0.5)
             t = minimum(t, valid(half / zcMag))
             if addsDC { tc = minimum(tc, valid(half / ccMag)) }
         }
@@ -418,7 +482,8 @@ struct LABuilder<D: DeltaScalar>: Sendable {
             start: x.start, length: x.length + y.length, zc: zc, cc: cc, t: finite ? t : .zero,
             tc: finite ? tc : .zero, truncation: truncation, dcTruncation: dcTruncation,
             minMag: Swift.min(bLog2, x.minMag, y.minMag),
-            ccBound: D.complexMagnitude(y.zc.re, y.zc.im) * D.complexMagnitude(a.re, a.im) * x.ccBound + y.ccBound)
+            ccBound: D.complexMagnitude(y.zc.re, y.zc.im) * D.complexMagnitude(a.re, a.im) * x.ccBound + y.ccBound,
+            z: x.z, startLog2: x.startLog2)
     }
 
     /// round(R^(1/k)) with k = ceil(log_16(R)), at least 2: a synthetic period of at most 16
@@ -429,26 +494,52 @@ struct LABuilder<D: DeltaScalar>: Sendable {
         return Swift.max(2, Int(Math.pow(Double(r), 1 / k).rounded()))
     }
 
-    /// The next stage: from `previous` (nil: the orbit's single exact steps), closing an entry
-    /// at a dip (|Z| below `dip` times the entry's smallest |Z|, as log2), where the period
-    /// found by the first dip is reached.
-    func stage(from previous: [Entry]?, dip: Double) -> Stage {
-        let count = previous?.count ?? n
-        @Sendable func item(_ j: Int) -> Entry { previous?[j] ?? fresh(j) }
+    /// The stages' plans, the lowest first, up to the stage that spans the orbit (or that no
+    /// longer merges entries).
+    func plans() -> [Plan] {
+        var plans = [plan(below: nil, dip: LATable<D>.stage0Dip)]
+        while plans.count < LATable<D>.maxStages, plans.last!.count > 1, !plans.last!.isLast {
+            let next = plan(below: plans.last!.shapes, dip: LATable<D>.stageDip)
+            guard next.count < plans.last!.count else { break }
+            plans.append(next)
+        }
+        return plans
+    }
+
+    /// Calls `body` with each item of the stage above `below` (nil: the orbit's steps) in
+    /// order from item `from`: its index, first step, smallest log2 |Z| and log2 |Z(start)|,
+    /// until it returns false.
+    func items(_ below: [Shape]?, from: Int, _ body: (Int, Int, Double, Double) -> Bool) {
+        if let below {
+            for j in from..<below.count where !body(j, below[j].start, below[j].minMag, below[j].startLog2) { return }
+            return
+        }
+        // The orbit's steps, each a fresh entry (smallest |Z| 2), read in order.
+        var reader = LAOrbit<D>.Reader(orbit, at: from)
+        for j in from..<n where !body(j, j, 2, magnitude(reader.value(at: j))) { return }
+    }
+
+    /// The next stage's plan: over `below`'s entries (nil: the orbit's single exact steps),
+    /// closing an entry at a dip (|Z| below `dip` times the entry's smallest |Z|, as log2),
+    /// where the period found by the first dip is reached. It reads only the magnitudes.
+    func plan(below: [Shape]?, dip: Double) -> Plan {
+        let count = below?.count ?? n
         let dipLog2 = Math.log2(dip)
-        let unit = item(0).length
+        let unit = below.map { $0.count > 1 ? $0[1].start - $0[0].start : n } ?? 1
+        let firstMinMag = below?[0].minMag ?? 2
         // The period: where the first dip comes, the first absorption untested (the entries
         // so far composed only as far as their smallest |Z|, all the test reads).
-        var probeMin = item(0).minMag
+        var probeMin = firstMinMag
         var found: Int? = nil
-        for j in 1..<Swift.max(1, count) {
-            let next = item(j)
-            let mag = magnitude(next.start)
-            if j >= 2 && mag < probeMin + dipLog2 {
-                found = next.start
-                break
+        if count > 1 {
+            items(below, from: 1) { j, start, minMag, mag in
+                if j >= 2 && mag < probeMin + dipLog2 {
+                    found = start
+                    return false
+                }
+                probeMin = Swift.min(mag, probeMin, minMag)
+                return true
             }
-            probeMin = Swift.min(mag, probeMin, next.minMag)
         }
         var period: Int
         var isLast = false
@@ -464,8 +555,10 @@ struct LABuilder<D: DeltaScalar>: Sendable {
         // Where entries end, from the magnitudes alone (an entry's smallest |Z| is that of the
         // points it absorbs and of its parts): the indices of the items that start one.
         var firsts = [0]
-        var entryStart = item(0).start
-        var entryMin = item(0).minMag
+        var shapes: [Shape] = []
+        var entryStart = 0
+        var entryMin = firstMinMag
+        var entryLog2 = 0.0
         // The first absorption of an entry is untested (a fresh entry's smallest |Z| is 4, not
         // yet the orbit's) unless the point is a dip against the entry just closed (for the
         // first entry: against |Z| = 4). Taking the first junction of a stage unconditionally
@@ -473,43 +566,79 @@ struct LABuilder<D: DeltaScalar>: Sendable {
         // 43,146 pixels at risk, 0 this way (Documentation/Benchmarks.md).
         var untested = true
         var closedMin = 2.0
-        for j in 1..<Swift.max(1, count) {
-            let next = item(j)
-            let b = next.start
-            let mag = magnitude(b)
+        items(below, from: 0) { j, b, minMag, mag in
+            guard j > 0 else {
+                entryStart = b
+                entryLog2 = mag
+                return true
+            }
             // Stage 0 also starts an entry at each risky point (its exact step takes it there);
             // higher stages may span it, within the gap's bound (`composite`).
             let close =
-                (previous == nil && risky(mag))
+                (below == nil && risky(mag))
                 || (untested && !(mag < closedMin + dipLog2)
                     ? false : mag < entryMin + dipLog2 || b - entryStart >= period)
             if close {
                 firsts.append(j)
+                shapes.append(Shape(start: entryStart, minMag: entryMin, startLog2: entryLog2))
                 closedMin = Swift.min(entryMin, mag)
                 entryStart = b
-                entryMin = next.minMag
+                entryMin = minMag
+                entryLog2 = mag
                 untested = true
             } else {
-                entryMin = Swift.min(mag, entryMin, next.minMag)
+                entryMin = Swift.min(mag, entryMin, minMag)
                 untested = false
             }
+            return true
         }
-        // Then each entry composed from its items, entries in parallel.
-        let ends = firsts.dropFirst() + [Swift.max(1, count)]
-        let entryCount = firsts.count
-        let out = [Entry](unsafeUninitializedCapacity: entryCount) { buffer, initialized in
-            let target = SendablePointer(buffer.baseAddress!)
-            let bounds = Array(zip(firsts, ends))
-            Parallel.forEachChunk(entryCount, threads: threads, minimumCount: 256) { range in
-                for k in range {
-                    let (first, end) = bounds[k]
-                    var entry = item(first)
-                    for j in (first + 1)..<end { entry = composite(entry, item(j)) }
-                    (target.pointer + k).initialize(to: entry)
-                }
-            }
-            initialized = entryCount
+        shapes.append(Shape(start: entryStart, minMag: entryMin, startLog2: entryLog2))
+        firsts.append(Swift.max(1, count))
+        return Plan(shapes: shapes, firsts: firsts, isLast: isLast)
+    }
+
+    /// Stage k's entry i, composed from the orbit read in order by `reader` (at its start).
+    func compose(_ plans: [Plan], stage k: Int, entry i: Int, reader: inout LAOrbit<D>.Reader) -> Entry {
+        let first = plans[k].firsts[i], end = plans[k].firsts[i + 1]
+        if k == 0 {
+            var entry = fresh(first, reader.value(at: first))
+            for j in (first + 1)..<end { entry = composite(entry, fresh(j, reader.value(at: j))) }
+            return entry
         }
-        return Stage(entries: out, isLast: isLast)
+        var entry = compose(plans, stage: k - 1, entry: first, reader: &reader)
+        for j in (first + 1)..<end { entry = composite(entry, compose(plans, stage: k - 1, entry: j, reader: &reader)) }
+        return entry
+    }
+
+    /// The entries of stages `lowest`... of `plans`: the lowest composed from the orbit, each
+    /// one above from the one below, each stage's entries in parallel.
+    func stages(_ plans: [Plan], from lowest: Int) -> [[Entry]] {
+        var stages: [[Entry]] = []
+        for k in lowest..<plans.count {
+            let count = plans[k].count
+            let below = stages.last
+            stages.append(
+                [Entry](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    let target = SendablePointer(buffer.baseAddress!)
+                    Parallel.forEachChunk(count, threads: threads, minimumCount: 256) { range in
+                        guard let first = range.first else { return }
+                        if let below {
+                            for i in range {
+                                let items = plans[k].firsts[i]..<plans[k].firsts[i + 1]
+                                var entry = below[items.lowerBound]
+                                for j in items.dropFirst() { entry = composite(entry, below[j]) }
+                                (target.pointer + i).initialize(to: entry)
+                            }
+                        } else {
+                            var reader = LAOrbit<D>.Reader(orbit, at: plans[k].shapes[first].start)
+                            for i in range {
+                                (target.pointer + i).initialize(to: compose(plans, stage: k, entry: i, reader: &reader))
+                            }
+                        }
+                    }
+                    initialized = count
+                })
+        }
+        return stages
     }
 }

@@ -237,28 +237,47 @@ public struct ReferenceOrbit: Sendable {
     public func values<D: DeltaScalar>(as _: D.Type) -> [Complex<D>] {
         var out = [Complex<D>]()
         out.reserveCapacity(count)
-        let tiny = tiny
-        if D.significandBits > 53 && hasLowWords {
-            // With the low words (entries below 2^-1000 keep FloatExp's 53 bits).
-            compressed.forEachStep { i, v in
-                if !tiny.isEmpty, let t = tiny[i] {
-                    out.append(Complex(D(t.re), D(t.im)))
-                } else {
-                    out.append(Complex(D(DoubleDouble(hi: v.0, lo: v.2)), D(DoubleDouble(hi: v.1, lo: v.3))))
-                }
-                return true
-            }
-            return out
-        }
+        let tiny = tiny, wide = D.significandBits > 53 && hasLowWords
         compressed.forEachStep { i, v in
-            if !tiny.isEmpty, let t = tiny[i] {
-                out.append(Complex(D(t.re), D(t.im)))
-            } else {
-                out.append(Complex(D(v.0), D(v.1)))
-            }
+            out.append(Self.value(v, at: i, tiny: tiny, wide: wide))
             return true
         }
         return out
+    }
+
+    /// Step i's value in D from its stored Doubles `v` (re, im, reLow, imLow): the tiny
+    /// table's where it holds step i (FloatExp's 53 bits), else the Doubles, with their low
+    /// words where `wide` (D holds more than 53 bits and the orbit keeps them).
+    @inline(__always)
+    static func value<D: DeltaScalar>(
+        _ v: (Double, Double, Double, Double), at i: Int, tiny: [Int: Complex<FloatExp>], wide: Bool
+    ) -> Complex<D> {
+        if !tiny.isEmpty, let t = tiny[i] { return Complex(D(t.re), D(t.im)) }
+        if wide { return Complex(D(DoubleDouble(hi: v.0, lo: v.2)), D(DoubleDouble(hi: v.1, lo: v.3))) }
+        return Complex(D(v.0), D(v.1))
+    }
+
+    /// A reader of the orbit's values in D from step `n` on, one step at a time, decoding
+    /// only what it reads.
+    struct Reader<D: DeltaScalar> {
+        private var cursor: CompressedOrbit.Cursor
+        private let tiny: [Int: Complex<FloatExp>]
+        private let wide: Bool
+
+        init(_ orbit: ReferenceOrbit, at n: Int) {
+            cursor = CompressedOrbit.Cursor(orbit: orbit.compressed, at: n)
+            tiny = orbit.tiny
+            wide = D.significandBits > 53 && orbit.hasLowWords
+        }
+
+        /// The step the reader is at.
+        var step: Int { cursor.step }
+
+        /// Z(step) in D.
+        var value: Complex<D> { ReferenceOrbit.value(cursor.value, at: cursor.step, tiny: tiny, wide: wide) }
+
+        /// To the next step (step + 1 < count).
+        mutating func advance() { cursor.advance() }
     }
 }
 

@@ -62,7 +62,7 @@ final class ApproximationTables<F: PerturbationFormula> {
                 return NamedTable(table: cached, identity: identity)
             }
             // LA's coefficients are products along the orbit: built in E's wide type from the
-            // orbit's own values, each rounded to E once (built in E, their rounding added up
+            // orbit's own values (read in order, never held decoded), each rounded to E once (built in E, their rounding added up
             // to a smooth error of 1e-6 on e318; Documentation/Perturbation.md).
             var trace = PhaseTrace("table \(E.self) at epsilon \(epsilon), \(values.count) points")
             defer { trace.print() }
@@ -74,13 +74,13 @@ final class ApproximationTables<F: PerturbationFormula> {
                 linear = cache?.linearTable(linearIdentity, E.self)
                 if linear == nil {
                     linear = LATable(
-                        orbit: reference.orbit.values(as: E.Wide.self), epsilon: linearEpsilon,
-                        addsDC: formula.addsDC, power: formula.power, escapeGaps: reference.orbit.escapeGaps,
-                        spanning: reference.wraps, threads: threads, converting: E.init(wide:))
+                        reference: reference.orbit, as: E.Wide.self, epsilon: linearEpsilon,
+                        addsDC: formula.addsDC, power: formula.power, spanning: reference.wraps, threads: threads,
+                        converting: E.init(wide:))
                     if let linear { cache?.store(linear, key: linearIdentity) }
                 }
             }
-            trace.mark("LA")
+            trace.mark(PhaseTrace.enabled ? "LA, entries a stage \(linear?.stageSizes ?? [])," : "LA")
             let built = BLATable(
                 orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
                 escapeGaps: reference.orbit.escapeGaps, threads: threads, method: method, linear: linear)
