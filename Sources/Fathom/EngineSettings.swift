@@ -30,14 +30,18 @@ extension LocationFile {
         /// Whether the first pass may take coarser tables where a probe finds it pays (nil: the
         /// engine's default, on; `PerturbationSettings.coarseFirstPass`).
         public var coarseFirstPass: Bool?
+        /// How CPU passes read the reference orbit (nil: the engine's default, automatic;
+        /// `PerturbationSettings.orbitResidency`).
+        public var orbit: OrbitResidency?
 
         public init(
             path: ArithmeticPath? = nil, glitches: GlitchMode? = nil, reference: ReferencePlacement? = nil,
             delta: DeltaType? = nil,
             bla: Bool? = nil, blaEpsilon: Double? = nil, precisionPasses: Bool? = nil,
             approximation: ApproximationMethod? = nil, laEpsilon: Double? = nil, mpfrBudget: Double? = nil,
-            estimate: EstimateMethod? = nil, coarseFirstPass: Bool? = nil
+            estimate: EstimateMethod? = nil, coarseFirstPass: Bool? = nil, orbit: OrbitResidency? = nil
         ) {
+            self.orbit = orbit
             self.coarseFirstPass = coarseFirstPass
             self.estimate = estimate
             self.mpfrBudget = mpfrBudget
@@ -66,6 +70,7 @@ extension LocationFile {
             if let delta { settings.deltaType = delta }
             if let bla { settings.bla = bla }
             if let approximation { settings.approximation = approximation }
+            if let orbit { settings.orbitResidency = orbit }
             if let estimate { settings.estimate = estimate }
             if let laEpsilon {
                 guard EngineSettings.isBLAEpsilon(laEpsilon) else {
@@ -101,7 +106,7 @@ extension LocationFile {
 extension LocationFile.EngineSettings: Codable {
     enum CodingKeys: String, CodingKey {
         case path, glitches, reference, delta, bla, blaEpsilon, precisionPasses, approximation, laEpsilon, mpfrBudget,
-            estimate, coarseFirstPass
+            estimate, coarseFirstPass, orbit
     }
 
     public init(from decoder: Decoder) throws {
@@ -127,7 +132,7 @@ extension LocationFile.EngineSettings: Codable {
             approximation: try value(.approximation),
             laEpsilon: try c.decodeIfPresent(Double.self, forKey: .laEpsilon),
             mpfrBudget: try c.decodeIfPresent(Double.self, forKey: .mpfrBudget), estimate: try value(.estimate),
-            coarseFirstPass: try c.decodeIfPresent(Bool.self, forKey: .coarseFirstPass))
+            coarseFirstPass: try c.decodeIfPresent(Bool.self, forKey: .coarseFirstPass), orbit: try value(.orbit))
         if let e = blaEpsilon, !Self.isBLAEpsilon(e) {
             throw FathomError.badBLAEpsilon(field: field(.blaEpsilon), value: e)
         }
@@ -154,5 +159,6 @@ extension LocationFile.EngineSettings: Codable {
         try c.encodeIfPresent(mpfrBudget, forKey: .mpfrBudget)
         try c.encodeIfPresent(estimate?.rawValue, forKey: .estimate)
         try c.encodeIfPresent(coarseFirstPass, forKey: .coarseFirstPass)
+        try c.encodeIfPresent(orbit?.rawValue, forKey: .orbit)
     }
 }

@@ -107,6 +107,11 @@ enum Help {
           --approximation A      la (linear approximation with period detection; the
                                  default) | bla (bilinear approximation) | both (LA at its
                                  entries' starts, BLA between)
+          --orbit R              how CPU passes read the reference orbit: auto (the default:
+                                 streamed where it has 2^20 steps or more and 256 a pixel of the
+                                 pass) | decoded | streamed (from the compressed orbit, with a
+                                 lean LA table; decoded where that cannot serve: Julia, a wrapped
+                                 reference, BLA levels, a GPU)
           --bla-epsilon E        BLA's relative error bound per step (default 2^-40)
           --la-epsilon E         LA's relative error bound per linearized step (default 2^-40)
           --precision-passes on|off
@@ -131,7 +136,7 @@ enum Help {
         usage: fathom verify [--threads N] [--guard-bits N] [--glitches rebase|detect]
                              [--reference auto|center|probe|nucleus] [--delta double|double-double|floatexp]
                              [--bla on|off] [--approximation la|bla|both] [--bla-epsilon E]
-                             [--la-epsilon E] [--mpfr-budget S] [--estimate variance|product]
+                             [--orbit auto|decoded|streamed] [--la-epsilon E] [--mpfr-budget S] [--estimate variance|product]
                              [--coarse-first-pass on|off] [--backend auto|cpu|cuda]
                              [--gpu-exact on|off] [--sampled] [--all] FILE...
 
@@ -197,7 +202,7 @@ enum Help {
                                  frames of a full run, so a long sequence can be shared out)
           --size WxH             frame size (default: the location's, else 1280x720)
           --threads N, --bit-depth 8|16, --quiet
-          --path, --glitches, --reference, --delta, --bla, --approximation, --bla-epsilon,
+          --path, --glitches, --reference, --delta, --bla, --approximation, --orbit, --bla-epsilon,
           --la-epsilon, --mpfr-budget, --estimate, --precision-passes, --coarse-first-pass,
           --backend, --gpu-exact as for render (on a GPU the orbits and BLA tables stay on the
                                  device from frame to frame while the center is the same)

@@ -7,7 +7,7 @@ enum RenderCommand {
         "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
         "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta",
         "load-reference", "save-reference",
-        "bla", "bla-epsilon", "approximation", "la-epsilon", "mpfr-budget", "estimate", "precision-passes",
+        "bla", "bla-epsilon", "approximation", "orbit", "la-epsilon", "mpfr-budget", "estimate", "precision-passes",
         "coarse-first-pass", "bit-depth",
         "npy",
         "gradient",
@@ -203,6 +203,7 @@ enum RenderCommand {
         if let v: DeltaType = try engineValue(a, "delta") { e.delta = v }
         if let v: ApproximationMethod = try engineValue(a, "approximation") { e.approximation = v }
         if let v: EstimateMethod = try engineValue(a, "estimate") { e.estimate = v }
+        if let v: OrbitResidency = try engineValue(a, "orbit") { e.orbit = v }
         if let v = a["bla"] {
             guard v == "on" || v == "off" else { throw CLIError.usage("--bla: '\(v)' is not on or off") }
             e.bla = v == "on"
@@ -290,6 +291,7 @@ enum RenderCommand {
             + (p.blaSteps > 0
                 ? String(format: ", tables %.2f s, ", p.blaSeconds)
                     + "\(p.blaSteps) of \(p.loopSteps) loop steps LA or BLA" : "")
+            + (p.streamedPasses > 0 ? ", \(p.streamedPasses) passes streaming the orbit" : "")
         if p.glitchMode == .detect {
             line +=
                 ": \(p.glitchedPixels) pixels glitched, \(p.references.count) references, \(p.uncorrectedPixels) left"

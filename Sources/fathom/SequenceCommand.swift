@@ -7,7 +7,7 @@ enum SequenceCommand {
     static func run(_ args: [String]) throws {
         let valued: Set<String> = [
             "location", "preset", "zoom-out", "factor", "per-segment", "size", "frames", "output-dir",
-            "threads", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon", "approximation",
+            "threads", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon", "approximation", "orbit",
             "la-epsilon", "mpfr-budget", "estimate", "precision-passes", "coarse-first-pass", "path",
             "backend", "gpu-exact", "save-references", "load-references", "slice-of", "slurm", "tasks", "fps",
         ]

@@ -7,6 +7,7 @@ enum VerifyCommand {
             args,
             valued: [
                 "threads", "guard-bits", "glitches", "reference", "delta", "bla", "bla-epsilon", "approximation",
+                "orbit",
                 "la-epsilon", "mpfr-budget", "estimate", "precision-passes", "coarse-first-pass",
                 "backend", "gpu-exact",
             ], flagNames: ["help", "all", "sampled"])

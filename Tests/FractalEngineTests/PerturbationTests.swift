@@ -11,12 +11,13 @@ import Testing
 func perturbationMismatches(
     _ location: Location, width: Int, height: Int, delta: DeltaType?, mode: GlitchMode = .rebase,
     placement: ReferencePlacement = .center, approximation: ApproximationMethod = .linear,
-    smoothTolerance: Double?
+    smoothTolerance: Double?, configure: (inout PerturbationSettings) -> Void = { _ in }
 ) throws -> (bad: [(Int, Int, PixelResult, PixelResult)], report: RenderReport) {
     var settings = RenderSettings(
         width: width, height: height, path: .perturbation,
         perturbation: PerturbationSettings(glitchMode: mode, placement: placement, deltaType: delta))
     settings.perturbation.approximation = approximation
+    configure(&settings.perturbation)
     let result = try Renderer.render(location: location, settings: settings)
     let viewport = try Viewport(location: location, width: width, height: height)
     let bits = Int(-viewport.log2Spacing.rounded(.down)) + 64

@@ -155,10 +155,16 @@ public struct LATable<D: DeltaScalar>: Sendable {
             ccBounds = []
             return
         }
-        let builder = LABuilder<W>(
+        var builder = LABuilder<W>(
             orbit: orbit, epsilon: epsilon, addsDC: addsDC, power: power, gaps: escapeGaps, threads: threads)
-        let plans = builder.plans()
-        var stages = builder.stages(plans, from: Swift.min(lowestStage, plans.count - 1))
+        // A whole table is built fast (stage 0's plan from magnitudes found on all threads); a
+        // lean one in little memory (the plan reads the orbit in order).
+        if lowestStage == 0 { builder.magnitudes = builder.findMagnitudes() }
+        // The plans live only while the entries are composed.
+        var stages = { () -> [[LABuilder<W>.Entry]] in
+            let plans = builder.plans()
+            return builder.stages(plans, from: Swift.min(lowestStage, plans.count - 1))
+        }()
         if spanning, let last = stages.last, last.count > 1 {
             stages.append([last.dropFirst().reduce(last[0], builder.composite)])
         }
@@ -352,11 +358,12 @@ struct LABuilder<D: DeltaScalar>: Sendable {
     /// Where one stage's entries lie: their shapes and, per entry, the index of its first item
     /// in the stage below (stage 0: its first step), with the items' count last.
     struct Plan: Sendable {
+        /// Dropped (empty) once the stage above is planned.
         var shapes: [Shape]
         var firsts: [Int]
         /// The stage ended in one entry per period found no structure above it.
         var isLast: Bool
-        var count: Int { shapes.count }
+        var count: Int { firsts.count - 1 }
     }
 
     let orbit: LAOrbit<D>
@@ -365,6 +372,8 @@ struct LABuilder<D: DeltaScalar>: Sendable {
     let power: Int
     let gaps: [Int: FloatExp]
     let threads: Int
+    /// log2 |Z(m)| per step (`magnitude`), where found in advance (`findMagnitudes`).
+    var magnitudes: [Double]? = nil
     /// log2(2 - 2^-20), lower where a large epsilon lets |z| stray further from |Z| (4 s of
     /// it, here 8 s: log2(2 / (1 + 8 s))).
     let riskyLog2: Double
@@ -408,6 +417,20 @@ struct LABuilder<D: DeltaScalar>: Sendable {
             members += chain.map { (stage: $0.stage, index: $0.index, chainEnd: end) }
         }
         return (members, offsets)
+    }
+
+    /// `magnitudes`, on all threads, each reading its part of the orbit from the key before it.
+    func findMagnitudes() -> [Double] {
+        let count = orbit.count
+        return [Double](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let out = SendablePointer(buffer.baseAddress!)
+            Parallel.forEachChunk(count, threads: threads, minimumCount: 4096) { range in
+                guard let first = range.first else { return }
+                var reader = LAOrbit<D>.Reader(orbit, at: first)
+                for m in range { (out.pointer + m).initialize(to: magnitude(reader.value(at: m))) }
+            }
+            initialized = count
+        }
     }
 
     /// log2 |z| (through FloatExp: tiny |Z| stay apart from 0), for the dip tests.
@@ -501,6 +524,8 @@ struct LABuilder<D: DeltaScalar>: Sendable {
         while plans.count < LATable<D>.maxStages, plans.last!.count > 1, !plans.last!.isLast {
             let next = plan(below: plans.last!.shapes, dip: LATable<D>.stageDip)
             guard next.count < plans.last!.count else { break }
+            // Only the top stage's shapes plan the next (stage 0's: 24 bytes an entry).
+            plans[plans.count - 1].shapes = []
             plans.append(next)
         }
         return plans
@@ -515,6 +540,10 @@ struct LABuilder<D: DeltaScalar>: Sendable {
             return
         }
         // The orbit's steps, each a fresh entry (smallest |Z| 2), read in order.
+        if let magnitudes {
+            for j in from..<n where !body(j, j, 2, magnitudes[j]) { return }
+            return
+        }
         var reader = LAOrbit<D>.Reader(orbit, at: from)
         for j in from..<n where !body(j, j, 2, magnitude(reader.value(at: j))) { return }
     }
@@ -610,6 +639,13 @@ struct LABuilder<D: DeltaScalar>: Sendable {
         return entry
     }
 
+    /// The first step of entry `i` of stage `k`: its first item's, down to stage 0's.
+    static func start(_ plans: [Plan], stage k: Int, entry i: Int) -> Int {
+        var j = i
+        for s in stride(from: k, through: 0, by: -1) { j = plans[s].firsts[j] }
+        return j
+    }
+
     /// The entries of stages `lowest`... of `plans`: the lowest composed from the orbit, each
     /// one above from the one below, each stage's entries in parallel.
     func stages(_ plans: [Plan], from lowest: Int) -> [[Entry]] {
@@ -630,7 +666,7 @@ struct LABuilder<D: DeltaScalar>: Sendable {
                                 (target.pointer + i).initialize(to: entry)
                             }
                         } else {
-                            var reader = LAOrbit<D>.Reader(orbit, at: plans[k].shapes[first].start)
+                            var reader = LAOrbit<D>.Reader(orbit, at: Self.start(plans, stage: k, entry: first))
                             for i in range {
                                 (target.pointer + i).initialize(to: compose(plans, stage: k, entry: i, reader: &reader))
                             }

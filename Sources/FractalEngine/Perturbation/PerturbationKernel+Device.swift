@@ -13,9 +13,11 @@ extension PerturbationKernel {
     /// outcomes are finished: with this kernel's own `escaped`, so the field and flags equal
     /// the CPU's when the device rounds like the CPU. Nil where no backend kernel exists:
     /// tracking kernels (extras), the interior proof (it runs before a pixel's first step, on
-    /// the CPU), powers above `PerturbationLaunch.maximumPower`.
+    /// the CPU), powers above `PerturbationLaunch.maximumPower`, a streamed orbit.
     func deviceForm(count: Int, names: DeviceNames) -> DeviceForm? {
-        guard !T.isActive, interior == nil, formula.power <= PerturbationLaunch.maximumPower else { return nil }
+        guard !T.isActive, interior == nil, formula.power <= PerturbationLaunch.maximumPower,
+            let orbit = orbit.decoded, let rebaseOrbit = rebaseOrbit.decoded
+        else { return nil }
         let delta = D.launchDelta
         let kind = ObjectIdentifier(D.self)
         func array<V: Sendable>(

@@ -197,10 +197,10 @@ struct DeltaGrid<D: PerturbationDelta>: Sendable {
 /// orbit. The tile loop is shared; each kernel supplies the per-pixel iteration.
 @usableFromInline
 protocol PerturbationPixelKernel: TileKernel {
-    associatedtype Value
-    associatedtype Scalar: DeltaScalar
-    var orbit: [Value] { get }
-    var rebaseOrbit: [Value] { get }
+    associatedtype Scalar: PerturbationDelta
+    associatedtype Orbit: KernelOrbit where Orbit.Scalar == Scalar
+    var orbit: Orbit { get }
+    var rebaseOrbit: Orbit { get }
     /// BLA tables for `orbit` and `rebaseOrbit` (nil: plain perturbation).
     var bla: BLATable<Scalar>? { get }
     var rebaseBLA: BLATable<Scalar>? { get }
@@ -212,7 +212,7 @@ protocol PerturbationPixelKernel: TileKernel {
     /// Pixel i's result, in detect mode the ratio |z|^2 / |Z|^2 where it glitched (NaN when
     /// it did not), and whether its smooth value may miss 1e-7.
     func iterate(
-        pixel i: Int, orbit: UnsafeBufferPointer<Value>, rebaseOrbit: UnsafeBufferPointer<Value>,
+        pixel i: Int, orbit: Orbit.Cursor, rebaseOrbit: Orbit.Cursor,
         bla: BLAView<Scalar>, rebaseBLA: BLAView<Scalar>, work: inout PixelWork
     ) -> (PixelResult, Double, Bool)
 }
@@ -222,8 +222,8 @@ extension PerturbationPixelKernel {
     func run(_ range: Range<Int>, _ writer: FieldWriter) {
         // Every buffer is taken once per tile.
         let none: [Int] = [0]
-        orbit.withUnsafeBufferPointer { orbit in
-            rebaseOrbit.withUnsafeBufferPointer { rebaseOrbit in
+        orbit.withCursor { orbit in
+            rebaseOrbit.withCursor { rebaseOrbit in
                 none.withUnsafeBufferPointer { none in
                     let empty = BLAView<Scalar>.none(none.baseAddress!)
                     withTables(empty) { blaView, rebaseView in
@@ -263,15 +263,15 @@ extension PerturbationPixelKernel {
 /// what it tracks besides z (`NoTracking`, or the derivative and trap of `ExtrasTracking`),
 /// taking the longest valid BLA step where a table is given.
 @usableFromInline
-struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: PixelTracker, B: StretchBound>:
-    PerturbationPixelKernel
-{
+struct PerturbationKernel<
+    F: PerturbationFormula, D: PerturbationDelta, T: PixelTracker, B: StretchBound, O: KernelOrbit<D>
+>: PerturbationPixelKernel {
     @usableFromInline let formula: F
-    @usableFromInline let orbit: [Complex<D>]
+    @usableFromInline let orbit: O
     /// The orbit a pixel continues on after rebasing: the orbit of the critical point 0
     /// (Z(0) = 0). The same as `orbit` for Mandelbrot and Multibrot; for Julia, whose
     /// reference starts at a pixel, the orbit of 0 under z^2 + c.
-    @usableFromInline let rebaseOrbit: [Complex<D>]
+    @usableFromInline let rebaseOrbit: O
     @usableFromInline let bla: BLATable<D>?
     @usableFromInline let rebaseBLA: BLATable<D>?
     @usableFromInline let grid: DeltaGrid<D>
@@ -300,8 +300,8 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
 
     @inlinable @inline(__always)
     func iterate(
-        pixel i: Int, orbit first: UnsafeBufferPointer<Complex<D>>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>,
-        bla firstBLA: BLAView<D>, rebaseBLA: BLAView<D>, work: inout PixelWork
+        pixel i: Int, orbit first: O.Cursor, rebaseOrbit: O.Cursor, bla firstBLA: BLAView<D>, rebaseBLA: BLAView<D>,
+        work: inout PixelWork
     ) -> (PixelResult, Double, Bool) {
         var run = start(i, orbit: first, table: firstBLA)
         while !step(&run, rebaseOrbit: rebaseOrbit, rebaseBLA: rebaseBLA) {}
@@ -330,13 +330,14 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
 
     /// Pixel i before its first step.
     @inlinable @inline(__always)
-    func start(_ i: Int, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>) -> PixelRun<D, T, B> {
+    func start(_ i: Int, orbit: O.Cursor, table: BLAView<D>) -> PixelRun<D, T, B, O.Cursor> {
         let dc = grid.delta(i)
         let dz = formula.addsDC ? Complex<D>.zero : dc
-        let z0 = orbit[0] + dz
+        var cursor = orbit
+        let z0 = cursor.z(0) + dz
         let x = z0.re.leadingDouble, y = z0.im.leadingDouble
-        var r = PixelRun<D, T, B>(
-            pixel: i, dc: dc, dcStep: formula.addsDC ? dc : .zero, orbit: orbit, table: table,
+        var r = PixelRun<D, T, B, O.Cursor>(
+            pixel: i, dc: dc, dcStep: formula.addsDC ? dc : .zero, orbit: cursor, table: table,
             dz: dz, epsilon: table.epsilon, tracker: T(julia: !formula.addsDC, trap: trap, x: x, y: y))
         if !formula.addsDC { r.nextStretch = formula.stretchSquared(x * x + y * y) }
         // The error variance starts at 0 (the product from the first step's 1). Set here, not
@@ -349,8 +350,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
     /// One step of `r`: the longest valid BLA step, else one perturbation step, then the
     /// escape, rebasing and glitch tests. True when the pixel is finished (its result set).
     @inlinable @inline(__always)
-    func step(_ r: inout PixelRun<D, T, B>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>, rebaseBLA: BLAView<D>) -> Bool
-    {
+    func step(_ r: inout PixelRun<D, T, B, O.Cursor>, rebaseOrbit: O.Cursor, rebaseBLA: BLAView<D>) -> Bool {
         guard r.n < maxIterations else {
             r.result = PixelResult(n2: UInt32(r.n2), nBig: 0, smooth: .nan)
             return true
@@ -387,13 +387,13 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
             r.stretch2 *= step.stretchSignificand
             r.stretchExponent += step.stretchExponent
             if B.variance {
-                (r.stretch2, r.stretchExponent) = PixelRun<D, T, B>.blaError(
+                (r.stretch2, r.stretchExponent) = PixelRun<D, T, B, O.Cursor>.blaError(
                     (r.stretch2, r.stretchExponent), step: step, length: length, before: before, load: load,
                     epsilon: r.epsilon, inverseDC: (r.inverseDCSignificand, r.inverseDCExponent))
             }
         } else {
             if T.isActive { r.tracker.plain(power: formula.power) }
-            r.takePlainStep(to: formula.step(r.orbit[r.m], r.dz, r.dcStep), power: formula.power)
+            r.takePlainStep(to: formula.step(r.orbit.z(r.m), r.dz, r.dcStep), power: formula.power)
         }
         return finishStep(&r, rebaseOrbit: rebaseOrbit, rebaseBLA: rebaseBLA)
     }
@@ -401,8 +401,8 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
     /// The step at an LA chain's start: the exact step u without dc, then the longest entry of
     /// the chain that holds for it, or (none holding) the plain step u + dc.
     @inlinable @inline(__always)
-    func linearStep(_ r: inout PixelRun<D, T, B>, chain: Int) {
-        let u = formula.step(r.orbit[r.m], r.dz, Complex<D>.zero)
+    func linearStep(_ r: inout PixelRun<D, T, B, O.Cursor>, chain: Int) {
+        let u = formula.step(r.orbit.z(r.m), r.dz, Complex<D>.zero)
         if T.isActive { r.tracker.plain(power: formula.power) }
         guard let index = r.table.la.longest(chain: chain, u: u, dc: r.dcStep, maxLength: maxIterations - r.n)
         else {
@@ -428,7 +428,7 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
         r.stretchExponent += entry.stretchExponent
         if B.variance {
             r.stretchExponent &+= r.nextStretchExponent
-            (r.stretch2, r.stretchExponent) = PixelRun<D, T, B>.laError(
+            (r.stretch2, r.stretchExponent) = PixelRun<D, T, B, O.Cursor>.laError(
                 (r.stretch2, r.stretchExponent), entry: entry, before: before, u: u, load: load,
                 next: (r.nextStretch, r.nextStretchExponent), epsilon: r.epsilon,
                 inverseDC: (r.inverseDCSignificand, r.inverseDCExponent), power: formula.power)
@@ -449,11 +449,11 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
 
     /// After a step: the escape, rebasing and glitch tests. True when the pixel is finished.
     @inlinable @inline(__always)
-    func finishStep(_ r: inout PixelRun<D, T, B>, rebaseOrbit: UnsafeBufferPointer<Complex<D>>, rebaseBLA: BLAView<D>)
+    func finishStep(_ r: inout PixelRun<D, T, B, O.Cursor>, rebaseOrbit: O.Cursor, rebaseBLA: BLAView<D>)
         -> Bool
     {
         r.work.steps += 1
-        let Z = r.orbit[r.m]
+        let Z = r.orbit.z(r.m)
         let z = Z + r.dz
         let x = z.re.leadingDouble, y = z.im.leadingDouble
         let r2 = x * x + y * y
@@ -517,11 +517,11 @@ struct PerturbationKernel<F: PerturbationFormula, D: PerturbationDelta, T: Pixel
 /// m = the reference index, so the pixel's z(n) = Z(m) + dz; dc = c - C (zero for Julia,
 /// whose pixel enters as dz(0)).
 @usableFromInline
-struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
+struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound, C: OrbitCursor> where C.Scalar == D {
     @usableFromInline let pixel: Int
     @usableFromInline let dc: Complex<D>
     @usableFromInline let dcStep: Complex<D>
-    @usableFromInline var orbit: UnsafeBufferPointer<Complex<D>>
+    @usableFromInline var orbit: C
     @usableFromInline var table: BLAView<D>
     @usableFromInline var last: Int
     @usableFromInline var dz: Complex<D>
@@ -555,7 +555,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
 
     @inlinable @inline(__always)
     init(
-        pixel: Int, dc: Complex<D>, dcStep: Complex<D>, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>,
+        pixel: Int, dc: Complex<D>, dcStep: Complex<D>, orbit: C, table: BLAView<D>,
         dz: Complex<D>, epsilon: Double, tracker: T
     ) {
         self.tracker = tracker
@@ -564,7 +564,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
         self.dcStep = dcStep
         self.orbit = orbit
         self.table = table
-        self.last = orbit.count - 1
+        self.last = orbit.last
         self.dz = dz
         self.epsilon = epsilon
         let dcx = dc.re.floatExpValue, dcy = dc.im.floatExpValue
@@ -769,12 +769,12 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound> {
 
     /// Continues on `orbit` (the critical orbit, Z(0) = 0) from dz = z.
     @inlinable @inline(__always)
-    mutating func rebase(to z: Complex<D>, orbit: UnsafeBufferPointer<Complex<D>>, table: BLAView<D>) {
+    mutating func rebase(to z: Complex<D>, orbit: C, table: BLAView<D>) {
         dz = z
         m = 0
         self.orbit = orbit
         self.table = table
-        last = orbit.count - 1
+        last = orbit.last
     }
 }
 

@@ -115,6 +115,8 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
     let tolerance: Double
     let orbits: OrbitSupply
     let tables: ApproximationTables<F>
+    /// How many passes streamed their orbit (the report's `streamedPasses`).
+    let streamed = PassCount()
     /// The pixels of this render: `RenderSettings.onlyPixels`, or nil for all.
     var only: [Int]? { renderSettings.onlyPixels }
     var maxIterations: Int { location.maxIterations }
@@ -193,15 +195,21 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         report.blaSeconds = tables.seconds
         (report.loopSteps, report.blaSteps) = buffers.totalSteps()
         report.interiorPixels = buffers.interiorCount
+        report.streamedPasses = streamed.count
         return report
     }
 }
 
+/// A count kept by a render's phases, which run one after another on the render's thread.
+final class PassCount {
+    var count = 0
+}
+
 /// An orbit as a pass iterates against it: the reference, its values in the pass's delta type
-/// E and its BLA table (nil: none).
+/// E (nil: streamed from the compressed orbit, `StreamedOrbit`) and its BLA table (nil: none).
 struct PassOrbit<E: PerturbationDelta> {
     let reference: Reference
-    let values: [Complex<E>]
+    let values: [Complex<E>]?
     let table: NamedTable<E>?
 }
 
@@ -221,10 +229,28 @@ extension PerturbationJob {
     func passOrbit<E: PerturbationDelta>(
         _ reference: Reference, grid: DeltaGrid<E>, subset: [Int]?, epsilon: Double?
     ) -> PassOrbit<E> {
+        let pixels = subset?.count ?? viewport.width * viewport.height
+        if streams(reference, pixels: pixels) {
+            return PassOrbit(
+                reference: reference, values: nil,
+                table: tables.table(
+                    nil, of: reference, grid: grid, subset: subset, epsilon: epsilon,
+                    lowestStage: settings.streamedStage))
+        }
         let values = reference.orbit.values(as: E.self)
         return PassOrbit(
             reference: reference, values: values,
             table: tables.table(values, of: reference, grid: grid, subset: subset, epsilon: epsilon))
+    }
+
+    /// Whether a pass of `pixels` pixels reads `reference` streamed (`OrbitResidency`): on the
+    /// CPU, for a formula that adds dc (no second, critical orbit), a reference that does not
+    /// wrap (the interior proof reads the decoded orbit) and LA alone (BLA levels are built
+    /// from the decoded orbit).
+    func streams(_ reference: Reference, pixels: Int) -> Bool {
+        !executor.usesDevice && formula.addsDC && !reference.wraps
+            && (!tables.enabled || tables.method == .linear)
+            && settings.orbitResidency.streams(steps: reference.orbit.count, pixels: pixels)
     }
 
     /// Whether a pass against `reference` tracks the error variance: with the variance estimate
@@ -252,15 +278,15 @@ extension PerturbationJob {
         let wrapped = orbit.reference.wraps && formula.addsDC
         let linear = wrapped ? orbit.table?.table.periods : nil
         let variance = tracksVariance(against: orbit.reference)
-        func run<B: StretchBound>(_: B.Type) throws {
-            var kernel = PerturbationKernel<F, E, T, B>(
-                formula: formula, orbit: orbit.values, rebaseOrbit: rebase.values, bla: orbit.table?.table,
+        func run<B: StretchBound, O: KernelOrbit<E>>(_: B.Type, _ first: O, _ again: O) throws {
+            var kernel = PerturbationKernel<F, E, T, B, O>(
+                formula: formula, orbit: first, rebaseOrbit: again, bla: orbit.table?.table,
                 rebaseBLA: rebase.table?.table, grid: grid, maxIterations: maxIterations, mode: mode,
                 tolerance: tolerance, subset: subset, flags: flags, referenceBits: orbit.reference.orbit.precision.bits)
             kernel.trap = renderSettings.extras.trap
             kernel.log2Spacing = viewport.log2Spacing
-            if let linear, formula.power == 2 && flags.interior != nil {
-                kernel.interior = InteriorTest(table: linear, orbit: orbit.values)
+            if let linear, let values = first.decoded, formula.power == 2 && flags.interior != nil {
+                kernel.interior = InteriorTest(table: linear, orbit: values)
             }
             let count = subset?.count ?? field.pixelCount
             let names =
@@ -274,7 +300,21 @@ extension PerturbationJob {
                     device: names.flatMap { kernel.deviceForm(count: count, names: $0) }),
                 into: &field)
         }
-        if variance { try run(ErrorVariance.self) } else { try run(ProductStretch.self) }
+        func run<O: KernelOrbit<E>>(_ first: O, _ again: O) throws {
+            if variance {
+                try run(ErrorVariance.self, first, again)
+            } else {
+                try run(ProductStretch.self, first, again)
+            }
+        }
+        if let values = orbit.values, let again = rebase.values {
+            try run(DecodedOrbit(values), DecodedOrbit(again))
+        } else {
+            // Only where the rebase orbit is the orbit itself (`streams`).
+            let stream = StreamedOrbit<E>(orbit.reference.orbit)
+            streamed.count += 1
+            try run(stream, stream)
+        }
     }
 }
 

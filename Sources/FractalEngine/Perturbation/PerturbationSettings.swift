@@ -99,6 +99,12 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// 2^8: LA at 2^-32 for the default 2^-40. Flake 1e-50 800x800 then takes 58M loop steps
     /// against 99M and puts 8,540 pixels at risk against 57 (Documentation/Benchmarks.md).
     public static let firstPassEpsilonFactor = 0x1p8
+    /// How a CPU pass reads the reference orbit: decoded once into the pass's delta type, or
+    /// streamed from the compressed orbit as each pixel goes (`OrbitResidency`).
+    public var orbitResidency: OrbitResidency = .automatic
+    /// The lowest LA stage a streamed pass's table keeps (`LATable`'s `lowestStage`): stages 0
+    /// and 1 hold 89% of fs_microfractal_e2608's entries (Documentation/Benchmarks.md).
+    public var streamedStage: Int = 2
     /// Reference orbits and BLA tables shared by renders of the same center (zoom sequences).
     public var cache: ReferenceCache?
 
@@ -181,4 +187,37 @@ public struct PerturbationReport: Sendable {
     public var blaSteps: Int = 0
     /// Pixels proven interior before their first step (`InteriorTest`): not escaped.
     public var interiorPixels: Int = 0
+    /// Passes that read the orbit streamed from its compressed form (`OrbitResidency`).
+    public var streamedPasses: Int = 0
+}
+
+/// How a CPU pass reads the reference orbit (Documentation/Perturbation.md, "Orbits streamed
+/// to the kernel").
+public enum OrbitResidency: String, Sendable, CaseIterable {
+    /// Streamed where the orbit is long against the pass's pixels (`streams`), else decoded.
+    case automatic = "auto"
+    /// Decoded into the delta type for each pass: one load a step, 16 to 48 bytes a step held.
+    case decoded
+    /// Decoded from the compressed orbit as pixels go, with a lean LA table
+    /// (`PerturbationSettings.streamedStage`): where the formula adds dc, the reference does
+    /// not wrap and the pass runs on the CPU; elsewhere decoded.
+    case streamed
+
+    /// Orbits of at least this many steps stream automatically...
+    public static let automaticMinimumSteps = 1 << 20
+    /// ...where they have at least this many steps a pixel of the pass: about where the
+    /// lean table's extra plain steps (about 65 us a pixel on fs_microfractal_e2608) cost what
+    /// the whole table's build and the decoding save (Documentation/Benchmarks.md).
+    public static let automaticStepsPerPixel = 256
+
+    /// Whether a pass of `pixels` pixels against an orbit of `steps` steps streams it, where it
+    /// can (`streamed`'s conditions).
+    public func streams(steps: Int, pixels: Int) -> Bool {
+        switch self {
+        case .decoded: false
+        case .streamed: true
+        case .automatic:
+            steps >= Self.automaticMinimumSteps && steps / Self.automaticStepsPerPixel >= Swift.max(pixels, 1)
+        }
+    }
 }

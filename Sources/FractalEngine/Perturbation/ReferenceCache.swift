@@ -211,6 +211,7 @@ public struct TableIdentity: Hashable, Sendable {
     let addsDC: Bool
     let method: ApproximationMethod
     let linearEpsilon: Double
+    var lowestStage = 0
 }
 
 /// What identifies an LA table (`LATable`): the orbit, the delta type, the epsilon, whether dc
@@ -221,6 +222,7 @@ struct LinearTableIdentity: Hashable, Sendable {
     let epsilon: Double
     let addsDC: Bool
     let spanning: Bool
+    var lowestStage = 0
 }
 
 extension ReferenceOrbit {

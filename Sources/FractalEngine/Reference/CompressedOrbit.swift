@@ -189,8 +189,8 @@ public struct CompressedOrbit: Sendable {
 
     /// The step after `value`, its differences read from `reader`; nil where they run past it.
     @inline(__always)
-    static func next(
-        after value: Value, c: Complex<DoubleDouble>, power: Int, lowWords: Bool, reader: inout NibbleReader
+    static func next<R: NibbleSource>(
+        after value: Value, c: Complex<DoubleDouble>, power: Int, lowWords: Bool, reader: inout R
     ) -> Value? {
         let guess = predict(value, c: c, power: power, lowWords: lowWords)
         guard let dr = reader.read(), let di = reader.read() else { return nil }
@@ -332,9 +332,33 @@ public struct CompressedOrbit: Sendable {
     }
 }
 
-/// Reads zigzag varints of nibbles (three bits each, the fourth set where more follow) from
-/// `bytes` up to nibble `end`: nil where one runs past it or is longer than 22 nibbles (64 bits).
-struct NibbleReader {
+/// A reader of zigzag varints of nibbles (three bits each, the fourth set where more follow):
+/// nil where one runs past the end or is longer than 22 nibbles (64 bits).
+protocol NibbleSource {
+    mutating func read() -> Int64?
+}
+
+extension NibbleSource {
+    /// One varint from `nibble` (advanced past it) of `byte(i)` up to nibble `end`.
+    @inline(__always)
+    static func varint(_ nibble: inout Int, end: Int, _ byte: (Int) -> UInt8) -> Int64? {
+        var z: UInt64 = 0, shift: UInt64 = 0, length = 0
+        while true {
+            guard nibble < end, length < 22 else { return nil }
+            let b = byte(nibble >> 1)
+            let q = nibble & 1 == 0 ? b & 15 : b >> 4
+            nibble += 1
+            length += 1
+            z |= UInt64(q & 7) << shift
+            shift += 3
+            if q & 8 == 0 { break }
+        }
+        return Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1)
+    }
+}
+
+/// Reads the varints of `bytes` up to nibble `end` (`NibbleSource`).
+struct NibbleReader: NibbleSource {
     let bytes: [UInt8]
     let end: Int
     private(set) var nibble = 0
@@ -347,18 +371,21 @@ struct NibbleReader {
 
     @inline(__always)
     mutating func read() -> Int64? {
-        var z: UInt64 = 0, shift: UInt64 = 0, length = 0
-        while true {
-            guard nibble < end, length < 22 else { return nil }
-            let byte = bytes[nibble >> 1]
-            let q = nibble & 1 == 0 ? byte & 15 : byte >> 4
-            nibble += 1
-            length += 1
-            z |= UInt64(q & 7) << shift
-            shift += 3
-            if q & 8 == 0 { break }
-        }
-        return Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1)
+        let bytes = bytes
+        return Self.varint(&nibble, end: end) { bytes[$0] }
+    }
+}
+
+/// The same reader over bytes held elsewhere (a kernel's tile, without reference counting).
+struct UnsafeNibbleReader: NibbleSource {
+    let bytes: UnsafePointer<UInt8>
+    let end: Int
+    var nibble: Int
+
+    @inline(__always)
+    mutating func read() -> Int64? {
+        let bytes = bytes
+        return Self.varint(&nibble, end: end) { bytes[$0] }
     }
 }
 

@@ -40,11 +40,12 @@ final class ApproximationTables<F: PerturbationFormula> {
         self.names = names
     }
 
-    /// The table for `values` (the orbit `reference` as E) whose steps hold for the pixels of
-    /// `subset` (nil: the whole image; []: dc = 0, the critical orbit's), at `baseEpsilon`.
+    /// The table for `values` (the orbit `reference` as E; nil where a pass streams it, LA
+    /// alone) whose steps hold for the pixels of `subset` (nil: the whole image; []: dc = 0,
+    /// the critical orbit's), at `baseEpsilon`, its LA stages from `lowestStage` up.
     func table<E: PerturbationDelta>(
-        _ values: [Complex<E>], of reference: Reference, grid: DeltaGrid<E>, subset: [Int]?,
-        epsilon baseEpsilon: Double? = nil
+        _ values: [Complex<E>]?, of reference: Reference, grid: DeltaGrid<E>, subset: [Int]?,
+        epsilon baseEpsilon: Double? = nil, lowestStage: Int = 0
     ) -> NamedTable<E>? {
         guard enabled else { return nil }
         return addingSeconds(to: &seconds) {
@@ -57,32 +58,34 @@ final class ApproximationTables<F: PerturbationFormula> {
                 ? nil
                 : TableIdentity(
                     orbit: reference.identity, delta: ObjectIdentifier(E.self), dcMax: "\(dcMax)", epsilon: epsilon,
-                    addsDC: formula.addsDC, method: method, linearEpsilon: linearEpsilon)
+                    addsDC: formula.addsDC, method: method, linearEpsilon: linearEpsilon, lowestStage: lowestStage)
             if let identity, let cached = cache?.table(identity, E.self) {
                 return NamedTable(table: cached, identity: identity)
             }
             // LA's coefficients are products along the orbit: built in E's wide type from the
             // orbit's own values (read in order, never held decoded), each rounded to E once (built in E, their rounding added up
             // to a smooth error of 1e-6 on e318; Documentation/Perturbation.md).
-            var trace = PhaseTrace("table \(E.self) at epsilon \(epsilon), \(values.count) points")
+            var trace = PhaseTrace(
+                "table \(E.self) at epsilon \(epsilon), \(reference.orbit.count) points"
+                    + (values == nil ? ", streamed from stage \(lowestStage)" : ""))
             defer { trace.print() }
             var linear: LATable<E>?
             if method != .bla {
                 let linearIdentity = LinearTableIdentity(
                     orbit: reference.identity, delta: ObjectIdentifier(E.self), epsilon: linearEpsilon,
-                    addsDC: formula.addsDC, spanning: reference.wraps)
+                    addsDC: formula.addsDC, spanning: reference.wraps, lowestStage: lowestStage)
                 linear = cache?.linearTable(linearIdentity, E.self)
                 if linear == nil {
                     linear = LATable(
                         reference: reference.orbit, as: E.Wide.self, epsilon: linearEpsilon,
                         addsDC: formula.addsDC, power: formula.power, spanning: reference.wraps, threads: threads,
-                        converting: E.init(wide:))
+                        lowestStage: lowestStage, converting: E.init(wide:))
                     if let linear { cache?.store(linear, key: linearIdentity) }
                 }
             }
             trace.mark(PhaseTrace.enabled ? "LA, entries a stage \(linear?.stageSizes ?? [])," : "LA")
             let built = BLATable(
-                orbit: values, dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
+                orbit: values ?? [], dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
                 escapeGaps: reference.orbit.escapeGaps, threads: threads, method: method, linear: linear)
             trace.mark("BLA")
             if let identity { cache?.store(built, key: identity) }
