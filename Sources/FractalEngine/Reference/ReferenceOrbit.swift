@@ -237,36 +237,60 @@ public struct ReferenceOrbit: Sendable {
     public func values<D: DeltaScalar>(as _: D.Type) -> [Complex<D>] {
         var out = [Complex<D>]()
         out.reserveCapacity(count)
-        let tiny = tiny, wide = D.significandBits > 53 && hasLowWords
+        let wide = D.significandBits > 53 && hasLowWords
+        var tiny = TinySteps(self.tiny, from: 0)
         compressed.forEachStep { i, v in
-            out.append(Self.value(v, at: i, tiny: tiny, wide: wide))
+            out.append(tiny.value(at: i) ?? Self.value(v, wide: wide))
             return true
         }
         return out
     }
 
-    /// Step i's value in D from its stored Doubles `v` (re, im, reLow, imLow): the tiny
-    /// table's where it holds step i (FloatExp's 53 bits), else the Doubles, with their low
-    /// words where `wide` (D holds more than 53 bits and the orbit keeps them).
+    /// A step's value in D from its stored Doubles `v` (re, im, reLow, imLow), with their low
+    /// words where `wide` (D holds more than 53 bits and the orbit keeps them); the tiny
+    /// table's value instead where it holds the step (`TinySteps`).
     @inline(__always)
-    static func value<D: DeltaScalar>(
-        _ v: (Double, Double, Double, Double), at i: Int, tiny: [Int: Complex<FloatExp>], wide: Bool
-    ) -> Complex<D> {
-        if !tiny.isEmpty, let t = tiny[i] { return Complex(D(t.re), D(t.im)) }
+    static func value<D: DeltaScalar>(_ v: (Double, Double, Double, Double), wide: Bool) -> Complex<D> {
         if wide { return Complex(D(DoubleDouble(hi: v.0, lo: v.2)), D(DoubleDouble(hi: v.1, lo: v.3))) }
         return Complex(D(v.0), D(v.1))
+    }
+
+    /// The tiny table's steps in order, read by a walk that moves forward (no hashing a step).
+    struct TinySteps {
+        private let steps: [(Int, Complex<FloatExp>)]
+        private var next: Int
+
+        /// For a walk from step n.
+        init(_ tiny: [Int: Complex<FloatExp>], from n: Int) {
+            steps = tiny.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            var lo = 0, hi = steps.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if steps[mid].0 < n { lo = mid + 1 } else { hi = mid }
+            }
+            next = lo
+        }
+
+        /// The tiny table's value at step i in D, nil where it holds none; i never decreases.
+        @inline(__always)
+        mutating func value<D: DeltaScalar>(at i: Int) -> Complex<D>? {
+            while next < steps.count && steps[next].0 < i { next += 1 }
+            guard next < steps.count && steps[next].0 == i else { return nil }
+            let t = steps[next].1
+            return Complex(D(t.re), D(t.im))
+        }
     }
 
     /// A reader of the orbit's values in D from step `n` on, one step at a time, decoding
     /// only what it reads.
     struct Reader<D: DeltaScalar> {
         private var cursor: CompressedOrbit.Cursor
-        private let tiny: [Int: Complex<FloatExp>]
+        private var tiny: TinySteps
         private let wide: Bool
 
         init(_ orbit: ReferenceOrbit, at n: Int) {
             cursor = CompressedOrbit.Cursor(orbit: orbit.compressed, at: n)
-            tiny = orbit.tiny
+            tiny = TinySteps(orbit.tiny, from: n)
             wide = D.significandBits > 53 && orbit.hasLowWords
         }
 
@@ -274,7 +298,9 @@ public struct ReferenceOrbit: Sendable {
         var step: Int { cursor.step }
 
         /// Z(step) in D.
-        var value: Complex<D> { ReferenceOrbit.value(cursor.value, at: cursor.step, tiny: tiny, wide: wide) }
+        var value: Complex<D> {
+            mutating get { tiny.value(at: cursor.step) ?? ReferenceOrbit.value(cursor.value, wide: wide) }
+        }
 
         /// To the next step (step + 1 < count).
         mutating func advance() { cursor.advance() }
