@@ -140,7 +140,7 @@ enum RenderCommand {
             && settings.perturbation.glitchMode == .rebase
         if plan.referenceBytes > memory && !mayWrap {
             throw CLIError.data(
-                "the reference orbit may take \(plan.referenceSteps) steps at \(bits) bits, up to \(plan.referenceBytes >> 20) MiB with its BLA table, more than this machine's \(memory >> 20) MiB: lower --iterations (at most about \(RenderPlan.maximumReferenceSteps(memory: memory)))"
+                "the reference orbit may take \(plan.referenceSteps) steps at \(bits) bits, up to \(plan.referenceBytes >> 20) MiB with its tables, more than this machine's \(memory >> 20) MiB: lower --iterations (at most about \(RenderPlan.maximumReferenceSteps(memory: memory, bytesPerStep: plan.bytesPerStep)))"
             )
         }
         guard !quiet, verbose || plan.referenceSeconds > 10 else { return }

@@ -106,3 +106,34 @@ struct StreamedOrbitTests {
         #expect(!OrbitResidency.decoded.streams(steps: 1 << 30, pixels: 1))
     }
 }
+
+@Suite("Memory bound of a render's reference")
+struct ReferenceMemoryTests {
+    @Test("a render that streams every pass is bounded at 64 bytes a step, one that decodes at 320")
+    func bound() throws {
+        let deep = Location(
+            centerRe: PerturbationTests.e55Re, centerIm: PerturbationTests.e55Im, radius: "1e-30",
+            maxIterations: 100_000_000)
+        var settings = RenderSettings(width: 16, height: 16, path: .perturbation, perturbation: PerturbationSettings())
+        let small = try Renderer.plan(location: deep, settings: settings)
+        #expect(small.bytesPerStep == RenderPlan.bytesPerStreamedStep)
+        #expect(small.referenceBytes == 64 * 100_000_001)
+        settings.width = 1920
+        settings.height = 1080
+        #expect(try Renderer.plan(location: deep, settings: settings).bytesPerStep == RenderPlan.bytesPerReferenceStep)
+        settings.width = 16
+        settings.height = 16
+        settings.perturbation.orbitResidency = .decoded
+        #expect(try Renderer.plan(location: deep, settings: settings).bytesPerStep == RenderPlan.bytesPerReferenceStep)
+        settings.perturbation.orbitResidency = .automatic
+        settings.backend = .cuda
+        #expect(try Renderer.plan(location: deep, settings: settings).bytesPerStep == RenderPlan.bytesPerReferenceStep)
+        let julia = Location(
+            family: .julia(re: "-0.8", im: "0.156"), centerRe: "0", centerIm: "0", radius: "1e-30",
+            maxIterations: 100_000_000)
+        settings.backend = .cpu
+        #expect(try Renderer.plan(location: julia, settings: settings).bytesPerStep == RenderPlan.bytesPerReferenceStep)
+        // The most steps in 8 GiB: five times as many streamed.
+        #expect(RenderPlan.maximumReferenceSteps(memory: 8 << 30, bytesPerStep: 64) == (8 << 30) / 64)
+    }
+}

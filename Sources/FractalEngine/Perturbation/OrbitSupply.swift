@@ -23,10 +23,15 @@ final class OrbitSupply: @unchecked Sendable {
     /// The device's name once an orbit's steps ran on it.
     private(set) var usedDevice: String?
 
+    /// What a step costs the render (`RenderPlan.bytesPerStep`), for the orbits' memory check.
+    let bytesPerStep: Int
+
     init(
         power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision, cache: ReferenceCache?, threads: Int,
-        control: RenderControl?, device: (any ReferenceStepDevice)? = nil
+        control: RenderControl?, device: (any ReferenceStepDevice)? = nil,
+        bytesPerStep: Int = RenderPlan.bytesPerReferenceStep
     ) {
+        self.bytesPerStep = bytesPerStep
         self.device = device
         self.power = power
         self.juliaC = juliaC
@@ -90,7 +95,7 @@ final class OrbitSupply: @unchecked Sendable {
     ) throws -> ReferenceOrbit {
         try ReferenceOrbit.compute(
             point: point.rounded(to: finer), power: power, juliaC: nil, maxIterations: steps ?? maxIterations,
-            precision: finer, lowWords: true, control: control, threads: threads)
+            precision: finer, lowWords: true, control: control, threads: threads, bytesPerStep: bytesPerStep)
     }
 
     /// The orbit `task` computed (waiting for it), its compute time added to `seconds` as
@@ -127,7 +132,7 @@ final class OrbitSupply: @unchecked Sendable {
         let computed = try ReferenceOrbit.compute(
             point: point, power: power, juliaC: juliaC, maxIterations: steps,
             precision: precision, lowWords: lowWords, control: control, threads: threads, watch: watch,
-            device: stepDevice)
+            device: stepDevice, bytesPerStep: bytesPerStep)
         cache?.store(computed)
         return computed
     }

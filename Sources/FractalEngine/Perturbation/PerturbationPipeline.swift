@@ -142,7 +142,12 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         orbits = OrbitSupply(
             power: formula.power, juliaC: juliaC, maxIterations: location.maxIterations, precision: precision,
             cache: settings.perturbation.cache, threads: threads, control: control,
-            device: executor.referenceDevice)
+            device: executor.referenceDevice,
+            bytesPerStep: executor.usesDevice
+                ? RenderPlan.bytesPerReferenceStep
+                : RenderPlan.bytesPerStep(
+                    settings: settings, addsDC: formula.addsDC, steps: location.maxIterations,
+                    pixels: settings.onlyPixels?.count ?? viewport.width * viewport.height))
         // A trap must see every iteration, which BLA steps skip.
         tables = ApproximationTables(
             formula: formula, viewport: viewport, cache: settings.perturbation.cache, threads: threads,

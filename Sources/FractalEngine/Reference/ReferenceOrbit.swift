@@ -54,16 +54,19 @@ public struct ReferenceOrbit: Sendable {
     /// ends the orbit (`Found.ends`) returns the orbit up to that step.
     ///
     /// `device`: z^2 + c's steps on that device instead (`DeviceStep`), the same orbit bit for bit.
+    /// `bytesPerStep`: what a step will cost the render that reads the orbit, for the memory
+    /// check (`RenderPlan.bytesPerStep`).
     public static func compute(
         point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
         lowWords: Bool = false, control: RenderControl? = nil, threads: Int = 1,
-        threading: ReferenceThreading? = nil, watch: PeriodWatch? = nil, device: (any ReferenceStepDevice)? = nil
+        threading: ReferenceThreading? = nil, watch: PeriodWatch? = nil, device: (any ReferenceStepDevice)? = nil,
+        bytesPerStep: Int = RenderPlan.bytesPerReferenceStep
     ) throws -> ReferenceOrbit {
         let z0 = juliaC == nil ? BigComplex(precision: precision) : point
         let c = juliaC ?? point
         let run = Iteration(
             point: point, power: power, juliaC: juliaC, maxIterations: maxIterations, precision: precision,
-            lowWords: lowWords, control: control, watch: watch)
+            lowWords: lowWords, control: control, watch: watch, bytesPerStep: bytesPerStep)
         if let device, power == 2 {
             var step = try DeviceStep(device: device, z: z0, c: c, precision: precision, maxSteps: maxIterations)
             defer { step.stop() }
@@ -89,7 +92,7 @@ public struct ReferenceOrbit: Sendable {
     /// (exact near |Z| = 2), the period watch, cancellation and progress.
     private struct Iteration {
         let point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision
-        let lowWords: Bool, control: RenderControl?, watch: PeriodWatch?
+        let lowWords: Bool, control: RenderControl?, watch: PeriodWatch?, bytesPerStep: Int
 
         func orbit<S: ReferenceStep>(_ step: inout S) throws -> ReferenceOrbit {
             var watch = watch
@@ -127,7 +130,7 @@ public struct ReferenceOrbit: Sendable {
             _ = store(step.x, step.y, step.storedY)
             // Polled every 4096 steps, every step from 8192 bits (a step then takes 20 us or more).
             let checkMask = precision.bits >= 8192 ? 0 : 4095
-            let stepLimit = RenderPlan.maximumReferenceSteps()
+            let stepLimit = RenderPlan.maximumReferenceSteps(bytesPerStep: bytesPerStep)
             var m = 0
             while m < maxIterations {
                 m += 1

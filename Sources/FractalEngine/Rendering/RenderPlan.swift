@@ -17,6 +17,8 @@ public struct RenderPlan: Sendable {
     public var referenceSteps: Int
     /// Perturbation: bytes of the orbit and its BLA table if the reference never escapes.
     public var referenceBytes: Int
+    /// Perturbation: the bound a reference step takes in it (`bytesPerStep(settings:...)`).
+    public var bytesPerStep = RenderPlan.bytesPerReferenceStep
     /// Perturbation: seconds for the whole reference orbit here, if it never escapes.
     public var referenceSeconds: Double
 
@@ -24,6 +26,24 @@ public struct RenderPlan: Sendable {
     /// orbit in the delta type (32 for FloatExp) and two BLA steps of about 112 each
     /// (measured: 310 bytes a step at the peak of a 5.4M-step orbit).
     public static let bytesPerReferenceStep = 320
+    /// Bytes a reference step takes at most where every pass streams the orbit
+    /// (`OrbitResidency`): the compressed orbit (2.8 bytes a step typically), the lean LA
+    /// table's chain index (4) and entries, and the build's plan (measured: 36 bytes a step at
+    /// the peak of a 16x16 render of a 5.4M-step orbit, Documentation/Benchmarks.md).
+    public static let bytesPerStreamedStep = 64
+
+    /// Bytes a reference step takes at most in a render of `settings` with `pixels` pixels
+    /// against an orbit of up to `steps` steps: `bytesPerStreamedStep` where every pass
+    /// streams it (the CPU, a formula that adds dc, LA alone, and `OrbitResidency.streams` for
+    /// the whole image), else `bytesPerReferenceStep`. `auto` counts as the CPU here: where it
+    /// finds a GPU, the render's own check (on the executor it runs on) takes the larger bound.
+    public static func bytesPerStep(settings: RenderSettings, addsDC: Bool, steps: Int, pixels: Int) -> Int {
+        let streams =
+            (settings.backend == .cpu || settings.backend == .auto) && addsDC
+            && (!settings.perturbation.bla || settings.perturbation.approximation == .linear)
+            && settings.perturbation.orbitResidency.streams(steps: steps, pixels: pixels)
+        return streams ? bytesPerStreamedStep : bytesPerReferenceStep
+    }
 
     /// The physical memory of this machine.
     public static var physicalMemory: Int {
@@ -34,7 +54,9 @@ public struct RenderPlan: Sendable {
     }
 
     /// The most reference steps that fit in `memory` bytes.
-    public static func maximumReferenceSteps(memory: Int = physicalMemory) -> Int { memory / bytesPerReferenceStep }
+    public static func maximumReferenceSteps(memory: Int = physicalMemory, bytesPerStep: Int = bytesPerReferenceStep)
+        -> Int
+    { memory / bytesPerStep }
 }
 
 extension Renderer {
@@ -55,7 +77,10 @@ extension Renderer {
         let steps = location.maxIterations
         plan.referenceBits = referenceBits
         plan.referenceSteps = steps
-        let (bytes, overflow) = (steps + 1).multipliedReportingOverflow(by: RenderPlan.bytesPerReferenceStep)
+        plan.bytesPerStep = RenderPlan.bytesPerStep(
+            settings: settings, addsDC: { if case .julia = location.family { false } else { true } }(), steps: steps,
+            pixels: viewport.width * viewport.height)
+        let (bytes, overflow) = (steps + 1).multipliedReportingOverflow(by: plan.bytesPerStep)
         plan.referenceBytes = overflow ? Int.max : bytes
         let shared = ReferenceThreading.choose(
             bits: referenceBits, power: location.family.power, threads: settings.workerThreads)
