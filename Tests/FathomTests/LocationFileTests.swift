@@ -174,7 +174,7 @@ extension LocationFileTests {
             let engine = Engine(
                 path: .perturbation, glitches: .detect, reference: .probe, delta: .floatExp, bla: false,
                 blaEpsilon: 0.25,
-                precisionPasses: false, coarseFirstPass: false)
+                precisionPasses: false, coarseFirstPass: false, orbit: .streamed)
             var file = try LocationFile.decode(engineJSON("{}"), path: "e.json")
             #expect(file.engine == Engine())
             file.engine = engine
@@ -182,7 +182,7 @@ extension LocationFileTests {
             #expect(
                 json.contains(
                     #""engine":{"bla":false,"blaEpsilon":0.25,"coarseFirstPass":false,"delta":"floatexp","glitches":"detect","#
-                        + #""path":"perturbation","#
+                        + #""orbit":"streamed","path":"perturbation","#
                         + #""precisionPasses":false,"reference":"probe"}"#), "\(json)")
             #expect(try LocationFile.decode(Data(json.utf8), path: "e.json") == file)
             #expect(try LocationFile.decode(Data(file.prettyJSONString().utf8), path: "e.json") == file)
@@ -196,6 +196,7 @@ extension LocationFileTests {
                 try decode(#"{"path": "double-double", "delta": "floatexp"}"#)
                     == Engine(path: .doubleDouble, delta: .floatExp))
             #expect(try decode(#"{"path": null}"#) == Engine())
+            #expect(try decode(#"{"orbit": "auto"}"#) == Engine(orbit: .automatic))
         }
 
         @Test(
@@ -203,7 +204,7 @@ extension LocationFileTests {
             arguments: [
                 ("path", ArithmeticPath.allCases.map(\.rawValue)), ("glitches", GlitchMode.allCases.map(\.rawValue)),
                 ("reference", ReferencePlacement.allCases.map(\.rawValue)),
-                ("delta", DeltaType.allCases.map(\.rawValue)),
+                ("delta", DeltaType.allCases.map(\.rawValue)), ("orbit", OrbitResidency.allCases.map(\.rawValue)),
             ])
         func unknownValue(_ field: String, _ accepted: [String]) throws {
             let reason = "engine.\(field): 'foo' is not one of \(accepted.joined(separator: ", "))"
@@ -285,6 +286,8 @@ extension LocationFileTests {
             #expect(
                 settings.perturbation.bla && settings.perturbation.blaEpsilon == 0.5
                     && !settings.perturbation.exactSensitivePixels && !settings.perturbation.coarseFirstPass)
+            try Engine(orbit: .decoded).apply(to: &settings)
+            #expect(settings.perturbation.orbitResidency == .decoded)
             try Engine(glitches: .rebase).apply(to: &settings)
             #expect(settings.perturbation.glitchMode == .rebase && settings.path == .doubleDouble)
         }
