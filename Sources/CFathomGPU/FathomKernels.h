@@ -241,6 +241,8 @@ template <> struct Delta<double> {
         return t >= 0x1p-450 && t <= 0x1p450;
     }
     FK_DEVICE static double fromDouble(double d) { return d; }
+    /// D(DoubleDouble(hi: hi, lo: lo)) where D is 106 bits (not called for 53-bit deltas).
+    FK_DEVICE static double fromPair(double hi, double) { return hi; }
     FK_DEVICE static double leading(double d) { return d; }
     FK_DEVICE static FExp floatExp(double d) { return fexp(d); }
     FK_DEVICE static double doubled(double d) { return d + d; }
@@ -268,6 +270,7 @@ template <> struct Delta<FExp> {
     static constexpr bool ownWide = false;
     FK_DEVICE static bool plainLengthSquared(FExp, FExp, double *) { return false; }
     FK_DEVICE static FExp fromDouble(double d) { return fexp(d); }
+    FK_DEVICE static FExp fromPair(double hi, double) { return fexp(hi); }
     FK_DEVICE static double leading(FExp d) { return toDouble(d); }
     FK_DEVICE static FExp floatExp(FExp d) { return d; }
     FK_DEVICE static FExp doubled(FExp d) { return isZero(d) ? d : raw(d.s, d.e + 1); }
@@ -295,6 +298,7 @@ template <> struct Delta<DD> {
         return Delta<double>::plainLengthSquared(re.hi, im.hi, s);
     }
     FK_DEVICE static DD fromDouble(double d) { return dd(d, 0); }
+    FK_DEVICE static DD fromPair(double hi, double lo) { return dd(hi, lo); }
     FK_DEVICE static double leading(DD d) { return d.hi; }
     FK_DEVICE static FExp floatExp(DD d) { return fexp(d.hi) + fexp(d.lo); }
     FK_DEVICE static DD doubled(DD d) { return dd(d.hi + d.hi, d.lo + d.lo); }
@@ -317,6 +321,7 @@ template <> struct Delta<DDX> {
     static constexpr bool ownWide = true;
     FK_DEVICE static bool plainLengthSquared(DDX, DDX, double *) { return false; }
     FK_DEVICE static DDX fromDouble(double d) { return normalizeDD(dd(d, 0), 0); }
+    FK_DEVICE static DDX fromPair(double hi, double lo) { return normalizeDD(dd(hi, lo), 0); }
     /// FloatExp(rawSignificand: hi, exponent: e).doubleValue.
     FK_DEVICE static double leading(DDX d) { return toDouble(raw(d.m.hi, d.e)); }
     FK_DEVICE static FExp floatExp(DDX d) { return floatExpOf(d); }
@@ -586,6 +591,166 @@ template <class D> FK_DEVICE Pair tinyStretch(Cx<D> z, int power) {
 
 /// Item `item`'s dc: from the list, or for a whole image without rotation (column's Re, row's
 /// Im), as DeltaGrid.delta.
+// MARK: The orbit streamed from its compressed form (CompressedOrbit.swift, KernelOrbit.swift)
+
+// The prediction's arithmetic is the format's: each operation rounded once, never contracted
+// into a multiply-add (even under --fmad=true), and one fused multiply-add per product.
+#ifdef __CUDACC__
+FK_DEVICE double exactAdd(double a, double b) { return __dadd_rn(a, b); }
+FK_DEVICE double exactSub(double a, double b) { return __dsub_rn(a, b); }
+FK_DEVICE double exactMul(double a, double b) { return __dmul_rn(a, b); }
+FK_DEVICE double exactFMA(double a, double b, double c) { return __fma_rn(a, b, c); }
+#else
+FK_DEVICE double exactAdd(double a, double b) { return a + b; }
+FK_DEVICE double exactSub(double a, double b) { return a - b; }
+FK_DEVICE double exactMul(double a, double b) { return a * b; }
+FK_DEVICE double exactFMA(double a, double b, double c) { return __builtin_fma(a, b, c); }
+#endif
+
+constexpr long long kKeyStride = 128;  // CompressedOrbit.keyStride
+
+/// CompressedOrbit's Exact: double-double additions and products.
+struct Exact {
+    double hi, lo;
+};
+FK_DEVICE Exact exact(double hi, double lo) { Exact r; r.hi = hi; r.lo = lo; return r; }
+FK_DEVICE Exact operator+(Exact a, Exact b) {
+    double s = exactAdd(a.hi, b.hi), v = exactSub(s, a.hi);
+    double e = exactAdd(
+        exactAdd(exactAdd(exactSub(a.hi, exactSub(s, v)), exactSub(b.hi, v)), a.lo), b.lo);
+    double h = exactAdd(s, e);
+    return exact(h, exactSub(e, exactSub(h, s)));
+}
+FK_DEVICE Exact operator-(Exact a, Exact b) { return a + exact(-b.hi, -b.lo); }
+FK_DEVICE Exact operator*(Exact a, Exact b) {
+    double p = exactMul(a.hi, b.hi);
+    double e = exactAdd(exactFMA(a.hi, b.hi, -p), exactAdd(exactMul(a.hi, b.lo), exactMul(a.lo, b.hi)));
+    double h = exactAdd(p, e);
+    return exact(h, exactSub(e, exactSub(h, p)));
+}
+
+/// A Double's bits as an integer in the Doubles' order (CompressedOrbit.ordered), and back.
+FK_DEVICE long long ordered(double d) {
+    long long b = fk_double_to_bits(d);
+    return b >= 0 ? b : ~(b & 0x7fffffffffffffffLL);
+}
+FK_DEVICE double fromOrdered(long long o) {
+    return fk_bits_to_double(o >= 0 ? o : (long long)(0x8000000000000000ULL | (unsigned long long)~o));
+}
+/// ordered(d) + k, wrapping (Swift's &+).
+FK_DEVICE double offsetOrdered(double d, long long k) {
+    return fromOrdered((long long)((unsigned long long)ordered(d) + (unsigned long long)k));
+}
+
+/// A pixel's place in the streamed orbit (StreamedCursor): the step held, its stored Doubles
+/// (re, im, reLow, imLow), the nibble its successor starts at, the first tiny entry past it
+/// and its value in D.
+template <class D> struct StreamCursor {
+    long long step;
+    double v[4];
+    long long nibble;
+    long long nextTiny;
+    Cx<D> current;
+};
+
+/// One zigzag varint of nibbles (three bits each, the fourth set where more follow).
+FK_DEVICE long long readVarint(const FKStream &s, long long *nibble) {
+    unsigned long long z = 0;
+    int shift = 0;
+    for (int length = 0; length < 22 && *nibble < s.nibbleCount; length++) {
+        unsigned char b = s.bytes[*nibble >> 1];
+        unsigned int q = (*nibble & 1) == 0 ? (b & 15u) : (unsigned int)(b >> 4);
+        *nibble += 1;
+        z |= (unsigned long long)(q & 7u) << shift;
+        shift += 3;
+        if ((q & 8u) == 0) break;
+    }
+    return (long long)(z >> 1) ^ -(long long)(z & 1);
+}
+
+/// The step after the cursor's (CompressedOrbit.next): z^p + c predicted from its stored
+/// values, corrected by the differences read.
+template <class D> FK_DEVICE void streamAdvance(const FKStream &s, StreamCursor<D> &k) {
+    double g0, g1, g2 = 0, g3 = 0;
+    if (s.lowWords) {
+        const Exact x = exact(k.v[0], k.v[2]), y = exact(k.v[1], k.v[3]);
+        Exact a = x, b = y;
+        for (int i = 1; i < s.power; i++) {
+            const Exact na = a * x - b * y, nb = a * y + b * x;
+            a = na;
+            b = nb;
+        }
+        const Exact re = a + exact(s.c[0], s.c[1]), im = b + exact(s.c[2], s.c[3]);
+        g0 = re.hi; g1 = im.hi; g2 = re.lo; g3 = im.lo;
+    } else {
+        const double x = k.v[0], y = k.v[1];
+        double a = x, b = y;
+        for (int i = 1; i < s.power; i++) {
+            const double na = exactSub(exactMul(a, x), exactMul(b, y));
+            const double nb = exactAdd(exactMul(a, y), exactMul(b, x));
+            a = na;
+            b = nb;
+        }
+        g0 = exactAdd(a, s.c[0]);
+        g1 = exactAdd(b, s.c[2]);
+    }
+    const double x = offsetOrdered(g0, readVarint(s, &k.nibble));
+    const double y = offsetOrdered(g1, readVarint(s, &k.nibble));
+    k.v[0] = x;
+    k.v[1] = y;
+    if (s.lowWords) {
+        // The low word the prediction implies given the high word stored (CompressedOrbit.lowWord).
+        const double lr = (exact(g0, g2) - exact(x, 0)).hi, li = (exact(g1, g3) - exact(y, 0)).hi;
+        k.v[2] = offsetOrdered(lr, readVarint(s, &k.nibble));
+        k.v[3] = offsetOrdered(li, readVarint(s, &k.nibble));
+    }
+    k.step += 1;
+}
+
+/// The cursor at step m, from the key at or before it; the first tiny entry at or past m.
+template <class D> FK_DEVICE void streamSeek(const FKStream &s, StreamCursor<D> &k, long long m) {
+    const long long key = m / kKeyStride, base = (s.lowWords ? 4 : 2) * key;
+    k.v[0] = s.keys[base];
+    k.v[1] = s.keys[base + 1];
+    k.v[2] = s.lowWords ? s.keys[base + 2] : 0;
+    k.v[3] = s.lowWords ? s.keys[base + 3] : 0;
+    k.nibble = s.keyNibbles[key];
+    k.step = key * kKeyStride;
+    while (k.step < m) streamAdvance(s, k);
+    long long lo = 0, hi = s.tinyCount;
+    while (lo < hi) {
+        const long long mid = (lo + hi) / 2;
+        if (s.tinySteps[mid] < m) lo = mid + 1; else hi = mid;
+    }
+    k.nextTiny = lo;
+}
+
+/// `current` for the step reached: the tiny table's value where it holds the step.
+template <class D> FK_DEVICE void streamSettle(const FKStream &s, StreamCursor<D> &k) {
+    typedef Delta<D> T;
+    if (k.nextTiny < s.tinyCount && s.tinySteps[k.nextTiny] == k.step) {
+        k.current = ((const Cx<D> *)s.tinyValues)[k.nextTiny];
+        k.nextTiny += 1;
+    } else if (s.wide) {
+        k.current = cx(T::fromPair(k.v[0], k.v[2]), T::fromPair(k.v[1], k.v[3]));
+    } else {
+        k.current = cx(T::fromDouble(k.v[0]), T::fromDouble(k.v[1]));
+    }
+}
+
+/// Z(m) (StreamedCursor.z): the next step decoded from this one, any other from its key.
+template <class D> FK_DEVICE Cx<D> streamAt(const FKStream &s, StreamCursor<D> &k, long long m) {
+    if (m != k.step) {
+        if (m == k.step + 1 && m % kKeyStride != 0) {
+            streamAdvance(s, k);
+        } else {
+            streamSeek(s, k, m);
+        }
+        streamSettle(s, k);
+    }
+    return k.current;
+}
+
 template <class D> FK_DEVICE Cx<D> pixelDelta(const FKPerturbParams &p, long long item) {
     if (p.dc) return ((const Cx<D> *)p.dc)[item];
     long long row = item / p.width, column = item - row * p.width;
@@ -596,6 +761,14 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     typedef Delta<D> T;
     const Cx<D> *orbit = (const Cx<D> *)p.orbit;
     const Cx<D> *rebaseOrbit = (const Cx<D> *)p.rebaseOrbit;
+    // Z(m): from the decoded orbit, or streamed (the orbit its own rebase orbit then).
+    const bool streamed = p.stream.keys != 0;
+    StreamCursor<D> cursor;
+    if (streamed) {
+        streamSeek(p.stream, cursor, 0);
+        streamSettle(p.stream, cursor);
+    }
+    auto Zat = [&](long long m) -> Cx<D> { return streamed ? streamAt(p.stream, cursor, m) : orbit[m]; };
     Table<D> tab = table<D>(p.table);
     const Table<D> rebaseTab = table<D>(p.rebaseTable);
     const bool addsDC = p.addsDC != 0;
@@ -609,7 +782,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     double nextStretch = 1.0;
     long long nextStretchExponent = 0;
     {
-        Cx<D> z0 = orbit[0] + dz;
+        Cx<D> z0 = Zat(0) + dz;
         double x = T::leading(z0.re), y = T::leading(z0.im);
         if (!addsDC) nextStretch = stretchSquared(p.power, x * x + y * y);
     }
@@ -688,7 +861,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
         const long long chain = tab.la ? (long long)tab.chainAt[m] : -1;
         if (tab.la && chain >= 0) {
             // PerturbationKernel.linearStep
-            const Cx<D> u = formulaStep(p, multibrot, orbit[m], dz, cx(T::zero(), T::zero()));
+            const Cx<D> u = formulaStep(p, multibrot, Zat(m), dz, cx(T::zero(), T::zero()));
             long long index = laLongest<D>(tab, chain, u, dcStep, maxIterations - n);
             if (index < 0) {
                 plainStep(u + dcStep);
@@ -733,11 +906,11 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
                     stretchExponent = v.e;
                 }
             } else {
-                plainStep(formulaStep(p, multibrot, orbit[m], dz, dcStep));
+                plainStep(formulaStep(p, multibrot, Zat(m), dz, dcStep));
             }
         }
         steps += 1;
-        const Cx<D> Z = orbit[m];
+        const Cx<D> Z = Zat(m);
         const Cx<D> z = Z + dz;
         const double x = T::leading(z.re), y = T::leading(z.im);
         const double r2 = x * x + y * y;

@@ -820,6 +820,13 @@ __device__ __noinline__ bool blockCarry(bool generates, bool propagates, Shared 
 /// carries come from one 64-bit addition of its ballots ((G | P) + G + carry in: a position
 /// carries out exactly where the chain would). apply(i, carry) is called once for each entry
 /// with its carry in. Returns the carry out of the last entry.
+// FK_EACH_UNROLL (an NVRTC -D option, through FATHOM_NVRTC_OPTIONS) unrolls the carry rows'
+// walks and FK_EACH's loops for kernel experiments; 1 (none) by default.
+#ifndef FK_EACH_UNROLL
+#define FK_EACH_UNROLL 1
+#endif
+constexpr int kEachUnroll = FK_EACH_UNROLL;
+
 template <class Flags, class Apply>
 __device__ bool blockCarryRows(long long n, Flags flags, Apply apply, Shared &sh) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
@@ -828,6 +835,7 @@ __device__ bool blockCarryRows(long long n, Flags flags, Apply apply, Shared &sh
     if (begin > n) begin = n;
     if (end > n) end = n;
     unsigned long long c0 = 0, c1 = 1;  // the segment's carry out without and with a carry in
+#pragma unroll kEachUnroll
     for (long long base = begin; base < end; base += 32) {
         const long long i = base + lane;
         const int f = i < end ? flags(i) : 2;
@@ -838,6 +846,7 @@ __device__ bool blockCarryRows(long long n, Flags flags, Apply apply, Shared &sh
     bool out;
     const bool into = blockCarry(lane == 0 && c0 != 0, lane != 0 || c1 != 0, sh, &out);
     unsigned long long c = __shfl_sync(0xffffffffu, into ? 1u : 0u, 0);
+#pragma unroll kEachUnroll
     for (long long base = begin; base < end; base += 32) {
         const long long i = base + lane;
         const int f = i < end ? flags(i) : 2;
@@ -852,7 +861,7 @@ __device__ bool blockCarryRows(long long n, Flags flags, Apply apply, Shared &sh
 
 // Maps and reductions walk the limbs cyclically (thread t takes t, t + T, ...: a warp's loads
 // are one line); only the carry scans take contiguous chunks.
-#define FK_EACH(i, n) for (long long i = threadIdx.x; i < (n); i += blockDim.x)
+#define FK_EACH(i, n) _Pragma("unroll kEachUnroll") for (long long i = threadIdx.x; i < (n); i += blockDim.x)
 
 /// FK_EACH for a pass that reads global memory: each thread issues the loads of kBatch of its
 /// indices (load(i), nothing stored between them) before it uses any (use(i, value)), so

@@ -363,8 +363,15 @@ private final class SharedExecutors: @unchecked Sendable {
 /// under $FATHOM_CUDA_CACHE, else $XDG_CACHE_HOME/fathom/cuda, else ~/.cache/fathom/cuda.
 /// A cache that cannot be written only costs a compile per process.
 enum KernelCache {
+    /// NVRTC's options; `FATHOM_NVRTC_OPTIONS` (space-separated, e.g. `-DFK_EACH_UNROLL=4`)
+    /// appends options for kernel experiments (they enter the cache key).
     static func options(architecture: String, exact: Bool) -> [String] {
-        ["--gpu-architecture=\(architecture)", "--std=c++17", "-default-device", "--fmad=\(exact ? "false" : "true")"]
+        let extra = ProcessInfo.processInfo.environment["FATHOM_NVRTC_OPTIONS"]?.split(separator: " ").map(String.init)
+        return [
+            "--gpu-architecture=\(architecture)", "--std=c++17", "-default-device",
+            "--fmad=\(exact ? "false" : "true")",
+        ]
+            + (extra ?? [])
     }
 
     static var folder: String {

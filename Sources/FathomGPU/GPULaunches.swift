@@ -32,9 +32,29 @@ extension GPUExecutor {
         defer { trace.mark("finish"); trace.print() }
 
         // Up: orbits and tables (kept on the device under their content's names), the items' dc.
-        let orbit = try resident(launch.orbit)
+        // The orbit decoded, or streamed (its parts; no rebase orbit of its own).
+        let orbit = try launch.orbit.map(resident)
         let rebaseOrbit = try launch.rebaseOrbit.map(resident) ?? orbit
-        var keep: [Buffer] = [orbit, rebaseOrbit]
+        var keep: [Buffer] = [orbit, rebaseOrbit].compactMap { $0 }
+        var stream = FKStream()
+        if let s = launch.stream {
+            func up(_ array: LaunchArray) throws -> Buffer {
+                let b = try resident(array)
+                keep.append(b)
+                return b
+            }
+            stream.bytes = UnsafePointer(try up(s.bytes).pointer.assumingMemoryBound(to: UInt8.self))
+            stream.nibbleCount = Int64(s.nibbleCount)
+            stream.keys = UnsafePointer(try up(s.keys).pointer.assumingMemoryBound(to: Double.self))
+            stream.keyNibbles = UnsafePointer(try up(s.keyNibbles).pointer.assumingMemoryBound(to: Int64.self))
+            stream.tinySteps = UnsafePointer(try up(s.tinySteps).pointer.assumingMemoryBound(to: Int64.self))
+            stream.tinyValues = UnsafeRawPointer(try up(s.tinyValues).pointer)
+            stream.tinyCount = Int64(s.tinySteps.count)
+            stream.c = (s.c[0], s.c[1], s.c[2], s.c[3])
+            stream.power = Int32(s.power)
+            stream.lowWords = s.lowWords ? 1 : 0
+            stream.wide = s.wide ? 1 : 0
+        }
         func upload(_ table: PerturbationLaunch.Table?) throws -> FKTable {
             var t = FKTable(
                 steps: nil, radii: nil, levelStarts: nil, levels: 0, la: nil, chainAt: nil, laLoadScale: 0)
@@ -79,10 +99,11 @@ extension GPUExecutor {
             bytes: Swift.min(launch.count, launchItems) * MemoryLayout<FKPixelOut>.stride)
         trace.mark("up")
 
-        p.orbit = orbit.pointer
-        p.orbitCount = Int64(launch.orbit.count)
-        p.rebaseOrbit = rebaseOrbit.pointer
-        p.rebaseCount = Int64((launch.rebaseOrbit ?? launch.orbit).count)
+        p.orbit = orbit.map { UnsafeRawPointer($0.pointer) }
+        p.orbitCount = Int64(launch.orbitCount)
+        p.rebaseOrbit = rebaseOrbit.map { UnsafeRawPointer($0.pointer) }
+        p.rebaseCount = Int64(launch.rebaseOrbit?.count ?? launch.orbitCount)
+        p.stream = stream
         p.table = table
         p.rebaseTable = rebaseTable
         p.out = results.mutablePointer.assumingMemoryBound(to: FKPixelOut.self)

@@ -93,6 +93,63 @@ struct GPUTests {
         }
     }
 
+    /// Views for the streamed orbit: FloatExp deltas at 1e-318, double-double deltas (an orbit
+    /// with low words, predicted in double-double), Pauldelbrot detection, and the period-3
+    /// nucleus at 1e-320, whose orbit has steps below 2^-1000 in the tiny table.
+    static func streamedViews() throws -> [(String, Location, GlitchMode, DeltaType?)] {
+        let p = Precision(bits: 1200)
+        let near = try BigComplex(parsingRe: "-1.76", im: "0.004", precision: p)
+        let m = try #require(MinibrotFinder.find(near: near, radius: FloatExp(0.02)))
+        let nucleus = Location(
+            centerRe: m.nucleus.re.decimalString(significantDigits: 370),
+            centerIm: m.nucleus.im.decimalString(significantDigits: 370), radius: "1e-320", maxIterations: 600)
+        return [
+            ("e318", location("e318"), .rebase, nil), ("e50", location("e50"), .rebase, .doubleDouble),
+            ("glitch_test_4", location("glitch_test_4"), .detect, nil), ("nucleus", nucleus, .rebase, .floatExp),
+        ]
+    }
+
+    /// Pixels whose counts or smooth value's bits differ (all of them where the sizes differ).
+    static func differing(_ a: IterationField, _ b: IterationField) -> Int {
+        guard a.n2.count == b.n2.count else { return max(a.n2.count, b.n2.count) }
+        return (0..<a.n2.count).filter {
+            a.n2[$0] != b.n2[$0] || a.nBig[$0] != b.nBig[$0] || a.smooth[$0].bitPattern != b.smooth[$0].bitPattern
+        }.count
+    }
+
+    @Test(
+        "the emulated kernels streaming the compressed orbit give the CPU's streamed field, and with the whole table the decoded one"
+    )
+    func streamedOrbit() throws {
+        for (name, location, glitches, delta) in try Self.streamedViews() {
+            for stage in [0, 2] {
+                var settings = RenderSettings(width: 24, height: 14, path: .perturbation)
+                settings.perturbation.deltaType = delta
+                settings.perturbation.glitchMode = glitches
+                settings.perturbation.placement = .center
+                settings.perturbation.streamedStage = stage
+                settings.gpuExact = true
+                settings.perturbation.orbitResidency = .streamed
+                let cpu = try Renderer.render(location: location, settings: settings)
+                settings.backend = .emulated
+                let gpu = try Renderer.render(location: location, settings: settings)
+                let report = try #require(gpu.report.perturbation)
+                #expect(report.streamedPasses >= 1 && gpu.report.gpuPasses >= 1, "\(name)")
+                #expect(report.referenceLength > 3 * 128, "\(name): the orbit runs past keys")
+                #expect(gpu.field.maxIterations == cpu.field.maxIterations)
+                #expect(Self.differing(gpu.field, cpu.field) == 0, "\(name), stage \(stage)")
+                #expect(report.loopSteps == cpu.report.perturbation?.loopSteps, "\(name), stage \(stage)")
+                #expect(report.blaSteps > 0, "\(name): LA steps jump through the stream")
+                if stage == 0 {
+                    settings.perturbation.orbitResidency = .decoded
+                    let decoded = try Renderer.render(location: location, settings: settings)
+                    #expect(decoded.report.perturbation?.streamedPasses == 0)
+                    #expect(Self.differing(gpu.field, decoded.field) == 0, "\(name): streamed against decoded")
+                }
+            }
+        }
+    }
+
     @Test(
         "Julia on the direct Double path (lanes with the rounding check; |c| > 2 without) on the emulated kernels equals the CPU's"
     )

@@ -126,8 +126,12 @@ struct ReferenceMemoryTests {
         settings.perturbation.orbitResidency = .decoded
         #expect(try Renderer.plan(location: deep, settings: settings).bytesPerStep == RenderPlan.bytesPerReferenceStep)
         settings.perturbation.orbitResidency = .automatic
+        // A GPU's passes stream the orbit too (the kernels' FKStream).
         settings.backend = .cuda
+        #expect(try Renderer.plan(location: deep, settings: settings).bytesPerStep == RenderPlan.bytesPerStreamedStep)
+        settings.perturbation.approximation = .bla
         #expect(try Renderer.plan(location: deep, settings: settings).bytesPerStep == RenderPlan.bytesPerReferenceStep)
+        settings.perturbation.approximation = .linear
         let julia = Location(
             family: .julia(re: "-0.8", im: "0.156"), centerRe: "0", centerIm: "0", radius: "1e-30",
             maxIterations: 100_000_000)

@@ -92,9 +92,28 @@ typedef struct {
 enum { FK_REBASE = 0, FK_DETECT = 1 };
 enum { FK_MAX_POWER = 16 };
 
+/* The orbit read from its compressed form as each pixel goes (CompressedOrbit.swift; the
+ * kernel's cursor is KernelOrbit.swift's StreamedCursor): every step predicted from the one
+ * before by z^p + c in Double or double-double and corrected by its nibbles, a key every 128
+ * steps, the steps below 2^-1000 from their own table. keys == 0: the orbit is decoded. */
+typedef struct {
+    const unsigned char *bytes; /* zigzag varints of nibbles, two a byte, low nibble first */
+    long long nibbleCount;
+    const double *keys;         /* per key: re, im (and reLow, imLow with lowWords) */
+    const long long *keyNibbles;/* per key: the nibble where the step after it starts */
+    const long long *tinySteps; /* the tiny table's steps, ascending */
+    const void *tinyValues;     /* Complex<D> per tiny step */
+    long long tinyCount;
+    double c[4];                /* c's re.hi, re.lo, im.hi, im.lo (double-double) */
+    int power;
+    int lowWords;               /* the stored values have low words */
+    int wide;                   /* D takes both words (106-bit deltas with low words) */
+    int pad;
+} FKStream;
+
 /* One perturbation pass: items first ..< first + launchCount of count. */
 typedef struct {
-    const void *orbit;          /* Complex<D>: Z(0) ... Z(orbitCount - 1) */
+    const void *orbit;          /* Complex<D>: Z(0) ... Z(orbitCount - 1); 0 where streamed */
     long long orbitCount;
     const void *rebaseOrbit;    /* the critical orbit (Z(0) = 0) */
     long long rebaseCount;
@@ -115,6 +134,7 @@ typedef struct {
     double tolerance;           /* Pauldelbrot's g */
     double epsilon;             /* the table's epsilon (0 without one): the variance's truncation terms */
     double binomials[FK_MAX_POWER + 1];
+    FKStream stream;            /* stream.keys != 0: the orbit (its own rebase orbit) streamed */
 } FKPerturbParams;
 
 /* Direct Double escape time (shallow views) of one pixel: its counts, |z|^2 at nBig, and for

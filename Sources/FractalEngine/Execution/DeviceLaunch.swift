@@ -76,7 +76,10 @@ public struct DeviceContent: Hashable, Sendable {
     let table: TableIdentity?
     let part: Part
 
-    enum Part: Hashable, Sendable { case orbit, steps, radii, levelStarts, laEntries, chainAt }
+    enum Part: Hashable, Sendable {
+        case orbit, steps, radii, levelStarts, laEntries, chainAt
+        case streamBytes, streamKeys, streamKeyNibbles, tinySteps, tinyValues
+    }
 }
 
 /// A perturbation pass (`PerturbationKernel`): Double, FloatExp or 106-bit (DoubleDouble,
@@ -129,9 +132,32 @@ public struct PerturbationLaunch: Sendable {
         case list(LaunchArray)
     }
 
+    /// The orbit in its compressed form (`CompressedOrbit`), which each item decodes as it
+    /// goes (`StreamedCursor`, FathomKernelABI.h's FKStream): its nibbles (UInt8), keys
+    /// (Double: re, im, and the low words where it has them), the keys' nibble offsets (Int),
+    /// the tiny table's steps (Int, ascending) and values (Complex<D>).
+    public struct Stream: Sendable {
+        public let bytes: LaunchArray
+        public let nibbleCount: Int
+        public let keys: LaunchArray
+        public let keyNibbles: LaunchArray
+        public let tinySteps: LaunchArray
+        public let tinyValues: LaunchArray
+        /// c's re.hi, re.lo, im.hi, im.lo.
+        public let c: [Double]
+        public let power: Int
+        public let lowWords: Bool
+        /// Whether the values in D take both words (106-bit deltas, an orbit with low words).
+        public let wide: Bool
+    }
+
     public let delta: Delta
-    /// Complex<D> values Z(0) ... Z(count - 1).
-    public let orbit: LaunchArray
+    /// Complex<D> values Z(0) ... Z(orbitCount - 1); nil where the pass streams the orbit.
+    public let orbit: LaunchArray?
+    /// The orbit streamed (nil: decoded in `orbit`); it is then its own rebase orbit.
+    public let stream: Stream?
+    /// The orbit's steps.
+    public let orbitCount: Int
     /// The critical orbit a pixel continues on after rebasing; nil: `orbit` itself.
     public let rebaseOrbit: LaunchArray?
     /// nil: no table (plain perturbation).

@@ -11,6 +11,8 @@ protocol KernelOrbit<Scalar>: Sendable {
     associatedtype Cursor: OrbitCursor where Cursor.Scalar == Scalar
     /// The orbit's values where it holds them decoded (a device's copy, the interior proof).
     var decoded: [Complex<Scalar>]? { get }
+    /// The orbit where it streams from its compressed form (a device's copy).
+    var streamed: StreamedOrbit<Scalar>? { get }
     /// Calls `body` with a cursor at Z(0), valid inside it.
     func withCursor<R>(_ body: (Cursor) -> R) -> R
 }
@@ -33,6 +35,7 @@ struct DecodedOrbit<D: PerturbationDelta>: KernelOrbit {
     init(_ values: [Complex<D>]) { self.values = values }
 
     @usableFromInline var decoded: [Complex<D>]? { values }
+    @usableFromInline var streamed: StreamedOrbit<D>? { nil }
 
     @inlinable
     func withCursor<R>(_ body: (DecodedCursor<D>) -> R) -> R {
@@ -72,6 +75,7 @@ struct StreamedOrbit<D: PerturbationDelta>: KernelOrbit {
     }
 
     @usableFromInline var decoded: [Complex<D>]? { nil }
+    @usableFromInline var streamed: StreamedOrbit<D>? { self }
 
     @usableFromInline
     func withCursor<R>(_ body: (StreamedCursor<D>) -> R) -> R {
@@ -204,5 +208,19 @@ struct StreamedCursor<D: PerturbationDelta>: OrbitCursor {
     func value() -> Complex<D> {
         if wide { return Complex(D(DoubleDouble(hi: raw.0, lo: raw.2)), D(DoubleDouble(hi: raw.1, lo: raw.3))) }
         return Complex(D(raw.0), D(raw.1))
+    }
+}
+
+extension StreamedOrbit {
+    /// The orbit as a device launch streams it, its arrays named `content(part)`.
+    func launchStream(_ content: (DeviceContent.Part) -> DeviceContent?) -> PerturbationLaunch.Stream {
+        PerturbationLaunch.Stream(
+            bytes: LaunchArray(orbit.bytes, content: content(.streamBytes)), nibbleCount: orbit.nibbleCount,
+            keys: LaunchArray(orbit.keys, content: content(.streamKeys)),
+            keyNibbles: LaunchArray(orbit.keyNibbles, content: content(.streamKeyNibbles)),
+            tinySteps: LaunchArray(tinySteps, content: content(.tinySteps)),
+            tinyValues: LaunchArray(tinyValues, content: content(.tinyValues)),
+            c: [orbit.c.re.hi, orbit.c.re.lo, orbit.c.im.hi, orbit.c.im.lo], power: orbit.power,
+            lowWords: orbit.hasLowWords, wide: wide)
     }
 }

@@ -15,9 +15,11 @@ extension PerturbationKernel {
     /// tracking kernels (extras), the interior proof (it runs before a pixel's first step, on
     /// the CPU), powers above `PerturbationLaunch.maximumPower`, a streamed orbit.
     func deviceForm(count: Int, names: DeviceNames) -> DeviceForm? {
-        guard !T.isActive, interior == nil, formula.power <= PerturbationLaunch.maximumPower,
-            let orbit = orbit.decoded, let rebaseOrbit = rebaseOrbit.decoded
-        else { return nil }
+        guard !T.isActive, interior == nil, formula.power <= PerturbationLaunch.maximumPower else { return nil }
+        // The orbit decoded (both orbits), or streamed (then its own rebase orbit).
+        let decoded = orbit.decoded.flatMap { a in rebaseOrbit.decoded.map { (a, $0) } }
+        let stream = decoded == nil ? orbit.streamed : nil
+        guard decoded != nil || stream != nil else { return nil }
         let delta = D.launchDelta
         let kind = ObjectIdentifier(D.self)
         func array<V: Sendable>(
@@ -40,7 +42,7 @@ extension PerturbationKernel {
                 chainAt: la ? array(table.periods!.chainAt, orbit, name, .chainAt) : nil,
                 laLoadScale: table.laLoadScale)
         }
-        let sharesOrbit = sameStorage(orbit, rebaseOrbit)
+        let sharesOrbit = decoded.map { sameStorage($0.0, $0.1) } ?? true
         // One table for both (Mandelbrot): the same content's name (storage would not tell: two
         // LA-only tables may share an empty steps array or a constant level-starts literal).
         let sharesTable = bla != nil && rebaseBLA != nil && names.table != nil && names.table == names.rebaseTable
@@ -51,8 +53,11 @@ extension PerturbationKernel {
             deltas = .list(LaunchArray(grid.deltas(of: subset, count: count)))
         }
         let launch = PerturbationLaunch(
-            delta: delta, orbit: array(orbit, names.orbit, nil, .orbit),
-            rebaseOrbit: sharesOrbit ? nil : array(rebaseOrbit, names.rebaseOrbit, nil, .orbit),
+            delta: delta, orbit: decoded.map { array($0.0, names.orbit, nil, .orbit) },
+            stream: stream?.launchStream { part in
+                names.orbit.map { DeviceContent(orbit: $0, delta: kind, table: nil, part: part) }
+            }, orbitCount: decoded?.0.count ?? (stream?.orbit.count ?? 0),
+            rebaseOrbit: sharesOrbit ? nil : array(decoded!.1, names.rebaseOrbit, nil, .orbit),
             table: launchTable(bla, names.table),
             rebaseTable: sharesTable ? nil : launchTable(rebaseBLA, names.rebaseTable),
             rebaseSharesTable: sharesTable, deltas: deltas, count: count, maxIterations: maxIterations,

@@ -143,11 +143,9 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
             power: formula.power, juliaC: juliaC, maxIterations: location.maxIterations, precision: precision,
             cache: settings.perturbation.cache, threads: threads, control: control,
             device: executor.referenceDevice,
-            bytesPerStep: executor.usesDevice
-                ? RenderPlan.bytesPerReferenceStep
-                : RenderPlan.bytesPerStep(
-                    settings: settings, addsDC: formula.addsDC, steps: location.maxIterations,
-                    pixels: settings.onlyPixels?.count ?? viewport.width * viewport.height))
+            bytesPerStep: RenderPlan.bytesPerStep(
+                settings: settings, addsDC: formula.addsDC, steps: location.maxIterations,
+                pixels: settings.onlyPixels?.count ?? viewport.width * viewport.height))
         // A trap must see every iteration, which BLA steps skip.
         tables = ApproximationTables(
             formula: formula, viewport: viewport, cache: settings.perturbation.cache, threads: threads,
@@ -248,12 +246,12 @@ extension PerturbationJob {
             table: tables.table(values, of: reference, grid: grid, subset: subset, epsilon: epsilon))
     }
 
-    /// Whether a pass of `pixels` pixels reads `reference` streamed (`OrbitResidency`): on the
-    /// CPU, for a formula that adds dc (no second, critical orbit), a reference that does not
-    /// wrap (the interior proof reads the decoded orbit) and LA alone (BLA levels are built
-    /// from the decoded orbit).
+    /// Whether a pass of `pixels` pixels reads `reference` streamed (`OrbitResidency`), on the
+    /// CPU or the GPU: for a formula that adds dc (no second, critical orbit), a reference that
+    /// does not wrap (the interior proof reads the decoded orbit) and LA alone (BLA levels are
+    /// built from the decoded orbit).
     func streams(_ reference: Reference, pixels: Int) -> Bool {
-        !executor.usesDevice && formula.addsDC && !reference.wraps
+        formula.addsDC && !reference.wraps
             && (!tables.enabled || tables.method == .linear)
             && settings.orbitResidency.streams(steps: reference.orbit.count, pixels: pixels)
     }

@@ -99,8 +99,9 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// 2^8: LA at 2^-32 for the default 2^-40. Flake 1e-50 800x800 then takes 58M loop steps
     /// against 99M and puts 8,540 pixels at risk against 57 (Documentation/Benchmarks.md).
     public static let firstPassEpsilonFactor = 0x1p8
-    /// How a CPU pass reads the reference orbit: decoded once into the pass's delta type, or
-    /// streamed from the compressed orbit as each pixel goes (`OrbitResidency`).
+    /// How a pass reads the reference orbit, on the CPU or the GPU: decoded once into the
+    /// pass's delta type, or streamed from the compressed orbit as each pixel goes
+    /// (`OrbitResidency`).
     public var orbitResidency: OrbitResidency = .automatic
     /// The lowest LA stage a streamed pass's table keeps (`LATable`'s `lowestStage`): stages 0
     /// and 1 hold 89% of fs_microfractal_e2608's entries (Documentation/Benchmarks.md).
@@ -191,8 +192,8 @@ public struct PerturbationReport: Sendable {
     public var streamedPasses: Int = 0
 }
 
-/// How a CPU pass reads the reference orbit (Documentation/Perturbation.md, "Orbits streamed
-/// to the kernel").
+/// How a pass reads the reference orbit, on the CPU or the GPU (Documentation/Perturbation.md,
+/// "Orbits streamed to the kernel").
 public enum OrbitResidency: String, Sendable, CaseIterable {
     /// Streamed where the orbit is long against the pass's pixels (`streams`), else decoded.
     case automatic = "auto"
@@ -200,7 +201,7 @@ public enum OrbitResidency: String, Sendable, CaseIterable {
     case decoded
     /// Decoded from the compressed orbit as pixels go, with a lean LA table
     /// (`PerturbationSettings.streamedStage`): where the formula adds dc, the reference does
-    /// not wrap and the pass runs on the CPU; elsewhere decoded.
+    /// not wrap and the tables are LA alone; elsewhere decoded.
     case streamed
 
     /// Orbits of at least this many steps stream automatically...

@@ -34,12 +34,11 @@ public struct RenderPlan: Sendable {
 
     /// Bytes a reference step takes at most in a render of `settings` with `pixels` pixels
     /// against an orbit of up to `steps` steps: `bytesPerStreamedStep` where every pass
-    /// streams it (the CPU, a formula that adds dc, LA alone, and `OrbitResidency.streams` for
-    /// the whole image), else `bytesPerReferenceStep`. `auto` counts as the CPU here: where it
-    /// finds a GPU, the render's own check (on the executor it runs on) takes the larger bound.
+    /// streams it (a formula that adds dc, LA alone, and `OrbitResidency.streams` for the
+    /// whole image; on the CPU or the GPU), else `bytesPerReferenceStep`.
     public static func bytesPerStep(settings: RenderSettings, addsDC: Bool, steps: Int, pixels: Int) -> Int {
         let streams =
-            (settings.backend == .cpu || settings.backend == .auto) && addsDC
+            addsDC
             && (!settings.perturbation.bla || settings.perturbation.approximation == .linear)
             && settings.perturbation.orbitResidency.streams(steps: steps, pixels: pixels)
         return streams ? bytesPerStreamedStep : bytesPerReferenceStep
