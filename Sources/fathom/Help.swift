@@ -107,11 +107,11 @@ enum Help {
           --approximation A      la (linear approximation with period detection; the
                                  default) | bla (bilinear approximation) | both (LA at its
                                  entries' starts, BLA between)
-          --orbit R              how CPU passes read the reference orbit: auto (the default:
-                                 streamed where it has 2^20 steps or more and 256 a pixel of the
-                                 pass) | decoded | streamed (from the compressed orbit, with a
-                                 lean LA table; decoded where that cannot serve: Julia, a wrapped
-                                 reference, BLA levels, a GPU)
+          --orbit R              how passes (CPU or GPU) read the reference orbit: auto (the
+                                 default: streamed where it has 2^20 steps or more and 256 a
+                                 pixel of the pass) | decoded | streamed (from the compressed
+                                 orbit, with a lean LA table; decoded where that cannot serve:
+                                 Julia, a wrapped reference, BLA levels)
           --bla-epsilon E        BLA's relative error bound per step (default 2^-40)
           --la-epsilon E         LA's relative error bound per linearized step (default 2^-40)
           --precision-passes on|off
