@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config libopenexr-dev ffmpeg
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps demo test format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
+.PHONY: deps demo test api-check api-baseline format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -30,8 +30,18 @@ demo: release
 # In CI (CI set, as .ci/run sets it) the test also runs the Slurm check below, about 90 s.
 test: deps lint
 	$(SWIFT) build -c release
+	SWIFT=$(SWIFT) Scripts/api-check.sh
 	$(SWIFT) test -c release
 	@if [ -n "$$CI" ]; then $(SUDO) Scripts/slurm-check.sh; fi
+
+# The public API against its committed baseline (API/, swift-api-digester's dumps): additions
+# pass, removals and signature changes fail (`make test` runs it). `make api-baseline` rewrites
+# the baseline after a deliberate breaking change (CHANGELOG.md records it).
+api-check: release
+	SWIFT=$(SWIFT) Scripts/api-check.sh
+
+api-baseline: release
+	SWIFT=$(SWIFT) Scripts/api-check.sh baseline
 
 # A zoom-out on a real single-node Slurm (as root: it installs Slurm and munge when missing and
 # starts their daemons from a temporary folder): Scripts/slurm-check.sh.

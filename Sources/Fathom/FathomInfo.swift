@@ -1,6 +1,6 @@
 /// Facts about this build of Fathom.
 public enum FathomInfo {
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
     /// The PNG tEXt keyword under which the location JSON is stored.
     public static let locationKey = "fathom-location"
 }

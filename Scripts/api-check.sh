@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The public API of Fathom's library modules against its committed baseline, API/<Module>.json:
+# the toolchain's swift-api-digester dumps each module of the release build (`swift build -c
+# release` first) and compares the dump with the baseline. Removed, renamed or retyped
+# declarations, changed generic signatures, conformances or attributes fail the check; added
+# declarations pass. `Scripts/api-check.sh baseline` rewrites the baseline from the build: the
+# deliberate step a breaking change takes, recorded in CHANGELOG.md with a new major version.
+# Source locations are blanked in both (they name the checkout's path). Linux only: the
+# baseline is Linux's (its imports, Glibc); elsewhere the check says so and passes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-check}
+modules="ArbitraryPrecision FractalNumerics FractalEngine FractalImaging FathomGPU Fathom"
+if [ "$(uname -s)" != Linux ]; then
+    echo "api-check: the committed baseline is Linux's; skipped on $(uname -s)"
+    exit 0
+fi
+swift=$(command -v "${SWIFT:-swift}")
+digester=$(dirname "$(readlink -f "$swift")")/swift-api-digester
+[ -x "$digester" ] || { echo "api-check: no swift-api-digester beside $swift"; exit 1; }
+build=.build/release
+[ -d "$build/Modules" ] || { echo "api-check: no release build in $build: run swift build -c release"; exit 1; }
+flags=(-I "$build/Modules" -I Sources/CMPFR -target "$(uname -m)-unknown-linux-gnu" -abort-on-module-fail)
+for c in CPNG CEXR CFathomGPU; do flags+=(-Xcc "-fmodule-map-file=$build/$c.build/module.modulemap"); done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=0
+for m in $modules; do
+    "$digester" -dump-sdk -module "$m" "${flags[@]}" -o "$work/$m.raw.json"
+    sed -E 's#"location": "[^"]*"#"location": ""#' "$work/$m.raw.json" >"$work/$m.json"
+    if [ "$mode" = baseline ]; then
+        mkdir -p API
+        cp "$work/$m.json" "API/$m.json"
+        continue
+    fi
+    [ -f "API/$m.json" ] || { echo "api-check: API/$m.json is missing (Scripts/api-check.sh baseline writes it)"; failed=1; continue; }
+    "$digester" -diagnose-sdk -input-paths "API/$m.json" -input-paths "$work/$m.json" >"$work/$m.txt" 2>&1
+    # The report's section headers are comments; any other line is a breaking change.
+    if grep -v -E '^[[:space:]]*$|^/\*.*\*/$' "$work/$m.txt" >"$work/$m.breaks"; then
+        echo "api-check: $m's public API breaks its baseline (API/$m.json):"
+        sed 's/^/  /' "$work/$m.breaks"
+        failed=1
+    fi
+done
+if [ "$mode" = baseline ]; then
+    echo "api-check: baseline written to API/ ($modules)"
+elif [ $failed = 0 ]; then
+    echo "api-check: the public API of $modules keeps its baseline"
+fi
+exit $failed
