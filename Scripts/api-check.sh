@@ -4,7 +4,8 @@
 # release` first) and compares the dump with the baseline. Removed, renamed or retyped
 # declarations, changed generic signatures, conformances or attributes fail the check; added
 # declarations pass. `Scripts/api-check.sh baseline` rewrites the baseline from the build: the
-# deliberate step a breaking change takes, recorded in CHANGELOG.md with a new major version.
+# deliberate step a breaking change takes (recorded in CHANGELOG.md under a new version), and
+# the step that keeps new declarations from then on.
 # Source locations are blanked in both (they name the checkout's path). Linux only: the
 # baseline is Linux's (its imports, Glibc); elsewhere the check says so and passes.
 set -euo pipefail

@@ -132,3 +132,58 @@ public enum Verifier {
         return report
     }
 }
+
+extension Verifier {
+    /// Checks a view of your own against direct MPFR iteration, as `fathom verify` checks the
+    /// oracle: renders only `pixels` ((x, y), top row y = 0) of `location` at `settings`
+    /// through the normal render path (`RenderSettings.onlyPixels`), then iterates each
+    /// directly in MPFR at two precisions, the bits below the pixel spacing plus 64 and twice
+    /// that plus 64 (the oracle's rule). A pixel whose two MPFR results differ is marked
+    /// unstable and not compared; counts must match exactly, smooth values within
+    /// `smoothTolerance`. Each pixel costs its iterations in MPFR: pick few at extreme depth.
+    public static func check(
+        location: Location, settings: RenderSettings, pixels: [(x: Int, y: Int)], name: String = "view"
+    ) throws -> VerifyReport {
+        let viewport = try Viewport(location: location, width: settings.width, height: settings.height)
+        for (x, y) in pixels where !(0..<settings.width).contains(x) || !(0..<settings.height).contains(y) {
+            throw LocationError.outOfRange(
+                field: "pixel", text: "\(x),\(y)", limit: "inside the \(settings.width)x\(settings.height) image")
+        }
+        var only = settings
+        only.onlyPixels = pixels.map { $0.y * settings.width + $0.x }
+        let result = try Renderer.render(location: location, settings: only)
+        let bits = Int(-viewport.log2Spacing.rounded(.down)) + 64
+        let fine = MPFREscape(precision: Precision(bits: 2 * bits + 64))
+        let coarse = MPFREscape(precision: Precision(bits: bits))
+        var rows: [VerifyReport.Row] = []
+        for (x, y) in pixels {
+            let want = fine.iterate(
+                pixelX: x, pixelY: y, viewport: viewport, family: location.family,
+                maxIterations: location.maxIterations)
+            let other = coarse.iterate(
+                pixelX: x, pixelY: y, viewport: viewport, family: location.family,
+                maxIterations: location.maxIterations)
+            let unstable = want.n2 != other.n2 || want.nBig != other.nBig
+            let smoothUnstable = !want.smooth.isNaN && !(Swift.abs(want.smooth - other.smooth) <= 1e-6)
+            let pixel = OracleFile.Pixel(
+                x: x, y: y, n2: Int(want.n2), nBig: Int(want.nBig), logAbsZ: nil,
+                smooth: want.smooth.isNaN ? nil : want.smooth, unstable: unstable, smoothUnstable: smoothUnstable)
+            let got = result.field[x, y]
+            var smoothError: Double?
+            if let expected = pixel.smooth, !unstable, !smoothUnstable {
+                smoothError = got.smooth.isNaN ? .infinity : Swift.abs(got.smooth - expected)
+            }
+            rows.append(
+                VerifyReport.Row(
+                    pixel: pixel, got: got, countsMatch: got.n2 == want.n2 && got.nBig == want.nBig,
+                    smoothError: smoothError, smoothMatches: (smoothError ?? 0) <= smoothTolerance))
+        }
+        var report = VerifyReport(
+            name: name, outcome: .passed, path: result.report.path, seconds: result.report.seconds, rows: rows)
+        report.perturbation = result.report.perturbation
+        report.backend = result.report.backend
+        report.warnings = result.report.warnings
+        if report.countMismatches > 0 || report.smoothMismatches > 0 { report.outcome = .failed }
+        return report
+    }
+}

@@ -116,3 +116,29 @@ struct OracleTests {
         #expect(oracle.pixels.map { [$0.x, $0.y] } == pixels.map { [$0.0, $0.1] })
     }
 }
+
+@Suite("Checking a view of one's own against MPFR")
+struct ViewCheckTests {
+    @Test("Verifier.check's direct MPFR counts are the oracle's, and the render matches them")
+    func checkAgainstOracle() throws {
+        let oracle = try OracleFile.read(path: try fixture("pub_c_e55"))
+        let location = try oracle.locationFile.location()
+        let sample = oracle.pixels.filter { !$0.unstable }.prefix(6)
+        var settings = RenderSettings(width: oracle.width, height: oracle.height)
+        settings.threads = 2
+        let report = try Verifier.check(
+            location: location, settings: settings, pixels: sample.map { ($0.x, $0.y) }, name: "e55")
+        #expect(report.rows.count == sample.count)
+        for (row, pixel) in zip(report.rows, sample) {
+            #expect(!row.pixel.unstable)
+            #expect(row.pixel.n2 == pixel.n2 && row.pixel.nBig == pixel.nBig, "(\(pixel.x), \(pixel.y))")
+            if let want = pixel.smooth, let got = row.pixel.smooth { #expect(Swift.abs(want - got) < 1e-9) }
+        }
+        #expect(report.outcome == .passed && report.checked == sample.count)
+        #expect(report.rows.contains { $0.pixel.nBig != 0 }, "escaping pixels in the sample")
+        // A pixel outside the image is refused before any work.
+        #expect(throws: LocationError.self) {
+            try Verifier.check(location: location, settings: settings, pixels: [(oracle.width, 0)])
+        }
+    }
+}
