@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config libopenexr-dev ffmpeg
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps demo test api-check api-baseline format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
+.PHONY: deps demo test api-check api-baseline examples format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -32,6 +32,7 @@ test: deps lint
 	$(SWIFT) build -c release
 	SWIFT=$(SWIFT) Scripts/api-check.sh
 	$(SWIFT) test -c release
+	SWIFT=$(SWIFT) Scripts/examples-check.sh
 	@if [ -n "$$CI" ]; then $(SUDO) Scripts/slurm-check.sh; fi
 
 # The public API against its committed baseline (API/, swift-api-digester's dumps): additions
@@ -43,6 +44,11 @@ api-check: release
 api-baseline: release
 	SWIFT=$(SWIFT) Scripts/api-check.sh baseline
 
+# Examples/: a package of three small tools that depends on Fathom by path (Examples/README.md),
+# built and run on the repository's files (`make test` runs it).
+examples: release
+	SWIFT=$(SWIFT) Scripts/examples-check.sh
+
 # A zoom-out on a real single-node Slurm (as root: it installs Slurm and munge when missing and
 # starts their daemons from a temporary folder): Scripts/slurm-check.sh.
 slurm-check: release
@@ -52,7 +58,7 @@ slurm-check: release
 # .swift-format (line length 120). `make format` rewrites the Swift sources in place; `make lint`
 # fails on any finding (--strict), and `make test` runs it first. Generated files opt out with
 # `swift-format-ignore-file` in their header.
-FORMAT_PATHS = Package.swift Sources Tests Benchmarks Fuzz Plugins
+FORMAT_PATHS = Package.swift Sources Tests Benchmarks Fuzz Plugins Examples/Package.swift Examples/Sources
 
 format:
 	$(SWIFT) format --in-place --recursive --configuration .swift-format $(FORMAT_PATHS)
