@@ -15,6 +15,8 @@ let numericSettings: [SwiftSetting] = nativeFlags
 
 let package = Package(
     name: "Fathom",
+    // Synchronization.Mutex and Atomic (checked Sendable state) need macOS 15 there.
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "Fathom", targets: ["Fathom"]),
         .library(name: "FractalNumerics", targets: ["FractalNumerics"]),

@@ -1,13 +1,13 @@
 import Foundation
+import Synchronization
 
 /// A progress line with an ETA for a render in flight: `render` feeds it the fraction done
 /// (`RenderControl`'s progress) and prints what it returns. The ETA assumes the rest goes at
 /// the average speed so far. Thread-safe; at most one line per `interval` seconds.
-public final class ProgressMeter: @unchecked Sendable {
-    private let lock = NSLock()
+public final class ProgressMeter: Sendable {
     private let start: Date
     private let interval: Double
-    private var lastLine: Date?
+    private let lastLine = Mutex<Date?>(nil)
 
     public init(start: Date = Date(), interval: Double = 0.25) {
         self.start = start
@@ -16,11 +16,12 @@ public final class ProgressMeter: @unchecked Sendable {
 
     /// The line to show at `fraction` done (nil: too soon after the last one).
     public func update(_ fraction: Double, now: Date = Date()) -> String? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let lastLine, now.timeIntervalSince(lastLine) < interval && fraction < 1 { return nil }
-        lastLine = now
-        return ProgressMeter.line(fraction: fraction, elapsed: now.timeIntervalSince(start))
+        let due = lastLine.withLock { last in
+            if let previous = last, now.timeIntervalSince(previous) < interval && fraction < 1 { return false }
+            last = now
+            return true
+        }
+        return due ? ProgressMeter.line(fraction: fraction, elapsed: now.timeIntervalSince(start)) : nil
     }
 
     /// "42%  0:12 elapsed, ETA 0:17": percent done, time so far and the time left at the

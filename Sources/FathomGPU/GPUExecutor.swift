@@ -1,6 +1,7 @@
 import CFathomGPU
 import Foundation
 import FractalEngine
+import Synchronization
 
 /// What went wrong with a GPU backend.
 public enum GPUError: Error, CustomStringConvertible, Equatable {
@@ -345,17 +346,16 @@ extension FKPerturbParams: LaunchParameters, @retroactive @unchecked Sendable {}
 extension FKDirectParams: LaunchParameters, @retroactive @unchecked Sendable {}
 
 /// The process's CUDA executors, opened on first use; a failure is remembered.
-private final class SharedExecutors: @unchecked Sendable {
-    private let lock = NSLock()
-    private var executors: [Bool: Result<GPUExecutor, any Error>] = [:]
+private final class SharedExecutors: Sendable {
+    private let executors = Mutex<[Bool: Result<GPUExecutor, any Error>]>([:])
 
     func executor(exact: Bool) throws -> GPUExecutor {
-        lock.lock()
-        defer { lock.unlock() }
-        if let known = executors[exact] { return try known.get() }
-        let result = Result { try GPUExecutor.openCUDA(exact: exact) }
-        executors[exact] = result
-        return try result.get()
+        try executors.withLock { executors in
+            if let known = executors[exact] { return known }
+            let result = Result { try GPUExecutor.openCUDA(exact: exact) }
+            executors[exact] = result
+            return result
+        }.get()
     }
 }
 

@@ -1,6 +1,7 @@
 import ArbitraryPrecision
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Reference orbits for one render's phases: from the cache, else computed in MPFR (and
 /// cached), with the time spent. Every orbit keeps its low words, so pixels at risk can be
@@ -173,19 +174,16 @@ final class FinerOrbitTask: @unchecked Sendable {
 }
 
 /// Orbits computed on several threads, in order, with the first error.
-private final class OrbitResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results: [Result<ReferenceOrbit, any Error>?]
+private final class OrbitResults: Sendable {
+    private let results: Mutex<[Result<ReferenceOrbit, any Error>?]>
 
-    init(count: Int) { results = Array(repeating: nil, count: count) }
+    init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }
 
     func set(_ k: Int, _ r: Result<ReferenceOrbit, any Error>) {
-        lock.lock()
-        results[k] = r
-        lock.unlock()
+        results.withLock { $0[k] = r }
     }
 
-    func values() throws -> [ReferenceOrbit] { try results.map { try $0!.get() } }
+    func values() throws -> [ReferenceOrbit] { try results.withLock { $0 }.map { try $0!.get() } }
 }
 
 /// An orbit and its identity, computed once when a cache or a device needs it.

@@ -1,5 +1,6 @@
 import Foundation
 import FractalNumerics
+import Synchronization
 
 // The package's parallel helpers: tile scheduling for the passes, chunked loops for tables,
 // finishing, colouring and the GPU emulation, and the pointer concurrent chunks share
@@ -84,31 +85,33 @@ enum TileScheduler {
     }
 }
 
-private final class TileQueue: @unchecked Sendable {
-    private let lock = NSLock()
-    private var nextTile = 0
-    private var done: Double
+private final class TileQueue: Sendable {
+    private let nextTile = Mutex(0)
+    private let done: Mutex<Double>
     private let count: Int
     private let order: [Int]?
 
     init(count: Int, base: Double, order: [Int]?) {
         self.count = count
         self.order = order
-        done = base
+        done = Mutex(base)
     }
 
     func next() -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard nextTile < count else { return nil }
-        nextTile += 1
-        return order?[nextTile - 1] ?? nextTile - 1
+        guard
+            let k = nextTile.withLock({ next -> Int? in
+                guard next < count else { return nil }
+                next += 1
+                return next - 1
+            })
+        else { return nil }
+        return order?[k] ?? k
     }
 
     func finish(weight: Double) -> Double {
-        lock.lock()
-        defer { lock.unlock() }
-        done += weight
-        return min(1, done)
+        done.withLock { done in
+            done += weight
+            return min(1, done)
+        }
     }
 }

@@ -1,13 +1,13 @@
 import Foundation
+import Synchronization
 
-/// Progress reporting and cancellation for a render in flight. Thread-safe.
-public final class RenderControl: @unchecked Sendable {
-    /// Guards `cancelled` only: never held while `progress` runs, so the closure (or another
-    /// thread while it runs) may call `cancel()` and `isCancelled`.
-    private let lock = NSLock()
-    private var cancelled = false
+/// Progress reporting and cancellation for a render in flight. Thread-safe (checked Sendable).
+public final class RenderControl: Sendable {
+    /// Set once by `cancel()`; never tied to `progress`, so the closure (or another thread
+    /// while it runs) may call `cancel()` and `isCancelled`.
+    private let cancelled = Atomic<Bool>(false)
     /// One progress call at a time.
-    private let progressLock = NSLock()
+    private let progressTurn = Mutex(())
     private let progress: (@Sendable (Double) -> Void)?
 
     /// `progress` is called with the fraction of pixels done (0...1) after each tile, from
@@ -18,15 +18,11 @@ public final class RenderControl: @unchecked Sendable {
 
     /// Asks the render to stop; it throws `RenderError.cancelled` after the tiles in flight.
     public func cancel() {
-        lock.lock()
-        cancelled = true
-        lock.unlock()
+        cancelled.store(true, ordering: .releasing)
     }
 
     public var isCancelled: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return cancelled
+        cancelled.load(ordering: .acquiring)
     }
 
     /// Progress of a reference orbit: reported as the first 10% of the render.
@@ -35,9 +31,7 @@ public final class RenderControl: @unchecked Sendable {
     /// Progress of the render (0...1): for the passes and the backends that run them.
     public func report(_ fraction: Double) {
         guard let progress else { return }
-        progressLock.lock()
-        defer { progressLock.unlock() }
-        progress(fraction)
+        progressTurn.withLock { _ in progress(fraction) }
     }
 }
 
