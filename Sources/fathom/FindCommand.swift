@@ -105,6 +105,11 @@ enum FindCommand {
             rendered = String(
                 format: "wrote %@: %dx%d, path %@, %.2f s", png, size.0, size.1, r.report.path.rawValue,
                 r.report.seconds)
+            // Unsettled pixels are reported, as by render.
+            if let p = r.report.perturbation, p.unsettledPixels > 0 {
+                FileHandle.standardError.write(
+                    Data((RenderCommand.unverifiedWarning(p, width: r.field.width) + "\n").utf8))
+            }
         }
         if control.isCancelled { throw RenderError.cancelled }
         try outputs.commit()

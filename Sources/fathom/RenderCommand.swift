@@ -280,8 +280,8 @@ enum RenderCommand {
             + ", glitches \(p.glitchMode.rawValue)"
             + (p.interiorPixels > 0 ? ", \(p.interiorPixels) pixels proven interior" : "")
             + (p.firstPassEpsilon.map { ", first pass at epsilon 2^\(Int(log2($0).rounded()))" } ?? "")
-            + (p.settingEpsilonPixels > 0 ? ", \(p.settingEpsilonPixels) sensitive pixels again at the setting's" : "")
-            + (p.fineBLAPixels > 0 ? ", \(p.fineBLAPixels) sensitive pixels again at epsilon 2^-53" : "")
+            + (p.settingEpsilonPixels > 0 ? ", \(p.settingEpsilonPixels) pixels at risk again at the setting's" : "")
+            + (p.fineBLAPixels > 0 ? ", \(p.fineBLAPixels) pixels at risk again at epsilon 2^-53" : "")
             + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) again with 106-bit deltas" : "")
             + (p.finerOrbitBits.map { " against an orbit at \($0) bits" } ?? "")
             + (p.fineWidePixels > 0

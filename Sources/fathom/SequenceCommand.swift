@@ -97,6 +97,11 @@ enum SequenceCommand {
                 range, into: folder, settings: settings, bitDepth: bitDepth, cache: cache, control: control,
                 resume: a.has("resume")
             ) { k, result in
+                // Unsettled pixels are reported with or without --quiet, as by render.
+                if let p = result.report.perturbation, p.unsettledPixels > 0 {
+                    let warning = RenderCommand.unverifiedWarning(p, width: result.field.width)
+                    FileHandle.standardError.write(Data("frame \(k): \(warning)\n".utf8))
+                }
                 guard !quiet else { return }
                 let r = result.report
                 print(

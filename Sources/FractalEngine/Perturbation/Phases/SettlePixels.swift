@@ -34,7 +34,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
         var unsettled: [Int] = []
     }
 
-    /// BLA's epsilon for the second look at pixels at risk: Double's rounding level.
+    /// BLA's epsilon for the pass over pixels at risk: Double's rounding level.
     static var fineBLAEpsilon: Double { 0x1p-53 }
     /// The first 106-bit pass's table epsilon, as the tables take it (they scale a 106-bit
     /// type's by 2^-53): 2^-64. e50 640x360, 17,209 pixels, wall s of the 106-bit passes and
