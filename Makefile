@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config libopenexr-dev ffmpeg
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps demo test api-check api-baseline examples format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
+.PHONY: deps demo test api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -43,6 +43,11 @@ api-check: release
 
 api-baseline: release
 	SWIFT=$(SWIFT) Scripts/api-check.sh baseline
+
+# Line coverage per module (swift test --enable-code-coverage in .build/coverage, llvm-cov from
+# the toolchain): Scripts/coverage.sh; the numbers are in Documentation/Testing.md.
+coverage: deps
+	SWIFT=$(SWIFT) Scripts/coverage.sh
 
 # Examples/: a package of three small tools that depends on Fathom by path (Examples/README.md),
 # built and run on the repository's files (`make test` runs it).

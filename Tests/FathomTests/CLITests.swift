@@ -36,7 +36,13 @@ struct FathomProcess {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = args
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        if let environment { process.environment = environment }
+        if var environment {
+            // A coverage run's profile goes where the test runner says, not into the test's folder.
+            if let profile = ProcessInfo.processInfo.environment["LLVM_PROFILE_FILE"] {
+                environment["LLVM_PROFILE_FILE"] = environment["LLVM_PROFILE_FILE"] ?? profile
+            }
+            process.environment = environment
+        }
         let out = Pipe(), err = Pipe()
         if let standardOutput {
             process.standardOutput = FileHandle(forWritingAtPath: standardOutput)
