@@ -30,7 +30,20 @@ trap 'rm -rf "$work"' EXIT
 failed=0
 for m in $modules; do
     "$digester" -dump-sdk -module "$m" "${flags[@]}" -o "$work/$m.raw.json"
-    sed -E 's#"location": "[^"]*"#"location": ""#' "$work/$m.raw.json" >"$work/$m.json"
+    # The dump also holds what inlinable code may reach (`@usableFromInline` and `package`
+    # declarations, marked isInternal): not public API, so dropped; a public declaration made
+    # `package` then reads as removed.
+    python3 -c '
+import json, sys
+def public(node):
+    node["children"] = [public(c) for c in node.get("children", []) if not c.get("isInternal")]
+    if not node["children"]:
+        del node["children"]
+    return node
+dump = json.load(open(sys.argv[1]))
+public(dump["ABIRoot"])
+json.dump(dump, sys.stdout, indent=2)
+' "$work/$m.raw.json" | sed -E 's#"location": "[^"]*"#"location": ""#' >"$work/$m.json"
     if [ "$mode" = baseline ]; then
         mkdir -p API
         cp "$work/$m.json" "API/$m.json"

@@ -4,16 +4,16 @@ import CMPFR
 ///
 /// `&x` of a Swift stored `mpfr_t` is not a stable address (Documentation/Design.md section 10), so every
 /// MPFR value lives behind a pointer allocated here and passed to each MPFR call.
-public final class MPFRValue: @unchecked Sendable {
-    public let pointer: UnsafeMutablePointer<__mpfr_struct>
+@usableFromInline package final class MPFRValue: @unchecked Sendable {
+    @usableFromInline package let pointer: UnsafeMutablePointer<__mpfr_struct>
 
-    public init(precision: Precision) {
+    @usableFromInline package init(precision: Precision) {
         pointer = .allocate(capacity: 1)
         mpfr_init2(pointer, mpfr_prec_t(precision.bits))
     }
 
     /// A copy with the same precision and value.
-    public func copy() -> MPFRValue {
+    @usableFromInline package func copy() -> MPFRValue {
         let c = MPFRValue(precision: Precision(uncheckedBits: Int(fathom_mpfr_get_prec(pointer))))
         mpfr_set(c.pointer, pointer, MPFR_RNDN)
         return c

@@ -26,7 +26,7 @@ public final class MPFRWorkspace {
     }
 
     /// Register `i`, to pass to MPFR calls.
-    @inlinable public subscript(i: Int) -> UnsafeMutablePointer<__mpfr_struct> {
+    @inlinable package subscript(i: Int) -> UnsafeMutablePointer<__mpfr_struct> {
         precondition(i >= 0 && i < count)
         return base + i
     }

@@ -444,5 +444,5 @@ extension ComputeBackend {
     }
 
     /// The CUDA C++ source of the GPU kernels (compiled by NVRTC at run time).
-    public static var kernelSource: String { KernelSource.text }
+    @usableFromInline package static var kernelSource: String { KernelSource.text }
 }

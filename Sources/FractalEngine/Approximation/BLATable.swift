@@ -191,7 +191,7 @@ public struct BLATable<D: DeltaScalar>: Sendable {
 
     /// Calls `body` with a view of the table for a kernel's inner loop (no ARC there).
     @inlinable
-    public func withView<R>(_ body: (BLAView<D>) -> R) -> R {
+    package func withView<R>(_ body: (BLAView<D>) -> R) -> R {
         func withPeriods(_ inner: (LAView<D>) -> R) -> R {
             guard let periods else { return inner(.none) }
             return periods.withView(inner)
@@ -228,17 +228,17 @@ public enum ApproximationMethod: String, Sendable, CaseIterable {
 }
 
 /// A BLA table as raw pointers, valid inside `BLATable.withView`.
-public struct BLAView<D: DeltaScalar> {
+@usableFromInline package struct BLAView<D: DeltaScalar> {
     @usableFromInline let steps: UnsafePointer<BLAStep<D>>?
     @usableFromInline let radii: UnsafePointer<D>?
     @usableFromInline let levelStarts: UnsafePointer<Int>
     @usableFromInline let levels: Int
     /// The table's epsilon: each step's relative truncation error is below it.
-    public let epsilon: Double
+    @usableFromInline package let epsilon: Double
     /// The table's LA entries (empty: none).
-    public let la: LAView<D>
+    @usableFromInline package let la: LAView<D>
     /// (LA epsilon / epsilon)^2: an LA step's load in units of the table's epsilon.
-    public let laLoadScale: Double
+    @usableFromInline package let laLoadScale: Double
 
     @inlinable
     init(
@@ -256,18 +256,18 @@ public struct BLAView<D: DeltaScalar> {
 
     /// A view with no steps (plain perturbation).
     @inlinable
-    public static func none(_ dummy: UnsafePointer<Int>) -> BLAView {
+    package static func none(_ dummy: UnsafePointer<Int>) -> BLAView {
         BLAView(steps: nil, radii: nil, levelStarts: dummy, levels: 0, epsilon: 0)
     }
 
     @inlinable
-    public subscript(index: Int) -> BLAStep<D> { steps![index] }
+    package subscript(index: Int) -> BLAStep<D> { steps![index] }
 
     /// The longest valid step at reference index m, bottom up: a merged step's radius is at
     /// most that of its first half, which starts at the same index one level down, so the
     /// first invalid level ends the search.
     @inlinable @inline(__always)
-    public func longestStep(at m: Int, dz: Complex<D>, maxLength: Int = .max) -> (index: Int, length: Int)? {
+    package func longestStep(at m: Int, dz: Complex<D>, maxLength: Int = .max) -> (index: Int, length: Int)? {
         guard let radii, m >= 1 else { return nil }
         let j = m - 1
         guard j < levelStarts[1], D.magnitude(dz.re, dz.im, isBelow: radii[j]) else { return nil }

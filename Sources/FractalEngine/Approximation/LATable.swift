@@ -227,7 +227,7 @@ public struct LATable<D: DeltaScalar>: Sendable {
 
     /// Calls `body` with a view of the table for a kernel's inner loop.
     @inlinable
-    public func withView<R>(_ body: (LAView<D>) -> R) -> R {
+    package func withView<R>(_ body: (LAView<D>) -> R) -> R {
         // No entries (an orbit too short, or too many for Int32 offsets): no LA at all, as a GPU
         // pass sees it (an empty array's buffer may still have an address).
         if entries.isEmpty { return body(.none) }
@@ -240,7 +240,7 @@ public struct LATable<D: DeltaScalar>: Sendable {
 }
 
 /// An LA table as raw pointers, valid inside `LATable.withView`.
-public struct LAView<D: DeltaScalar> {
+@usableFromInline package struct LAView<D: DeltaScalar> {
     @usableFromInline let entries: UnsafePointer<LAEntry<D>>?
     @usableFromInline let chainAt: UnsafePointer<Int32>?
 
@@ -250,21 +250,21 @@ public struct LAView<D: DeltaScalar> {
         self.chainAt = chainAt
     }
 
-    @inlinable public static var none: LAView { LAView(entries: nil, chainAt: nil) }
+    @inlinable package static var none: LAView { LAView(entries: nil, chainAt: nil) }
 
-    @inlinable public var isEmpty: Bool { entries == nil }
+    @inlinable package var isEmpty: Bool { entries == nil }
 
     /// The chain offset at reference index m (>= 0), or minus the distance to the next start.
     @inlinable @inline(__always)
-    public func chain(at m: Int) -> Int { Int(chainAt![m]) }
+    package func chain(at m: Int) -> Int { Int(chainAt![m]) }
 
     @inlinable
-    public subscript(index: Int) -> LAEntry<D> { entries![index] }
+    package subscript(index: Int) -> LAEntry<D> { entries![index] }
 
     /// The longest entry of the chain at `offset` that holds for u and dc and covers at most
     /// `maxLength` iterations.
     @inlinable @inline(__always)
-    public func longest(chain offset: Int, u: Complex<D>, dc: Complex<D>, maxLength: Int) -> Int? {
+    package func longest(chain offset: Int, u: Complex<D>, dc: Complex<D>, maxLength: Int) -> Int? {
         guard let entries else { return nil }
         let end = entries[offset].chainEnd
         var best: Int? = nil

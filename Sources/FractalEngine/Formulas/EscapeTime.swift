@@ -52,14 +52,14 @@ public enum Escape {
 }
 
 /// The state of one escape-time iteration in progress.
-public struct EscapeState<T: RealScalar>: Sendable {
-    public var z: Complex<T>
+@usableFromInline package struct EscapeState<T: RealScalar>: Sendable {
+    @usableFromInline package var z: Complex<T>
     /// Iterations done so far: z = z(n).
-    public var n: Int
+    @usableFromInline package var n: Int
     /// The first n with |z(n)| > 2 so far, or 0.
-    public var n2: Int
+    @usableFromInline package var n2: Int
 
-    @inlinable public init(z: Complex<T>, n: Int = 0, n2: Int = 0) {
+    @inlinable package init(z: Complex<T>, n: Int = 0, n2: Int = 0) {
         self.z = z
         self.n = n
         self.n2 = n2
@@ -68,7 +68,7 @@ public struct EscapeState<T: RealScalar>: Sendable {
 
 /// Iterates `state` until |z| > 65536 or `maxIterations`, and returns the pixel result.
 @inlinable
-public func iterateEscape<F: EscapeTimeFormula, T: RealScalar>(
+package func iterateEscape<F: EscapeTimeFormula, T: RealScalar>(
     _ formula: F, from state: EscapeState<T>, c: Complex<T>, maxIterations: Int
 ) -> PixelResult {
     var z = state.z

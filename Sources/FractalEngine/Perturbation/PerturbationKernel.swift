@@ -819,16 +819,16 @@ enum ErrorVariance: StretchBound {
 /// stretched by |dz(n)/dc|, it moves ln|z(n)| and so the smooth value by
 /// 4 sqrt(n) u |dc| |dz/dc| / (|z| ln|z| ln p). Pixels where that may exceed 1e-7 are
 /// iterated again directly in MPFR (Documentation/Perturbation.md).
-public enum PrecisionEstimate {
+@usableFromInline package enum PrecisionEstimate {
     /// log2(1e-7).
-    public static let log2Tolerance = -23.253496664211536
+    @usableFromInline package static let log2Tolerance = -23.253496664211536
     /// log2 of the safety factor on the estimate.
-    public static let safetyLog2 = 1.0
+    @usableFromInline package static let safetyLog2 = 1.0
     /// An extra factor on the BLA truncation term.
-    public static let blaSafety = 2.0
+    @usableFromInline package static let blaSafety = 2.0
 
     @inlinable
-    public static func smoothHolds<D: DeltaScalar>(
+    package static func smoothHolds<D: DeltaScalar>(
         n: Int, lengthSquared r2: Double, power: Int, dc: Complex<D>,
         stretch2: Double, stretchExponent: Int, deltaBits: Int, referenceBits: Int = .max,
         blaLoad: Double = 0, blaEpsilon: Double = 0
