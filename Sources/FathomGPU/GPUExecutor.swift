@@ -431,7 +431,7 @@ enum KernelCache {
 extension ComputeBackend {
     /// The launcher for this backend: nil for the CPU (and for `auto` without a usable GPU,
     /// with the reason in `warning` when a driver was there). Throws for `cuda` without one.
-    public func launcher(exact: Bool, warning: inout String?) throws -> (any KernelLauncher)? {
+    package func launcher(exact: Bool, warning: inout String?) throws -> (any KernelLauncher)? {
         try GPUExecutor.resolve(self, exact: exact, warning: &warning)
     }
 

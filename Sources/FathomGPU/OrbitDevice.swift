@@ -6,7 +6,7 @@ import FractalEngine
 /// for bit MPFR's) run on the CPU: the emulation the tests check against MPFR, and the form the
 /// CUDA backend's orbit kernels split over threads (Documentation/GPU.md, "The reference orbit
 /// on the device").
-public final class EmulatedOrbitDevice: ReferenceStepDevice {
+@usableFromInline package final class EmulatedOrbitDevice: ReferenceStepDevice {
     public init() {}
 
     public var deviceName: String { "CPU emulation" }
@@ -80,7 +80,7 @@ final class EmulatedOrbit: DeviceOrbit {
 /// cooperative launch of a block per multiprocessor for each batch of steps. The same orbit as
 /// the emulation and MPFR, bit for bit (checked by `fathom-bench device-orbit`).
 /// Immutable after init; its orbits are used from one thread at a time.
-public final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
+@usableFromInline package final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
     let executor: GPUExecutor
     let function: UnsafeMutableRawPointer
     let blocks: Int

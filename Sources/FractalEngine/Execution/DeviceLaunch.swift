@@ -7,7 +7,7 @@ import FractalNumerics
 // value, precision estimate, flags), so a backend never sees a kernel.
 
 /// A GPU backend as the engine sees it.
-public protocol KernelLauncher: AnyObject, Sendable {
+@usableFromInline package protocol KernelLauncher: AnyObject, Sendable {
     /// The device, for reports.
     var deviceName: String { get }
     /// Seconds in passes, passes run, and uploads a copy kept on the device saved, since the
@@ -32,7 +32,7 @@ extension KernelLauncher {
 }
 
 /// What a `KernelLauncher` has done since it was opened.
-public struct LauncherCounters: Sendable {
+@usableFromInline package struct LauncherCounters: Sendable {
     public var seconds = 0.0
     public var passes = 0
     public var residentHits = 0
@@ -44,14 +44,14 @@ public struct LauncherCounters: Sendable {
 }
 
 /// A pass as a backend runs it.
-public enum DeviceLaunch: Sendable {
+@usableFromInline package enum DeviceLaunch: Sendable {
     case perturbation(PerturbationLaunch)
     case direct(DirectLaunch)
 }
 
 /// An array a launch reads, as bytes. `content` names what it holds (an orbit or a part of a
 /// BLA table): a backend may keep device copies under that name for later passes and frames.
-public struct LaunchArray: @unchecked Sendable {
+@usableFromInline package struct LaunchArray: @unchecked Sendable {
     public let count: Int
     public let byteCount: Int
     public let content: DeviceContent?
@@ -70,7 +70,7 @@ public struct LaunchArray: @unchecked Sendable {
 
 /// The name of a launch array's content: the orbit it comes from (or whose table it is part
 /// of), and which array. Opaque to backends: they compare names, nothing else.
-public struct DeviceContent: Hashable, Sendable {
+@usableFromInline package struct DeviceContent: Hashable, Sendable {
     let orbit: OrbitIdentity
     let delta: ObjectIdentifier
     let table: TableIdentity?
@@ -85,7 +85,7 @@ public struct DeviceContent: Hashable, Sendable {
 /// A perturbation pass (`PerturbationKernel`): Double, FloatExp or 106-bit (DoubleDouble,
 /// DoubleDoubleExp) deltas, LA and/or BLA, rebasing or Pauldelbrot detection, z^2 + c (Julia:
 /// without dc) or z^p + c.
-public struct PerturbationLaunch: Sendable {
+@usableFromInline package struct PerturbationLaunch: Sendable {
     /// The delta type; `rawValue` is the ABI's FK_DELTA_ constant.
     public enum Delta: Int32, Sendable, CaseIterable {
         case double = 0
@@ -253,7 +253,7 @@ public struct PerturbationOutcome: Sendable {
 }
 
 /// Direct Double escape time, z <- z^p + c (Julia: z0 = pixel) over a grid without rotation.
-public struct DirectLaunch: Sendable {
+@usableFromInline package struct DirectLaunch: Sendable {
     /// Re per column and Im per row, as Double.
     public let columns: LaunchArray
     public let rows: LaunchArray

@@ -3,7 +3,7 @@ import Foundation
 
 /// Phase times of a render or a GPU pass on stderr when FATHOM_TRACE is set
 /// (Documentation/GPU.md).
-public struct PhaseTrace {
+@usableFromInline package struct PhaseTrace {
     public static let enabled = getenv("FATHOM_TRACE") != nil
     let title: String
     var last = DispatchTime.now().uptimeNanoseconds

@@ -113,7 +113,7 @@ public enum OutputTarget: Equatable, Sendable {
 
 /// The temporary files of this process that are not yet committed: a cancellation that
 /// cannot wait for the work to unwind (a second signal) removes them before it exits.
-public enum TemporaryFiles {
+@usableFromInline package enum TemporaryFiles {
     nonisolated(unsafe) private static var paths: Set<String> = []
     private static let lock = NSLock()
 
@@ -279,7 +279,7 @@ public final class OutputSet: @unchecked Sendable {
 /// An output of an `OutputSet` written piece by piece (an exponential map's bands) into its
 /// staged temporary file, then closed; the set commits it with the others. Until then nothing
 /// is in place, and an aborted set removes what was written.
-public final class StagedFile: @unchecked Sendable {
+@usableFromInline package final class StagedFile: @unchecked Sendable {
     private var fd: Int32
     private let path: String
     /// Bytes written so far.
@@ -335,7 +335,7 @@ public struct OutputSlot: Sendable, Equatable {
 public typealias ImageWriteError = OutputError
 
 /// Files written whole or not at all (one `OutputSet` of one file).
-public enum AtomicFile {
+@usableFromInline package enum AtomicFile {
     /// Writes `data` to `path` by the output rules.
     public static func write(_ data: Data, to path: String) throws(OutputError) {
         try OutputSet.write(data, to: path)

@@ -64,12 +64,21 @@ struct PixelWork {
     @inlinable init() {}
 }
 
+extension PerturbationDelta {
+    /// The type as a GPU backend's kernels take it: the launch case whose engine type is this
+    /// one (every conforming type has one; GPUTests launch each).
+    @usableFromInline package static var launchDelta: PerturbationLaunch.Delta {
+        guard let delta = PerturbationLaunch.Delta.allCases.first(where: { $0.scalar == Self.self }) else {
+            fatalError("\(Self.self) has no PerturbationLaunch.Delta case")
+        }
+        return delta
+    }
+}
+
 /// A perturbation delta type that can be read from MPFR (correctly rounded).
 public protocol PerturbationDelta: DeltaScalar {
     /// The 106-bit type of the same range: what pixels at risk are rendered again in.
     associatedtype Wide: PerturbationDelta
-    /// The type as a GPU backend's kernels take it.
-    static var launchDelta: PerturbationLaunch.Delta { get }
     /// Where a `ReferenceCache` keeps this type's BLA tables.
     static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<Self>]> { get }
     init(rounding value: BigFloat)
@@ -89,7 +98,6 @@ extension PerturbationDelta {
 extension Double: PerturbationDelta {
     public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<Double>]> { \.double }
     public typealias Wide = DoubleDouble
-    public static var launchDelta: PerturbationLaunch.Delta { .double }
     public init(rounding value: BigFloat) { self = value.doubleValue }
     public init(wide value: DoubleDouble) { self = value.doubleValue }
     @inlinable @inline(__always)
@@ -102,7 +110,6 @@ extension Double: PerturbationDelta {
 extension FloatExp: PerturbationDelta {
     public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<FloatExp>]> { \.floatExp }
     public typealias Wide = DoubleDoubleExp
-    public static var launchDelta: PerturbationLaunch.Delta { .floatExp }
     public init(rounding value: BigFloat) { self = value.floatExpValue }
     public init(wide value: DoubleDoubleExp) { self = value.floatExpValue }
 }
@@ -112,7 +119,6 @@ extension DoubleDouble: PerturbationDelta {
         \.doubleDouble
     }
     public typealias Wide = DoubleDouble
-    public static var launchDelta: PerturbationLaunch.Delta { .doubleDouble }
     public init(rounding value: BigFloat) { self = value.doubleDoubleValue }
     public init(wide value: DoubleDouble) { self = value }
     /// Double's, from the leading words (the variance needs no more than their 53 bits).
@@ -127,7 +133,6 @@ extension DoubleDoubleExp: PerturbationDelta {
         \.doubleDoubleExp
     }
     public typealias Wide = DoubleDoubleExp
-    public static var launchDelta: PerturbationLaunch.Delta { .doubleDoubleExp }
     public init(wide value: DoubleDoubleExp) { self = value }
     public init(rounding value: BigFloat) {
         let f = value.floatExpValue

@@ -7,7 +7,7 @@ import FractalNumerics
 /// 0.limbs 2^exponent, `limbs` 32-bit and little-endian, normalised (the top bit of the last
 /// set), ceil(p / 32) of them for precision p, the bits below p zero. MPFR's own convention with
 /// 32-bit limbs, so converting either way moves bits and changes none.
-public struct OrbitLimbs: Equatable, Sendable {
+@usableFromInline package struct OrbitLimbs: Equatable, Sendable {
     public var negative: Bool
     public var zero: Bool
     public var exponent: Int
@@ -78,7 +78,7 @@ public struct OrbitLimbs: Equatable, Sendable {
 
 /// Where a reference orbit's z^2 + c steps can run besides MPFR on the CPU: a GPU, or the CPU
 /// emulation of its kernels (FathomGPU). Its steps are MPFRStep.zPowerPlusC's, bit for bit.
-public protocol ReferenceStepDevice: AnyObject, Sendable {
+@usableFromInline package protocol ReferenceStepDevice: AnyObject, Sendable {
     /// The device, for reports.
     var deviceName: String { get }
     /// An orbit from z with parameter c at `bits`; throws where the device cannot hold it.
@@ -86,7 +86,7 @@ public protocol ReferenceStepDevice: AnyObject, Sendable {
 }
 
 /// One orbit on a `ReferenceStepDevice`.
-public protocol DeviceOrbit: AnyObject {
+@usableFromInline package protocol DeviceOrbit: AnyObject {
     /// Takes up to `steps` steps, writing step k's `DeviceOrbitStep.words` Doubles at
     /// `out[12k ...]` (`DeviceOrbitStep`), and stops after an escape. Returns the steps taken;
     /// `flagged`: the last of them needs the host (its values are not written).
@@ -100,7 +100,7 @@ public protocol DeviceOrbit: AnyObject {
 /// them (the host keeps those below 2^-1000), and where Z is near |Z| = 2 the escape test the
 /// host makes in MPFR (`ReferenceOrbit`): the gap 4 - (x^2 + y^2) as mpfr_get_d_2exp gives it,
 /// or escaped.
-public struct DeviceOrbitStep {
+@usableFromInline package struct DeviceOrbitStep {
     public static let words = 12
     public enum EscapeTest: Equatable {
         case escaped

@@ -18,7 +18,8 @@ import FractalNumerics
 
     /// Iterates z0 -> z^p + c up to `maxIterations`; returns n2, nBig and smooth (smooth from
     /// ln|z(nBig)| computed in MPFR).
-    @usableFromInline package func iterate(z0: BigComplex, c: BigComplex, power: Int, maxIterations: Int) -> PixelResult {
+    @usableFromInline package func iterate(z0: BigComplex, c: BigComplex, power: Int, maxIterations: Int) -> PixelResult
+    {
         let x = ws[0], y = ws[1], t1 = ws[4], t2 = ws[5], r2 = ws[MPFRStep.firstFree]
         ws.set(0, z0.re)
         ws.set(1, z0.im)
@@ -42,8 +43,9 @@ import FractalNumerics
     }
 
     /// The pixel (x, y) of `viewport` for `family` (Mandelbrot, Multibrot or Julia).
-    @usableFromInline package func iterate(pixelX: Int, pixelY: Int, viewport: Viewport, family: Family, maxIterations: Int) -> PixelResult
-    {
+    @usableFromInline package func iterate(
+        pixelX: Int, pixelY: Int, viewport: Viewport, family: Family, maxIterations: Int
+    ) -> PixelResult {
         let p = viewport.exactPoint(x: pixelX, y: pixelY)
         let zero = BigComplex(precision: precision)
         switch family {

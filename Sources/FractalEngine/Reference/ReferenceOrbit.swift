@@ -56,7 +56,7 @@ public struct ReferenceOrbit: Sendable {
     /// `device`: z^2 + c's steps on that device instead (`DeviceStep`), the same orbit bit for bit.
     /// `bytesPerStep`: what a step will cost the render that reads the orbit, for the memory
     /// check (`RenderPlan.bytesPerStep`).
-    public static func compute(
+    package static func compute(
         point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
         lowWords: Bool = false, control: RenderControl? = nil, threads: Int = 1,
         threading: ReferenceThreading? = nil, watch: PeriodWatch? = nil, device: (any ReferenceStepDevice)? = nil,

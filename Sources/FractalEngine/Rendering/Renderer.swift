@@ -148,7 +148,7 @@ public enum Renderer {
     ///
     /// Throws `LocationError` for bad input, `RenderError.needsPerturbation` for views deeper
     /// than double-double reaches, `RenderError.cancelled` when `control` cancels.
-    public static func render(
+    package static func render(
         location: Location, settings: RenderSettings, device: (any KernelLauncher)?,
         control: RenderControl? = nil
     ) throws -> RenderResult {
