@@ -3,6 +3,7 @@ public enum ArbitraryPrecisionError: Error, Equatable, CustomStringConvertible {
     /// The text is not a finite decimal number (`[+-]digits[.digits][e[+-]digits]`).
     case notADecimalNumber(String)
 
+    /// A one-line message quoting the text (cut to 40 characters).
     public var description: String {
         switch self {
         case .notADecimalNumber(let text):

@@ -91,8 +91,11 @@ public struct BigFloat: @unchecked Sendable {
 
     // MARK: Properties
 
+    /// The precision this value is stored at.
     public var precision: Precision { Precision(uncheckedBits: Int(fathom_mpfr_get_prec(storage.pointer))) }
+    /// Whether the value is zero (of either sign).
     public var isZero: Bool { fathom_mpfr_zero_p(storage.pointer) != 0 }
+    /// Whether the value is a number: false for NaN and the infinities.
     public var isFinite: Bool { mpfr_number_p(storage.pointer) != 0 }
     /// -1, 0 or 1.
     public var signum: Int { Int(fathom_mpfr_sgn(storage.pointer)) }
@@ -179,19 +182,28 @@ extension BigFloat {
         return r
     }
 
+    /// The sum, correctly rounded at the larger of the operands' precisions.
     public static func + (a: BigFloat, b: BigFloat) -> BigFloat { binary(a, b, mpfr_add) }
+    /// The difference, correctly rounded at the larger of the operands' precisions.
     public static func - (a: BigFloat, b: BigFloat) -> BigFloat { binary(a, b, mpfr_sub) }
+    /// The product, correctly rounded at the larger of the operands' precisions.
     public static func * (a: BigFloat, b: BigFloat) -> BigFloat { binary(a, b, mpfr_mul) }
+    /// The quotient, correctly rounded at the larger of the operands' precisions (an infinity, or
+    /// NaN for 0 / 0, when `b` is zero).
     public static func / (a: BigFloat, b: BigFloat) -> BigFloat { binary(a, b, mpfr_div) }
 
+    /// The negation, exact, at `a`'s precision.
     public static prefix func - (a: BigFloat) -> BigFloat {
         let r = BigFloat(precision: a.precision)
         mpfr_neg(r.storage.pointer, a.storage.pointer, MPFR_RNDN)
         return r
     }
 
+    /// Replaces `a` with `a + b` (at the larger of the two precisions).
     public static func += (a: inout BigFloat, b: BigFloat) { a = a + b }
+    /// Replaces `a` with `a - b` (at the larger of the two precisions).
     public static func -= (a: inout BigFloat, b: BigFloat) { a = a - b }
+    /// Replaces `a` with `a * b` (at the larger of the two precisions).
     public static func *= (a: inout BigFloat, b: BigFloat) { a = a * b }
 
     /// `self * 2^k`, exact.
@@ -201,6 +213,7 @@ extension BigFloat {
         return r
     }
 
+    /// The square root, correctly rounded at this value's precision (NaN for a negative value).
     public func squareRoot() -> BigFloat {
         let r = BigFloat(precision: precision)
         mpfr_sqrt(r.storage.pointer, storage.pointer, MPFR_RNDN)
@@ -216,11 +229,15 @@ extension BigFloat {
 }
 
 extension BigFloat: Comparable {
+    /// Whether the two values are equal, whatever their precisions (+0 equals -0; NaN equals nothing).
     public static func == (a: BigFloat, b: BigFloat) -> Bool { mpfr_equal_p(a.storage.pointer, b.storage.pointer) != 0 }
+    /// Whether `a` is less than `b`, whatever their precisions (false when either is NaN).
     public static func < (a: BigFloat, b: BigFloat) -> Bool { mpfr_less_p(a.storage.pointer, b.storage.pointer) != 0 }
 }
 
 extension BigFloat: CustomStringConvertible {
+    /// `decimalString()`: the fewest decimal digits that read back to this value at its precision,
+    /// e.g. `1.25e-300` (`0`, `-0`, `inf`, `-inf` or `nan` for the special values).
     public var description: String { decimalString() }
 }
 

@@ -6,6 +6,7 @@ import CMPFR
 /// directly on these registers (`mpfr_mul(ws[0], ws[1], ws[2], MPFR_RNDN)`), in place.
 /// Not thread-safe: one workspace per thread.
 public final class MPFRWorkspace {
+    /// The number of registers.
     public let count: Int
     @usableFromInline let base: UnsafeMutablePointer<__mpfr_struct>
 

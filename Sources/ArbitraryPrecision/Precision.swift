@@ -4,6 +4,7 @@ import CMPFR
 ///
 /// Postconditions: `bits` lies in MPFR's allowed range [`Precision.minimum`, `Precision.maximum`].
 public struct Precision: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The number of bits of the significand.
     public let bits: Int
 
     /// The smallest precision MPFR accepts (1 bit; Fathom never goes below 53).
@@ -13,6 +14,7 @@ public struct Precision: Sendable, Hashable, Comparable, CustomStringConvertible
     /// The precision of a Double.
     public static let double = Precision(uncheckedBits: 53)
 
+    /// `bits` bits; traps unless `bits` lies in [`Precision.minimum`, `Precision.maximum`].
     public init(bits: Int) {
         precondition(bits >= Int(MPFR_PREC_MIN) && bits <= 1 << 28, "precision \(bits) out of range")
         self.bits = bits
@@ -26,6 +28,8 @@ public struct Precision: Sendable, Hashable, Comparable, CustomStringConvertible
         Precision(bits: max(53, Int((Double(digits) * 3.321928094887362).rounded(.up)) + 16))
     }
 
+    /// Whether `a` has fewer bits than `b`.
     public static func < (a: Precision, b: Precision) -> Bool { a.bits < b.bits }
+    /// The bit count, e.g. `128 bits`.
     public var description: String { "\(bits) bits" }
 }

@@ -4,17 +4,25 @@ public enum Catalogue {
     /// A parameter of a family or of the colouring: its command-line option, its key in a
     /// location file, the values it takes and its default.
     public struct Parameter: Sendable {
+        /// The command-line option with its argument, e.g. `--power P`.
         public let option: String
+        /// The key in a location file, e.g. `power` or `color.palette`.
         public let key: String
+        /// The values it takes, in words.
         public let values: String
+        /// Its default, in words.
         public let defaultValue: String
+        /// What it sets.
         public let meaning: String
     }
 
     /// A family or a palette with what it is and its parameters.
     public struct Entry: Sendable {
+        /// The name the command line and location files use, e.g. `mandelbrot`.
         public let name: String
+        /// One line: the iteration (for a family) or the look (for a palette).
         public let summary: String
+        /// The parameters of this family alone (none for a palette).
         public let parameters: [Parameter]
     }
 
@@ -37,6 +45,7 @@ public enum Catalogue {
             meaning: "iteration limit"),
     ]
 
+    /// The families: `mandelbrot`, `multibrot`, `julia` and `newton`, with their own parameters.
     public static let families: [Entry] = [
         Entry(
             name: "mandelbrot",
@@ -77,6 +86,7 @@ public enum Catalogue {
         return "\(re),\(im)"
     }
 
+    /// The built-in palettes, one entry for each case of `Palette`.
     public static let palettes: [Entry] = Palette.allCases.map {
         Entry(name: $0.rawValue, summary: $0.summary, parameters: [])
     }
@@ -120,7 +130,9 @@ public enum Catalogue {
             meaning: "colour of points that do not escape"),
     ]
 
+    /// The families' names, in catalogue order.
     public static var familyNames: [String] { families.map(\.name) }
+    /// The palettes' names, in catalogue order.
     public static var paletteNames: [String] { palettes.map(\.name) }
 
     /// The palette called `name` (any case).

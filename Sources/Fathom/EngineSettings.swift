@@ -13,9 +13,13 @@ extension LocationFile {
         public var reference: ReferencePlacement?
         /// The perturbation delta type forced (nil: by the pixel spacing).
         public var delta: DeltaType?
+        /// Whether perturbation skips iterations with the approximation tables (`approximation`);
+        /// false: plain perturbation (nil: the engine's default, on; `PerturbationSettings.bla`).
         public var bla: Bool?
         /// BLA's relative error bound per step, 0 < E < 1.
         public var blaEpsilon: Double?
+        /// Whether pixels whose smooth value the deltas may not hold are iterated again directly
+        /// in MPFR (nil: the engine's default, on; `PerturbationSettings.exactSensitivePixels`).
         public var precisionPasses: Bool?
         /// The approximation's tables (nil: the engine's default, LA;
         /// `PerturbationSettings.approximation`).
@@ -34,6 +38,7 @@ extension LocationFile {
         /// `PerturbationSettings.orbitResidency`).
         public var orbit: OrbitResidency?
 
+        /// Settings with the fields given; every field left out is nil (the engine's default).
         public init(
             path: ArithmeticPath? = nil, glitches: GlitchMode? = nil, reference: ReferencePlacement? = nil,
             delta: DeltaType? = nil,
@@ -109,6 +114,9 @@ extension LocationFile.EngineSettings: Codable {
             estimate, coarseFirstPass, orbit
     }
 
+    /// Reads the fields present, each engine value from its raw value. An unknown value throws
+    /// `FathomError.unknownEngineValue`; an epsilon outside (0, 1) or a budget outside 0...1e9 throws
+    /// `FathomError.badBLAEpsilon` or `FathomError.badMPFRBudget`, naming the field by its coding path.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         func field(_ key: CodingKeys) -> String {

@@ -11,8 +11,11 @@ import Foundation
 /// `ReferenceCache` by every band outside it. The reference is always the center (the nucleus
 /// of a minibrot that dominates one band would not be the one of another).
 public struct ExponentialMapRender: Sendable {
+    /// The location file the map is of (its engine settings apply to every band).
     public let file: LocationFile
+    /// The file's location, checked.
     public let location: Location
+    /// The map's geometry: its width, its rows and the radius of each.
     public let map: ExponentialMap
 
     /// How the map's rows lie: one strip of square pixels from radius 2 in (`fathom expmap
@@ -37,15 +40,20 @@ public struct ExponentialMapRender: Sendable {
 
     /// What rendering the map did.
     public struct Report: Sendable {
+        /// Bands rendered.
         public var bands = 0
+        /// Wall-clock seconds, from the start of `render` to its end.
         public var seconds = 0.0
+        /// Iterations the bands represent, summed (`RenderReport.iterations`).
         public var iterations = 0
         /// Reference orbits computed and found in the cache.
         public var orbitsComputed = 0
+        /// Reference orbits found in the cache instead of computed.
         public var orbitsReused = 0
         /// Pixels no pass could settle (`PerturbationReport.unsettledPixels`), as (column, row)
         /// of the map, the first 100 of them.
         public var unsettledPixels = 0
+        /// The first 100 unsettled pixels, as (column, row) of the map.
         public var unsettledList: [(x: Int, y: Int)] = []
         /// The paths the bands took, outermost first (one entry per change).
         public var paths: [(rows: Range<Int>, path: String)] = []

@@ -9,8 +9,11 @@ import Foundation
 /// at its own pixels: exact). The colours are the location's, resolved once from that flat
 /// render (as a sequence resolves them from its deepest frame).
 public struct ExponentialMapVideo {
+    /// The location file the map was rendered for (its colours and engine settings apply).
     public let file: LocationFile
+    /// The file's location, checked.
     public let location: Location
+    /// The map's geometry, its width and height those of the NPY file's array.
     public let map: ExponentialMap
     private let path: String
     private let dataOffset: UInt64
@@ -19,7 +22,9 @@ public struct ExponentialMapVideo {
 
     /// Why a map file cannot be read.
     public enum Failure: Error, Equatable, CustomStringConvertible {
+        /// The file at `path` is not an exponential map of this location, for `reason`.
         case notAMap(path: String, reason: String)
+        /// The file named, and the reason, in one line.
         public var description: String {
             switch self {
             case .notAMap(let path, let reason): "'\(path)' is not an exponential map of this location: \(reason)"

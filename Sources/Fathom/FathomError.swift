@@ -20,6 +20,7 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
     /// An MPFR budget (`field`) that is not a number of seconds in [0, 1e9].
     case badMPFRBudget(field: String, value: Double)
 
+    /// The error in one line: what was refused and what is accepted.
     public var description: String {
         switch self {
         case .badFrameCount(let n):

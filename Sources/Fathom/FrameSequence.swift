@@ -13,8 +13,10 @@ import Foundation
 /// its deepest frame's orbit, so a slice's frames are byte-identical to the same frames of a
 /// full run, whichever machine renders them.
 public struct FrameSequence: Sendable {
+    /// The frames in order, each a complete location file.
     public let frames: [LocationFile]
 
+    /// A sequence of `frames` as given.
     public init(frames: [LocationFile]) { self.frames = frames }
 
     /// `count` frames zooming out of `deep` by `factor` (> 1) a frame.
@@ -114,16 +116,19 @@ public struct FrameSequence: Sendable {
 
     /// What rendering a slice did.
     public struct Report: Sendable {
+        /// Frames rendered and written.
         public var framesRendered = 0
         /// Frames skipped by `resume` (already rendered and valid).
         public var framesSkipped = 0
         /// Reference orbits computed (including those that primed a group) and reused.
         public var orbitsComputed = 0
+        /// Reference orbits found in the cache instead of computed.
         public var orbitsReused = 0
         /// Frames that also computed their reference's orbit at more bits for pixels the
         /// orbit's own rounding kept at risk (not cached: a frame's bytes must not depend on
         /// which frames rendered before it).
         public var finerOrbits = 0
+        /// Wall-clock seconds, from the start of `render` to its end.
         public var seconds = 0.0
     }
 

@@ -26,10 +26,15 @@ public enum ImageRender {
     /// A render's outputs, resolved by the output rules before any work: the PNG (index 0),
     /// then the NumPy file and the reference orbit when asked for.
     public struct Outputs {
+        /// The outputs, staged and then committed together.
         public let set: OutputSet
+        /// The NumPy file's index in `set` (nil: not asked for).
         public let npy: Int?
+        /// The reference orbit file's index in `set` (nil: not asked for).
         public let reference: Int?
 
+        /// The outputs for the PNG at `png` and, when given, `npy` and `reference`; throws
+        /// `OutputError` when the output rules refuse a path or two outputs share one file.
         public init(png: String, npy: String?, reference: String?) throws(OutputError) {
             let paths = [png] + [npy, reference].compactMap { $0 }
             set = try OutputSet(paths)

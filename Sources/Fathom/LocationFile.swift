@@ -5,20 +5,37 @@ import Foundation
 /// `{"name", "family", "power", "juliaC": [re, im], "newton", "center": [re, im], "radius",
 ///   "rotation", "maxIterations", "width", "height", "color": {...}, "guardBits"}`.
 public struct LocationFile: Sendable, Equatable, Codable {
+    /// A name for the location (nil for none).
     public var name: String?
+    /// The family's name: `mandelbrot`, `multibrot`, `julia` or `newton` (any case).
     public var family: String
+    /// The power p, 2...16: for `multibrot` (nil: 3), or for `mandelbrot`, where a power other
+    /// than 2 makes it a Multibrot (nil: 2). Julia and Newton ignore it.
     public var power: Int?
+    /// Julia's parameter c as [re, im] decimal strings; required for `julia`.
     public var juliaC: [String]?
+    /// Newton's polynomial in z, e.g. `z^3-2z+2` (nil: `z^3-1`).
     public var newton: String?
+    /// The view's center as [re, im] decimal strings of any length.
     public var center: [String]
+    /// Half of the shorter image side in complex units, a decimal string with any exponent
+    /// (`"4e-1122"`).
     public var radius: String
+    /// Counter-clockwise rotation about the center, in degrees (nil: 0).
     public var rotation: Double?
+    /// The iteration limit, 1...2,000,000,000.
     public var maxIterations: Int
+    /// The image width in pixels (nil: the caller's; `fathom render` takes 1280).
     public var width: Int?
+    /// The image height in pixels (nil: the caller's; `fathom render` takes 720).
     public var height: Int?
+    /// The colouring (nil: the defaults, `ColorSettings()`).
     public var color: ColorSettings?
     /// k x k samples a pixel (1...4; nil: 1), averaged in colour.
     public var supersample: Int?
+    /// Bits the arithmetic must carry below the pixel spacing before a cheaper type is used
+    /// (nil: `RenderSettings.defaultGuardBits`). `fathom render` sets `RenderSettings.guardBits`
+    /// from it; `ImageRender` takes the guard bits of the settings it is given.
     public var guardBits: Int?
     /// How to render: arithmetic and perturbation settings (nil fields: the defaults).
     public var engine: EngineSettings?
@@ -30,15 +47,22 @@ public struct LocationFile: Sendable, Equatable, Codable {
 
     /// What the renderer did, stored with the image.
     public struct RenderInfo: Sendable, Equatable, Codable {
+        /// The arithmetic path the render took (an `ArithmeticPath`'s raw value).
         public var path: String
+        /// Bits the view needed: log2(coordinate scale / spacing) + guard bits.
         public var requiredBits: Int
+        /// The version of Fathom that rendered (`FathomInfo.version`).
         public var fathomVersion: String
         /// Perturbation only: delta type, glitch mode, reference precision and points.
         public var deltaType: String?
+        /// The glitch mode (a `GlitchMode`'s raw value); perturbation only.
         public var glitchMode: String?
+        /// The reference orbits' precision in bits; perturbation only.
         public var precisionBits: Int?
+        /// The reference points as [re, im] decimal strings, the primary one first; perturbation only.
         public var references: [[String]]?
 
+        /// What the renderer did, field by field; the perturbation fields default to nil.
         public init(
             path: String, requiredBits: Int, fathomVersion: String, deltaType: String? = nil, glitchMode: String? = nil,
             precisionBits: Int? = nil, references: [[String]]? = nil
@@ -53,6 +77,8 @@ public struct LocationFile: Sendable, Equatable, Codable {
         }
     }
 
+    /// The file of `location` (its rotation stored only when not 0), with the image size and
+    /// colouring given (nil: none stored).
     public init(location: Location, width: Int? = nil, height: Int? = nil, color: ColorSettings? = nil) {
         name = location.name
         family = location.family.name
@@ -164,9 +190,14 @@ public struct LocationFile: Sendable, Equatable, Codable {
 
 /// Problems reading input files.
 public enum FileError: Error, Equatable, CustomStringConvertible {
+    /// The file at `path` cannot be read: `reason` says why (no such file, a folder, not a
+    /// regular file, larger than `maximumSize`, permission denied).
     case unreadable(path: String, reason: String)
+    /// The file at `path` was read but its contents are not valid: `reason` says why, naming the
+    /// field where there is one.
     case malformed(path: String, reason: String)
 
+    /// The error in one line, naming the file.
     public var description: String {
         switch self {
         case .unreadable(let path, let reason): "cannot read '\(path)': \(reason)"

@@ -37,9 +37,14 @@ public enum NPYReader {
 
 /// Why an .npy field could not be read (`NPYReader`).
 public enum NPYError: Error, Equatable, CustomStringConvertible {
+    /// The file at `path` cannot be read: `reason` says why (not a regular file, larger than
+    /// `NPYReader.maximumSize`, permission denied, or the system's error).
     case unreadable(path: String, reason: String)
+    /// The file at `path` is not an iteration field as Fathom writes it: `reason` says what
+    /// differs (format, dtype, order, shape or size).
     case malformed(path: String, reason: String)
 
+    /// The error in one line, naming the file.
     public var description: String {
         switch self {
         case .unreadable(let path, let reason): "cannot read '\(path)': \(reason)"

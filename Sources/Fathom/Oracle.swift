@@ -3,29 +3,53 @@ import Foundation
 /// An oracle file (../shared/oracle/README.md): a location, its image size, and exact escape
 /// data for sampled pixels, computed by direct MPFR iteration.
 public struct OracleFile: Sendable, Decodable {
+    /// The location's name.
     public var name: String
+    /// The family: `mandelbrot`, `multibrot` or `julia`.
     public var family: String
+    /// The power p (2 for `mandelbrot` and `julia`).
     public var power: Int
+    /// Julia's parameter c as [re, im] decimal strings (nil for the other families).
     public var juliaC: [String]?
+    /// The center as [re, im] decimal strings.
     public var center: [String]
+    /// Half of the shorter image side in complex units, a decimal string.
     public var radius: String
+    /// The image width in pixels the pixels were sampled from.
     public var width: Int
+    /// The image height in pixels the pixels were sampled from.
     public var height: Int
+    /// The iteration limit.
     public var maxIterations: Int
+    /// The precision of the coarser MPFR run, ceil(-log2 s) + 64 bits for pixel spacing s; the
+    /// finer run, whose data the file holds, took twice that plus 64.
     public var precisionBits: Int
+    /// The sampled pixels with their escape data.
     public var pixels: [Pixel]
 
+    /// One sampled pixel and its escape data, from the finer MPFR run.
     public struct Pixel: Sendable, Decodable {
+        /// The column, 0 the leftmost.
         public var x: Int
+        /// The row, 0 the top.
         public var y: Int
+        /// The first n >= 1 with |z(n)| > 2 (nil: no escape within `maxIterations`).
         public var n2: Int?
+        /// The first n >= 1 with |z(n)| > 65536 (nil: none within `maxIterations`).
         public var nBig: Int?
+        /// ln |z(nBig)| (nil when `nBig` is nil).
         public var logAbsZ: Double?
+        /// The smooth count nBig + 1 - ln(ln |z(nBig)| / ln 65536) / ln p (nil when `nBig` is nil).
         public var smooth: Double?
+        /// Whether the two MPFR runs disagree on `n2` or `nBig`: such a pixel is not compared.
         public var unstable: Bool
+        /// Whether the fractional part is hypersensitive: the two runs' ln |z(nBig)| (for
+        /// `Verifier.check`, their smooth values) differ by more than 1e-6. The pixel's smooth
+        /// value is then not compared; its counts are.
         public var smoothUnstable: Bool
     }
 
+    /// Reads the oracle JSON file at `path`; throws `FileError` when it cannot be read or decoded.
     public static func read(path: String) throws(FileError) -> OracleFile {
         let data = try FileError.readData(path)
         do {
@@ -35,6 +59,7 @@ public struct OracleFile: Sendable, Decodable {
         }
     }
 
+    /// The oracle's location and image size as a location file.
     public var locationFile: LocationFile {
         var f = LocationFile(
             location: Location(centerRe: center[0], centerIm: center[1], radius: radius, maxIterations: maxIterations))
@@ -50,35 +75,54 @@ public struct OracleFile: Sendable, Decodable {
 
 /// The outcome of checking a render against an oracle file.
 public struct VerifyReport: Sendable {
+    /// How the check ended.
     public enum Outcome: Sendable, Equatable {
+        /// Every stable pixel's counts match, and its smooth value where it is compared.
         case passed
+        /// Some stable pixel's counts or smooth value do not match.
         case failed
         /// Not rendered: the reason (a view that needs perturbation, say).
         case unsupported(String)
     }
 
+    /// One sampled pixel: the expected data, the renderer's, and how they compare.
     public struct Row: Sendable {
+        /// The expected data: the oracle's, or direct MPFR iteration's for `Verifier.check`.
         public var pixel: OracleFile.Pixel
+        /// What the renderer gave for the pixel.
         public var got: PixelResult
+        /// Whether `n2` and `nBig` match exactly (a nil count matching 0, no escape).
         public var countsMatch: Bool
         /// nil when the oracle has no smooth value or marks it unstable.
         public var smoothError: Double?
+        /// Whether `smoothError` is within `Verifier.smoothTolerance` (true where it is nil).
         public var smoothMatches: Bool
     }
 
+    /// The location's name.
     public var name: String
+    /// Whether the check passed, failed, or could not render.
     public var outcome: Outcome
+    /// The arithmetic path the render took (nil when not rendered).
     public var path: ArithmeticPath?
+    /// The render's wall-clock seconds (0 when not rendered).
     public var seconds: Double
+    /// One row a sampled pixel, in the order sampled (none when not rendered).
     public var rows: [Row]
+    /// What perturbation did, for a render that took it.
     public var perturbation: PerturbationReport?
     /// Where the kernels ran ("cpu" or the GPU device), and any warning of the render.
     public var backend = "cpu"
+    /// The render's warnings.
     public var warnings: [String] = []
 
+    /// Rows compared: those not marked unstable.
     public var checked: Int { rows.filter { !$0.pixel.unstable }.count }
+    /// Compared rows whose counts do not match.
     public var countMismatches: Int { rows.filter { !$0.pixel.unstable && !$0.countsMatch }.count }
+    /// Compared rows whose smooth value is outside `Verifier.smoothTolerance`.
     public var smoothMismatches: Int { rows.filter { !$0.pixel.unstable && !$0.smoothMatches }.count }
+    /// The largest smooth error of any row (0 for none; infinity where the renderer gave NaN).
     public var maxSmoothError: Double { rows.compactMap(\.smoothError).max() ?? 0 }
 }
 

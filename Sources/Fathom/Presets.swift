@@ -1,10 +1,14 @@
 /// A named view that ships with Fathom.
 public struct Preset: Sendable {
+    /// The name `--preset` takes, e.g. `seahorse` (a family's default view has the family's name).
     public let name: String
+    /// One line on what the view shows and where it comes from.
     public let summary: String
+    /// The view, named `name`.
     public let location: Location
     /// The image size the view was framed for.
     public let width: Int
+    /// The image height the view was framed for.
     public let height: Int
 
     init(
@@ -37,6 +41,7 @@ public enum Presets {
     /// The view `make demo` renders: the rust-fractal-core e1000 benchmark (radius 2e-1000).
     public static let defaultName = "e1000"
 
+    /// Each family's default view, and the Seahorse and Elephant valleys.
     public static let familyDefaults: [Preset] = [
         Preset(
             name: "mandelbrot", summary: "the whole Mandelbrot set, -2..1 on the real axis",
@@ -59,8 +64,10 @@ public enum Presets {
             centerRe: "0.2802", centerIm: "0.0080", radius: "0.012", maxIterations: 1000),
     ]
 
+    /// Every preset: `familyDefaults`, then the published deep locations.
     public static var all: [Preset] { familyDefaults + published }
 
+    /// The preset called `name` (any case), or nil.
     public static func named(_ name: String) -> Preset? {
         all.first { $0.name.lowercased() == name.lowercased() }
     }

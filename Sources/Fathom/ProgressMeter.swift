@@ -9,6 +9,7 @@ public final class ProgressMeter: Sendable {
     private let interval: Double
     private let lastLine = Mutex<Date?>(nil)
 
+    /// A meter for a render that started at `start`, giving a line at most every `interval` seconds.
     public init(start: Date = Date(), interval: Double = 0.25) {
         self.start = start
         self.interval = interval

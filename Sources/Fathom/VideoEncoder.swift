@@ -11,8 +11,10 @@ public final class VideoEncoder {
         case noFFmpeg
         /// ffmpeg stopped with an error (its last line).
         case ffmpegFailed(String)
+        /// A frame rate outside 1...240 frames a second.
         case badFrameRate(Double)
 
+        /// The error in one line, saying how to install ffmpeg where it is missing.
         public var description: String {
             switch self {
             case .noFFmpeg: "ffmpeg is not installed (Debian and Ubuntu: apt-get install ffmpeg): it makes the MP4"

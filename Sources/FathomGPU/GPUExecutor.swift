@@ -10,6 +10,8 @@ public enum GPUError: Error, CustomStringConvertible, Equatable {
     /// A CUDA or NVRTC call failed (its one-line message).
     case failed(String)
 
+    /// A one-line message: `--backend cuda: ...` when there is no driver, `GPU backend: ...` when a
+    /// call failed.
     public var description: String {
         switch self {
         case .noDriver(let m): "--backend cuda: \(m)"

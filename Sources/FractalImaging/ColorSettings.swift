@@ -7,6 +7,7 @@ import FractalEngine
 /// view: `resolved(for:rootCount:)` turns it into explicit settings computed from the field
 /// (ColorSettings+Automatic.swift), which `Colorizer.image` does before colouring.
 public struct ColorSettings: Sendable, Equatable {
+    /// The named palette escaped pixels are coloured with (unless `gradient` is set).
     public var palette: Palette
     /// Palette cycles per 32 units of the scaled value (linear: per 32 iterations; histogram:
     /// 32 units span the view, so density is the number of cycles across it). Unused while
@@ -36,9 +37,13 @@ public struct ColorSettings: Sendable, Equatable {
     /// Light from `angle` degrees (counter-clockwise from east) at `height` above the plane;
     /// `strength` in [0, 1] is how much of the colour the light controls.
     public struct SlopeLight: Sendable, Equatable, Codable {
+        /// The direction the light comes from, in degrees counter-clockwise from east.
         public var angle: Double
+        /// The light's height above the plane, > 0: the higher the light, the weaker the shading.
         public var height: Double
+        /// How much of the colour the light controls, in [0, 1] (0: no shading).
         public var strength: Double
+        /// A light at `angle` degrees, `height` above the plane and `strength` in [0, 1].
         public init(angle: Double = 45, height: Double = 1.5, strength: Double = 0.75) {
             self.angle = angle
             self.height = height
@@ -51,6 +56,8 @@ public struct ColorSettings: Sendable, Equatable {
         ExtrasRequest(derivative: boundaryWidth != nil || slope != nil, trap: trap)
     }
 
+    /// How a pixel's count becomes the value the phase is proportional to. The raw values are the
+    /// names in JSON (`auto`, `linear`, `log`, `histogram`).
     public enum Scale: String, Sendable, Codable, CaseIterable {
         /// Adapts to the view: resolved from the field before colouring (the default).
         case automatic = "auto"
@@ -85,6 +92,7 @@ public enum ColorError: Error, Equatable, CustomStringConvertible {
     /// `field` (a dotted path such as `color.interior`) and what is wrong with it.
     case invalid(field: String, reason: String)
 
+    /// The field and the reason, as `field: reason`.
     public var description: String {
         switch self {
         case .invalid(let field, let reason): "\(field): \(reason)"
@@ -111,6 +119,13 @@ extension ColorSettings: Codable {
         case palette, density, offset, smooth, scale, quantiles, interior, gradient, boundaryWidth, slope, trap
     }
 
+    /// Decodes settings from JSON (a location file's `color`), missing fields taking `init`'s
+    /// defaults.
+    ///
+    /// Throws `ColorError` naming the field for a value out of range (a bad `quantiles` table
+    /// included), an unknown palette or scale, density or offset with scale `auto`, quantiles
+    /// without scale `histogram`, or a trap whose point is not finite; and the decoder's errors
+    /// for values of the wrong type.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         func name(_ key: CodingKeys) -> String { ColorError.field(decoder.codingPath, key) }
@@ -172,6 +187,7 @@ extension ColorSettings: Codable {
         }
     }
 
+    /// Encodes every field that is set; density and offset only when `scale` is not `.automatic`.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(palette, forKey: .palette)
@@ -225,6 +241,7 @@ extension ColorSettings.SlopeLight {
 
 /// An RGB colour in JSON: [r, g, b], each within 0...1.
 extension RGB: Codable {
+    /// Decodes `[r, g, b]`; throws `ColorError` unless it is three finite components within 0...1.
     public init(from decoder: Decoder) throws {
         var c = try decoder.unkeyedContainer()
         var v: [Double] = []
@@ -239,6 +256,7 @@ extension RGB: Codable {
         self.init(v[0], v[1], v[2])
     }
 
+    /// Encodes the colour as `[r, g, b]`.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.unkeyedContainer()
         try c.encode(r)

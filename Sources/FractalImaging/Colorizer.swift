@@ -5,12 +5,17 @@ import FractalNumerics
 /// An RGB image, rows top to bottom, in PNG's sample order: 8 bits a sample (3 bytes a
 /// pixel) or 16 bits a sample (6 bytes a pixel, each sample big-endian).
 public struct RGBImage: Sendable, Equatable {
+    /// The width in pixels.
     public let width: Int
+    /// The height in pixels.
     public let height: Int
     /// 8 or 16.
     public let bitDepth: Int
+    /// The samples, `width * height * 3 * bitDepth / 8` bytes in the order above.
     public var pixels: [UInt8]
 
+    /// An image of `pixels` in the order above; traps unless `bitDepth` is 8 or 16 and
+    /// `pixels` has `width * height * 3 * bitDepth / 8` bytes.
     public init(width: Int, height: Int, bitDepth: Int = 8, pixels: [UInt8]) {
         precondition(bitDepth == 8 || bitDepth == 16)
         precondition(pixels.count == width * height * 3 * bitDepth / 8)
@@ -94,10 +99,15 @@ public enum Colorizer {
 
     /// One pixel's extras as the colouring reads them.
     public struct PixelExtraValues: Sendable {
+        /// The distance estimate in pixel spacings (NaN: none, or the pixel did not escape).
         public var distance: Float
+        /// The real part of the unit vector z / (dz/dc) at escape, for slope lighting (NaN: none).
         public var slopeRe: Float
+        /// The imaginary part of that unit vector (NaN: none).
         public var slopeIm: Float
+        /// The orbit's least distance to the trap (infinity: none).
         public var trap: Float
+        /// Extras with the given values; the defaults mean none.
         public init(distance: Float = .nan, slopeRe: Float = .nan, slopeIm: Float = .nan, trap: Float = .infinity) {
             self.distance = distance
             self.slopeRe = slopeRe
@@ -106,6 +116,7 @@ public enum Colorizer {
         }
     }
 
+    /// Pixel `i`'s extras in `field` (nil when the field has none).
     static func extras(_ field: IterationField, _ i: Int) -> PixelExtraValues? {
         guard let x = field.extras else { return nil }
         return PixelExtraValues(

@@ -16,7 +16,9 @@ import FractalEngine
 public final class EXRStream {
     private var file: OpaquePointer?
     private let path: String
+    /// The map's width in pixels.
     public let width: Int
+    /// The map's height in rows.
     public let height: Int
     /// KF's bias on N.
     public static let bias: Int32 = 1024
@@ -39,6 +41,12 @@ public final class EXRStream {
         return fathom_exr_available(&message, message.count) == 1 ? nil : text(message)
     }
 
+    /// Creates the file for output `index` of `set`: a `width` x `height` map rendered at
+    /// `maxIterations`, with `location` (its JSON) in the header, and with `distance` the DEX and DEY
+    /// channels, the distances multiplied by `distanceScale`.
+    ///
+    /// Throws `OutputError.cannotCreate` when the size or `maxIterations` + `bias` does not fit the
+    /// channels, when OpenEXR's library is unavailable, or when the file cannot be created.
     public init(
         _ set: OutputSet, at index: Int, width: Int, height: Int, maxIterations: Int, location: String,
         distance: Bool = false, distanceScale: Float = 1

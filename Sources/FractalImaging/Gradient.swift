@@ -5,9 +5,13 @@ import Foundation
 /// (Documentation/Coloring.md) and stored whole in the location file, so a render is
 /// reproducible from its location alone.
 public struct Gradient: Sendable, Equatable, Codable {
+    /// A colour at a position of the cycle.
     public struct Stop: Sendable, Equatable, Codable {
+        /// Where the stop lies in the cycle, in [0, 1).
         public var position: Double
+        /// The colour at `position`.
         public var color: RGB
+        /// A stop of `color` at `position` (checked by `Gradient.init(stops:)`).
         public init(position: Double, color: RGB) {
             self.position = position
             self.color = color
@@ -17,6 +21,8 @@ public struct Gradient: Sendable, Equatable, Codable {
     /// Sorted by position, at least one, positions in [0, 1).
     public let stops: [Stop]
 
+    /// A gradient of `stops`, sorted by position. Throws `GradientError` when `stops` is empty, a
+    /// position lies outside [0, 1) or two stops share a position.
     public init(stops: [Stop]) throws(GradientError) {
         guard !stops.isEmpty else { throw .empty }
         guard stops.allSatisfy({ $0.position >= 0 && $0.position < 1 }) else { throw .positionOutOfRange }
@@ -27,6 +33,8 @@ public struct Gradient: Sendable, Equatable, Codable {
         self.stops = sorted
     }
 
+    /// Decodes `{"stops": [{"position": p, "color": [r, g, b]}, ...]}` and checks the stops as
+    /// `init(stops:)` does, throwing its `GradientError`.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         try self.init(stops: c.decode([Stop].self, forKey: .stops))
@@ -88,12 +96,19 @@ public struct Gradient: Sendable, Equatable, Codable {
 
 /// Why a gradient could not be read.
 public enum GradientError: Error, Equatable, CustomStringConvertible {
+    /// There are no colour stops.
     case empty
+    /// A stop's position lies outside [0, 1).
     case positionOutOfRange
+    /// Two stops have the same position.
     case duplicatePosition
+    /// A gradient file gives positions on some lines but not on all.
     case mixedPositions
+    /// A gradient file's line (its number, from 1, and its text) is not `RRGGBB`, `#RRGGBB` or
+    /// `POSITION RRGGBB`.
     case badLine(Int, String)
 
+    /// A one-line message, prefixed `gradient:`.
     public var description: String {
         switch self {
         case .empty: "gradient: no colour stops"

@@ -51,12 +51,16 @@ public enum NPYWriter {
 /// output `index` of an `OutputSet`: the header first, then each band's rows in order.
 public final class NPYStream {
     private let file: StagedFile
+    /// The array's width in pixels.
     public let width: Int
+    /// The array's height in rows.
     public let height: Int
     private let hasRoots: Bool
     /// Rows written so far.
     public private(set) var rowsWritten = 0
 
+    /// Creates output `index` of `set` and writes the header of a `height` x `width` array, with the
+    /// root field when `hasRoots`.
     public init(_ set: OutputSet, at index: Int, width: Int, height: Int, hasRoots: Bool = false) throws(OutputError) {
         file = try StagedFile(set, at: index)
         self.width = width

@@ -65,8 +65,10 @@ public enum PNGReader {
 
 /// Why an image could not be read.
 public enum ImageReadError: Error, Equatable, CustomStringConvertible {
+    /// The image at `path` could not be read, and why.
     case unreadable(path: String, reason: String)
 
+    /// A one-line message naming the file and the reason.
     public var description: String {
         switch self {
         case .unreadable(let path, let reason): "cannot read image '\(path)': \(reason)"

@@ -2,17 +2,23 @@ import FractalNumerics
 
 /// An RGB colour with components in [0, 1].
 public struct RGB: Sendable, Equatable, Hashable {
+    /// The red component.
     public var r: Double
+    /// The green component.
     public var g: Double
+    /// The blue component.
     public var b: Double
 
+    /// The colour with components `r`, `g` and `b`.
     public init(_ r: Double, _ g: Double, _ b: Double) {
         self.r = r
         self.g = g
         self.b = b
     }
 
+    /// Black, (0, 0, 0).
     public static let black = RGB(0, 0, 0)
+    /// White, (1, 1, 1).
     public static let white = RGB(1, 1, 1)
 
     /// Hue in turns (any real; taken mod 1), saturation and value in [0, 1].
@@ -51,10 +57,15 @@ public struct RGB: Sendable, Equatable, Hashable {
 /// palettes of the 2008 xFractal app that seeded Fathom; Cosine is
 /// 0.5 + 0.5 cos(2 pi t + k 2 pi / 3), k = 0, 1, 2 (the Metal tutorial's palette).
 public enum Palette: String, Sendable, CaseIterable, Codable {
+    /// Black, red, yellow, white, and back within each cycle.
     case hot
+    /// Black, blue, cyan, white, and back within each cycle.
     case cold
+    /// Black to white, and back within each cycle.
     case gray
+    /// The hue circle at full saturation and value, once per cycle.
     case chromatic
+    /// 0.5 + 0.5 cos(2 pi t + k 2 pi / 3) for red, green and blue (k = 0, 1, 2); the default.
     case cosine
 
     /// What each palette looks like, for `fathom palettes` and help.

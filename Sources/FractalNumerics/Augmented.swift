@@ -6,8 +6,11 @@
 
 /// A Double or a vector of Doubles: what double-word arithmetic is built from.
 public protocol DoubleWordComponent: Sendable {
+    /// The sum, rounded once (lane by lane for a vector).
     static func + (a: Self, b: Self) -> Self
+    /// The difference, rounded once (lane by lane for a vector).
     static func - (a: Self, b: Self) -> Self
+    /// The product, rounded once (lane by lane for a vector).
     static func * (a: Self, b: Self) -> Self
     /// `self + a * b` with one rounding.
     func addingProduct(_ a: Self, _ b: Self) -> Self
@@ -16,18 +19,22 @@ public protocol DoubleWordComponent: Sendable {
 }
 
 extension Double: DoubleWordComponent {
+    /// The Double `d` itself.
     @inlinable @inline(__always) public init(splat d: Double) { self = d }
 }
 
 extension SIMD2: DoubleWordComponent where Scalar == Double {
+    /// A vector with `d` in every lane.
     @inlinable @inline(__always) public init(splat d: Double) { self.init(repeating: d) }
 }
 
 extension SIMD4: DoubleWordComponent where Scalar == Double {
+    /// A vector with `d` in every lane.
     @inlinable @inline(__always) public init(splat d: Double) { self.init(repeating: d) }
 }
 
 extension SIMD8: DoubleWordComponent where Scalar == Double {
+    /// A vector with `d` in every lane.
     @inlinable @inline(__always) public init(splat d: Double) { self.init(repeating: d) }
 }
 

@@ -5,33 +5,41 @@
 /// A complex number `re + i im` over a `RealScalar`.
 @frozen
 public struct Complex<T: RealScalar>: Sendable, Equatable {
+    /// The real part.
     public var re: T
+    /// The imaginary part.
     public var im: T
 
+    /// Creates `re + i im`.
     @inlinable @inline(__always)
     public init(_ re: T, _ im: T) {
         self.re = re
         self.im = im
     }
 
+    /// `0 + 0i`.
     @inlinable public static var zero: Complex { Complex(.zero, .zero) }
 
     /// `re^2 + im^2`, the square of the magnitude, without a square root.
     @inlinable @inline(__always)
     public var lengthSquared: T { re * re + im * im }
 
+    /// The complex conjugate `re - i im`.
     @inlinable public var conjugate: Complex { Complex(re, -im) }
 
     /// `z^2` as `((x + y)(x - y), 2xy)`.
     @inlinable @inline(__always)
     public var squared: Complex { Complex((re + im) * (re - im), (re * im).doubled) }
 
+    /// The sum, part by part.
     @inlinable @inline(__always)
     public static func + (a: Complex, b: Complex) -> Complex { Complex(a.re + b.re, a.im + b.im) }
 
+    /// The difference, part by part.
     @inlinable @inline(__always)
     public static func - (a: Complex, b: Complex) -> Complex { Complex(a.re - b.re, a.im - b.im) }
 
+    /// The negation of both parts.
     @inlinable @inline(__always)
     public static prefix func - (a: Complex) -> Complex { Complex(-a.re, -a.im) }
 
@@ -41,6 +49,7 @@ public struct Complex<T: RealScalar>: Sendable, Equatable {
         Complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re)
     }
 
+    /// The product with a real `s`, part by part.
     @inlinable @inline(__always)
     public static func * (a: Complex, s: T) -> Complex { Complex(a.re * s, a.im * s) }
 

@@ -8,6 +8,8 @@ public protocol DeltaScalar: RealScalar {
     init(_ value: FloatExp)
     /// The nearest value of this type to a double-double (an orbit value with its low word).
     init(_ value: DoubleDouble)
+    /// The value as a `FloatExp`: exact for `Double` and `FloatExp`, rounded to 53 bits for the
+    /// double-double types.
     var floatExpValue: FloatExp { get }
     /// Bits of significand: the relative precision of one rounding.
     static var significandBits: Int { get }
@@ -22,6 +24,7 @@ public protocol DeltaScalar: RealScalar {
 }
 
 extension DeltaScalar {
+    /// Each part's `floatExpValue` squared, then summed, in `FloatExp`.
     @inlinable
     public static func floatExpLengthSquared(_ re: Self, _ im: Self) -> FloatExp {
         let x = re.floatExpValue, y = im.floatExpValue
@@ -30,6 +33,7 @@ extension DeltaScalar {
 }
 
 extension Double: DeltaScalar {
+    /// 53, a `Double` significand.
     @inlinable public static var significandBits: Int { 53 }
     /// Squares while they are normal; below 2^-1000 (deltas near 2^-960) the scaled magnitude.
     /// When r^2 underflows, |dz| >= 2^-500 is above r anyway (radii are at most 4 eps).
@@ -41,8 +45,12 @@ extension Double: DeltaScalar {
         let a = re * 0x1p600, b = im * 0x1p600, q = r * 0x1p600
         return a * a + b * b < q * q
     }
+    /// The nearest Double (`value.doubleValue`): overflows to infinity and underflows, through
+    /// subnormals, to zero.
     @inlinable public init(_ value: FloatExp) { self = value.doubleValue }
+    /// The nearest Double, `hi + lo` rounded once.
     @inlinable public init(_ value: DoubleDouble) { self = value.doubleValue }
+    /// The same value as a `FloatExp` (exact).
     @inlinable public var floatExpValue: FloatExp { FloatExp(self) }
     /// In Double where the sum lies within 2^+-450: the same bits as through FloatExp (each
     /// square rounded once, scaled by a power of two; a square FloatExp's sum keeps is then at
@@ -59,25 +67,37 @@ extension Double: DeltaScalar {
 }
 
 extension FloatExp: DeltaScalar {
+    /// 53, a `Double` significand.
     @inlinable public static var significandBits: Int { 53 }
+    /// Compares `re^2 + im^2` with `r^2` in `FloatExp`, which neither overflows nor underflows.
     @inlinable @inline(__always)
     public static func magnitude(_ re: FloatExp, _ im: FloatExp, isBelow r: FloatExp) -> Bool {
         re * re + im * im < r * r
     }
+    /// The same value.
     @inlinable public init(_ value: FloatExp) { self = value }
+    /// `hi + lo`, correctly rounded to 53 bits.
     @inlinable public init(_ value: DoubleDouble) { self = FloatExp(value.hi) + FloatExp(value.lo) }
+    /// The value itself.
     @inlinable public var floatExpValue: FloatExp { self }
 }
 
 extension DoubleDouble: DeltaScalar {
+    /// 106, the two words of a double-double.
     @inlinable public static var significandBits: Int { 106 }
     /// The nearest Double as the high word (a FloatExp has only 53 bits; lo = 0).
     @inlinable public init(_ value: FloatExp) { self.init(value.doubleValue) }
+    /// The same value.
     @inlinable public init(_ value: DoubleDouble) { self = value }
+    /// `hi + lo` as a `FloatExp`, correctly rounded to 53 bits.
     @inlinable public var floatExpValue: FloatExp { FloatExp(hi) + FloatExp(lo) }
+    /// `|re + i im|` from the high words alone (`Double.complexMagnitude(_:_:)`), with `lo = 0`:
+    /// BLA's validity test needs no more.
     @inlinable public static func complexMagnitude(_ re: DoubleDouble, _ im: DoubleDouble) -> DoubleDouble {
         DoubleDouble(Double.complexMagnitude(re.hi, im.hi))
     }
+    /// Whether `|re + i im| < r`, decided on the high words alone
+    /// (`Double.magnitude(_:_:isBelow:)`).
     @inlinable public static func magnitude(_ re: DoubleDouble, _ im: DoubleDouble, isBelow r: DoubleDouble) -> Bool {
         Double.magnitude(re.hi, im.hi, isBelow: r.hi)
     }

@@ -10,7 +10,9 @@
 /// A double-double number: the exact value is `hi + lo`.
 @frozen
 public struct DoubleDouble: Sendable, Hashable {
+    /// The leading word: the value rounded to a Double.
     public var hi: Double
+    /// The trailing word: the rounding error of `hi`, at most half an ulp of `hi` in magnitude.
     public var lo: Double
 
     /// Creates `hi + lo` without normalising. Precondition (not checked): `hi == fl(hi + lo)`.
@@ -27,17 +29,23 @@ public struct DoubleDouble: Sendable, Hashable {
         self.init(hi: s.head, lo: s.tail)
     }
 
+    /// Whether the value is finite (tested on `hi`).
     @inlinable public var isFinite: Bool { hi.isFinite }
 }
 
 extension DoubleDouble: RealScalar {
+    /// Zero.
     @inlinable public static var zero: DoubleDouble { DoubleDouble(hi: 0, lo: 0) }
+    /// One.
     @inlinable public static var one: DoubleDouble { DoubleDouble(hi: 1, lo: 0) }
 
+    /// The Double `value` exactly, with `lo = 0`.
     @inlinable @inline(__always)
     public init(_ value: Double) { self.init(hi: value, lo: 0) }
 
+    /// The nearest Double, `hi + lo` rounded once (`hi` for a normalised value).
     @inlinable public var doubleValue: Double { hi + lo }
+    /// `hi`, the leading word.
     @inlinable public var leadingDouble: Double { hi }
 
     /// Accurate addition (`DoubleWord.add`, Joldes et al. algorithm 6).
@@ -47,9 +55,11 @@ extension DoubleDouble: RealScalar {
         return DoubleDouble(hi: h, lo: l)
     }
 
+    /// The negation, exact (both words negated).
     @inlinable @inline(__always)
     public static prefix func - (a: DoubleDouble) -> DoubleDouble { DoubleDouble(hi: -a.hi, lo: -a.lo) }
 
+    /// The difference, computed as `a + (-b)` by accurate addition.
     @inlinable @inline(__always)
     public static func - (a: DoubleDouble, b: DoubleDouble) -> DoubleDouble { a + (-b) }
 
@@ -74,6 +84,7 @@ extension DoubleDouble: RealScalar {
         return DoubleDouble(hi: q.head, lo: q.tail) + DoubleDouble(q3)
     }
 
+    /// `self * 2`, exact (both words doubled).
     @inlinable public var doubled: DoubleDouble { DoubleDouble(hi: hi + hi, lo: lo + lo) }
 
     /// `self * d` for a Double `d` (`DoubleWord.multiply(_:_:by:)`, Joldes et al. algorithm 9).
@@ -83,6 +94,7 @@ extension DoubleDouble: RealScalar {
         return DoubleDouble(hi: h, lo: l)
     }
 
+    /// Orders by `hi`, then by `lo`: the order of the values for normalised pairs.
     @inlinable @inline(__always)
     public static func < (a: DoubleDouble, b: DoubleDouble) -> Bool {
         a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)

@@ -8,7 +8,9 @@
 
 /// Extended-range double-double.
 public struct DoubleDoubleExp: Sendable, Hashable {
+    /// The double-double significand: `hi` in [1, 2) in magnitude, or zero.
     public var significand: DoubleDouble
+    /// The power of two that scales `significand`; `FloatExp.zeroExponent` for zero.
     public var exponent: Int
 
     /// Creates `m * 2^e`, normalising `m.hi` into [1, 2) by an exact power-of-two scaling.
@@ -30,12 +32,14 @@ public struct DoubleDoubleExp: Sendable, Hashable {
         }
     }
 
+    /// Creates `m * 2^exponent` from an already normalised pair, without checking it.
     @inlinable @inline(__always)
     public init(raw m: DoubleDouble, exponent: Int) {
         significand = m
         self.exponent = exponent
     }
 
+    /// Whether the value is zero.
     @inlinable public var isZero: Bool { significand.hi == 0 }
 
     /// `m * 2^-d` for 0 <= d: exact while the low word stays normal.
@@ -47,19 +51,26 @@ public struct DoubleDoubleExp: Sendable, Hashable {
 }
 
 extension DoubleDoubleExp: RealScalar {
+    /// Zero: significand 0, exponent `FloatExp.zeroExponent`.
     @inlinable public static var zero: DoubleDoubleExp { DoubleDoubleExp(raw: .zero, exponent: FloatExp.zeroExponent) }
+    /// One.
     @inlinable public static var one: DoubleDoubleExp { DoubleDoubleExp(raw: .one, exponent: 0) }
 
+    /// The Double `value` exactly.
     @inlinable public init(_ value: Double) { self.init(normalizing: DoubleDouble(value), 0) }
 
     /// The nearest Double (overflows and underflows like FloatExp's).
     @inlinable public var doubleValue: Double {
         FloatExp(significand: significand.doubleValue, exponent: exponent).doubleValue
     }
+    /// `significand.hi * 2^exponent` as a Double, without the low word: overflows and underflows
+    /// like `doubleValue`.
     @inlinable public var leadingDouble: Double {
         FloatExp(rawSignificand: significand.hi, exponent: exponent).doubleValue
     }
 
+    /// The sum: the smaller operand's significand aligned by an exact power of two, added in
+    /// double-double and renormalised; past 110 bits of difference the smaller operand is dropped.
     @inlinable @inline(__always)
     public static func + (a: DoubleDoubleExp, b: DoubleDoubleExp) -> DoubleDoubleExp {
         let d = a.exponent &- b.exponent
@@ -72,30 +83,40 @@ extension DoubleDoubleExp: RealScalar {
         }
     }
 
+    /// The negation, exact.
     @inlinable @inline(__always)
     public static prefix func - (a: DoubleDoubleExp) -> DoubleDoubleExp {
         DoubleDoubleExp(raw: -a.significand, exponent: a.exponent)
     }
 
+    /// The difference, computed as `a + (-b)`.
     @inlinable @inline(__always)
     public static func - (a: DoubleDoubleExp, b: DoubleDoubleExp) -> DoubleDoubleExp { a + (-b) }
 
+    /// The product: the significands' double-double product, the exponents added, renormalised.
     @inlinable @inline(__always)
     public static func * (a: DoubleDoubleExp, b: DoubleDoubleExp) -> DoubleDoubleExp {
         DoubleDoubleExp(normalizing: a.significand * b.significand, a.exponent &+ b.exponent)
     }
 
+    /// The quotient: the significands' double-double quotient, the exponents subtracted,
+    /// renormalised.
+    ///
+    /// Edge cases: division by zero gives a non-finite result.
     @inlinable @inline(__always)
     public static func / (a: DoubleDoubleExp, b: DoubleDoubleExp) -> DoubleDoubleExp {
         DoubleDoubleExp(normalizing: a.significand / b.significand, a.exponent &- b.exponent)
     }
 
+    /// `self * 2`, exact (the exponent plus one).
     @inlinable public var doubled: DoubleDoubleExp {
         isZero ? self : DoubleDoubleExp(raw: significand, exponent: exponent + 1)
     }
 
+    /// `self * d` for a Double `d`.
     @inlinable public func scaled(by d: Double) -> DoubleDoubleExp { self * DoubleDoubleExp(d) }
 
+    /// Orders by value: sign first, then exponent, then significand.
     @inlinable
     public static func < (a: DoubleDoubleExp, b: DoubleDoubleExp) -> Bool {
         let aNeg = a.significand.hi < 0, bNeg = b.significand.hi < 0
@@ -107,15 +128,21 @@ extension DoubleDoubleExp: RealScalar {
 }
 
 extension DoubleDoubleExp: DeltaScalar {
+    /// 106, a double-double significand.
     @inlinable public static var significandBits: Int { 106 }
+    /// The same value, exact (53 bits fit in the significand).
     @inlinable public init(_ value: FloatExp) {
         self.init(normalizing: DoubleDouble(value.significand), value.isZero ? FloatExp.zeroExponent : value.exponent)
     }
+    /// The same value, normalised.
     @inlinable public init(_ value: DoubleDouble) { self.init(normalizing: value, 0) }
+    /// The nearest `FloatExp`: the significand rounded to 53 bits.
     @inlinable public var floatExpValue: FloatExp { FloatExp(significand: significand.doubleValue, exponent: exponent) }
+    /// `|re + i im|` computed in `FloatExp` (53 bits): BLA's validity test needs no more.
     @inlinable public static func complexMagnitude(_ re: DoubleDoubleExp, _ im: DoubleDoubleExp) -> DoubleDoubleExp {
         DoubleDoubleExp(FloatExp.complexMagnitude(re.floatExpValue, im.floatExpValue))
     }
+    /// Whether `|re + i im| < r`, decided in `FloatExp` on the parts rounded to 53 bits.
     @inlinable public static func magnitude(_ re: DoubleDoubleExp, _ im: DoubleDoubleExp, isBelow r: DoubleDoubleExp)
         -> Bool
     {

@@ -11,6 +11,7 @@
 public struct FloatExp: Sendable, Hashable {
     /// In [1, 2) in magnitude, or 0.
     public var significand: Double
+    /// The power of two that scales `significand`; `zeroExponent` for zero.
     public var exponent: Int
 
     /// The exponent that zero carries: below every other, so additions pick the other operand.
@@ -51,7 +52,9 @@ public struct FloatExp: Sendable, Hashable {
         Double(bitPattern: UInt64(truncatingIfNeeded: k + 1023) << 52)
     }
 
+    /// Whether the value is zero.
     @inlinable public var isZero: Bool { significand == 0 }
+    /// Whether the significand is finite (false for infinities and NaN).
     @inlinable public var isFinite: Bool { significand.isFinite }
 
     /// `|self|`.
@@ -80,9 +83,12 @@ public struct FloatExp: Sendable, Hashable {
 }
 
 extension FloatExp: RealScalar {
+    /// Zero: significand 0, exponent `zeroExponent`.
     @inlinable public static var zero: FloatExp { FloatExp(rawSignificand: 0, exponent: zeroExponent) }
+    /// One.
     @inlinable public static var one: FloatExp { FloatExp(rawSignificand: 1, exponent: 0) }
 
+    /// The Double `value` exactly, subnormals included, normalised.
     @inlinable @inline(__always)
     public init(_ value: Double) { self.init(significand: value, exponent: 0) }
 
@@ -94,13 +100,18 @@ extension FloatExp: RealScalar {
         return Double(sign: .plus, exponent: exponent, significand: significand)
     }
 
+    /// The nearest Double, the same as `doubleValue`.
     @inlinable public var leadingDouble: Double { doubleValue }
 
+    /// The product, correctly rounded to 53 bits.
     @inlinable @inline(__always)
     public static func * (a: FloatExp, b: FloatExp) -> FloatExp {
         FloatExp(significand: a.significand * b.significand, exponent: a.exponent &+ b.exponent)
     }
 
+    /// The quotient, correctly rounded to 53 bits.
+    ///
+    /// Edge cases: division by zero gives a non-finite significand.
     @inlinable @inline(__always)
     public static func / (a: FloatExp, b: FloatExp) -> FloatExp {
         FloatExp(significand: a.significand / b.significand, exponent: a.exponent &- b.exponent)
@@ -120,21 +131,26 @@ extension FloatExp: RealScalar {
         }
     }
 
+    /// The negation, exact.
     @inlinable @inline(__always)
     public static prefix func - (a: FloatExp) -> FloatExp {
         FloatExp(rawSignificand: -a.significand, exponent: a.exponent)
     }
 
+    /// The difference, computed as `a + (-b)`: correctly rounded.
     @inlinable @inline(__always)
     public static func - (a: FloatExp, b: FloatExp) -> FloatExp { a + (-b) }
 
+    /// `self * 2`, exact (the exponent plus one).
     @inlinable public var doubled: FloatExp {
         isZero ? self : FloatExp(rawSignificand: significand, exponent: exponent + 1)
     }
 
+    /// `self * d`, correctly rounded to 53 bits.
     @inlinable @inline(__always)
     public func scaled(by d: Double) -> FloatExp { self * FloatExp(d) }
 
+    /// Orders by value: sign first, then magnitude.
     @inlinable @inline(__always)
     public static func < (a: FloatExp, b: FloatExp) -> Bool {
         let aNeg = a.significand < 0, bNeg = b.significand < 0

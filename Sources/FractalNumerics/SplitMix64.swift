@@ -2,10 +2,13 @@
 /// OOPSLA 2014): a small deterministic generator, for reproducible tile orders, samples and
 /// tests (the oracle README samples its pixels with it).
 public struct SplitMix64: RandomNumberGenerator, Sendable {
+    /// The generator's state: advanced by a fixed odd constant on each call to `next()`.
     public var state: UInt64
 
+    /// Creates a generator whose sequence is determined by `seed`.
     public init(seed: UInt64) { state = seed }
 
+    /// The next 64 pseudorandom bits.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

@@ -18,16 +18,22 @@ extension Complex where T: DeltaScalar {
 /// One bilinear step, in the delta type D (FloatExp past Double's range: A and the radius
 /// of a long step at 1e-1000 are far outside it).
 public struct BLAStep<D: DeltaScalar>: Sendable {
+    /// A, the coefficient of dz: the step maps dz to A dz + B dc.
     public var a: Complex<D>
+    /// B, the coefficient of dc (zero for Julia).
     public var b: Complex<D>
+    /// The validity radius: the step applies while |dz| < radius (zero: never).
     public var radius: D
     /// |A|^2 = stretchSignificand * 2^stretchExponent: how much the step stretches
     /// |dz/dc|^2 (the precision estimate), exact in range at any depth.
     public var stretchSignificand: Double
+    /// The binary exponent of |A|^2 (see `stretchSignificand`).
     public var stretchExponent: Int
     /// 1 / radius^2, for the step's truncation estimate (|dz| / radius)^2 without a division.
     public var inverseRadiusSquared: D
 
+    /// A step dz -> `a` dz + `b` dc valid while |dz| < `radius`; computes the derived fields
+    /// (`inverseRadiusSquared`, zero for a zero radius, and |A|^2's parts).
     @inlinable
     public init(a: Complex<D>, b: Complex<D>, radius: D) {
         self.a = a
@@ -69,14 +75,20 @@ public struct BLATable<D: DeltaScalar>: Sendable {
     public let radii: [D]
     /// Level k is `steps[levelStarts[k] ..< levelStarts[k + 1]]`.
     public let levelStarts: [Int]
+    /// The relative truncation tolerance the steps were built for: a step's dropped terms stay
+    /// below about epsilon times its kept ones.
     public let epsilon: Double
+    /// The bound on |dc| over the pixels that use the table, which the radii allow for.
     public let dcMax: D
     /// Linear approximation with period detection (`LATable`): tried first where a pixel is at
     /// one of its entries' starts; between them the BLA levels (if any) take the pixel at most
     /// to the next start.
     public let periods: LATable<D>?
 
+    /// The number of BLA levels (0 for a table that holds LA entries alone).
     public var levelCount: Int { levelStarts.count - 1 }
+    /// The steps of level k (length 2^k each), entry i starting at reference index 1 + i 2^k;
+    /// `k` must be below `levelCount`.
     public func level(_ k: Int) -> ArraySlice<BLAStep<D>> { steps[levelStarts[k]..<levelStarts[k + 1]] }
 
     /// Entries of a level below this many are merged on one thread.

@@ -22,20 +22,26 @@ import FractalNumerics
 
 /// One LA entry in the delta type D.
 public struct LAEntry<D: DeltaScalar>: Sendable {
+    /// The coefficient of the exact step's u: dz after the entry is zc u + cc dc.
     public var zc: Complex<D>
+    /// The coefficient of dc (zero for Julia).
     public var cc: Complex<D>
     /// Valid while |u| < threshold and |dc| < dcThreshold (zero: never).
     public var threshold: D
+    /// The bound on |dc| below which the entry is valid (see `threshold`).
     public var dcThreshold: D
     /// 1 / the truncation bounds (the thresholds without the escape gaps' caps), for the
     /// step's truncation estimate.
     public var inverseThreshold: D
+    /// 1 / the dc truncation bound (see `inverseThreshold`; zero where that bound is zero).
     public var inverseDCThreshold: D
     /// |zc|^2 = stretchSignificand * 2^stretchExponent: the linear part's stretch of |dz/dc|^2.
     public var stretchSignificand: Double
+    /// The binary exponent of |zc|^2 (see `stretchSignificand`).
     public var stretchExponent: Int
     /// |cc| = ccSignificand * 2^ccExponent: the entry's additive term in dz/dc.
     public var ccSignificand: Double
+    /// The binary exponent of |cc| (see `ccSignificand`).
     public var ccExponent: Int
     /// Iterations the entry covers.
     public var length: Int
@@ -88,6 +94,7 @@ public struct LATable<D: DeltaScalar>: Sendable {
     /// Per entry, a bound on |cc| without cancellation (`LABuilder.Entry.ccBound`), kept apart
     /// from the entries the kernels read.
     public let ccBounds: [D]
+    /// The relative truncation tolerance the entries were built for.
     public let epsilon: Double
 
     /// Stage-0 period detection: a dip is |Z(m)| < 2^-6 of the entry's smallest |Z| so far;

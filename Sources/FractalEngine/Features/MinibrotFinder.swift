@@ -9,7 +9,9 @@ import FractalNumerics
 public enum MinibrotFinder {
     /// A minibrot: its nucleus (z_p(c) = 0), period p and size estimate.
     public struct Minibrot: Sendable {
+        /// The nucleus c, where z_p(c) = 0, at the precision Newton's method reached it in.
         public let nucleus: BigComplex
+        /// The period p: the nucleus's orbit returns to 0 after p steps.
         public let period: Int
         /// |size|: the minibrot is about the whole set scaled by it (Hunt and Ott 1997,
         /// Heiland-Allen's estimate: 1 / (b l^2)); a view of radius 4 |size| shows it whole.
@@ -129,12 +131,14 @@ public enum MinibrotFinder {
 
     /// What `minibrot(period:near:radius:)` found.
     public enum Search: Sendable {
+        /// A minibrot whose nucleus lies within the disc.
         case found(Minibrot)
         /// Newton's method did not settle for this period.
         case notConverged(period: Int)
         /// The nucleus lay outside the disc.
         case outside(period: Int)
 
+        /// The minibrot for `found`, else nil.
         public var minibrot: Minibrot? {
             if case .found(let m) = self { return m }
             return nil
@@ -181,6 +185,7 @@ public enum MinibrotFinder {
 
     /// One level of a descent: the minibrot found and the view the descent moved to.
     public struct Level: Sendable {
+        /// The minibrot found at this level.
         public let minibrot: Minibrot
         /// The radius of the view in which it was looked for.
         public let viewRadius: FloatExp

@@ -2,11 +2,14 @@ import FractalNumerics
 
 /// Newton's method z <- z - p(z)/p'(z) for a polynomial, with convergence to a known root.
 public struct NewtonIteration<T: RealScalar>: Sendable {
+    /// The polynomial's coefficients in `T`: `coefficients[k]` multiplies z^k.
     public let coefficients: [T]
+    /// The polynomial's roots, in `NewtonPolynomial.roots` order; a result's `root` is index + 1.
     public let roots: [Complex<Double>]
     /// Converged when |z - root|^2 < tolerance^2, tolerance = 1e-6.
     public static var toleranceSquared: Double { 1e-12 }
 
+    /// Newton's method for `polynomial`, with its coefficients converted to `T` and its roots found once.
     public init(_ polynomial: NewtonPolynomial) {
         coefficients = polynomial.coefficients.map { T($0) }
         roots = polynomial.roots

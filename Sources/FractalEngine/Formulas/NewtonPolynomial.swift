@@ -8,13 +8,17 @@ public struct NewtonPolynomial: Sendable, Equatable, Hashable, CustomStringConve
     /// The text it was parsed from, normalised (no spaces).
     public let text: String
 
+    /// Example polynomials, as text: listed in the command-line help and used by the tests.
     public static let builtIn = ["z^3-1", "z^4-1", "z^5-1", "z^3-2z+2"]
+    /// The highest degree the parser accepts.
     public static let maximumDegree = 12
 
+    /// The degree, 2 to `maximumDegree`.
     public var degree: Int { coefficients.count - 1 }
 
     /// The largest |coefficient| (after like terms are added), as `Location.maximumCoordinate`.
     public static let maximumCoefficient = 1e10
+    /// The normalised text it was parsed from, e.g. `z^3-2z+2`.
     public var description: String { text }
 
     /// Parses a sum of terms `[+-][coefficient][z[^k]]`, e.g. `z^3-2z+2`, `2z^4 - 1`, `-z^5+z`.

@@ -20,7 +20,9 @@ import FractalNumerics
 /// its spacing is the pixel size at its innermost row, so each band gets the precision, delta
 /// type and tables its depth needs.
 public struct ExponentialMap: Sendable, Equatable {
+    /// The columns: pixels around the circle, 4...`ImageSize.maximumSide`.
     public let width: Int
+    /// The rows, outermost first, at least 1 (KF's layout: `files` times `rowsPerFile`).
     public let height: Int
     /// log2 of the ratio of two neighbouring rows' radii: 2 pi / (W ln 2).
     public let log2RowStep: Double

@@ -5,15 +5,23 @@ import ArbitraryPrecision
 ///
 /// `radius` is half of the shorter image side in complex units; `zoom = 2 / radius`.
 public struct Location: Sendable, Equatable {
+    /// A name for the location (a location file's `name`); nil for none.
     public var name: String?
+    /// The fractal family and its parameters: power, Julia parameter or Newton polynomial.
     public var family: Family
+    /// The real part of the center, as a decimal string (any length and exponent).
     public var centerRe: String
+    /// The imaginary part of the center, as a decimal string (any length and exponent).
     public var centerIm: String
+    /// Half of the shorter image side in complex units, as a decimal string greater than zero.
     public var radius: String
     /// Counter-clockwise rotation of the view about its center, in degrees.
     public var rotation: Double
+    /// The iteration limit, 1...`maximumIterations`: a pixel that has not escaped (or, for
+    /// Newton, converged) after this many iterations counts as bounded.
     public var maxIterations: Int
 
+    /// A location from its fields, as written: `validate()` checks them.
     public init(
         name: String? = nil, family: Family = .mandelbrot, centerRe: String, centerIm: String,
         radius: String, rotation: Double = 0, maxIterations: Int
@@ -41,6 +49,7 @@ public struct Location: Sendable, Equatable {
     public static let maximumCharacters = 1_100_000
     /// The two limits as numbers (64 bits: the comparisons only need the magnitude).
     public static let maximumCoordinateValue = try! BigFloat(parsing: maximumCoordinate, precision: Precision(bits: 64))
+    /// `minimumRadius` as a number, at 64 bits.
     public static let minimumRadiusValue = try! BigFloat(parsing: minimumRadius, precision: Precision(bits: 64))
 
     /// Checks every field a user can get wrong, with a message naming the field, and the
@@ -87,21 +96,33 @@ public struct Location: Sendable, Equatable {
 
 /// What is wrong with a location or render request, in words a user can act on.
 public enum LocationError: Error, Equatable, CustomStringConvertible {
+    /// A field whose text is not a decimal number (or a rotation that is not finite).
     case badNumber(field: String, text: String)
     /// A number outside the range Fathom renders (`limit` says which).
     case outOfRange(field: String, text: String, limit: String)
     /// A decimal number longer than `Location.maximumCharacters`.
     case tooLong(field: String, characters: Int)
+    /// A radius, as written, that is not greater than zero.
     case nonPositiveRadius(String)
+    /// An iteration limit outside 1...`Location.maximumIterations`.
     case badIterations(Int)
+    /// A Multibrot power outside `Family.powerRange`.
     case badPower(Int)
+    /// Text that is not a Newton polynomial of degree 2...`NewtonPolynomial.maximumDegree` with
+    /// coefficients up to 1e10.
     case badPolynomial(String)
+    /// A family name that is not one of `Family.names`.
     case unknownFamily(String)
+    /// An image size outside the limits of `ImageSize`, or one that does not match the rows of
+    /// an exponential map.
     case badSize(width: Int, height: Int)
+    /// A required field of a location file that is absent or malformed (its name, with what it
+    /// must hold).
     case missingField(String)
     /// A number that must be greater than zero (a zoom factor).
     case notPositive(field: String, text: String)
 
+    /// The error in one line: the field, the value and the accepted range or form.
     public var description: String {
         switch self {
         case .badNumber(let field, let text):
@@ -133,9 +154,13 @@ public enum LocationError: Error, Equatable, CustomStringConvertible {
 /// Image size limits: each side at most 32768 pixels and at most 100 million pixels in all
 /// (an IterationField takes 17 bytes a pixel, so the largest needs about 1.7 GB).
 public enum ImageSize {
+    /// The most pixels along one side: 32768.
     public static let maximumSide = 32768
+    /// The most pixels in one image: 100 million.
     public static let maximumPixels = 100_000_000
 
+    /// Throws `LocationError.badSize` unless each side is within 1...`maximumSide` and the image
+    /// has at most `maximumPixels` pixels.
     public static func validate(width: Int, height: Int) throws(LocationError) {
         guard width >= 1, height >= 1, width <= maximumSide, height <= maximumSide,
             width * height <= maximumPixels

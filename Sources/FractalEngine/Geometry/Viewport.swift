@@ -6,7 +6,9 @@ import FractalNumerics
 /// s = 2 radius / min(W, H); pixel (x, y) samples
 /// re + (x + 0.5 - W/2) s, im + (H/2 - y - 0.5) s, then rotated about the center.
 public struct Viewport: Sendable {
+    /// The image width in pixels (on an exponential map, the map's width).
     public let width: Int
+    /// The image height in pixels (on an exponential map, the band's rows).
     public let height: Int
     /// The precision the center was read at: enough for its digits and 64 bits below s.
     public let precision: Precision
@@ -14,10 +16,17 @@ public struct Viewport: Sendable {
     /// of the center beyond that move it by less than 2^-64 of a pixel; pixel deltas are
     /// still taken from the exact pixel points (at `precision`).
     public let orbitPrecision: Precision
+    /// The center, read at `precision`.
     public let center: BigComplex
+    /// The radius at `precision`: the location's on the flat image; on an exponential map, the
+    /// radius of the band's outermost row.
     public let radius: BigFloat
+    /// The pixel spacing s at `precision`: 2 radius / min(W, H) on the flat image; on an
+    /// exponential map, the pixel size at the band's innermost row.
     public let spacing: BigFloat
+    /// The center in double-double.
     public let centerDD: Complex<DoubleDouble>
+    /// The pixel spacing s in double-double.
     public let spacingDD: DoubleDouble
     /// cos and sin of the rotation; exactly (1, 0) without one.
     public let rotation: (cos: Double, sin: Double)
@@ -37,6 +46,10 @@ public struct Viewport: Sendable {
     /// only (flat and without rotation): then grids are computed per column and per row.
     public var isSeparable: Bool { projection == .flat && rotation == (1, 0) }
 
+    /// The flat viewport of `location` at `width` x `height` pixels.
+    ///
+    /// Throws `LocationError` when the location fails `Location.validate()` or the size fails
+    /// `ImageSize.validate(width:height:)`.
     public init(location: Location, width: Int, height: Int) throws(LocationError) {
         try location.validate()
         try ImageSize.validate(width: width, height: height)

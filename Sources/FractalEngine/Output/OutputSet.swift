@@ -15,10 +15,13 @@ import Foundation
 
 /// Why an output could not be written.
 public enum OutputError: Error, Equatable, CustomStringConvertible {
+    /// The output given as `path` cannot be written; `reason` says why (a read-only file, a
+    /// missing folder, a folder or device at the path, or the system's error message).
     case cannotCreate(path: String, reason: String)
     /// Two outputs of one command resolve to the same file.
     case samePath(String, String)
 
+    /// A one-line message for the user that names the path or paths.
     public var description: String {
         switch self {
         case .cannotCreate(let path, let reason): "cannot write '\(path)': \(reason)"
@@ -86,6 +89,8 @@ public enum OutputTarget: Equatable, Sendable {
         throw .cannotCreate(path: path, reason: "too many levels of symbolic links")
     }
 
+    /// Throws unless the folder holding `final` exists and is writable (`path`: the path as
+    /// given, for the error).
     static func checkFolder(of final: String, for path: String) throws(OutputError) {
         let folder = URL(fileURLWithPath: final).deletingLastPathComponent().path
         var info = stat()
@@ -145,7 +150,9 @@ public enum OutputTarget: Equatable, Sendable {
 /// then renames, undone if one fails). A set that is not committed removes its temporary
 /// files when it goes away.
 public final class OutputSet: @unchecked Sendable {
+    /// The outputs' paths as given, in order; an output's index is its position here.
     public let paths: [String]
+    /// Where each output goes (`OutputTarget.resolve` of each path, links followed).
     public let targets: [OutputTarget]
     private var temporaries: [String?]
 
@@ -320,14 +327,18 @@ public final class OutputSet: @unchecked Sendable {
 
 /// One output of an `OutputSet`, handed to code that stages it for its caller to commit.
 public struct OutputSlot: Sendable, Equatable {
+    /// The set the output belongs to.
     public let set: OutputSet
+    /// The output's index in `set` (its position in `set.paths`).
     public let index: Int
 
+    /// Output `index` of `set`.
     public init(_ set: OutputSet, _ index: Int) {
         self.set = set
         self.index = index
     }
 
+    /// Whether two slots name the same output: the same set (by identity) and the same index.
     public static func == (a: OutputSlot, b: OutputSlot) -> Bool { a.set === b.set && a.index == b.index }
 }
 

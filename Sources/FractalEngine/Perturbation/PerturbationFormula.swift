@@ -8,6 +8,7 @@ import FractalNumerics
 
 /// One perturbation step of a family, generic over the delta type: dz <- dz H(Z, dz) + dc.
 public protocol PerturbationFormula: Sendable {
+    /// The power p of the family's leading term (2 for Mandelbrot and Julia).
     var power: Int { get }
     /// Whether dc enters each step (false for Julia).
     var addsDC: Bool { get }
@@ -40,9 +41,13 @@ extension PerturbationFormula {
 
 /// z^2 + c: Mandelbrot (with dc) and Julia (without).
 public struct QuadraticPerturbation: PerturbationFormula {
+    /// Whether dc enters each step: true for Mandelbrot, false for Julia.
     public let addsDC: Bool
+    /// The quadratic step, with dc added (Mandelbrot) or not (Julia).
     public init(addsDC: Bool) { self.addsDC = addsDC }
+    /// The power: 2.
     @inlinable public var power: Int { 2 }
+    /// nil: the quadratic step needs no binomial row.
     public var binomialRow: [Double]? { nil }
 
     /// (2Z + inner) factor + dc.
@@ -57,12 +62,16 @@ public struct QuadraticPerturbation: PerturbationFormula {
 
 /// z^p + c for p >= 2: the binomial expansion of (Z + dz)^p - Z^p, plus dc.
 public struct MultibrotPerturbation: PerturbationFormula {
+    /// The exponent p, 2 or more.
     public let power: Int
     /// binomials[k] = binom(power, k), k = 0...power.
     public let binomials: [Double]
+    /// Always true: Multibrot's c is the pixel.
     public var addsDC: Bool { true }
+    /// `binomials`.
     public var binomialRow: [Double]? { binomials }
 
+    /// The step for z^`power` + c, `power` >= 2, with its binomial row computed once.
     public init(power: Int) {
         self.power = power
         var row = [1.0]

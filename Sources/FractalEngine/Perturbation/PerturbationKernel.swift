@@ -81,6 +81,7 @@ public protocol PerturbationDelta: DeltaScalar {
     associatedtype Wide: PerturbationDelta
     /// Where a `ReferenceCache` keeps this type's BLA tables.
     static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<Self>]> { get }
+    /// `value` rounded to this type.
     init(rounding value: BigFloat)
     /// The nearest value to one of the wide type.
     init(wide value: Wide)
@@ -91,15 +92,21 @@ public protocol PerturbationDelta: DeltaScalar {
 }
 
 extension PerturbationDelta {
+    /// nil: by default a type has no fast path.
     @inlinable @inline(__always)
     public static func plainLengthSquared(_ re: Self, _ im: Self) -> Double? { nil }
 }
 
 extension Double: PerturbationDelta {
+    /// The cache's Double tables.
     public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<Double>]> { \.double }
+    /// Double-double: 106 bits in Double's range.
     public typealias Wide = DoubleDouble
+    /// `value` rounded to Double.
     public init(rounding value: BigFloat) { self = value.doubleValue }
+    /// `value` rounded to Double.
     public init(wide value: DoubleDouble) { self = value.doubleValue }
+    /// re^2 + im^2, or nil where it lies outside 2^-450 ... 2^450.
     @inlinable @inline(__always)
     public static func plainLengthSquared(_ re: Double, _ im: Double) -> Double? {
         let s = re * re + im * im
@@ -108,18 +115,26 @@ extension Double: PerturbationDelta {
 }
 
 extension FloatExp: PerturbationDelta {
+    /// The cache's floatexp tables.
     public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<FloatExp>]> { \.floatExp }
+    /// `DoubleDoubleExp`: 106 bits in floatexp's range.
     public typealias Wide = DoubleDoubleExp
+    /// `value` rounded to floatexp (53 bits).
     public init(rounding value: BigFloat) { self = value.floatExpValue }
+    /// `value` rounded to floatexp (53 bits).
     public init(wide value: DoubleDoubleExp) { self = value.floatExpValue }
 }
 
 extension DoubleDouble: PerturbationDelta {
+    /// The cache's double-double tables.
     public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<DoubleDouble>]> {
         \.doubleDouble
     }
+    /// Double-double itself: it already has 106 bits.
     public typealias Wide = DoubleDouble
+    /// `value` rounded to double-double.
     public init(rounding value: BigFloat) { self = value.doubleDoubleValue }
+    /// `value` itself.
     public init(wide value: DoubleDouble) { self = value }
     /// Double's, from the leading words (the variance needs no more than their 53 bits).
     @inlinable @inline(__always)
@@ -129,11 +144,15 @@ extension DoubleDouble: PerturbationDelta {
 }
 
 extension DoubleDoubleExp: PerturbationDelta {
+    /// The cache's extended-range double-double tables.
     public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<DoubleDoubleExp>]> {
         \.doubleDoubleExp
     }
+    /// `DoubleDoubleExp` itself: it already has 106 bits.
     public typealias Wide = DoubleDoubleExp
+    /// `value` itself.
     public init(wide value: DoubleDoubleExp) { self = value }
+    /// `value` rounded to 106 bits, with its exponent kept apart (no underflow or overflow).
     public init(rounding value: BigFloat) {
         let f = value.floatExpValue
         if f.isZero {

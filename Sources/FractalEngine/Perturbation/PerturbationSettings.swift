@@ -4,7 +4,9 @@ import FractalNumerics
 
 /// The delta type of a perturbation render (chosen once per render by the pixel spacing).
 public enum DeltaType: String, Sendable, CaseIterable {
+    /// Double deltas: 53 bits, for spacings above 2^-960 (about 1e-289).
     case double
+    /// Floatexp deltas: 53 bits with an `Int` exponent, for spacings below 2^-960.
     case floatExp = "floatexp"
     /// Double-double deltas: 106 bits relative to |dz|, for views whose pixels need more
     /// bits below the spacing than Double deltas leave (Documentation/Perturbation.md).
@@ -44,7 +46,9 @@ public enum EstimateMethod: String, Sendable, CaseIterable {
 
 /// Perturbation settings.
 public struct PerturbationSettings: Sendable, Equatable {
+    /// How pixels whose delta stops being small are handled: `rebase` (the default) or `detect`.
     public var glitchMode: GlitchMode
+    /// Where the first reference goes: `automatic` by default.
     public var placement: ReferencePlacement
     /// Force a delta type instead of choosing by spacing.
     public var deltaType: DeltaType?
@@ -80,6 +84,7 @@ public struct PerturbationSettings: Sendable, Equatable {
     public var bla: Bool = true
     /// BLA's epsilon (Documentation/Design.md section 6; Documentation/Perturbation.md for the choice).
     public var blaEpsilon: Double = PerturbationSettings.defaultBLAEpsilon
+    /// 2^-40: the default `blaEpsilon`.
     public static let defaultBLAEpsilon = 0x1p-40
     /// Which approximation the tables hold (BLA levels, LA with period detection, or both): LA
     /// by default on the CPU and on a GPU. On the H200 LA took BLA's place as a GPU's default once
@@ -90,6 +95,7 @@ public struct PerturbationSettings: Sendable, Equatable {
     public var estimate: EstimateMethod = .variance
     /// LA's epsilon: its entries' truncation per linearized step, relative (Perturbation.md).
     public var laEpsilon: Double = PerturbationSettings.defaultLAEpsilon
+    /// 2^-40: the default `laEpsilon`.
     public static let defaultLAEpsilon = 0x1p-40
     /// A first pass with coarser tables (`firstPassEpsilonFactor` times the epsilons), the
     /// pixels it puts at risk rendered again at the epsilons, where that pays: LA tables (not
@@ -109,6 +115,8 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// Reference orbits and BLA tables shared by renders of the same center (zoom sequences).
     public var cache: ReferenceCache?
 
+    /// Settings with the given glitch mode, placement, delta type (nil: chosen by spacing), reference
+    /// budget and extra bits; the others take their defaults.
     public init(
         glitchMode: GlitchMode = .rebase, placement: ReferencePlacement = .automatic, deltaType: DeltaType? = nil,
         referenceBudget: Int = 512, extraBits: Int = 0
@@ -131,13 +139,17 @@ public struct PerturbationSettings: Sendable, Equatable {
 
 /// What a perturbation render did.
 public struct PerturbationReport: Sendable {
+    /// The delta type of the render's passes (forced or chosen by spacing), the 106-bit passes aside.
     public var deltaType: DeltaType
+    /// The glitch mode used.
     public var glitchMode: GlitchMode
+    /// The MPFR precision of the view's reference orbits, in bits (`finerOrbitBits` for a finer one).
     public var precisionBits: Int
     /// The reference points used, first the primary one, as decimal strings.
     public var references: [(re: String, im: String)]
     /// Length of the primary reference orbit and whether it escaped.
     public var referenceLength: Int
+    /// Whether the primary reference orbit escaped (|Z| > 2) before the iteration limit.
     public var referenceEscaped: Bool
     /// The bytes the primary reference orbit is held in (compressed, with its tables), per step.
     public var referenceBytesPerStep: Double = 0
@@ -152,12 +164,15 @@ public struct PerturbationReport: Sendable {
     public var referenceNote: String? = nil
     /// Pixels the detect mode flagged in the first pass, and those left after correction.
     public var glitchedPixels: Int
+    /// Pixels still flagged when correction stopped (the budget spent or no progress); 0 in rebase mode.
     public var uncorrectedPixels: Int
+    /// Seconds spent fetching and computing reference orbits, all references included (elapsed time).
     public var referenceSeconds: Double
     /// The first pass's table epsilon where it was coarser than the setting's
     /// (`PerturbationSettings.coarseFirstPass`), and the pixels at risk it left, rendered again
     /// at the setting's epsilon.
     public var firstPassEpsilon: Double? = nil
+    /// The pixels at risk the coarser first pass left, rendered again at the setting's epsilon (0 without one).
     public var settingEpsilonPixels: Int = 0
     /// Pixels rendered again with BLA at epsilon 2^-53 because their smooth value was at risk.
     public var fineBLAPixels: Int = 0
@@ -185,6 +200,7 @@ public struct PerturbationReport: Sendable {
     /// Loop steps over all pixels and passes (each a BLA step or one perturbation step), and
     /// how many of them were BLA steps.
     public var loopSteps: Int = 0
+    /// The BLA steps among `loopSteps`.
     public var blaSteps: Int = 0
     /// Pixels proven interior before their first step (`InteriorTest`): not escaped.
     public var interiorPixels: Int = 0

@@ -18,6 +18,7 @@ public final class ReferenceCache: @unchecked Sendable {
     private var linearTables: [LinearTableIdentity: any Sendable] = [:]
     /// How many orbits and tables were reused (for tests and benchmarks).
     public private(set) var orbitHits = 0
+    /// How many BLA and LA tables were reused.
     public private(set) var tableHits = 0
     /// Orbits added from files (`add`).
     private var loaded = 0
@@ -44,6 +45,7 @@ public final class ReferenceCache: @unchecked Sendable {
         loaded += more.count
     }
 
+    /// An empty cache.
     public init() {}
 
     /// A cached orbit usable for `point` (already rounded to `precision`): one that serves

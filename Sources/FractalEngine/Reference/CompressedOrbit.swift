@@ -20,7 +20,9 @@ import FractalNumerics
 public struct CompressedOrbit: Sendable {
     /// The number of steps, Z(0) ... Z(count - 1).
     public let count: Int
+    /// Whether each step keeps its low words too (the orbit can then be read as double-double).
     public let hasLowWords: Bool
+    /// The power p of the orbit's z^p + c, which the prediction steps with.
     public let power: Int
     /// Steps between keys.
     public static let keyStride = 128

@@ -303,13 +303,16 @@ struct OrbitFileCursor {
 
 /// Problems with reference orbit files.
 public enum ReferenceFileError: Error, Equatable, CustomStringConvertible {
+    /// The file at `path` could not be read.
     case unreadable(path: String)
     /// Not a version 3 or 4 orbit file, or a damaged one; `reason` is one line.
     case malformed(path: String, reason: String)
+    /// The file at `path` could not be written; `reason` is one line.
     case cannotWrite(path: String, reason: String)
     /// The file holds an orbit for another family, iteration limit or a lower precision.
     case mismatch(path: String)
 
+    /// A one-line message for the user, naming the file where it helps.
     public var description: String {
         switch self {
         case .unreadable(let path): "cannot read reference orbit '\(path)'"

@@ -14,9 +14,11 @@ import FractalNumerics
 public struct ReferenceOrbit: Sendable {
     /// The reference point C (Mandelbrot: the parameter; Julia: the starting point).
     public let point: BigComplex
+    /// The power p of Z^p + C (2 for Julia).
     public let power: Int
     /// Julia's parameter c, or nil for Mandelbrot and Multibrot.
     public let juliaC: BigComplex?
+    /// The MPFR precision the orbit was computed at.
     public let precision: Precision
     /// Z(m) rounded to Double, and with `lowWords: true` also the low words (Z - hi rounded
     /// to Double, so the orbit can be read as double-double), compressed.
@@ -325,7 +327,9 @@ public struct PeriodWatch: Sendable {
     /// escaped): the disc then holds a point whose orbit returns to 0 there, and pixels rebase
     /// onto the orbit's start at its end (exact at any reference).
     public struct Found: Error {
+        /// The period n found.
         public let period: Int
+        /// Whether the orbit ends at `period` (else `period` is for Newton's method).
         public let ends: Bool
     }
 
@@ -341,13 +345,17 @@ public struct PeriodWatch: Sendable {
 
     let radius2: FloatExp
     let maxPeriod: Int
+    /// The log2 of the size from which a minibrot dominates: its size guess must reach 2^(`minimumLog2Size` - 2).
     public let minimumLog2Size: Double
+    /// The longest period returned for Newton's method (no limit by default); a longer one may end the orbit.
     public let maxNewtonPeriod: Int
+    /// Where the orbit ends at the period rather than running on: `never` by default.
     public let ending: Ending
     var derivative = Complex(FloatExp(1), FloatExp.zero)
     var l2 = FloatExp(1)
     var done = false
 
+    /// A watch for periods up to `maxPeriod` of the disc of `radius` around the orbit's point.
     public init(
         radius: FloatExp, maxPeriod: Int, minimumLog2Size: Double, maxNewtonPeriod: Int = .max,
         ending: Ending = .never

@@ -36,6 +36,7 @@ extension ReferenceStep {
 /// precisions where each measures faster than the one before it (Documentation/Perturbation.md,
 /// "Reference orbit").
 public enum ReferenceThreading: Equatable, Sendable {
+    /// One thread: MPFR's step on the orbit's own thread.
     case serial
     /// (x + y)(x - y) on the orbit's thread, x y on a second, in lockstep.
     case pair

@@ -5,6 +5,7 @@ public enum ComputeBackend: String, Sendable, CaseIterable {
     /// CUDA when a driver and a GPU are there, else the CPU (with a warning when a driver
     /// is there but fails).
     case auto
+    /// The engine's CPU kernels.
     case cpu
     /// The CUDA kernels on GPU 0; an error when CUDA cannot be used.
     case cuda

@@ -6,11 +6,18 @@
 /// ln(ln|z(nBig)| / ln 65536) / ln p (NaN when nBig is 0). Newton: `n2 == nBig` = iterations
 /// to converge (0 = did not converge), `smooth` the continuous count, `root` = root index + 1.
 public struct IterationField: Sendable, Equatable {
+    /// The width in pixels.
     public let width: Int
+    /// The height in pixels.
     public let height: Int
+    /// The iteration limit the field was rendered with.
     public let maxIterations: Int
+    /// Per pixel: the first n >= 1 with |z(n)| > 2, 0 for none (Newton: the iterations to converge).
     public var n2: [UInt32]
+    /// Per pixel: the first n with |z(n)| > 65536, 0 when the pixel did not escape (Newton: the
+    /// iterations to converge, 0 when it did not).
     public var nBig: [UInt32]
+    /// Per pixel: the continuous iteration count, NaN when the pixel did not escape or converge.
     public var smooth: [Double]
     /// Newton only (empty otherwise): 0 = no root, k + 1 = root k.
     public var root: [UInt8]
@@ -18,6 +25,8 @@ public struct IterationField: Sendable, Equatable {
     /// (`RenderSettings.extras`).
     public var extras: ExtrasField?
 
+    /// A field of `width` x `height` pixels that did not escape (counts 0, smooth NaN), with a
+    /// `root` array when `hasRoots` (Newton) and no extras.
     public init(width: Int, height: Int, maxIterations: Int, hasRoots: Bool) {
         self.width = width
         self.height = height
@@ -47,7 +56,9 @@ public struct IterationField: Sendable, Equatable {
         }
     }
 
+    /// The number of pixels: `width` times `height`.
     public var pixelCount: Int { width * height }
+    /// Whether the field holds root indices (a Newton render).
     public var hasRoots: Bool { !root.isEmpty }
 
     /// The result at pixel (x, y).
@@ -79,13 +90,20 @@ public struct IterationField: Sendable, Equatable {
 
 /// One pixel's result (see `IterationField`).
 public struct PixelResult: Sendable, Equatable {
+    /// The first n >= 1 with |z(n)| > 2, 0 for none (Newton: the iterations to converge).
     public var n2: UInt32
+    /// The first n with |z(n)| > 65536, 0 when the pixel did not escape (Newton: the iterations
+    /// to converge, 0 when it did not).
     public var nBig: UInt32
+    /// The continuous iteration count, NaN when the pixel did not escape or converge.
     public var smooth: Double
+    /// Newton only: 0 = no root, k + 1 = root k; 0 for the other families.
     public var root: UInt8
 
+    /// A pixel that did not escape (or converge) within the limit: counts 0, smooth NaN.
     public static let bounded = PixelResult(n2: 0, nBig: 0, smooth: .nan, root: 0)
 
+    /// A result from its values; `root` is 0 except for Newton.
     @inlinable public init(n2: UInt32, nBig: UInt32, smooth: Double, root: UInt8 = 0) {
         self.n2 = n2
         self.nBig = nBig
@@ -93,6 +111,7 @@ public struct PixelResult: Sendable, Equatable {
         self.root = root
     }
 
+    /// Whether the pixel escaped (`nBig` is not 0); for Newton, whether it converged.
     public var escaped: Bool { nBig != 0 }
 }
 

@@ -43,7 +43,9 @@ package struct SendablePointer<T>: @unchecked Sendable {
 /// tests: the others exist to show that a field does not depend on the order (a render is a
 /// pure function of location and settings, whatever the schedule).
 public enum TileOrder: Sendable, Equatable {
+    /// The tiles in index order, first to last.
     case ascending
+    /// The tiles in reverse index order, last to first.
     case descending
     /// A permutation drawn with SplitMix64 from `seed`.
     case shuffled(seed: UInt64)

@@ -11,6 +11,7 @@ public enum OrbitTrap: Sendable, Equatable, Codable {
     /// The distance to the nearer of the two lines through p parallel to the axes.
     case cross(re: Double, im: Double)
 
+    /// The distance from z = (`x`, `y`) to the trap.
     @inlinable @inline(__always)
     public func distance(_ x: Double, _ y: Double) -> Double {
         switch self {
@@ -31,11 +32,13 @@ public struct ExtrasRequest: Sendable, Equatable {
     /// skip the iterations a trap must see).
     public var trap: OrbitTrap?
 
+    /// A request for the derivative data, a trap, both or (the defaults) neither.
     public init(derivative: Bool = false, trap: OrbitTrap? = nil) {
         self.derivative = derivative
         self.trap = trap
     }
 
+    /// Whether nothing extra is requested.
     public var isEmpty: Bool { !derivative && trap == nil }
 }
 
@@ -46,10 +49,13 @@ public struct ExtrasField: Sendable, Equatable {
     /// The unit vector z / (dz/dc) at escape (the direction the potential rises, for slope
     /// lighting; NaN: no escape).
     public var slopeRe: [Float]
+    /// The imaginary part of that unit vector (`slopeRe` holds the real part; NaN: no escape).
     public var slopeIm: [Float]
     /// The orbit's least distance to the trap (over every iteration, escaped or not).
     public var trap: [Float]
 
+    /// Arrays for `count` pixels of what `request` asks for, the distance and slope filled with
+    /// NaN and the trap with infinity; the others empty.
     public init(count: Int, request: ExtrasRequest) {
         distance = request.derivative ? Array(repeating: .nan, count: count) : []
         slopeRe = request.derivative ? Array(repeating: .nan, count: count) : []

@@ -321,6 +321,10 @@ enum QuadraticLanes<L: QuadraticLaneVector> {
 /// (about 1e-16 here), so a point they accept is inside exactly; points nearer the boundary
 /// are iterated as usual.
 public enum KnownInterior {
+    /// Whether (`x`, `y`) lies inside the main cardioid or the period-2 disc by more than the
+    /// margin.
+    ///
+    /// True means the point is in the set; false means only that this test cannot tell.
     @inlinable @inline(__always)
     public static func contains(_ x: Double, _ y: Double) -> Bool {
         let u = x - 0.25

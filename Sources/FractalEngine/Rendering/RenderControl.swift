@@ -21,6 +21,7 @@ public final class RenderControl: Sendable {
         cancelled.store(true, ordering: .releasing)
     }
 
+    /// Whether `cancel()` has been called.
     public var isCancelled: Bool {
         cancelled.load(ordering: .acquiring)
     }
@@ -37,6 +38,7 @@ public final class RenderControl: Sendable {
 
 /// Why a render did not produce a field.
 public enum RenderError: Error, Equatable, CustomStringConvertible {
+    /// The render was cancelled through its `RenderControl`.
     case cancelled
     /// The view needs more bits below the pixel spacing than direct iteration carries, and
     /// the family has no perturbation formula (Newton).
@@ -52,6 +54,7 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
     /// test): an internal error, reported rather than trusted.
     case deviceOrbit(String)
 
+    /// The error in one line for the user, with what to change where something can be.
     public var description: String {
         switch self {
         case .cancelled:

@@ -9,7 +9,9 @@ import FractalNumerics
 /// at that precision). `fathom render` prints it before a long render and refuses a plan
 /// whose memory bound exceeds the machine's (Documentation/Reliability.md).
 public struct RenderPlan: Sendable {
+    /// Bits the view needs: log2(coordinate scale / spacing) + guard bits.
     public var requiredBits: Int
+    /// The arithmetic path the render will take: `RenderSettings.path`, or the automatic one.
     public var path: ArithmeticPath
     /// Perturbation: the reference orbit's MPFR precision (nil on the direct paths).
     public var referenceBits: Int?

@@ -4,8 +4,11 @@ import FractalNumerics
 
 /// How the pixels of a render are iterated (Documentation/Design.md section 4).
 public enum ArithmeticPath: String, Sendable, CaseIterable {
+    /// Direct iteration in Double (53 bits).
     case double
+    /// Direct iteration in double-double (106 bits).
     case doubleDouble = "double-double"
+    /// Deltas against an MPFR reference orbit (Documentation/Perturbation.md): any depth.
     case perturbation
 
     /// Significand bits the type carries.
@@ -20,7 +23,9 @@ public enum ArithmeticPath: String, Sendable, CaseIterable {
 
 /// Image size and engine settings of a render.
 public struct RenderSettings: Sendable, Equatable {
+    /// The image width in pixels (for an exponential map, the map's width).
     public var width: Int
+    /// The image height in pixels (for an exponential map, the rows' count).
     public var height: Int
     /// Worker threads; 0 means one per core.
     public var threads: Int
@@ -62,6 +67,8 @@ public struct RenderSettings: Sendable, Equatable {
     /// must be the map's width and the rows' count (`ExponentialMap`).
     public var projection: Viewport.Projection = .flat
 
+    /// Settings for a `width` x `height` image; those not given here take their defaults (the
+    /// rounding check on, no extras, the CPU, ascending tiles, the flat image).
     public init(
         width: Int, height: Int, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits,
         tilePixels: Int = 2048,
@@ -79,11 +86,16 @@ public struct RenderSettings: Sendable, Equatable {
 
 /// What a render did.
 public struct RenderReport: Sendable {
+    /// The arithmetic path the render took.
     public var path: ArithmeticPath
     /// Bits the view needs: log2(coordinate scale / spacing) + guard bits.
     public var requiredBits: Int
+    /// The worker threads it ran on.
     public var threads: Int
+    /// Wall-clock seconds of the whole render.
     public var seconds: Double
+    /// Iterations the field represents (`IterationField.iterationsRepresented`): each pixel's
+    /// `nBig`, or the limit where it did not escape.
     public var iterations: Int
     /// Double path: pixels the rounding check sent to double-double.
     public var doubleDoublePixels: Int = 0
@@ -104,7 +116,9 @@ public struct RenderReport: Sendable {
 
 /// A finished render: the per-pixel results and the report.
 public struct RenderResult: Sendable {
+    /// The per-pixel results.
     public var field: IterationField
+    /// What the render did.
     public var report: RenderReport
 }
 
