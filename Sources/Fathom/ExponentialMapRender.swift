@@ -20,7 +20,12 @@ public struct ExponentialMapRender: Sendable {
 
     /// How the map's rows lie: one strip of square pixels from radius 2 in (`fathom expmap
     /// --exr/--npy`), or Kalles Fraktaler's files of one octave each (`--kf-frames`).
-    public enum Layout: Sendable { case strip, keyframes }
+    public enum Layout: Sendable {
+        /// One strip of square pixels from radius 2 in.
+        case strip
+        /// Kalles Fraktaler's files of one octave each.
+        case keyframes
+    }
 
     /// The map of `file`'s location `width` columns around, in `layout`.
     public init(_ file: LocationFile, width: Int, layout: Layout = .strip) throws {
