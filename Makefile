@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config libopenexr-dev ffmpeg
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps demo test api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
+.PHONY: deps demo test docs api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -43,6 +43,15 @@ api-check: release
 
 api-baseline: release
 	SWIFT=$(SWIFT) Scripts/api-check.sh baseline
+
+# The DocC documentation as a static site in .build/docs/site (Scripts/docs.sh: the toolchain's
+# swift-symbolgraph-extract and docc; fails on any DocC warning or undocumented public symbol),
+# then opened in headless Chromium (Scripts/docs-check.sh; Debian's chromium, installed here
+# when missing).
+docs: release
+	@dpkg -s chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium; }
+	SWIFT=$(SWIFT) Scripts/docs.sh
+	Scripts/docs-check.sh
 
 # Line coverage per module (swift test --enable-code-coverage in .build/coverage, llvm-cov from
 # the toolchain): Scripts/coverage.sh; the numbers are in Documentation/Testing.md.
