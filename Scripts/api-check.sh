@@ -12,18 +12,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-check}
-modules="ArbitraryPrecision FractalNumerics FractalEngine FractalImaging FathomGPU Fathom"
 if [ "$(uname -s)" != Linux ]; then
     echo "api-check: the committed baseline is Linux's; skipped on $(uname -s)"
     exit 0
 fi
-swift=$(command -v "${SWIFT:-swift}")
-digester=$(dirname "$(readlink -f "$swift")")/swift-api-digester
+source Scripts/library-modules.sh api-check
+digester=$tools/swift-api-digester
 [ -x "$digester" ] || { echo "api-check: no swift-api-digester beside $swift"; exit 1; }
-build=.build/release
-[ -d "$build/Modules" ] || { echo "api-check: no release build in $build: run swift build -c release"; exit 1; }
-flags=(-I "$build/Modules" -I Sources/CMPFR -target "$(uname -m)-unknown-linux-gnu" -abort-on-module-fail)
-for c in CPNG CEXR CFathomGPU; do flags+=(-Xcc "-fmodule-map-file=$build/$c.build/module.modulemap"); done
+flags=("${module_flags[@]}" -abort-on-module-fail)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

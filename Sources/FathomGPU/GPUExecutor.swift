@@ -446,5 +446,5 @@ extension ComputeBackend {
     }
 
     /// The CUDA C++ source of the GPU kernels (compiled by NVRTC at run time).
-    @usableFromInline package static var kernelSource: String { KernelSource.text }
+    package static var kernelSource: String { KernelSource.text }
 }

@@ -6,12 +6,12 @@ import FractalEngine
 /// for bit MPFR's) run on the CPU: the emulation the tests check against MPFR, and the form the
 /// CUDA backend's orbit kernels split over threads (Documentation/GPU.md, "The reference orbit
 /// on the device").
-@usableFromInline package final class EmulatedOrbitDevice: ReferenceStepDevice {
-    public init() {}
+package final class EmulatedOrbitDevice: ReferenceStepDevice {
+    package init() {}
 
-    public var deviceName: String { "CPU emulation" }
+    package var deviceName: String { "CPU emulation" }
 
-    public func startOrbit(bits: Int, z: (OrbitLimbs, OrbitLimbs), c: (OrbitLimbs, OrbitLimbs)) throws
+    package func startOrbit(bits: Int, z: (OrbitLimbs, OrbitLimbs), c: (OrbitLimbs, OrbitLimbs)) throws
         -> any DeviceOrbit
     {
         let orbit = try EmulatedOrbit(bits: bits)
@@ -21,7 +21,7 @@ import FractalEngine
 
     /// a + b (operation 0), a - b (1) or a b (2) at `bits`, correctly rounded by the device's
     /// arithmetic: for the tests against MPFR.
-    public func operate(_ operation: Int, _ a: OrbitLimbs, _ b: OrbitLimbs, bits: Int) throws -> OrbitLimbs {
+    package func operate(_ operation: Int, _ a: OrbitLimbs, _ b: OrbitLimbs, bits: Int) throws -> OrbitLimbs {
         let orbit = try EmulatedOrbit(bits: bits)
         orbit.set(4, a)
         orbit.set(5, b)
@@ -80,7 +80,7 @@ final class EmulatedOrbit: DeviceOrbit {
 /// cooperative launch of a block per multiprocessor for each batch of steps. The same orbit as
 /// the emulation and MPFR, bit for bit (checked by `fathom-bench device-orbit`).
 /// Immutable after init; its orbits are used from one thread at a time.
-@usableFromInline package final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
+package final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
     let executor: GPUExecutor
     let function: UnsafeMutableRawPointer
     let blocks: Int
@@ -89,15 +89,15 @@ final class EmulatedOrbit: DeviceOrbit {
     /// default; both forms checked bit for bit against MPFR on an H200); false hands such steps
     /// to the host's MPFR, which costs a transfer and an MPFR step each (e52465 and e22522 sit
     /// at |Z| = 2: every step).
-    public let settles: Bool
+    package let settles: Bool
     /// Whether the two blocks that add and round work in shared memory where the device holds
     /// their three buffers of L + 2 limbs, and c's part in a fourth where it fits (the default;
     /// to 528k bits on an H200, four buffers to 396k), else in global memory. The same orbit
     /// either way; false measures the difference.
-    public let sharedScratch: Bool
+    package let sharedScratch: Bool
 
     /// The device of the process's CUDA backend; throws without a driver or GPU.
-    public convenience init(settles: Bool = true, sharedScratch: Bool = true) throws {
+    package convenience init(settles: Bool = true, sharedScratch: Bool = true) throws {
         var warning: String?
         guard let executor = try GPUExecutor.resolve(.cuda, exact: true, warning: &warning),
             let function = executor.function("fathom_orbit_steps")
@@ -113,7 +113,7 @@ final class EmulatedOrbit: DeviceOrbit {
         blocks = Swift.max(2, Int(fg_multiprocessors()))
     }
 
-    public var deviceName: String { executor.deviceName }
+    package var deviceName: String { executor.deviceName }
 
     private let lock = NSLock()
     private var spent = [Double](repeating: 0, count: 5)
@@ -121,7 +121,7 @@ final class EmulatedOrbit: DeviceOrbit {
     /// Seconds in the kernel's phases since the device was opened, by block 0's clock (each
     /// phase with its grid barriers): A (t1, t2), B (digits, long stages), B's tiles, C (the
     /// inverse's long stages), D (the products rounded, + c, the stored Doubles).
-    public var phaseSeconds: [Double] {
+    package var phaseSeconds: [Double] {
         lock.lock()
         defer { lock.unlock() }
         return spent
@@ -132,7 +132,7 @@ final class EmulatedOrbit: DeviceOrbit {
     /// Seconds in parts of the phases since the kernels were loaded, by block 0's clock
     /// (FK_ORBIT_DETAIL): blockAdd's alignment, carries, normalisation and rounding over every
     /// call, then D's product, add and stored Doubles, and A's add.
-    public var detailSeconds: [Double] {
+    package var detailSeconds: [Double] {
         lock.lock()
         defer { lock.unlock() }
         return details
@@ -150,7 +150,7 @@ final class EmulatedOrbit: DeviceOrbit {
         for i in 0..<spent.count { spent[i] += phaseSeconds[i] }
     }
 
-    public func startOrbit(bits: Int, z: (OrbitLimbs, OrbitLimbs), c: (OrbitLimbs, OrbitLimbs)) throws
+    package func startOrbit(bits: Int, z: (OrbitLimbs, OrbitLimbs), c: (OrbitLimbs, OrbitLimbs)) throws
         -> any DeviceOrbit
     {
         try CUDAOrbit(device: self, bits: bits, values: [z.0, z.1, c.0, c.1])

@@ -7,7 +7,7 @@ import FractalNumerics
 // value, precision estimate, flags), so a backend never sees a kernel.
 
 /// A GPU backend as the engine sees it.
-@usableFromInline package protocol KernelLauncher: AnyObject, Sendable {
+package protocol KernelLauncher: AnyObject, Sendable {
     /// The device, for reports.
     var deviceName: String { get }
     /// Seconds in passes, passes run, and uploads a copy kept on the device saved, since the
@@ -28,15 +28,15 @@ import FractalNumerics
 }
 
 extension KernelLauncher {
-    public var referenceDevice: (any ReferenceStepDevice)? { nil }
+    package var referenceDevice: (any ReferenceStepDevice)? { nil }
 }
 
 /// What a `KernelLauncher` has done since it was opened.
-@usableFromInline package struct LauncherCounters: Sendable {
-    public var seconds = 0.0
-    public var passes = 0
-    public var residentHits = 0
-    public init(seconds: Double = 0, passes: Int = 0, residentHits: Int = 0) {
+package struct LauncherCounters: Sendable {
+    package var seconds = 0.0
+    package var passes = 0
+    package var residentHits = 0
+    package init(seconds: Double = 0, passes: Int = 0, residentHits: Int = 0) {
         self.seconds = seconds
         self.passes = passes
         self.residentHits = residentHits
@@ -44,17 +44,17 @@ extension KernelLauncher {
 }
 
 /// A pass as a backend runs it.
-@usableFromInline package enum DeviceLaunch: Sendable {
+package enum DeviceLaunch: Sendable {
     case perturbation(PerturbationLaunch)
     case direct(DirectLaunch)
 }
 
 /// An array a launch reads, as bytes. `content` names what it holds (an orbit or a part of a
 /// BLA table): a backend may keep device copies under that name for later passes and frames.
-@usableFromInline package struct LaunchArray: @unchecked Sendable {
-    public let count: Int
-    public let byteCount: Int
-    public let content: DeviceContent?
+package struct LaunchArray: @unchecked Sendable {
+    package let count: Int
+    package let byteCount: Int
+    package let content: DeviceContent?
     private let reader: (_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
 
     init<T: Sendable>(_ array: [T], content: DeviceContent? = nil) {
@@ -65,12 +65,12 @@ extension KernelLauncher {
     }
 
     /// Calls `body` with the array's bytes.
-    public func withBytes(_ body: (UnsafeRawBufferPointer) throws -> Void) throws { try reader(body) }
+    package func withBytes(_ body: (UnsafeRawBufferPointer) throws -> Void) throws { try reader(body) }
 }
 
 /// The name of a launch array's content: the orbit it comes from (or whose table it is part
 /// of), and which array. Opaque to backends: they compare names, nothing else.
-@usableFromInline package struct DeviceContent: Hashable, Sendable {
+package struct DeviceContent: Hashable, Sendable {
     let orbit: OrbitIdentity
     let delta: ObjectIdentifier
     let table: TableIdentity?
@@ -85,9 +85,9 @@ extension KernelLauncher {
 /// A perturbation pass (`PerturbationKernel`): Double, FloatExp or 106-bit (DoubleDouble,
 /// DoubleDoubleExp) deltas, LA and/or BLA, rebasing or Pauldelbrot detection, z^2 + c (Julia:
 /// without dc) or z^p + c.
-@usableFromInline package struct PerturbationLaunch: Sendable {
+package struct PerturbationLaunch: Sendable {
     /// The delta type; `rawValue` is the ABI's FK_DELTA_ constant.
-    public enum Delta: Int32, Sendable, CaseIterable {
+    package enum Delta: Int32, Sendable, CaseIterable {
         case double = 0
         case floatExp = 1
         case doubleDouble = 2
@@ -103,8 +103,14 @@ extension KernelLauncher {
             }
         }
 
+        /// The case whose engine type is `type`; nil for a type the kernels do not take.
+        init?(_ type: any DeltaScalar.Type) {
+            guard let delta = Delta.allCases.first(where: { $0.scalar == type }) else { return nil }
+            self = delta
+        }
+
         /// The kernels' name for it (`fathom_perturb_<name>`).
-        public var kernelName: String {
+        package var kernelName: String {
             switch self {
             case .double: "double"
             case .floatExp: "floatexp"
@@ -116,18 +122,18 @@ extension KernelLauncher {
     /// A table (`BLATable`): its BLA steps (`BLAStep<D>`), radii (D), level starts (Int64) and
     /// levels (nil: none), and its LA entries (`LAEntry<D>`) with their chain offsets per orbit
     /// index (Int32) and load scale (nil: none).
-    public struct Table: Sendable {
-        public let steps: LaunchArray?
-        public let radii: LaunchArray?
-        public let levelStarts: LaunchArray?
-        public let levels: Int
-        public let laEntries: LaunchArray?
-        public let chainAt: LaunchArray?
-        public let laLoadScale: Double
+    package struct Table: Sendable {
+        package let steps: LaunchArray?
+        package let radii: LaunchArray?
+        package let levelStarts: LaunchArray?
+        package let levels: Int
+        package let laEntries: LaunchArray?
+        package let chainAt: LaunchArray?
+        package let laLoadScale: Double
     }
     /// The items' dc (Complex<D>): per column and row (D; a whole image without rotation), or one
     /// per item.
-    public enum Deltas: Sendable {
+    package enum Deltas: Sendable {
         case grid(columns: LaunchArray, rows: LaunchArray, width: Int)
         case list(LaunchArray)
     }
@@ -136,57 +142,57 @@ extension KernelLauncher {
     /// goes (`StreamedCursor`, FathomKernelABI.h's FKStream): its nibbles (UInt8), keys
     /// (Double: re, im, and the low words where it has them), the keys' nibble offsets (Int),
     /// the tiny table's steps (Int, ascending) and values (Complex<D>).
-    public struct Stream: Sendable {
-        public let bytes: LaunchArray
-        public let nibbleCount: Int
-        public let keys: LaunchArray
-        public let keyNibbles: LaunchArray
-        public let tinySteps: LaunchArray
-        public let tinyValues: LaunchArray
+    package struct Stream: Sendable {
+        package let bytes: LaunchArray
+        package let nibbleCount: Int
+        package let keys: LaunchArray
+        package let keyNibbles: LaunchArray
+        package let tinySteps: LaunchArray
+        package let tinyValues: LaunchArray
         /// c's re.hi, re.lo, im.hi, im.lo.
-        public let c: [Double]
-        public let power: Int
-        public let lowWords: Bool
+        package let c: [Double]
+        package let power: Int
+        package let lowWords: Bool
         /// Whether the values in D take both words (106-bit deltas, an orbit with low words).
-        public let wide: Bool
+        package let wide: Bool
     }
 
-    public let delta: Delta
+    package let delta: Delta
     /// Complex<D> values Z(0) ... Z(orbitCount - 1); nil where the pass streams the orbit.
-    public let orbit: LaunchArray?
+    package let orbit: LaunchArray?
     /// The orbit streamed (nil: decoded in `orbit`); it is then its own rebase orbit.
-    public let stream: Stream?
+    package let stream: Stream?
     /// The orbit's steps.
-    public let orbitCount: Int
+    package let orbitCount: Int
     /// The critical orbit a pixel continues on after rebasing; nil: `orbit` itself.
-    public let rebaseOrbit: LaunchArray?
+    package let rebaseOrbit: LaunchArray?
     /// nil: no table (plain perturbation).
-    public let table: Table?
+    package let table: Table?
     /// The rebase orbit's table (nil: none, or `table` itself when `rebaseSharesTable`).
-    public let rebaseTable: Table?
-    public let rebaseSharesTable: Bool
-    public let deltas: Deltas
-    public let count: Int
-    public let maxIterations: Int
-    public let power: Int
+    package let rebaseTable: Table?
+    package let rebaseSharesTable: Bool
+    package let deltas: Deltas
+    package let count: Int
+    package let maxIterations: Int
+    package let power: Int
     /// Whether dc enters each step (false for Julia).
-    public let addsDC: Bool
+    package let addsDC: Bool
     /// Pauldelbrot's detection instead of rebasing, with its g.
-    public let detect: Bool
-    public let tolerance: Double
+    package let detect: Bool
+    package let tolerance: Double
     /// Whether the kernels track the error variance (`ErrorVariance`) instead of the product
     /// of |f'(z)|^2, with the table's epsilon for its truncation terms (0 without a table).
-    public let variance: Bool
-    public let epsilon: Double
+    package let variance: Bool
+    package let epsilon: Double
     /// z^p + c by Horner's rule over binom(p, k), k = 0 ... p; nil: z^2 (+ c).
-    public let binomials: [Double]?
+    package let binomials: [Double]?
 
     /// The highest power the backends' kernels take (FK_MAX_POWER).
-    public static let maximumPower = 16
+    package static let maximumPower = 16
 
     /// The layout of one BLA step of `delta` (`BLAStep<D>`): its stride and the offsets of b,
     /// radius, stretchExponent and inverseRadiusSquared. A backend checks it against its own.
-    public static func stepLayout(_ delta: Delta) -> [Int] { stepLayout(delta.scalar) }
+    package static func stepLayout(_ delta: Delta) -> [Int] { stepLayout(delta.scalar) }
 
     private static func stepLayout<D: DeltaScalar>(_: D.Type) -> [Int] {
         typealias Step = BLAStep<D>
@@ -201,7 +207,7 @@ extension KernelLauncher {
     /// The layout of one LA entry of `delta` (`LAEntry<D>`): its stride and the offsets of cc,
     /// threshold, dcThreshold, inverseThreshold, inverseDCThreshold, stretchSignificand,
     /// ccSignificand, length and chainEnd.
-    public static func laEntryLayout(_ delta: Delta) -> [Int] { laEntryLayout(delta.scalar) }
+    package static func laEntryLayout(_ delta: Delta) -> [Int] { laEntryLayout(delta.scalar) }
 
     private static func laEntryLayout<D: DeltaScalar>(_: D.Type) -> [Int] {
         typealias E = LAEntry<D>
@@ -215,7 +221,7 @@ extension KernelLauncher {
     /// The strides of a chain offset (`LATable.ChainOffset`) and a level start (Int), and the
     /// offsets of the second field of FloatExp (exponent), DoubleDouble (lo) and DoubleDoubleExp
     /// (exponent): what a backend checks beside the records' layouts.
-    public static var scalarLayouts: [Int] {
+    package static var scalarLayouts: [Int] {
         [
             MemoryLayout<LATable<Double>.ChainOffset>.stride, MemoryLayout<Int>.stride,
             MemoryLayout<FloatExp>.offset(of: \.exponent)!, MemoryLayout<DoubleDouble>.offset(of: \.lo)!,
@@ -224,7 +230,7 @@ extension KernelLauncher {
     }
 
     /// The stride of one Complex<D> and the offset of its imaginary part.
-    public static func complexLayout(_ delta: Delta) -> [Int] { complexLayout(delta.scalar) }
+    package static func complexLayout(_ delta: Delta) -> [Int] { complexLayout(delta.scalar) }
 
     private static func complexLayout<D: DeltaScalar>(_: D.Type) -> [Int] {
         [MemoryLayout<Complex<D>>.stride, MemoryLayout<Complex<D>>.offset(of: \.im)!]
@@ -264,15 +270,15 @@ public struct PerturbationOutcome: Sendable {
 }
 
 /// Direct Double escape time, z <- z^p + c (Julia: z0 = pixel) over a grid without rotation.
-@usableFromInline package struct DirectLaunch: Sendable {
+package struct DirectLaunch: Sendable {
     /// Re per column and Im per row, as Double.
-    public let columns: LaunchArray
-    public let rows: LaunchArray
-    public let width: Int
-    public let count: Int
-    public let maxIterations: Int
-    public let power: Int
-    public let juliaC: Complex<Double>?
+    package let columns: LaunchArray
+    package let rows: LaunchArray
+    package let width: Int
+    package let count: Int
+    package let maxIterations: Int
+    package let power: Int
+    package let juliaC: Complex<Double>?
 }
 
 /// How one pixel of a direct launch ended (FKDirectOut): its counts, |z|^2 at nBig, and for

@@ -3,23 +3,23 @@ import Foundation
 
 /// Phase times of a render or a GPU pass on stderr when FATHOM_TRACE is set
 /// (Documentation/GPU.md).
-@usableFromInline package struct PhaseTrace {
-    public static let enabled = getenv("FATHOM_TRACE") != nil
+package struct PhaseTrace {
+    package static let enabled = getenv("FATHOM_TRACE") != nil
     let title: String
     var last = DispatchTime.now().uptimeNanoseconds
     var phases: [(String, Double, Int)] = []
 
-    public init(_ title: String) { self.title = title }
+    package init(_ title: String) { self.title = title }
 
     /// Ends the phase named `phase`.
-    public mutating func mark(_ phase: String) {
+    package mutating func mark(_ phase: String) {
         guard PhaseTrace.enabled else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         phases.append((phase, Double(now - last) / 1e6, PhaseTrace.residentMiB()))
         last = now
     }
 
-    public func print() {
+    package func print() {
         guard PhaseTrace.enabled else { return }
         let line =
             title + ": "
@@ -28,7 +28,7 @@ import Foundation
     }
 
     /// The process's resident memory now, in MiB (0 where /proc cannot tell).
-    public static func residentMiB() -> Int {
+    package static func residentMiB() -> Int {
         let fd = open("/proc/self/statm", O_RDONLY)
         guard fd >= 0 else { return 0 }
         defer { close(fd) }
@@ -41,7 +41,7 @@ import Foundation
     }
 
     /// `line` on stderr.
-    public static func write(_ line: String) { FileHandle.standardError.write(Data(line.utf8)) }
+    package static func write(_ line: String) { FileHandle.standardError.write(Data(line.utf8)) }
 }
 
 /// Runs `body` and adds its wall time, in seconds, to `total` (a phase's running time).

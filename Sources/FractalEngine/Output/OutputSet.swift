@@ -118,7 +118,7 @@ public enum OutputTarget: Equatable, Sendable {
 
 /// The temporary files of this process that are not yet committed: a cancellation that
 /// cannot wait for the work to unwind (a second signal) removes them before it exits.
-@usableFromInline package enum TemporaryFiles {
+package enum TemporaryFiles {
     nonisolated(unsafe) private static var paths: Set<String> = []
     private static let lock = NSLock()
 
@@ -136,7 +136,7 @@ public enum OutputTarget: Equatable, Sendable {
     }
 
     /// Removes every temporary file still registered.
-    public static func removeAll() {
+    package static func removeAll() {
         lock.lock()
         let all = paths
         paths = []
@@ -286,14 +286,14 @@ public final class OutputSet: @unchecked Sendable {
 /// An output of an `OutputSet` written piece by piece (an exponential map's bands) into its
 /// staged temporary file, then closed; the set commits it with the others. Until then nothing
 /// is in place, and an aborted set removes what was written.
-@usableFromInline package final class StagedFile: @unchecked Sendable {
+package final class StagedFile: @unchecked Sendable {
     private var fd: Int32
     private let path: String
     /// Bytes written so far.
-    public private(set) var count = 0
+    package private(set) var count = 0
 
     /// Stages a new, empty temporary file for output `index` of `set`.
-    public init(_ set: OutputSet, at index: Int) throws(OutputError) {
+    package init(_ set: OutputSet, at index: Int) throws(OutputError) {
         let temporary = try set.temporaryPath(index)
         path = set.paths[index]
         fd = open(temporary, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY)
@@ -303,14 +303,14 @@ public final class OutputSet: @unchecked Sendable {
     deinit { if fd >= 0 { _ = closeDescriptor(fd) } }
 
     /// Appends `data`.
-    public func append(_ data: Data) throws(OutputError) {
+    package func append(_ data: Data) throws(OutputError) {
         guard fd >= 0 else { throw .cannotCreate(path: path, reason: "written after it was closed") }
         do { try writeAll(data, toDescriptor: fd) } catch { throw .cannotCreate(path: path, reason: error.reason) }
         count += data.count
     }
 
     /// Flushes and closes the file: the set may then commit it.
-    public func close() throws(OutputError) {
+    package func close() throws(OutputError) {
         guard fd >= 0 else { return }
         let descriptor = fd
         fd = -1
@@ -346,9 +346,9 @@ public struct OutputSlot: Sendable, Equatable {
 public typealias ImageWriteError = OutputError
 
 /// Files written whole or not at all (one `OutputSet` of one file).
-@usableFromInline package enum AtomicFile {
+package enum AtomicFile {
     /// Writes `data` to `path` by the output rules.
-    public static func write(_ data: Data, to path: String) throws(OutputError) {
+    package static func write(_ data: Data, to path: String) throws(OutputError) {
         try OutputSet.write(data, to: path)
     }
 }

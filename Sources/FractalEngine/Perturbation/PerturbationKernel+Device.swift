@@ -13,14 +13,13 @@ extension PerturbationKernel {
     /// outcomes are finished: with this kernel's own `escaped`, so the field and flags equal
     /// the CPU's when the device rounds like the CPU. Nil where no backend kernel exists:
     /// tracking kernels (extras), the interior proof (it runs before a pixel's first step, on
-    /// the CPU), powers above `PerturbationLaunch.maximumPower`, a streamed orbit.
+    /// the CPU), powers above `PerturbationLaunch.maximumPower`, a delta type the kernels do not take.
     func deviceForm(count: Int, names: DeviceNames) -> DeviceForm? {
         guard !T.isActive, interior == nil, formula.power <= PerturbationLaunch.maximumPower else { return nil }
         // The orbit decoded (both orbits), or streamed (then its own rebase orbit).
         let decoded = orbit.decoded.flatMap { a in rebaseOrbit.decoded.map { (a, $0) } }
         let stream = decoded == nil ? orbit.streamed : nil
-        guard decoded != nil || stream != nil else { return nil }
-        let delta = D.launchDelta
+        guard decoded != nil || stream != nil, let delta = PerturbationLaunch.Delta(D.self) else { return nil }
         let kind = ObjectIdentifier(D.self)
         func array<V: Sendable>(
             _ values: [V], _ orbit: OrbitIdentity?, _ table: TableIdentity? = nil,

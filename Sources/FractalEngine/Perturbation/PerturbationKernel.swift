@@ -64,17 +64,6 @@ struct PixelWork {
     @inlinable init() {}
 }
 
-extension PerturbationDelta {
-    /// The type as a GPU backend's kernels take it: the launch case whose engine type is this
-    /// one (every conforming type has one; GPUTests launch each).
-    @usableFromInline package static var launchDelta: PerturbationLaunch.Delta {
-        guard let delta = PerturbationLaunch.Delta.allCases.first(where: { $0.scalar == Self.self }) else {
-            fatalError("\(Self.self) has no PerturbationLaunch.Delta case")
-        }
-        return delta
-    }
-}
-
 /// A perturbation delta type that can be read from MPFR (correctly rounded).
 public protocol PerturbationDelta: DeltaScalar {
     /// The 106-bit type of the same range: what pixels at risk are rendered again in.

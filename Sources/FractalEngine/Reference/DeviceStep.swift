@@ -7,13 +7,13 @@ import FractalNumerics
 /// 0.limbs 2^exponent, `limbs` 32-bit and little-endian, normalised (the top bit of the last
 /// set), ceil(p / 32) of them for precision p, the bits below p zero. MPFR's own convention with
 /// 32-bit limbs, so converting either way moves bits and changes none.
-@usableFromInline package struct OrbitLimbs: Equatable, Sendable {
-    public var negative: Bool
-    public var zero: Bool
-    public var exponent: Int
-    public var limbs: [UInt32]
+package struct OrbitLimbs: Equatable, Sendable {
+    package var negative: Bool
+    package var zero: Bool
+    package var exponent: Int
+    package var limbs: [UInt32]
 
-    public init(negative: Bool, zero: Bool, exponent: Int, limbs: [UInt32]) {
+    package init(negative: Bool, zero: Bool, exponent: Int, limbs: [UInt32]) {
         self.negative = negative
         self.zero = zero
         self.exponent = exponent
@@ -21,16 +21,16 @@ import FractalNumerics
     }
 
     /// The limb count for precision `bits`.
-    public static func count(bits: Int) -> Int { (bits + 31) / 32 }
+    package static func count(bits: Int) -> Int { (bits + 31) / 32 }
 
     /// A finite value, at its own precision.
-    public init(_ value: BigFloat) {
+    package init(_ value: BigFloat) {
         let bits = value.precision.bits
         self = value.withPointer { OrbitLimbs($0, bits: bits) }
     }
 
     /// The value at precision `bits` (the one its limbs were made at).
-    public func bigFloat(bits: Int) -> BigFloat {
+    package func bigFloat(bits: Int) -> BigFloat {
         var v = BigFloat(precision: Precision(bits: bits))
         v.withMutablePointer { write(to: $0, bits: bits) }
         return v
@@ -78,7 +78,7 @@ import FractalNumerics
 
 /// Where a reference orbit's z^2 + c steps can run besides MPFR on the CPU: a GPU, or the CPU
 /// emulation of its kernels (FathomGPU). Its steps are MPFRStep.zPowerPlusC's, bit for bit.
-@usableFromInline package protocol ReferenceStepDevice: AnyObject, Sendable {
+package protocol ReferenceStepDevice: AnyObject, Sendable {
     /// The device, for reports.
     var deviceName: String { get }
     /// An orbit from z with parameter c at `bits`; throws where the device cannot hold it.
@@ -86,7 +86,7 @@ import FractalNumerics
 }
 
 /// One orbit on a `ReferenceStepDevice`.
-@usableFromInline package protocol DeviceOrbit: AnyObject {
+package protocol DeviceOrbit: AnyObject {
     /// Takes up to `steps` steps, writing step k's `DeviceOrbitStep.words` Doubles at
     /// `out[12k ...]` (`DeviceOrbitStep`), and stops after an escape. Returns the steps taken;
     /// `flagged`: the last of them needs the host (its values are not written).
@@ -100,17 +100,17 @@ import FractalNumerics
 /// them (the host keeps those below 2^-1000), and where Z is near |Z| = 2 the escape test the
 /// host makes in MPFR (`ReferenceOrbit`): the gap 4 - (x^2 + y^2) as mpfr_get_d_2exp gives it,
 /// or escaped.
-@usableFromInline package struct DeviceOrbitStep {
-    public static let words = 12
-    public enum EscapeTest: Equatable {
+package struct DeviceOrbitStep {
+    package static let words = 12
+    package enum EscapeTest: Equatable {
         case escaped
         case gap(FloatExp)
     }
-    public var values: (Double, Double, Double, Double)
-    public var x: FloatExp, y: FloatExp
+    package var values: (Double, Double, Double, Double)
+    package var x: FloatExp, y: FloatExp
     /// Whether x and y are nonzero (a zero's significand is zero).
-    public var xNonzero: Bool, yNonzero: Bool
-    public var escape: EscapeTest?
+    package var xNonzero: Bool, yNonzero: Bool
+    package var escape: EscapeTest?
 
     /// Step k of `out` (words 10: 0 no test, 1 gap, 2 escaped).
     init(_ v: UnsafePointer<Double>) {

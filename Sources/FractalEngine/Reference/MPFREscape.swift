@@ -6,20 +6,19 @@ import FractalNumerics
 /// the exact reference that tests (and, later, reference orbits) build on. Follows the
 /// oracle's arithmetic: z^2 = ((x + y)(x - y), 2xy), z^p = z^2 z ... z, each operation
 /// correctly rounded at the workspace precision.
-@usableFromInline package final class MPFREscape {
+package final class MPFREscape {
     private let ws: MPFRWorkspace
     // Registers: MPFRStep's layout, then |z|^2.
-    @usableFromInline package let precision: Precision
+    package let precision: Precision
 
-    @usableFromInline package init(precision: Precision) {
+    package init(precision: Precision) {
         self.precision = precision
         ws = MPFRWorkspace(count: MPFRStep.firstFree + 1, precision: precision)
     }
 
     /// Iterates z0 -> z^p + c up to `maxIterations`; returns n2, nBig and smooth (smooth from
     /// ln|z(nBig)| computed in MPFR).
-    @usableFromInline package func iterate(z0: BigComplex, c: BigComplex, power: Int, maxIterations: Int) -> PixelResult
-    {
+    package func iterate(z0: BigComplex, c: BigComplex, power: Int, maxIterations: Int) -> PixelResult {
         let x = ws[0], y = ws[1], t1 = ws[4], t2 = ws[5], r2 = ws[MPFRStep.firstFree]
         ws.set(0, z0.re)
         ws.set(1, z0.im)
@@ -43,7 +42,7 @@ import FractalNumerics
     }
 
     /// The pixel (x, y) of `viewport` for `family` (Mandelbrot, Multibrot or Julia).
-    @usableFromInline package func iterate(
+    package func iterate(
         pixelX: Int, pixelY: Int, viewport: Viewport, family: Family, maxIterations: Int
     ) -> PixelResult {
         let p = viewport.exactPoint(x: pixelX, y: pixelY)
