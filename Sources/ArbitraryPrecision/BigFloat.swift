@@ -9,6 +9,10 @@ import FractalNumerics
 /// An arbitrary-precision binary floating-point number (MPFR), with value semantics.
 ///
 /// The result of a binary operation has the larger of the operands' precisions.
+///
+/// Sendable: copies share their `MPFRValue` storage, but no mutation touches a shared one
+/// (every mutating member calls `makeUnique` first: copy-on-write), and MPFR only reads its
+/// operands, so threads holding copies of one value never write the same `mpfr_t`.
 public struct BigFloat: @unchecked Sendable {
     @usableFromInline var storage: MPFRValue
 

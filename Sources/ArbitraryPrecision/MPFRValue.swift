@@ -4,6 +4,10 @@ import CMPFR
 ///
 /// `&x` of a Swift stored `mpfr_t` is not a stable address (Documentation/Design.md section 10), so every
 /// MPFR value lives behind a pointer allocated here and passed to each MPFR call.
+///
+/// Unchecked Sendable: a raw pointer to the `mpfr_t` it owns. Its one holder, `BigFloat`,
+/// writes through it only while it holds the sole reference (copy-on-write), and concurrent
+/// MPFR calls that only read one `mpfr_t` are safe.
 @usableFromInline package final class MPFRValue: @unchecked Sendable {
     @usableFromInline package let pointer: UnsafeMutablePointer<__mpfr_struct>
 

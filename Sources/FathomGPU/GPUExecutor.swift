@@ -23,13 +23,18 @@ public enum GPUError: Error, CustomStringConvertible, Equatable {
 /// A GPU backend in use: the CUDA device or its CPU emulation, the engine's `KernelLauncher`.
 /// Holds device memory for one pass at a time; calls are serialised (one render at a time
 /// uses it).
+///
+/// Unchecked Sendable: the kernels' handles (`functions`, raw CUDA pointers, which the driver
+/// lets any thread launch) are fixed at init; every other mutable member (timings, counts,
+/// result buffers, resident copies, the orbit device) is read and written under `lock`; and
+/// `passLock` makes a whole pass (its launches over the shared result buffers) one thread's.
 final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     enum Kind { case cuda, emulated }
     let kind: Kind
     private let lock = NSLock()
     /// Held for a whole pass: passes share the result buffers.
     let passLock = NSLock()
-    private var functions: [String: UnsafeMutableRawPointer] = [:]
+    private let functions: [String: UnsafeMutableRawPointer]
     let deviceName: String
     /// Seconds spent in GPU passes (kernels, downloads, the host's finishing), for the report.
     /// Read under `lock`, which its writers hold: renders on other threads read it while a
@@ -344,6 +349,8 @@ protocol LaunchParameters: Sendable {
     var first: Int64 { get set }
 }
 
+// Unchecked Sendable: plain values and device addresses (C pointers, hence not Sendable to
+// Swift) that no host code writes through.
 extension FKPerturbParams: LaunchParameters, @retroactive @unchecked Sendable {}
 extension FKDirectParams: LaunchParameters, @retroactive @unchecked Sendable {}
 

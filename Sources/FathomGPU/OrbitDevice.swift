@@ -79,7 +79,10 @@ final class EmulatedOrbit: DeviceOrbit {
 /// The reference orbit's steps on the CUDA device: FathomOrbit.h's `fathom_orbit_steps`, one
 /// cooperative launch of a block per multiprocessor for each batch of steps. The same orbit as
 /// the emulation and MPFR, bit for bit (checked by `fathom-bench device-orbit`).
-/// Immutable after init; its orbits are used from one thread at a time.
+///
+/// Unchecked Sendable: `function` is a CUDA handle (a raw pointer) fixed at init, which the
+/// driver lets any thread launch; the phase timings are read and written under `lock`; each
+/// orbit it computes is used from one thread at a time.
 package final class CUDAOrbitDevice: ReferenceStepDevice, @unchecked Sendable {
     let executor: GPUExecutor
     let function: UnsafeMutableRawPointer

@@ -51,11 +51,12 @@ package enum DeviceLaunch: Sendable {
 
 /// An array a launch reads, as bytes. `content` names what it holds (an orbit or a part of a
 /// BLA table): a backend may keep device copies under that name for later passes and frames.
-package struct LaunchArray: @unchecked Sendable {
+package struct LaunchArray: Sendable {
     package let count: Int
     package let byteCount: Int
     package let content: DeviceContent?
-    private let reader: (_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    /// Reads the array it captured (an immutable array of Sendable elements).
+    private let reader: @Sendable (_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
 
     init<T: Sendable>(_ array: [T], content: DeviceContent? = nil) {
         count = array.count

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // Outputs are written so that nothing a user owns is destroyed (Documentation/Reliability.md):
 //
@@ -119,28 +120,23 @@ public enum OutputTarget: Equatable, Sendable {
 /// The temporary files of this process that are not yet committed: a cancellation that
 /// cannot wait for the work to unwind (a second signal) removes them before it exits.
 package enum TemporaryFiles {
-    nonisolated(unsafe) private static var paths: Set<String> = []
-    private static let lock = NSLock()
+    private static let paths = Mutex<Set<String>>([])
 
     static func add(_ path: String) {
-        lock.lock()
-        paths.insert(path)
-        lock.unlock()
+        _ = paths.withLock { $0.insert(path) }
     }
 
     static func remove(_ path: String) {
-        lock.lock()
-        paths.remove(path)
-        lock.unlock()
+        _ = paths.withLock { $0.remove(path) }
         unlink(path)
     }
 
     /// Removes every temporary file still registered.
     package static func removeAll() {
-        lock.lock()
-        let all = paths
-        paths = []
-        lock.unlock()
+        let all = paths.withLock { p in
+            defer { p = [] }
+            return p
+        }
         for path in all { unlink(path) }
     }
 }
@@ -149,12 +145,13 @@ package enum TemporaryFiles {
 /// file, and only when all are staged are they moved into place (streams written first,
 /// then renames, undone if one fails). A set that is not committed removes its temporary
 /// files when it goes away.
-public final class OutputSet: @unchecked Sendable {
+public final class OutputSet: Sendable {
     /// The outputs' paths as given, in order; an output's index is its position here.
     public let paths: [String]
     /// Where each output goes (`OutputTarget.resolve` of each path, links followed).
     public let targets: [OutputTarget]
-    private var temporaries: [String?]
+    /// Each output's staged temporary file, if any.
+    private let temporaries: Mutex<[String?]>
 
     /// Resolves every path (Documentation/Reliability.md's rules) and refuses two outputs on
     /// one file, before any work starts.
@@ -169,7 +166,7 @@ public final class OutputSet: @unchecked Sendable {
             targets.append(target)
         }
         self.targets = targets
-        temporaries = Array(repeating: nil, count: paths.count)
+        temporaries = Mutex(Array(repeating: nil, count: paths.count))
     }
 
     deinit { abort() }
@@ -177,7 +174,7 @@ public final class OutputSet: @unchecked Sendable {
     /// A new temporary file for output `index` (replacing one staged before): in the
     /// target's folder for a file, in the temporary folder for a stream.
     public func temporaryPath(_ index: Int) throws(OutputError) -> String {
-        if let old = temporaries[index] { TemporaryFiles.remove(old) }
+        if let old = temporaries.withLock({ $0[index] }) { TemporaryFiles.remove(old) }
         let folder: String
         let name: String
         switch targets[index] {
@@ -199,7 +196,7 @@ public final class OutputSet: @unchecked Sendable {
         }
         close(fd)
         TemporaryFiles.add(temporary)
-        temporaries[index] = temporary
+        temporaries.withLock { $0[index] = temporary }
         return temporary
     }
 
@@ -208,17 +205,18 @@ public final class OutputSet: @unchecked Sendable {
         let temporary = try temporaryPath(index)
         do { try writeAll(data, to: temporary, flags: O_WRONLY | O_TRUNC) } catch {
             TemporaryFiles.remove(temporary)
-            temporaries[index] = nil
+            temporaries.withLock { $0[index] = nil }
             throw .cannotCreate(path: paths[index], reason: error.reason)
         }
     }
 
     /// Moves every staged output into place: all of them, or (on an error) none.
     public func commit() throws(OutputError) {
-        let staged = temporaries.compactMap { $0 }
+        let current = temporaries.withLock { $0 }
+        let staged = current.compactMap { $0 }
         guard staged.count == paths.count else {
             throw .cannotCreate(
-                path: paths[temporaries.firstIndex { $0 == nil } ?? 0], reason: "nothing was staged for it")
+                path: paths[current.firstIndex { $0 == nil } ?? 0], reason: "nothing was staged for it")
         }
         // Streams first: they cannot be undone, and nothing is in place yet when one fails.
         for (i, target) in targets.enumerated() {
@@ -266,13 +264,16 @@ public final class OutputSet: @unchecked Sendable {
             if case .file = target { continue }
             TemporaryFiles.remove(staged[i])
         }
-        temporaries = Array(repeating: nil, count: paths.count)
+        temporaries.withLock { $0 = Array(repeating: nil, count: paths.count) }
     }
 
     /// Removes the staged temporary files (nothing is written).
     public func abort() {
-        for case let t? in temporaries { TemporaryFiles.remove(t) }
-        temporaries = Array(repeating: nil, count: paths.count)
+        let staged = temporaries.withLock { t in
+            defer { t = Array(repeating: nil, count: t.count) }
+            return t
+        }
+        for case let t? in staged { TemporaryFiles.remove(t) }
     }
 
     /// Writes one output alone (resolve, stage, commit).
@@ -286,34 +287,43 @@ public final class OutputSet: @unchecked Sendable {
 /// An output of an `OutputSet` written piece by piece (an exponential map's bands) into its
 /// staged temporary file, then closed; the set commits it with the others. Until then nothing
 /// is in place, and an aborted set removes what was written.
-package final class StagedFile: @unchecked Sendable {
-    private var fd: Int32
+package final class StagedFile: Sendable {
+    /// The open descriptor (-1 once closed) and the bytes written so far.
+    private let file: Mutex<(fd: Int32, count: Int)>
     private let path: String
     /// Bytes written so far.
-    package private(set) var count = 0
+    package var count: Int { file.withLock { $0.count } }
 
     /// Stages a new, empty temporary file for output `index` of `set`.
     package init(_ set: OutputSet, at index: Int) throws(OutputError) {
         let temporary = try set.temporaryPath(index)
         path = set.paths[index]
-        fd = open(temporary, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY)
+        let fd = open(temporary, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }
+        file = Mutex((fd, 0))
     }
 
-    deinit { if fd >= 0 { _ = closeDescriptor(fd) } }
+    deinit { file.withLock { if $0.fd >= 0 { _ = closeDescriptor($0.fd) } } }
 
     /// Appends `data`.
     package func append(_ data: Data) throws(OutputError) {
-        guard fd >= 0 else { throw .cannotCreate(path: path, reason: "written after it was closed") }
-        do { try writeAll(data, toDescriptor: fd) } catch { throw .cannotCreate(path: path, reason: error.reason) }
-        count += data.count
+        let path = path
+        try file.withLock { (file) throws(OutputError) in
+            guard file.fd >= 0 else { throw .cannotCreate(path: path, reason: "written after it was closed") }
+            do throws(IOFailure) { try writeAll(data, toDescriptor: file.fd) } catch {
+                throw .cannotCreate(path: path, reason: error.reason)
+            }
+            file.count += data.count
+        }
     }
 
     /// Flushes and closes the file: the set may then commit it.
     package func close() throws(OutputError) {
-        guard fd >= 0 else { return }
-        let descriptor = fd
-        fd = -1
+        let descriptor = file.withLock { file in
+            defer { file.fd = -1 }
+            return file.fd
+        }
+        guard descriptor >= 0 else { return }
         if fsync(descriptor) != 0 && errno != EINVAL && errno != EROFS {
             let reason = String(cString: strerror(errno))
             _ = closeDescriptor(descriptor)

@@ -8,7 +8,7 @@ import Synchronization
 /// rendered again with 106-bit deltas from the same orbit without a second MPFR run.
 ///
 /// Unchecked Sendable: the concurrent fetches of `orbits(at:)` read only its constants and the
-/// (locked) cache; `seconds` is written on the render's thread alone.
+/// cache (behind its mutex); `seconds` and `usedDevice` are written on the render's thread alone.
 final class OrbitSupply: @unchecked Sendable {
     let power: Int
     let juliaC: BigComplex?
@@ -142,18 +142,19 @@ final class OrbitSupply: @unchecked Sendable {
 /// An orbit computed on a thread of its own, with its own control: cancelled when the render is
 /// (checked while waiting) or when the render ends without it (`cancel`, which waits for the
 /// thread, so nothing runs past the render).
-final class FinerOrbitTask: @unchecked Sendable {
+final class FinerOrbitTask: Sendable {
     private let group = DispatchGroup()
     private let control = RenderControl()
     /// Written once by the task's thread before `group` is left; read after waiting on it.
-    private var outcome: Result<(ReferenceOrbit, Double), any Error>?
+    private let outcome = Mutex<Result<(ReferenceOrbit, Double), any Error>?>(nil)
 
     init(_ body: @escaping @Sendable (RenderControl) throws -> ReferenceOrbit) {
         group.enter()
         let control = control
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             let start = DispatchTime.now().uptimeNanoseconds
-            outcome = Result { (try body(control), Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
+            let result = Result { (try body(control), Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
+            outcome.withLock { $0 = result }
             group.leave()
         }
     }
@@ -163,7 +164,7 @@ final class FinerOrbitTask: @unchecked Sendable {
         while group.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
             if outer?.isCancelled == true { control.cancel() }
         }
-        return try outcome!.get()
+        return try outcome.withLock { $0! }.get()
     }
 
     /// Stops the computation (if it still runs) and waits for its thread.

@@ -15,6 +15,9 @@ public enum GlitchMode: String, Sendable, CaseIterable {
 /// Per-pixel side output of a perturbation pass: in detect mode the glitch flag and the ratio
 /// |z|^2 / |Z|^2 at detection; with the precision check, whether the pixel's smooth value may
 /// be off by more than 1e-7 (`PrecisionEstimate`).
+///
+/// Unchecked Sendable: raw pointers into arrays the pass owns and keeps alive until its
+/// threads have returned; each thread writes only its own pixels' entries.
 @usableFromInline
 struct PixelFlags: @unchecked Sendable {
     @usableFromInline let glitched: UnsafeMutablePointer<UInt8>?

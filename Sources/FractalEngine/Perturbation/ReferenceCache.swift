@@ -1,48 +1,48 @@
 import ArbitraryPrecision
 import Foundation
 import FractalNumerics
+import Synchronization
 
 /// Reference orbits and BLA tables kept across renders of the same center: a zoom-out
 /// sequence computes its deepest frame's orbit once, and every shallower frame reuses it
 /// (an orbit at more precision is a valid reference for a view that needs less: the deltas
 /// are taken from the point it was computed for). Pass one cache to every render of a
 /// sequence (`PerturbationSettings.cache`); it is safe to share between threads.
-public final class ReferenceCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var orbits: [ReferenceOrbit] = []
-    private var tables = CachedTables()
-    /// The stored tables' keys, oldest first: at most `tableLimit` are kept.
-    private var tableOrder: [TableIdentity] = []
-    /// LA tables by what they depend on (not the dc bound, which only BLA levels read), so
-    /// the frames of a zoom and the bands of an exponential map build theirs once.
-    private var linearTables: [LinearTableIdentity: any Sendable] = [:]
-    /// How many orbits and tables were reused (for tests and benchmarks).
-    public private(set) var orbitHits = 0
-    /// How many BLA and LA tables were reused.
-    public private(set) var tableHits = 0
-    /// Orbits added from files (`add`).
-    private var loaded = 0
-    /// Orbits stored: each computed once (those added from files not counted).
-    public var computedOrbits: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return orbits.count - loaded
+public final class ReferenceCache: Sendable {
+    /// Everything the cache holds, behind one lock.
+    private struct State {
+        var orbits: [ReferenceOrbit] = []
+        var tables = CachedTables()
+        /// The stored tables' keys, oldest first: at most `tableLimit` are kept.
+        var tableOrder: [TableIdentity] = []
+        /// LA tables by what they depend on (not the dc bound, which only BLA levels read), so
+        /// the frames of a zoom and the bands of an exponential map build theirs once.
+        var linearTables: [LinearTableIdentity: any Sendable] = [:]
+        var orbitHits = 0
+        var tableHits = 0
+        /// Orbits added from files (`add`).
+        var loaded = 0
+        var keepsOrbits = true
     }
+    private let state = Mutex(State())
+
+    /// How many orbits were reused (for tests and benchmarks).
+    public var orbitHits: Int { state.withLock { $0.orbitHits } }
+    /// How many BLA and LA tables were reused.
+    public var tableHits: Int { state.withLock { $0.tableHits } }
+    /// Orbits stored: each computed once (those added from files not counted).
+    public var computedOrbits: Int { state.withLock { $0.orbits.count - $0.loaded } }
 
     /// The orbits it holds, in the order they were stored: what a cluster's reference job saves
     /// for the frame jobs (Documentation/Sequences.md, "On a cluster").
-    public var storedOrbits: [ReferenceOrbit] {
-        lock.lock()
-        defer { lock.unlock() }
-        return orbits
-    }
+    public var storedOrbits: [ReferenceOrbit] { state.withLock { $0.orbits } }
 
     /// Adds orbits another process computed (read from its files), as if computed here.
     public func add(_ more: [ReferenceOrbit]) {
-        lock.lock()
-        defer { lock.unlock() }
-        orbits += more
-        loaded += more.count
+        state.withLock {
+            $0.orbits += more
+            $0.loaded += more.count
+        }
     }
 
     /// An empty cache.
@@ -55,16 +55,16 @@ public final class ReferenceCache: @unchecked Sendable {
         for point: BigComplex, power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision,
         lowWords: Bool
     ) -> ReferenceOrbit? {
-        lock.lock()
-        defer { lock.unlock() }
-        for o in orbits
-        where o.serves(power: power, juliaC: juliaC, maxIterations: maxIterations, precision: precision)
-            && (!lowWords || o.hasLowWords) && ReferenceCache.within(o.point, point, precision)
-        {
-            orbitHits += 1
-            return o.limited(to: maxIterations)
+        state.withLock { state in
+            for o in state.orbits
+            where o.serves(power: power, juliaC: juliaC, maxIterations: maxIterations, precision: precision)
+                && (!lowWords || o.hasLowWords) && ReferenceCache.within(o.point, point, precision)
+            {
+                state.orbitHits += 1
+                return o.limited(to: maxIterations)
+            }
+            return nil
         }
-        return nil
     }
 
     /// A cached orbit that `watch` ends within (`PeriodWatch.Found.ends`), cut there: what
@@ -74,18 +74,18 @@ public final class ReferenceCache: @unchecked Sendable {
         for point: BigComplex, power: Int, juliaC: BigComplex?, precision: Precision, lowWords: Bool,
         endedBy watch: PeriodWatch
     ) -> ReferenceOrbit? {
-        lock.lock()
-        defer { lock.unlock() }
-        for o in orbits
-        where o.matches(power: power, juliaC: juliaC, precision: precision)
-            && (!lowWords || o.hasLowWords) && ReferenceCache.within(o.point, point, precision)
-        {
-            if let found = watch.scan(o), found.ends, found.period < o.count {
-                orbitHits += 1
-                return o.limited(to: found.period)
+        state.withLock { state in
+            for o in state.orbits
+            where o.matches(power: power, juliaC: juliaC, precision: precision)
+                && (!lowWords || o.hasLowWords) && ReferenceCache.within(o.point, point, precision)
+            {
+                if let found = watch.scan(o), found.ends, found.period < o.count {
+                    state.orbitHits += 1
+                    return o.limited(to: found.period)
+                }
             }
+            return nil
         }
-        return nil
     }
 
     /// Whether `cached` (at more precision) lies within one unit in the last place of
@@ -102,9 +102,7 @@ public final class ReferenceCache: @unchecked Sendable {
     }
 
     func store(_ orbit: ReferenceOrbit) {
-        lock.lock()
-        defer { lock.unlock() }
-        if keepsOrbits { orbits.append(orbit) }
+        state.withLock { if $0.keepsOrbits { $0.orbits.append(orbit) } }
     }
 
     /// Whether computed orbits are kept (default true). A sequence turns it off once its
@@ -113,26 +111,17 @@ public final class ReferenceCache: @unchecked Sendable {
     /// the same in a slice as in the full run. Tables are kept either way (a table depends
     /// only on its orbit and its parameters).
     public var storesOrbits: Bool {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return keepsOrbits
-        }
-        set {
-            lock.lock()
-            defer { lock.unlock() }
-            keepsOrbits = newValue
-        }
+        get { state.withLock { $0.keepsOrbits } }
+        set { state.withLock { $0.keepsOrbits = newValue } }
     }
-    private var keepsOrbits = true
 
     /// The table of delta type D stored under `key`.
     func table<D: PerturbationDelta>(_ key: TableIdentity, _: D.Type) -> BLATable<D>? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let t = tables[keyPath: D.cachedTables][key] else { return nil }
-        tableHits += 1
-        return t
+        state.withLock {
+            guard let t = $0.tables[keyPath: D.cachedTables][key] else { return nil }
+            $0.tableHits += 1
+            return t
+        }
     }
 
     /// How many tables of a dc bound it keeps (the oldest go first). Each frame of a zoom and
@@ -142,42 +131,36 @@ public final class ReferenceCache: @unchecked Sendable {
     static let tableLimit = 8
 
     func store<D: PerturbationDelta>(_ table: BLATable<D>, key: TableIdentity) {
-        lock.lock()
-        defer { lock.unlock() }
-        if tables[keyPath: D.cachedTables].updateValue(table, forKey: key) == nil { tableOrder.append(key) }
-        while tableOrder.count > ReferenceCache.tableLimit {
-            let old = tableOrder.removeFirst()
-            tables.double[old] = nil
-            tables.floatExp[old] = nil
-            tables.doubleDouble[old] = nil
-            tables.doubleDoubleExp[old] = nil
+        state.withLock { state in
+            if state.tables[keyPath: D.cachedTables].updateValue(table, forKey: key) == nil {
+                state.tableOrder.append(key)
+            }
+            while state.tableOrder.count > ReferenceCache.tableLimit {
+                let old = state.tableOrder.removeFirst()
+                state.tables.double[old] = nil
+                state.tables.floatExp[old] = nil
+                state.tables.doubleDouble[old] = nil
+                state.tables.doubleDoubleExp[old] = nil
+            }
         }
     }
 
     /// The LA table of delta type D stored under `key`.
     func linearTable<D: DeltaScalar>(_ key: LinearTableIdentity, _: D.Type) -> LATable<D>? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let t = linearTables[key] as? LATable<D> else { return nil }
-        tableHits += 1
-        return t
+        state.withLock {
+            guard let t = $0.linearTables[key] as? LATable<D> else { return nil }
+            $0.tableHits += 1
+            return t
+        }
     }
 
     func store<D: DeltaScalar>(_ table: LATable<D>, key: LinearTableIdentity) {
-        lock.lock()
-        defer { lock.unlock() }
-        linearTables[key] = table
+        state.withLock { $0.linearTables[key] = table }
     }
 
-    /// Drops everything.
+    /// Drops every orbit and table (the reuse counts and `storesOrbits` stay).
     public func removeAll() {
-        lock.lock()
-        defer { lock.unlock() }
-        orbits = []
-        loaded = 0
-        tables = CachedTables()
-        tableOrder = []
-        linearTables = [:]
+        state.withLock { $0 = State(orbitHits: $0.orbitHits, tableHits: $0.tableHits, keepsOrbits: $0.keepsOrbits) }
     }
 }
 

@@ -85,6 +85,11 @@ private func spin(until condition: () -> Bool) {
 /// Counters shared between a step's threads, each on its own 128-byte line (no false sharing).
 /// A plain pointer, not a class: the spinning threads touch no reference count (a shared
 /// count would be one more line bouncing between the cores on every test). The owner frees it.
+///
+/// Unchecked Sendable: a raw pointer, to memory that outlives every thread using it (the owner
+/// frees it after `stop` has joined its helpers). The threads touch the counters only through
+/// atomic loads, stores and adds (`load`, `store`, `fetchAdd`), and the Double lines only
+/// before a release store (the writer) or after the matching acquire load (the reader).
 private struct SharedCounters: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer
     init(count: Int) {
@@ -149,6 +154,11 @@ struct SerialStep: ReferenceStep {
 /// y (while the orbit thread squares x) for the exact gap 4 - |z|^2, until 64 steps pass
 /// without one. The partner also rounds each y to a Double (and its low word), so the orbit
 /// thread's stores take only x's share; these go by parity too.
+///
+/// Unchecked Sendable: the partner's thread holds `self`, whose MPFR registers are raw
+/// pointers. Each register is written by one thread only, and the other reads it only after
+/// the acquire load of the step count that the writer published with a release store (the
+/// protocol above); `m` and `lastSquares` belong to the orbit thread alone.
 final class PairStep: ReferenceStep, @unchecked Sendable {
     private let own: MPFRWorkspace
     private let xs: (UnsafeMutablePointer<__mpfr_struct>, UnsafeMutablePointer<__mpfr_struct>)
@@ -275,6 +285,12 @@ final class PairStep: ReferenceStep, @unchecked Sendable {
 /// split into `SplitProduct` leaves (enough levels for 3^levels >= threads), which the orbit's
 /// thread and its helpers claim one at a time; the orbit's thread then adds them up and rounds
 /// each product once. For precisions where one product alone takes far longer than a handoff.
+///
+/// Unchecked Sendable: the helpers' threads hold `self`. A helper writes only the leaf it
+/// claimed with an atomic add (counter 1), and the orbit thread reads the leaves only after
+/// the acquire load that sees all of them done (counter 2); the inputs are written by the
+/// orbit thread before the release store that starts a round (counter 0), and `round` is the
+/// orbit thread's alone.
 final class TeamStep: ReferenceStep, @unchecked Sendable {
     private let ws: MPFRWorkspace
     private let first: SplitProduct

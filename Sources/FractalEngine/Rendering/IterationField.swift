@@ -117,6 +117,9 @@ public struct PixelResult: Sendable, Equatable {
 
 /// Writes pixel results into an `IterationField`'s storage from several threads, each to its
 /// own pixels. Valid only while the field's buffers are pinned (inside `IterationField.withWriter`).
+///
+/// Unchecked Sendable: raw pointers into those pinned buffers; no two threads write the same
+/// pixel (each tile, and each pixel of a pass over a subset, has one thread).
 @usableFromInline
 struct FieldWriter: @unchecked Sendable {
     @usableFromInline let n2: UnsafeMutablePointer<UInt32>

@@ -33,6 +33,9 @@ package enum Parallel {
 }
 
 /// A pointer handed to concurrent chunks that write disjoint entries (or only read).
+///
+/// Unchecked Sendable: that rule is the caller's to keep, with the memory alive until every
+/// chunk has returned (`parallelChunks` returns only then).
 @usableFromInline
 package struct SendablePointer<T>: @unchecked Sendable {
     @usableFromInline package let pointer: UnsafeMutablePointer<T>

@@ -75,6 +75,9 @@ struct PixelExtras {
 }
 
 /// Writes extras into an `ExtrasField`'s arrays from the rendering threads (disjoint pixels).
+///
+/// Unchecked Sendable: raw pointers into arrays that the field keeps pinned while the writer
+/// lives (`withWriter`); each thread writes only its own pixels' entries.
 @usableFromInline
 struct ExtrasWriter: @unchecked Sendable {
     @usableFromInline let distance: UnsafeMutablePointer<Float>?
