@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config libopenexr-dev ffmpeg
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps demo test docs api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
+.PHONY: deps docs-deps demo test docs api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -27,12 +27,15 @@ demo: release
 
 # Release mode: the double-double and MPFR checks run ~30x faster than in debug, which
 # more than pays for the optimised build. The CLI tests run the built `fathom` executable.
+# The DocC site is built and opened in headless Chromium too (`make docs`, about 15 s).
 # In CI (CI set, as .ci/run sets it) the test also runs the Slurm check below, about 90 s.
-test: deps lint
+test: deps docs-deps lint
 	$(SWIFT) build -c release
 	SWIFT=$(SWIFT) Scripts/api-check.sh
 	$(SWIFT) test -c release
 	SWIFT=$(SWIFT) Scripts/examples-check.sh
+	SWIFT=$(SWIFT) Scripts/docs.sh
+	Scripts/docs-check.sh
 	@if [ -n "$$CI" ]; then $(SUDO) Scripts/slurm-check.sh; fi
 
 # The public API against its committed baseline (API/, swift-api-digester's dumps): additions
@@ -48,10 +51,13 @@ api-baseline: release
 # swift-symbolgraph-extract and docc; fails on any DocC warning or undocumented public symbol),
 # then opened in headless Chromium (Scripts/docs-check.sh; Debian's chromium, installed here
 # when missing).
-docs: release
-	@dpkg -s chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium; }
+docs: release docs-deps
 	SWIFT=$(SWIFT) Scripts/docs.sh
 	Scripts/docs-check.sh
+
+# Debian's chromium, which the documentation's check opens the site in.
+docs-deps:
+	@dpkg -s chromium >/dev/null 2>&1 || { echo "installing: chromium"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium; }
 
 # Line coverage per module (swift test --enable-code-coverage in .build/coverage, llvm-cov from
 # the toolchain): Scripts/coverage.sh; the numbers are in Documentation/Testing.md.

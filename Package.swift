@@ -4,7 +4,8 @@ import PackageDescription
 // MARK: - Build settings
 
 /// Hot loops stay portable (baseline x86-64 / arm64). `FATHOM_NATIVE=1 swift build` opts in to
-/// `-target-cpu haswell` for the numeric modules; benchmark with and without (STYLE.md).
+/// `-target-cpu haswell` for the numeric modules; benchmark with and without
+/// (Documentation/Benchmarks.md has both).
 let nativeFlags: [SwiftSetting] =
     Context.environment["FATHOM_NATIVE"] == "1"
     ? [.unsafeFlags(["-Xcc", "-march=haswell", "-target-cpu", "haswell"]), .define("FATHOM_FMA")]

@@ -38,6 +38,7 @@ def public(node):
     return node
 dump = json.load(open(sys.argv[1]))
 public(dump["ABIRoot"])
+dump["ABIRoot"].pop("tool_arguments", None)  # the command line (temporary paths): not API
 json.dump(dump, sys.stdout, indent=2)
 ' "$work/$m.raw.json" | sed -E 's#"location": "[^"]*"#"location": ""#' >"$work/$m.json"
     if [ "$mode" = baseline ]; then

@@ -19,7 +19,7 @@ extension LocationFile {
         /// BLA's relative error bound per step, 0 < E < 1.
         public var blaEpsilon: Double?
         /// Whether pixels whose smooth value the deltas may not hold are iterated again directly
-        /// in MPFR (nil: the engine's default, on; `PerturbationSettings.exactSensitivePixels`).
+        /// in MPFR (nil: the engine's default, on; `PerturbationSettings.settlesPixelsAtRisk`).
         public var precisionPasses: Bool?
         /// The approximation's tables (nil: the engine's default, LA;
         /// `PerturbationSettings.approximation`).
@@ -83,7 +83,7 @@ extension LocationFile {
                 }
                 settings.laEpsilon = laEpsilon
             }
-            if let precisionPasses { settings.exactSensitivePixels = precisionPasses }
+            if let precisionPasses { settings.settlesPixelsAtRisk = precisionPasses }
             if let coarseFirstPass { settings.coarseFirstPass = coarseFirstPass }
             if let mpfrBudget {
                 guard EngineSettings.isMPFRBudget(mpfrBudget) else {

@@ -43,7 +43,8 @@ enum Help {
 
         'fathom <command> --help' describes a command. Exit codes: 0 ok, 64 usage, 65 bad data,
         66 cannot open input, 69 a program it needs is missing (ffmpeg), 73 cannot create output,
-        1 other (mismatch, view too deep).
+        74 cannot write standard output, 1 other (mismatch, view too deep), 128+N cancelled by
+        signal N (130 for Ctrl-C).
         """
 
     static let render: String = """
@@ -85,7 +86,8 @@ enum Help {
           --output PATH          PNG file (default fathom.png; - for stdout); all outputs written or none
           --bit-depth 8|16       PNG samples of 8 (default) or 16 bits
           --npy PATH             also write the per-pixel data as a NumPy .npy file: a (height,
-                                 width) structured array of n2, nBig (uint32), smooth (float64)
+                                 width) structured array of n2, nBig (uint32), smooth (float64);
+                                 with --supersample K every sample, shape (K height, K width)
           --threads N            worker threads, 0 = all cores (default 0)
           --backend B            auto (default: CUDA when a driver loads, else the CPU) | cpu |
                                  cuda (an error without a GPU); see Documentation/GPU.md
@@ -137,7 +139,7 @@ enum Help {
                              [--reference auto|center|probe|nucleus] [--delta double|double-double|floatexp]
                              [--bla on|off] [--approximation la|bla|both] [--bla-epsilon E]
                              [--orbit auto|decoded|streamed] [--la-epsilon E] [--mpfr-budget S] [--estimate variance|product]
-                             [--coarse-first-pass on|off] [--backend auto|cpu|cuda]
+                             [--precision-passes on|off] [--coarse-first-pass on|off] [--backend auto|cpu|cuda]
                              [--gpu-exact on|off] [--sampled] [--all] FILE...
 
         Renders each oracle file's location at its width x height through the normal render path
@@ -202,7 +204,7 @@ enum Help {
                                  frames of a full run, so a long sequence can be shared out)
           --size WxH             frame size (default: the location's, else 1280x720)
           --threads N, --bit-depth 8|16, --quiet
-          --path, --glitches, --reference, --delta, --bla, --approximation, --orbit, --bla-epsilon,
+          --guard-bits, --path, --glitches, --reference, --delta, --bla, --approximation, --orbit, --bla-epsilon,
           --la-epsilon, --mpfr-budget, --estimate, --precision-passes, --coarse-first-pass,
           --backend, --gpu-exact as for render (on a GPU the orbits and BLA tables stay on the
                                  device from frame to frame while the center is the same)
@@ -223,6 +225,9 @@ enum Help {
     static let expmap = """
         usage: fathom expmap (--location FILE | --preset NAME | view options) [--exr PATH] [--npy PATH]
                              [--kf-frames DIR] [--width W] [--distance]
+
+        view options: --family, --center (or --re, --im), --radius (or --zoom), --rotation,
+        --iterations, --power, --julia, --newton as for render, laid over the location.
 
         Renders the exponential map of the zoom from radius 2 in to the location's radius: W
         columns of angle (default 1024) around the location's center, counter-clockwise from the
@@ -247,9 +252,10 @@ enum Help {
                                  pixels of the pixel's own row, or with --kf-frames of the file's
                                  flat frame, as KF's; 0 where it did not escape)
           --threads N, --quiet
-          --path, --glitches, --delta, --bla, --approximation, --bla-epsilon, --la-epsilon,
-          --mpfr-budget, --estimate, --precision-passes, --coarse-first-pass, --backend,
-          --gpu-exact as for render
+          --guard-bits, --path, --glitches, --delta, --bla, --approximation, --orbit, --bla-epsilon,
+          --la-epsilon, --mpfr-budget, --estimate, --precision-passes, --coarse-first-pass,
+          --backend, --gpu-exact as for render (the map has one reference, its center's orbit:
+          no choice of reference)
         """
 
     static let video = """
@@ -270,11 +276,22 @@ enum Help {
         location's radius, so the frames' inner disc comes from a flat render of the location at
         the frame size (the last frame is that render). --zoom-speed: octaves a second (default 1),
         or --duration: the whole zoom in S seconds.
+
+        options of --expmap (as for render):
+          view                   --family, --center (or --re, --im), --radius (or --zoom), --rotation,
+                                 --iterations, --power, --julia, --newton
+          colour                 --palette, --gradient, --density, --offset, --smooth, --color-scale,
+                                 --interior (the map's frames take no --boundary, --slope or --trap)
+          engine (the flat       --threads, --guard-bits, --path, --glitches, --reference, --delta,
+          render)                --bla, --approximation, --orbit, --bla-epsilon, --la-epsilon,
+                                 --precision-passes, --coarse-first-pass, --estimate, --mpfr-budget,
+                                 --backend, --gpu-exact
         """
 
     static let find = """
-        usage: fathom find [view options as for render] [--depth R [--fraction F]] [--save FILE]
-                           [--render PNG [--size WxH]] [--quiet]
+        usage: fathom find [--location FILE | --preset NAME] [--center RE,IM | --re RE --im IM]
+                           [--radius R | --zoom Z] [--iterations N] [--depth R [--fraction F]]
+                           [--save FILE] [--render PNG [--size WxH]] [--threads N] [--quiet]
 
         Finds the minibrot that dominates the view (Mandelbrot): its period (the first n whose
         disc around the center, mapped to first order, contains 0), its nucleus by Newton's method
@@ -282,7 +299,9 @@ enum Help {
         center, radius 4 x size, at least 100 periods of iterations). With --depth R it descends:
         zoom F of the way (in log radius, default 0.5) towards the minibrot, find the next,
         deeper one around it, and repeat until the minibrot's radius is below R.
-        --save FILE writes the location (.json or .kfr); --render PNG renders it (default 640x360).
+        The view options are render's (a Mandelbrot view: the location's family must be
+        Mandelbrot). --save FILE writes the location (.json or .kfr); --render PNG renders it
+        (default 640x360, on --threads threads).
         """
 
     static let version = """

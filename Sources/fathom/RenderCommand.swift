@@ -50,6 +50,8 @@ enum RenderCommand {
         toRender.width = width
         toRender.height = height
         toRender.engine = engine
+        // The guard bits given here are the view's too: stored in the PNG, as the engine's are.
+        if a["guard-bits"] != nil { toRender.guardBits = settings.guardBits }
         defer { bar.clear() }
         let result = try ImageRender.render(
             toRender, settings: settings, into: outputs.set, png: 0, npy: outputs.npy,

@@ -7,7 +7,8 @@ enum SequenceCommand {
     static func run(_ args: [String]) throws {
         let valued: Set<String> = [
             "location", "preset", "zoom-out", "factor", "per-segment", "size", "frames", "output-dir",
-            "threads", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon", "approximation", "orbit",
+            "threads", "guard-bits", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon",
+            "approximation", "orbit",
             "la-epsilon", "mpfr-budget", "estimate", "precision-passes", "coarse-first-pass", "path",
             "backend", "gpu-exact", "save-references", "load-references", "slice-of", "slurm", "tasks", "fps",
         ]
@@ -50,6 +51,8 @@ enum SequenceCommand {
             frames: try planned.frames.map { frame in
                 var frame = frame
                 frame.engine = try RenderCommand.engineSettings(a, frame.engine)
+                // Stored in each frame's PNG, as render stores it.
+                if a["guard-bits"] != nil { frame.guardBits = settings.guardBits }
                 return frame
             })
         let bitDepth = try a.int("bit-depth") ?? 8

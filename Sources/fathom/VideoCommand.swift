@@ -4,9 +4,16 @@ import Foundation
 /// `fathom video`: an MP4 from a frame sequence's PNGs, made by ffmpeg (Documentation/Sequences.md,
 /// "Videos").
 enum VideoCommand {
+    /// render's options less those a video's frames have no use for (its own outputs, the
+    /// reference files, supersampling and the boundary, slope and trap colourings, which the
+    /// map's frames do not take).
+    static let valued = RenderCommand.valued.subtracting([
+        "npy", "bit-depth", "load-reference", "save-reference", "supersample", "boundary", "slope", "trap",
+    ]).union(["frames", "fps", "expmap", "zoom-speed", "duration"])
+
     static func run(_ args: [String]) throws {
         let a = try Arguments(
-            args, valued: RenderCommand.valued.union(["frames", "fps", "expmap", "zoom-speed", "duration"]),
+            args, valued: valued,
             flagNames: ["help", "quiet", "reverse"])
         if a.has("help") { print(Help.video); return }
         guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }

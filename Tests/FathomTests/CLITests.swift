@@ -116,6 +116,39 @@ struct CLITests {
         #expect(try PNGReader.read(path: folder + "/y.png") == image)
     }
 
+    @Test("--guard-bits on the command line is stored in the PNG's location, as the engine settings are")
+    func guardBitsStored() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func storedGuardBits(_ extra: [String]) throws -> Any? {
+            let r = try FathomProcess.run(
+                ["render", "--preset", "mandelbrot", "--size", "16x10", "--iterations", "50", "--output", "g.png"]
+                    + extra, in: folder)
+            #expect(r.code == 0, "\(r.stderr)")
+            let info = try FathomProcess.run(["info", "--json", "g.png"], in: folder)
+            #expect(info.code == 0, "\(info.stderr)")
+            let json = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any]
+            return try #require(json)["guardBits"]
+        }
+        #expect(try storedGuardBits(["--guard-bits", "52"]) as? Int == 52)
+        #expect(try storedGuardBits([]) == nil)
+    }
+
+    @Test("--npy with --supersample K holds every sample: K height x K width, the K-times-larger view's field")
+    func supersampledNPY() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let view = ["render", "--preset", "seahorse", "--iterations", "200", "--quiet"]
+        let sampled = try FathomProcess.run(
+            view + ["--size", "12x8", "--supersample", "2", "--npy", "s.npy", "--output", "s.png"], in: folder)
+        let large = try FathomProcess.run(
+            view + ["--size", "24x16", "--npy", "l.npy", "--output", "l.png"], in: folder)
+        #expect(sampled.code == 0 && large.code == 0, "\(sampled.stderr) \(large.stderr)")
+        let field = try NPYReader.read(path: folder + "/s.npy")
+        #expect(field.width == 24 && field.height == 16)
+        #expect(try NPYReader.read(path: folder + "/l.npy").n2 == field.n2)
+    }
+
     @Test("verify passes oracle files and reports mismatches with a non-zero exit")
     func verify() throws {
         let folder = try makeFolder()

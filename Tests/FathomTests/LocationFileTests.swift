@@ -285,7 +285,7 @@ extension LocationFileTests {
             #expect(settings.perturbation.deltaType == .floatExp)
             #expect(
                 settings.perturbation.bla && settings.perturbation.blaEpsilon == 0.5
-                    && !settings.perturbation.exactSensitivePixels && !settings.perturbation.coarseFirstPass)
+                    && !settings.perturbation.settlesPixelsAtRisk && !settings.perturbation.coarseFirstPass)
             try Engine(orbit: .decoded).apply(to: &settings)
             #expect(settings.perturbation.orbitResidency == .decoded)
             try Engine(glitches: .rebase).apply(to: &settings)

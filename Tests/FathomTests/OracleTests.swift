@@ -89,7 +89,7 @@ struct OracleTests {
     func sensitivePixels() throws {
         let oracle = try OracleFile.read(path: try fixture("pub_f_multibrot3_e30"))
         var plain = PerturbationSettings()
-        plain.exactSensitivePixels = false
+        plain.settlesPixelsAtRisk = false
         let fast = try Verifier.verify(oracle, perturbation: plain)
         #expect(fast.countMismatches == 0)
         // At least one smooth value misses the oracle's (the count depends on the estimate's
@@ -99,7 +99,7 @@ struct OracleTests {
         #expect(checked.outcome == .passed)
         #expect((checked.perturbation?.doubleDoublePixels ?? 0) > 0)
         var doubleDouble = PerturbationSettings(deltaType: .doubleDouble)
-        doubleDouble.exactSensitivePixels = false
+        doubleDouble.settlesPixelsAtRisk = false
         #expect(try Verifier.verify(oracle, perturbation: doubleDouble).outcome == .passed)
     }
 

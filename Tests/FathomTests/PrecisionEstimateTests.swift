@@ -42,10 +42,10 @@ struct PrecisionEstimateTests {
         var settings = RenderSettings(width: 800, height: 800, path: .perturbation)
         settings.perturbation.placement = .nucleus
         settings.onlyPixels = Self.known.map(\.index)
-        settings.perturbation.exactSensitivePixels = false
+        settings.perturbation.settlesPixelsAtRisk = false
         let first = try Renderer.render(location: location, settings: settings)
         #expect(first.report.perturbation?.referencePeriod == 57853)
-        settings.perturbation.exactSensitivePixels = true
+        settings.perturbation.settlesPixelsAtRisk = true
         let settled = try Renderer.render(location: location, settings: settings)
         let report = try #require(settled.report.perturbation)
         // Every one of them at risk: the passes took all five.

@@ -70,7 +70,7 @@ enum PerturbationRenderer {
     static func orbitPrecision(location: Location, viewport: Viewport, settings: PerturbationSettings) -> Precision {
         if case .julia = location.family { return Precision(bits: viewport.precision.bits + settings.extraBits) }
         let bits = viewport.orbitPrecision.bits
-        let wide = settings.exactSensitivePixels && bits >= wideOrbitBits ? 64 : 0
+        let wide = settings.settlesPixelsAtRisk && bits >= wideOrbitBits ? 64 : 0
         return Precision(bits: bits + wide + settings.extraBits)
     }
 
@@ -220,7 +220,7 @@ extension PerturbationJob {
     /// The coarser table epsilon the first pass may take (`PerturbationSettings.coarseFirstPass`;
     /// `FirstPass` decides); nil: the setting's.
     var coarseEpsilon: Double? {
-        guard settings.coarseFirstPass, tables.enabled, tables.method == .linear, settings.exactSensitivePixels,
+        guard settings.coarseFirstPass, tables.enabled, tables.method == .linear, settings.settlesPixelsAtRisk,
             settings.estimate == .variance, !executor.usesDevice
         else { return nil }
         return settings.blaEpsilon * PerturbationSettings.firstPassEpsilonFactor

@@ -64,9 +64,16 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// Stage the primary reference orbit's file in this output of its caller's `OutputSet`
     /// instead (committed with the caller's other outputs; `saveReference` is then unused).
     public var referenceOutput: OutputSlot?
-    /// Iterate pixels whose smooth value the deltas may not hold to 1e-7 again, directly in
-    /// MPFR (`PrecisionEstimate`).
-    public var exactSensitivePixels: Bool = true
+    /// Render the pixels at risk again (those whose smooth value the deltas may not hold to
+    /// 1e-7, by the precision estimate) in the passes for pixels at risk, up to direct MPFR
+    /// (Documentation/Guarantees.md). Off trades that guarantee for speed (`--precision-passes off`).
+    public var settlesPixelsAtRisk: Bool = true
+    /// The name of `settlesPixelsAtRisk` before 0.4.0.
+    @available(*, deprecated, renamed: "settlesPixelsAtRisk")
+    public var exactSensitivePixels: Bool {
+        get { settlesPixelsAtRisk }
+        set { settlesPixelsAtRisk = newValue }
+    }
     /// The most CPU time the MPFR pass may take, estimated per pixel as its iterations (its
     /// count where the last pass saw it escape, else the limit) x `mpfrStepSeconds`: 30 s.
     /// Within it the cheapest pixels go first; the others are reported

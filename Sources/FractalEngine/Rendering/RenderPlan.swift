@@ -24,9 +24,10 @@ public struct RenderPlan: Sendable {
     /// Perturbation: seconds for the whole reference orbit here, if it never escapes.
     public var referenceSeconds: Double
 
-    /// Bytes a reference step takes at most: the stored orbit with its low words (32), the
-    /// orbit in the delta type (32 for FloatExp) and two BLA steps of about 112 each
-    /// (measured: 310 bytes a step at the peak of a 5.4M-step orbit).
+    /// Bytes a reference step takes at most where a pass holds the orbit decoded: the stored
+    /// orbit with its low words (32), the orbit in the delta type (32 for FloatExp) and the
+    /// approximation's tables, at most BLA's two steps of about 112 each (LA's entries are
+    /// fewer) (measured with BLA: 310 bytes a step at the peak of a 5.4M-step orbit).
     public static let bytesPerReferenceStep = 320
     /// Bytes a reference step takes at most where every pass streams the orbit
     /// (`OrbitResidency`): the compressed orbit (2.8 bytes a step typically), the lean LA
