@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config libopenexr-dev ffmpeg
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps docs-deps demo test docs api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
+.PHONY: deps docs-deps demo test docs portable-coverage api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -127,6 +127,15 @@ portable: deps
 	@mkdir -p dist && cp .build/portable/release/fathom .build/portable/release/fathom-bench dist/
 	@echo "dist/fathom and dist/fathom-bench need:"; ldd dist/fathom | awk '{print "  " $$1}'
 	@echo "newest glibc symbol version: $$(objdump -T dist/fathom | grep -o 'GLIBC_[0-9.]*' | sort -V | tail -1)"
+
+# The same two binaries instrumented for line coverage (.build/portable-cov, dist/coverage/): run
+# on a GPU machine by Scripts/gpu-coverage.sh, their profiles join `make coverage`'s
+# (Documentation/Testing.md, "On a GPU machine").
+portable-coverage: portable
+	for p in fathom fathom-bench; do \
+		PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --static-swift-stdlib --enable-code-coverage \
+			--build-path .build/portable-cov --product $$p -Xlinker --wrap=hypot -Xlinker --wrap=hypotf || exit 1; done
+	@mkdir -p dist/coverage && cp .build/portable-cov/release/fathom .build/portable-cov/release/fathom-bench dist/coverage/
 
 # libFuzzer targets for the file readers (Fuzz/, Documentation/Reliability.md): built with the
 # fuzzer and address sanitizers into .build/fuzz, each run FUZZ_SECONDS on a copy of its seed

@@ -36,13 +36,10 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     let passLock = NSLock()
     private let functions: [String: UnsafeMutableRawPointer]
     let deviceName: String
-    /// Seconds spent in GPU passes (kernels, downloads, the host's finishing), for the report.
-    /// Read under `lock`, which its writers hold: renders on other threads read it while a
-    /// pass runs.
-    var kernelSeconds: Double { lock.lock(); defer { lock.unlock() }; return kernelSecondsTotal }
+    /// Seconds spent in GPU passes (kernels, downloads, the host's finishing), and the passes
+    /// run (each one or more launches), for the report (`counters`, under `lock`, which their
+    /// writers hold: renders on other threads read them while a pass runs).
     private var kernelSecondsTotal = 0.0
-    /// Passes run on this backend (each one or more launches).
-    var passes: Int { lock.lock(); defer { lock.unlock() }; return passCount }
     private var passCount = 0
 
     private init(kind: Kind, deviceName: String, functions: [String: UnsafeMutableRawPointer]) {
@@ -258,9 +255,7 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     private var residents: [(name: DeviceContent, buffer: Buffer)] = []
     /// How many device copies stay resident.
     static let residentLimit = 12
-    /// Uploads that a resident copy saved (for the tests and the trace).
-    /// Under `lock`, as `kernelSeconds`.
-    var residentHits: Int { lock.lock(); defer { lock.unlock() }; return residentHitCount }
+    /// Uploads that a resident copy saved (for the tests and the trace; `counters`, under `lock`).
     private var residentHitCount = 0
 
     /// `array` on the device: the copy kept under its content's name if there is one, else a
