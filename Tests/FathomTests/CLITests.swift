@@ -62,7 +62,13 @@ struct FathomProcess {
                 errData += chunk
                 if !sent && String(decoding: errData, as: UTF8.self).contains(after) {
                     sent = true
-                    DispatchQueue.global().asyncAfter(deadline: .now() + delay) { kill(pid, signo) }
+                    // A thread of its own: the global queue's threads may all be busy with
+                    // other tests' work on a 2-core machine, which delayed the signal past the
+                    // render's end once (CI, 2026-12-05).
+                    Thread {
+                        Thread.sleep(forTimeInterval: delay)
+                        kill(pid, signo)
+                    }.start()
                 }
             }
             outData = standardOutput == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
