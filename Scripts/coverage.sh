@@ -20,8 +20,10 @@ fi
 # Every process's raw profile (the test runner's and each `fathom` the CLI tests ran), merged
 # here: the runner's own merge is not always there.
 profile=$scratch/merged.profdata
-find "$scratch" -path "*/codecov/*.profraw" -print0 | xargs -0 "$bin/llvm-profdata" merge -o "$profile"
-binary=$(ls -d "$scratch"/release/*PackageTests.xctest 2>/dev/null | head -1)
+find "$scratch" -path "*/codecov/*.profraw" >"$scratch/profiles.txt"
+[ -s "$scratch/profiles.txt" ] || { echo "coverage: no raw profiles under $scratch"; exit 1; }
+"$bin/llvm-profdata" merge -o "$profile" --input-files="$scratch/profiles.txt"
+binary=$(ls -d "$scratch"/release/*PackageTests.xctest 2>/dev/null | head -1 || true)
 [ -n "$binary" ] || { echo "coverage: no test bundle under $scratch"; exit 1; }
 # Each line's hit count (lcov's DA records), the test suite's: the test bundle and the CLI's own
 # lines (the CLI tests run the instrumented `fathom` of this build).
@@ -35,6 +37,7 @@ if [ -n "${COVERAGE_EXTRA_PROFILES:-}" ]; then
     "$bin/llvm-profdata" merge -o "$scratch/extra.profdata" $COVERAGE_EXTRA_PROFILES
     extra=()
     for o in ${COVERAGE_EXTRA_OBJECTS:-}; do extra+=(-object "$o"); done
+    [ ${#extra[@]} -gt 0 ] || { echo "coverage: COVERAGE_EXTRA_PROFILES needs COVERAGE_EXTRA_OBJECTS (the binaries that wrote them)"; exit 1; }
     "$bin/llvm-cov" export -format=lcov "${extra[@]:1}" -instr-profile="$scratch/extra.profdata" \
         -ignore-filename-regex="$ignore" >"$scratch/extra.lcov"
     lcovs+=("$scratch/extra.lcov")

@@ -7,21 +7,22 @@
 # Usage: Scripts/gpu-coverage.sh DIR OUT. Exit status: 1 when any run failed.
 set -u
 [ $# -eq 2 ] || { echo "usage: $0 DIR OUT" >&2; exit 2; }
-OUT=$(mkdir -p "$2" && cd "$2" && pwd)
+OUT=$(mkdir -p "$2" && cd "$2" && pwd) || exit 2
 cd "$1" || exit 2
 for b in fathom fathom-bench; do
     if [ -f $b.xz ] && [ ! -x $b ]; then xz -dc $b.xz > $b && chmod +x $b; fi
 done
-profiles=$(mktemp -d)
+profiles=$(mktemp -d) || exit 2
+step=$(mktemp) || exit 2
 export LLVM_PROFILE_FILE=$profiles/cov-%p.profraw FATHOM_CUDA_CACHE=/tmp/fathom-cuda-cache
 failures=0
 # One raw profile a process (%p): online merging (%m) left a corrupted profile here once.
 run() {
     echo "== $*"
     local s=$SECONDS
-    "$@" >/tmp/step.out 2>&1
+    "$@" >"$step" 2>&1
     local rc=$?
-    tail -4 /tmp/step.out
+    tail -4 "$step"
     echo "rc=$rc ($((SECONDS - s)) s)"
     [ $rc -eq 0 ] || failures=$((failures + 1))
 }

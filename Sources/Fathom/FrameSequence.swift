@@ -210,7 +210,7 @@ public struct FrameSequence: Sendable {
 
     /// Whether `path` holds a finished render of `frame`: a PNG that decodes whole (every
     /// chunk's CRC) of the frame's size, whose `fathom-location` chunk has the frame's view,
-    /// iterations and engine settings.
+    /// iterations, guard bits and engine settings.
     public func isDone(_ frame: LocationFile, at path: String) -> Bool {
         guard let image = try? PNGReader.read(path: path), image.width == frame.width, image.height == frame.height,
             let chunks = try? PNGReader.textChunks(path: path),
@@ -221,6 +221,8 @@ public struct FrameSequence: Sendable {
             && stored.maxIterations == frame.maxIterations && stored.family == frame.family
             && stored.power == frame.power && stored.juliaC == frame.juliaC && stored.rotation == frame.rotation
             && (stored.engine ?? LocationFile.EngineSettings()) == (frame.engine ?? LocationFile.EngineSettings())
+            && (stored.guardBits ?? RenderSettings.defaultGuardBits)
+                == (frame.guardBits ?? RenderSettings.defaultGuardBits)
     }
 
     /// The colour mapping of every frame whose colour is automatic: resolved once, from the

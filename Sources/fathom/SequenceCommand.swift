@@ -61,12 +61,13 @@ enum SequenceCommand {
         let quiet = a.has("quiet")
         if let jobs = a["slurm"] {
             // The zoom-out's deep location as the jobs read it, with the command line's engine
-            // options in it.
+            // options and guard bits in it.
             guard a.positionals.isEmpty else {
                 throw CLIError.usage("--slurm takes a zoom-out (--zoom-out N), not keyframes")
             }
             var deep = first
             deep.engine = sequence.frames[0].engine
+            deep.guardBits = sequence.frames[0].guardBits
             try ClusterJobs.write(
                 into: jobs, deep: deep, frames: sequence.frames.count, factor: try a.double("factor") ?? 2,
                 size: (settings.width, settings.height), bitDepth: bitDepth, tasks: try a.int("tasks") ?? 4,

@@ -6,7 +6,8 @@ import Foundation
 enum VideoCommand {
     /// render's options less those a video's frames have no use for (its own outputs, the
     /// reference files, supersampling and the boundary, slope and trap colourings, which the
-    /// map's frames do not take).
+    /// map's frames do not take). The view, colour and engine options serve `--expmap`; with
+    /// `--frames` the PNGs are encoded as they are, and those options are refused.
     static let valued = RenderCommand.valued.subtracting([
         "npy", "bit-depth", "load-reference", "save-reference", "supersample", "boundary", "slope", "trap",
     ]).union(["frames", "fps", "expmap", "zoom-speed", "duration"])
@@ -26,6 +27,9 @@ enum VideoCommand {
         }
         guard let folder = a["frames"] else {
             throw CLIError.usage("give --frames DIR (a folder of frame-NNNNN.png) or --expmap MAP.npy")
+        }
+        if let other = a.options.keys.sorted().first(where: { !["frames", "fps", "output"].contains($0) }) {
+            throw CLIError.usage("--\(other) applies to --expmap, not to --frames (the frames are encoded as they are)")
         }
         // Everything is checked before ffmpeg starts: the frames, the output, ffmpeg itself.
         let frames = try framePaths(folder)

@@ -43,7 +43,7 @@ struct CLIDocumentationTests {
     /// --npy` in expmap's text is render's option) are left out.
     static func options(in text: String, of command: String) -> (named: Set<String>, refused: Set<String>) {
         let pattern = try! NSRegularExpression(pattern: "--([a-z][a-z0-9-]*)")
-        let refusal = try! NSRegularExpression(pattern: #"\b(no|not)\b"#)
+        let refusal = try! NSRegularExpression(pattern: #"\b(no|not)\b"#, options: .caseInsensitive)
         let listOfOptions = #/[\s`',/]*(?:--[a-z0-9-]+[\s`',/]*(?:(?:or|and)[\s`',/]+)?)*/#
         let ns = text as NSString
         var named: Set<String> = []
@@ -59,7 +59,9 @@ struct CLIDocumentationTests {
                 continue
             }
             // Refused: "no" or "not", then only options and "or"/"and" up to this one.
-            let clause = before.split(whereSeparator: { "(.:;".contains($0) }).last.map(String.init) ?? ""
+            let clause =
+                before.split(omittingEmptySubsequences: false, whereSeparator: { "(.:;".contains($0) }).last.map(
+                    String.init) ?? ""
             let words = clause as NSString
             let last = refusal.matches(in: clause, range: NSRange(location: 0, length: words.length)).last
             let between = last.map { words.substring(from: $0.range.location + $0.range.length) }
@@ -120,7 +122,8 @@ struct CLIDocumentationTests {
     }
 
     /// The option names that Sources/fathom reads from parsed arguments (`a["name"]`,
-    /// `a.int("name")`, `a.has("name")` and the like) and lists in its parsers' sets.
+    /// `a.int("name")`, `a.has("name")` and the like): with the names the texts give, the
+    /// candidates each command's parser is asked about.
     static func optionsReadBySources() throws -> Set<String> {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/fathom")

@@ -53,6 +53,15 @@ struct ClusterTests {
         #expect(resumed.code == 0 && resumed.stdout.contains("sequence: 2 of 6 frames (0..2)"))
         #expect(resumed.stdout.contains("1 frames already done, skipped"))
         #expect(try Self.frames(folder + "/cluster") == expected)
+        // Other guard bits: no frame is done (they are stored with each frame, and may change its path).
+        let otherBits = try FathomProcess.run(
+            ["sequence"] + Self.view + [
+                "--load-references", "orbits", "--slice-of", "2", "--resume", "--guard-bits", "20", "--output-dir",
+                "cluster",
+            ],
+            in: folder, environment: env)
+        #expect(otherBits.code == 0 && !otherBits.stdout.contains("already done"), "\(otherBits.stdout)")
+        #expect(try LocationFile.read(path: folder + "/cluster/frame-00000.png").guardBits == 20)
         // Without an index, or with an incomplete reference folder: one line, nothing rendered.
         let noIndex = try FathomProcess.run(
             ["sequence"] + Self.view + ["--slice-of", "2", "--output-dir", "x"], in: folder, environment: environment)
@@ -87,6 +96,12 @@ struct ClusterTests {
         #expect(submit.contains("--dependency=afterok:${frames%%;*} video.sbatch"))
         let deep = try LocationFile.read(path: folder + "/jobs/deep.json")
         #expect(deep.radius == Presets.named("e1000")!.location.radius)
+        #expect(deep.guardBits == nil)
+        // The command line's guard bits reach the jobs, as its engine options do.
+        let guarded = try FathomProcess.run(
+            ["sequence"] + Self.view + ["--slurm", "guarded", "--guard-bits", "30"], in: folder)
+        #expect(guarded.code == 0, "\(guarded.stderr)")
+        #expect(try LocationFile.read(path: folder + "/guarded/deep.json").guardBits == 30)
         let unwritable = try FathomProcess.run(["sequence"] + Self.view + ["--slurm", "/proc/jobs"], in: folder)
         #expect(unwritable.code == 73)
     }

@@ -70,6 +70,10 @@ struct VideoTests {
         #expect(noFFmpeg.stderr.split(separator: "\n").count == 1)
         let intoFolder = try FathomProcess.run(["video", "--frames", "frames", "--output", "frames"], in: folder)
         #expect(intoFolder.code == 73)
+        // The view, colour and engine options serve --expmap: with --frames they are refused, not ignored.
+        let palette = try FathomProcess.run(
+            ["video", "--frames", "frames", "--palette", "hot", "--output", "p.mp4"], in: folder)
+        #expect(palette.code == 64 && palette.stderr.contains("--palette applies to --expmap"), "\(palette.stderr)")
         try FileManager.default.moveItem(atPath: frames + "/frame-00001.png", toPath: frames + "/frame-00002.png")
         let gap = try FathomProcess.run(["video", "--frames", "frames", "--output", "b.mp4"], in: folder)
         #expect(gap.code == 65 && gap.stderr.contains("missing frame-00001.png"))
