@@ -219,7 +219,7 @@ enum Help {
           --slice-of T           render this task's share of T slices: its index from
                                  SLURM_ARRAY_TASK_ID, else JOB_COMPLETION_INDEX (Kubernetes)
           --resume               skip frames already in --output-dir whose PNG is whole and
-                                 whose stored view and engine settings are the frame's
+                                 whose stored view, guard bits and engine settings are the frame's
         """
 
     static let expmap = """
