@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config libopenexr-dev ffmpeg
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps docs-deps demo test docs portable-coverage api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
+.PHONY: deps docs-deps demo test docs static-libs portable-coverage api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -115,27 +115,29 @@ bench: release
 # package's build tool (embed-kernels) has none (built for the plugin, it links dynamically).
 STATIC_LIBS = $(CURDIR)/.build/static-libs
 MULTIARCH := $(shell gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
-portable: deps
+# Builds the two products into the build folder $(1), with the extra flags $(2), and copies them to $(3).
+portable_build = for p in fathom fathom-bench; do \
+		PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --static-swift-stdlib $(2) --build-path $(1) \
+			--product $$p -Xlinker --wrap=hypot -Xlinker --wrap=hypotf || exit 1; done; \
+	mkdir -p $(3) && cp $(1)/release/fathom $(1)/release/fathom-bench $(3)/
+
+static-libs: deps
 	@mkdir -p $(STATIC_LIBS)
 	@for l in mpfr gmp png16 z; do \
 		a=/usr/lib/$(MULTIARCH)/lib$$l.a; [ -f $$a ] || { echo "error: $$a is missing"; exit 1; }; \
 		ln -sf $$a $(STATIC_LIBS)/lib$$l.a; done
 	@printf 'Name: mpfr\nDescription: MPFR, static\nVersion: 4\nCflags:\nLibs: -L$(STATIC_LIBS) -lmpfr -lgmp\n' > $(STATIC_LIBS)/mpfr.pc
-	for p in fathom fathom-bench; do \
-		PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --static-swift-stdlib --build-path .build/portable \
-			--product $$p -Xlinker --wrap=hypot -Xlinker --wrap=hypotf || exit 1; done
-	@mkdir -p dist && cp .build/portable/release/fathom .build/portable/release/fathom-bench dist/
+
+portable: static-libs
+	$(call portable_build,.build/portable,,dist)
 	@echo "dist/fathom and dist/fathom-bench need:"; ldd dist/fathom | awk '{print "  " $$1}'
 	@echo "newest glibc symbol version: $$(objdump -T dist/fathom | grep -o 'GLIBC_[0-9.]*' | sort -V | tail -1)"
 
 # The same two binaries instrumented for line coverage (.build/portable-cov, dist/coverage/): run
 # on a GPU machine by Scripts/gpu-coverage.sh, their profiles join `make coverage`'s
 # (Documentation/Testing.md, "On a GPU machine").
-portable-coverage: portable
-	for p in fathom fathom-bench; do \
-		PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --static-swift-stdlib --enable-code-coverage \
-			--build-path .build/portable-cov --product $$p -Xlinker --wrap=hypot -Xlinker --wrap=hypotf || exit 1; done
-	@mkdir -p dist/coverage && cp .build/portable-cov/release/fathom .build/portable-cov/release/fathom-bench dist/coverage/
+portable-coverage: static-libs
+	$(call portable_build,.build/portable-cov,--enable-code-coverage,dist/coverage)
 
 # libFuzzer targets for the file readers (Fuzz/, Documentation/Reliability.md): built with the
 # fuzzer and address sanitizers into .build/fuzz, each run FUZZ_SECONDS on a copy of its seed

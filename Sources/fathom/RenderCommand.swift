@@ -50,8 +50,6 @@ enum RenderCommand {
         toRender.width = width
         toRender.height = height
         toRender.engine = engine
-        // The guard bits given here are the view's too: stored in the PNG, as the engine's are.
-        if a["guard-bits"] != nil { toRender.guardBits = settings.guardBits }
         defer { bar.clear() }
         let result = try ImageRender.render(
             toRender, settings: settings, into: outputs.set, png: 0, npy: outputs.npy,
@@ -339,6 +337,8 @@ enum RenderCommand {
             if a["family"] == nil { file.family = "newton" }
         }
         if let rot = try a.double("rotation") { file.rotation = rot }
+        // Checked with the file's own by `renderSettings`; stored with the view, as in a file.
+        if let g = try a.int("guard-bits") { file.guardBits = g }
         if let (w, h) = try a.size() {
             file.width = w
             file.height = h

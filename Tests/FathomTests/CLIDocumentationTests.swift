@@ -19,17 +19,12 @@ struct CLIDocumentationTests {
     static let foreign: Set<String> = ["fmad"]
 
     static var documentation: String {
-        get throws {
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent()
-            return try String(contentsOf: root.appendingPathComponent("Documentation/CLI.md"), encoding: .utf8)
-        }
+        get throws { try String(contentsOf: repositoryFile("Documentation/CLI.md"), encoding: .utf8) }
     }
 
     /// The section of CLI.md whose heading names `command`.
     static func section(_ command: String, of text: String) -> String? {
-        let parts = text.components(separatedBy: "\n## ").dropFirst()
-        for part in parts {
+        for part in text.components(separatedBy: "\n## ").dropFirst() {
             let heading = part.prefix { $0 != "\n" }
             let names = heading.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             if names.contains(command) { return String(part.dropFirst(heading.count)) }
@@ -38,38 +33,25 @@ struct CLIDocumentationTests {
     }
 
     /// The `--name` options a text names for `command` (`named`), and those it says the command
-    /// does not take (`refused`: a token after "no" or "not" in its clause, as in "no `--trap`").
-    /// `--help`, the foreign options and those that follow another command's name (`render
-    /// --npy` in expmap's text is render's option) are left out.
+    /// does not take (`refused`: "no" or "not" in the option's clause, then only options and
+    /// "or"/"and" up to it, as in "no `--boundary`, `--slope` or `--trap`"). `--help`, the
+    /// foreign options and those that follow another command's name (`render --npy` in
+    /// expmap's text is render's option) are left out.
     static func options(in text: String, of command: String) -> (named: Set<String>, refused: Set<String>) {
-        let pattern = try! NSRegularExpression(pattern: "--([a-z][a-z0-9-]*)")
-        let refusal = try! NSRegularExpression(pattern: #"\b(no|not)\b"#, options: .caseInsensitive)
-        let listOfOptions = #/[\s`',/]*(?:--[a-z0-9-]+[\s`',/]*(?:(?:or|and)[\s`',/]+)?)*/#
-        let ns = text as NSString
+        let refusal = #/(?i)\b(?:no|not)\b[\s`',/]*(?:--[a-z0-9-]+[\s`',/]*(?:(?:or|and)[\s`',/]+)?)*$/#
         var named: Set<String> = []
         var refused: Set<String> = []
-        for match in pattern.matches(in: text, range: NSRange(location: 0, length: ns.length)) {
-            let name = ns.substring(with: match.range(at: 1))
+        for match in text.matches(of: #/--([a-z][a-z0-9-]*)/#) {
+            let name = String(match.output.1)
             if name == "help" || foreign.contains(name) { continue }
-            let before = ns.substring(to: match.range.location)
-            let previous = before.split(whereSeparator: { $0 == " " || $0 == "`" || $0 == "'" || $0 == "\n" }).last
-            if let previous, commands.contains(String(previous)) || previous == "help", String(previous) != command,
-                before.last == " "
+            let before = text[..<match.range.lowerBound]
+            let previous = before.split(whereSeparator: { " `'\n".contains($0) }).last.map(String.init)
+            if before.last == " ", let previous, previous != command, commands.contains(previous) || previous == "help"
             {
                 continue
             }
-            // Refused: "no" or "not", then only options and "or"/"and" up to this one.
-            let clause =
-                before.split(omittingEmptySubsequences: false, whereSeparator: { "(.:;".contains($0) }).last.map(
-                    String.init) ?? ""
-            let words = clause as NSString
-            let last = refusal.matches(in: clause, range: NSRange(location: 0, length: words.length)).last
-            let between = last.map { words.substring(from: $0.range.location + $0.range.length) }
-            if let between, between.wholeMatch(of: listOfOptions) != nil {
-                refused.insert(name)
-            } else {
-                named.insert(name)
-            }
+            let clause = before.split(omittingEmptySubsequences: false, whereSeparator: { "(.:;".contains($0) }).last!
+            if clause.firstMatch(of: refusal) != nil { refused.insert(name) } else { named.insert(name) }
         }
         return (named, refused)
     }
@@ -88,35 +70,31 @@ struct CLIDocumentationTests {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let doc = try Self.documentation
-        // Every name that any text gives, and every one the CLI's sources read: the candidates.
-        var helps: [String: String] = [:]
-        var candidates: Set<String> = []
+        // Each command's two texts and what they name; the candidates each parser is asked
+        // about: every name any text gives, and every one the CLI's sources read.
+        var texts: [(command: String, source: String, named: Set<String>, refused: Set<String>)] = []
+        var candidates = try Self.optionsReadBySources()
         for command in Self.commands {
-            let r = try FathomProcess.run([command, "--help"], in: folder)
-            #expect(r.code == 0)
-            helps[command] = r.stdout
+            let help = try FathomProcess.run([command, "--help"], in: folder)
+            #expect(help.code == 0)
             let section = try #require(Self.section(command, of: doc), "CLI.md has no section for \(command)")
-            for text in [r.stdout, section] {
+            for (source, text) in [("fathom \(command) --help", help.stdout), ("CLI.md, \(command)", section)] {
                 let found = Self.options(in: text, of: command)
+                texts.append((command, source, found.named, found.refused))
                 candidates.formUnion(found.named.union(found.refused))
             }
         }
-        candidates.formUnion(try Self.optionsReadBySources())
         #expect(candidates.count > 60)
         for command in Self.commands {
-            var accepted: Set<String> = []
-            for name in candidates where try Self.accepts(command, name, in: folder) { accepted.insert(name) }
-            for (source, text) in [
-                ("fathom \(command) --help", helps[command]!), ("CLI.md, \(command)", Self.section(command, of: doc)!),
-            ] {
-                let found = Self.options(in: text, of: command)
+            let accepted = try candidates.filter { try Self.accepts(command, $0, in: folder) }
+            for text in texts where text.command == command {
                 #expect(
-                    found.named == accepted,
-                    "\(source): not accepted \(found.named.subtracting(accepted).sorted()), missing \(accepted.subtracting(found.named).sorted())"
+                    text.named == accepted,
+                    "\(text.source): not accepted \(text.named.subtracting(accepted).sorted()), missing \(accepted.subtracting(text.named).sorted())"
                 )
                 #expect(
-                    found.refused.isDisjoint(with: accepted),
-                    "\(source): said to be refused but accepted \(found.refused.intersection(accepted).sorted())")
+                    text.refused.isDisjoint(with: accepted),
+                    "\(text.source): said to be refused but accepted \(text.refused.intersection(accepted).sorted())")
             }
         }
     }
@@ -125,17 +103,12 @@ struct CLIDocumentationTests {
     /// `a.int("name")`, `a.has("name")` and the like): with the names the texts give, the
     /// candidates each command's parser is asked about.
     static func optionsReadBySources() throws -> Set<String> {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sources/fathom")
-        let pattern = try NSRegularExpression(
-            pattern: #"(?:a|parsed|arguments)(?:\[|\.(?:int|double|size|pair|has)\()"([a-z][a-z0-9-]*)""#)
+        let folder = repositoryFile("Sources/fathom")
+        let read = #/(?:a|parsed|arguments)(?:\[|\.(?:int|double|size|pair|has)\()"([a-z][a-z0-9-]*)"/#
         var names: Set<String> = []
-        for file in try FileManager.default.contentsOfDirectory(atPath: root.path) where file.hasSuffix(".swift") {
-            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
-            let ns = text as NSString
-            for m in pattern.matches(in: text, range: NSRange(location: 0, length: ns.length)) {
-                names.insert(ns.substring(with: m.range(at: 1)))
-            }
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            for m in text.matches(of: read) { names.insert(String(m.output.1)) }
         }
         names.remove("help")
         return names
@@ -148,20 +121,13 @@ struct CLIDocumentationTests {
         let overview = try FathomProcess.run(["help"], in: folder).stdout
         let doc = try Self.documentation
         let table = try #require(Self.section("Exit codes", of: doc))
-        let rows = try NSRegularExpression(pattern: #"^\| ([0-9]+(?: \+ N)?) \|"#, options: .anchorsMatchLines)
-        let ns = table as NSString
         let documented = Set(
-            rows.matches(in: table, range: NSRange(location: 0, length: ns.length)).map {
-                ns.substring(with: $0.range(at: 1)).replacingOccurrences(of: " ", with: "")
+            table.matches(of: #/(?m)^\| ([0-9]+(?: \+ N)?) \|/#).map {
+                $0.output.1.replacingOccurrences(of: " ", with: "")
             })
         #expect(documented.count >= 9)
         let codes = overview.components(separatedBy: "Exit codes:").last ?? ""
-        let listed = try NSRegularExpression(pattern: #"(?:^|[ ,\n])([0-9]+(?:\+N)?) [a-z]"#)
-        let nc = codes as NSString
-        let given = Set(
-            listed.matches(in: codes, range: NSRange(location: 0, length: nc.length)).map {
-                nc.substring(with: $0.range(at: 1))
-            })
+        let given = Set(codes.matches(of: #/(?:^|[ ,\n])([0-9]+(?:\+N)?) [a-z]/#).map { String($0.output.1) })
         #expect(given == documented, "overview \(given.sorted()), CLI.md \(documented.sorted())")
     }
 }

@@ -84,6 +84,12 @@ struct FathomProcess {
     }
 }
 
+/// A file of this repository, by its path from the root (this file is in Tests/FathomTests/).
+func repositoryFile(_ path: String) -> URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(path)
+}
+
 func makeFolder() throws -> String {
     let path = NSTemporaryDirectory() + "fathom-cli-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

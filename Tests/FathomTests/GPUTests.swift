@@ -250,14 +250,10 @@ struct GPUTests {
     /// literal does not read back as the headers' text (the last newline is dropped, as it always was).
     @Test("the kernel source NVRTC compiles is the one the emulation compiles: the ABI header, then the kernels")
     func embeddedSourceIsCurrent() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
         let abi = try String(
-            contentsOf: root.appendingPathComponent("Sources/CFathomGPU/include/FathomKernelABI.h"), encoding: .utf8)
-        let kernels = try String(
-            contentsOf: root.appendingPathComponent("Sources/CFathomGPU/FathomKernels.h"), encoding: .utf8)
-        let orbit = try String(
-            contentsOf: root.appendingPathComponent("Sources/CFathomGPU/FathomOrbit.h"), encoding: .utf8)
+            contentsOf: repositoryFile("Sources/CFathomGPU/include/FathomKernelABI.h"), encoding: .utf8)
+        let kernels = try String(contentsOf: repositoryFile("Sources/CFathomGPU/FathomKernels.h"), encoding: .utf8)
+        let orbit = try String(contentsOf: repositoryFile("Sources/CFathomGPU/FathomOrbit.h"), encoding: .utf8)
         #expect(abi.hasSuffix("\n") && kernels.hasSuffix("\n") && orbit.hasSuffix("\n"))
         let expected = String((abi + kernels + orbit).dropLast())
         let embedded = Array(ComputeBackend.kernelSource.utf8), headers = Array(expected.utf8)

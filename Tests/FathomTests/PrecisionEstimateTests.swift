@@ -35,9 +35,7 @@ struct PrecisionEstimateTests {
 
     @Test("deepmini pixels the first pass gets wrong are flagged and settled to MPFR's smooth values")
     func wrappedReference() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let path = root.appendingPathComponent("Benchmarks/Locations/fs_d_deepmini_e433.json").path
+        let path = repositoryFile("Benchmarks/Locations/fs_d_deepmini_e433.json").path
         let location = try LocationFile.read(path: path).location()
         var settings = RenderSettings(width: 800, height: 800, path: .perturbation)
         settings.perturbation.placement = .nucleus

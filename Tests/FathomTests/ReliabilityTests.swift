@@ -631,9 +631,7 @@ struct ReliabilityTests {
 
     @Test("every row of Documentation/Reliability.md is tested here, with its exit code")
     func documentedRows() throws {
-        let doc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .appendingPathComponent("Documentation/Reliability.md")
+        let doc = repositoryFile("Documentation/Reliability.md")
         let whole = try String(contentsOf: doc, encoding: .utf8)
         // The "Cases" section only: other sections (Sanitizers) have tables of their own.
         let cases = try #require(whole.range(of: "\n## Cases\n"), "Reliability.md has no Cases section")
