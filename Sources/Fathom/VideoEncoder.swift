@@ -67,6 +67,8 @@ public final class VideoEncoder {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()
+        // A forced exit stops ffmpeg before it removes the temporary file ffmpeg writes.
+        TemporaryFiles.addChild(process.processIdentifier)
         input = stdin.fileHandleForWriting
     }
 
@@ -83,7 +85,7 @@ public final class VideoEncoder {
         do { try input.write(contentsOf: png) } catch {
             // ffmpeg went away (a closed pipe): its own message says why.
             try? input.close()
-            process.waitUntilExit()
+            wait()
             finished = true
             throw Failure.ffmpegFailed(lastLine())
         }
@@ -95,7 +97,7 @@ public final class VideoEncoder {
         guard !finished else { return }
         finished = true
         try? input.close()
-        process.waitUntilExit()
+        wait()
         guard process.terminationStatus == 0 else { throw Failure.ffmpegFailed(lastLine()) }
     }
 
@@ -104,7 +106,12 @@ public final class VideoEncoder {
         finished = true
         try? input.close()
         if process.isRunning { process.terminate() }
+        wait()
+    }
+
+    private func wait() {
         process.waitUntilExit()
+        TemporaryFiles.removeChild(process.processIdentifier)
     }
 
     private func lastLine() -> String {

@@ -1,12 +1,23 @@
+import Fathom
+
 /// A minimal option parser: `--name value`, `--name=value`, `--flag`, and positionals.
 /// A value may start with '-' (negative coordinates), since it is taken by position.
+///
+/// Parsing declares the command's input files (`CommandInputs`): the values of the options
+/// that name one (`inputOptions`) and the first `positionalInputs` positionals. Every output
+/// the process then resolves is refused if it is one of them, so no command can overwrite
+/// what it reads.
 struct Arguments {
+    /// The options, of any command, whose value is a file or folder the command reads.
+    static let inputOptions: Set<String> = ["location", "gradient", "load-reference", "expmap", "frames"]
+
     private(set) var options: [String: String] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
 
-    /// `valued`: options that take a value; `flagNames`: options that do not.
-    init(_ args: [String], valued: Set<String>, flagNames: Set<String>) throws(CLIError) {
+    /// `valued`: options that take a value; `flagNames`: options that do not;
+    /// `positionalInputs`: how many of the positionals, from the first, are input files.
+    init(_ args: [String], valued: Set<String>, flagNames: Set<String>, positionalInputs: Int) throws(CLIError) {
         var i = 0
         while i < args.count {
             let arg = args[i]
@@ -38,6 +49,8 @@ struct Arguments {
                 throw .usage("unknown option '--\(name)'")
             }
         }
+        CommandInputs.declare(
+            Self.inputOptions.sorted().compactMap { options[$0] } + positionals.prefix(positionalInputs))
     }
 
     subscript(name: String) -> String? { options[name] }

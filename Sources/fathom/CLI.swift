@@ -30,7 +30,7 @@ enum CLI {
                 print(Help.overview)
             }
         case "version", "--version":
-            let parsed = try Arguments(rest, valued: [], flagNames: ["help"])
+            let parsed = try Arguments(rest, valued: [], flagNames: ["help"], positionalInputs: 0)
             if parsed.has("help") { print(Help.version); return }
             guard parsed.positionals.isEmpty else { throw CLIError.usage("version takes no arguments") }
             print("fathom \(FathomInfo.version) (MPFR \(mpfrVersion))")
@@ -42,7 +42,7 @@ enum CLI {
 
 enum PresetsCommand {
     static func run(_ args: [String]) throws {
-        let parsed = try Arguments(args, valued: [], flagNames: ["help"])
+        let parsed = try Arguments(args, valued: [], flagNames: ["help"], positionalInputs: 0)
         if parsed.has("help") { print(Help.presets); return }
         guard parsed.positionals.isEmpty else { throw CLIError.usage("presets takes no arguments") }
         print(
@@ -67,7 +67,7 @@ enum PresetsCommand {
 /// `fathom families` and `fathom palettes`: the library's catalogue.
 enum CatalogueCommand {
     static func run(_ args: [String], topic: String) throws {
-        let parsed = try Arguments(args, valued: [], flagNames: ["help"])
+        let parsed = try Arguments(args, valued: [], flagNames: ["help"], positionalInputs: 0)
         if parsed.has("help") { print(Help.text(for: topic)!); return }
         guard parsed.positionals.isEmpty else { throw CLIError.usage("\(topic) takes no arguments") }
         if topic == "families" {

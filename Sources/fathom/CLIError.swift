@@ -31,8 +31,9 @@ struct CLIError: Error {
             }
         case let e as OutputError:
             switch e {
-            case .samePath: self = .usage("\(e)")
+            case .samePath, .overwritesInput: self = .usage("\(e)")
             case .cannotCreate: self = .cannotCreate("\(e)")
+            case .writeFailed: self = CLIError(exitCode: 74, message: "\(e)")
             }
         case let e as RenderError:
             switch e {

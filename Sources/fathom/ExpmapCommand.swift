@@ -10,7 +10,7 @@ enum ExpmapCommand {
             "palette", "density", "offset", "smooth", "color-scale", "interior", "gradient", "boundary", "slope",
             "trap",
         ]).union(["width", "exr", "kf-frames"])
-        let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet", "distance"])
+        let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet", "distance"], positionalInputs: 0)
         if a.has("help") { print(Help.expmap); return }
         guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
         try RenderCommand.refuseConflicts(a)
@@ -46,9 +46,8 @@ enum ExpmapCommand {
         let paths = [exr, npy].compactMap { $0 }
         let outputs = try OutputSet(paths)
         let quiet = a.has("quiet")
-        func report(_ line: String) {
-            if paths.contains("-") { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
-        }
+        // On standard error when an output is standard output (`print`, StandardOutput.swift).
+        func report(_ line: String) { print(line) }
         if !quiet {
             report(
                 "expmap: \(map.width) x \(map.height) (\(map.bands().count) bands), radius 2 in to \(RenderCommand.abbreviated(render.location.radius))"

@@ -9,7 +9,7 @@ enum FindCommand {
             "location", "preset", "center", "re", "im", "radius", "zoom", "iterations", "depth", "fraction",
             "save", "render", "size", "threads",
         ]
-        let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"])
+        let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"], positionalInputs: 0)
         if a.has("help") { print(Help.find); return }
         guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
         var file = try RenderCommand.baseLocation(a)

@@ -17,7 +17,7 @@ enum RenderCommand {
     ]
 
     static func run(_ args: [String]) throws {
-        let a = try Arguments(args, valued: valued, flagNames: ["help", "verbose", "quiet"])
+        let a = try Arguments(args, valued: valued, flagNames: ["help", "verbose", "quiet"], positionalInputs: 0)
         if a.has("help") { print(Help.render); return }
         guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
         try refuseConflicts(a)
@@ -33,11 +33,9 @@ enum RenderCommand {
         guard bitDepth == 8 || bitDepth == 16 else { throw CLIError.usage("--bit-depth: \(bitDepth) is not 8 or 16") }
         // Every output is resolved (and two on one file refused) before any work.
         let outputs = try ImageRender.Outputs(png: output, npy: npy, reference: settings.perturbation.saveReference)
-        // With an image on standard output, the report goes to standard error.
-        let toStandardError = output == "-" || npy == "-"
-        func report(_ line: String) {
-            if toStandardError { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
-        }
+        // With an image on standard output, the report goes to standard error (`print`,
+        // StandardOutput.swift).
+        func report(_ line: String) { print(line) }
         let quiet = a.has("quiet")
         try announce(location: location, settings: settings, quiet: quiet, verbose: a.has("verbose"))
 

@@ -10,7 +10,7 @@ enum VerifyCommand {
                 "orbit",
                 "la-epsilon", "mpfr-budget", "estimate", "precision-passes", "coarse-first-pass",
                 "backend", "gpu-exact",
-            ], flagNames: ["help", "all", "sampled"])
+            ], flagNames: ["help", "all", "sampled"], positionalInputs: .max)
         if a.has("help") { print(Help.verify); return }
         guard !a.positionals.isEmpty else { throw CLIError.usage("verify needs at least one oracle file") }
         let threads = try a.int("threads") ?? 0

@@ -15,7 +15,7 @@ enum VideoCommand {
     static func run(_ args: [String]) throws {
         let a = try Arguments(
             args, valued: valued,
-            flagNames: ["help", "quiet", "reverse"])
+            flagNames: ["help", "quiet", "reverse"], positionalInputs: 0)
         if a.has("help") { print(Help.video); return }
         guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
         let output = a["output"] ?? "fathom.mp4"
@@ -33,6 +33,7 @@ enum VideoCommand {
         }
         // Everything is checked before ffmpeg starts: the frames, the output, ffmpeg itself.
         let frames = try framePaths(folder)
+        CommandInputs.declare(frames)
         let order = a.has("reverse") ? Array(frames.reversed()) : frames
         let quiet = a.has("quiet")
         let start = Date()

@@ -13,11 +13,12 @@ do {
     failure = CLIError(error)
 }
 // A command's report on standard output is part of its result: a write error there (a full
-// disk, /dev/full) fails the command.
-if fflush(nil) != 0, failure == nil {
+// disk, /dev/full, a file size limit) fails the command, whether the final flush met it or an
+// earlier write did.
+if let code = StandardOutput.firstError ?? (fflush(nil) != 0 ? errno : nil), failure == nil {
     // A reader that went away (`fathom presets | head`) ends the command as SIGPIPE would, quietly.
-    if errno == EPIPE { exit(128 + SIGPIPE) }
-    failure = CLIError(exitCode: 74, message: "cannot write to standard output: \(String(cString: strerror(errno)))")
+    if code == EPIPE { exit(128 + SIGPIPE) }
+    failure = CLIError(exitCode: 74, message: "cannot write to standard output: \(String(cString: strerror(code)))")
 }
 if let failure {
     FileHandle.standardError.write(Data(("fathom: " + failure.message + "\n").utf8))

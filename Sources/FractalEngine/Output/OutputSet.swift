@@ -7,8 +7,13 @@ import Synchronization
 //   temporary file in the same folder, renamed over the path only when complete; a file
 //   that existed keeps its mode (and, where allowed, its owner);
 // - a symbolic link is followed: its final target is what is written or created;
-// - a character device or a FIFO (/dev/null, /dev/stdout, a pipe) is written in place,
-//   never replaced; a block device, a socket or a folder is refused;
+// - a character device or a FIFO (/dev/null, a pipe) is written in place, never replaced; a
+//   block device, a socket or a folder is refused;
+// - a name of an open descriptor of this process (/dev/stdout, /dev/fd/N, /proc/self/fd/N)
+//   is that descriptor: written in place (appending where it was opened to append), whatever
+//   file it leads to, never renamed over; another process's descriptor is refused;
+// - an output that is one of the command's inputs (the same file by device and inode) is
+//   refused before any work starts;
 // - a file without any write permission is refused, as writing through it would be;
 // - `-` is standard output (refused when it is a terminal);
 // - the outputs of one command form one `OutputSet`: all are written, or none is; two
@@ -21,6 +26,11 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
     case cannotCreate(path: String, reason: String)
     /// Two outputs of one command resolve to the same file.
     case samePath(String, String)
+    /// The output `output` is the file the command reads as `input`: writing it would destroy it.
+    case overwritesInput(output: String, input: String)
+    /// Writing an output that the command was handed open (standard output, a descriptor it
+    /// inherited) failed: a reader went away, the file it leads to filled its device.
+    case writeFailed(path: String, reason: String)
 
     /// A one-line message for the user that names the path or paths.
     public var description: String {
@@ -30,6 +40,12 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
             a == b
                 ? "'\(a)' is given for two outputs"
                 : "'\(a)' and '\(b)' are the same file: give each output its own path"
+        case .writeFailed(let path, let reason):
+            path == "-" ? "cannot write standard output: \(reason)" : "cannot write '\(path)': \(reason)"
+        case .overwritesInput(let output, let input):
+            output == input
+                ? "'\(output)' is an input of this command: give the output another path"
+                : "'\(output)' is the same file as the input '\(input)': give the output another path"
         }
     }
 }
@@ -42,6 +58,9 @@ public enum OutputTarget: Equatable, Sendable {
     case stream(path: String)
     /// Standard output.
     case standardOutput
+    /// An open descriptor of this process, named by /dev/stdout, /dev/fd/N or /proc/self/fd/N:
+    /// written in place.
+    case descriptor(Int32)
 
     /// Classifies `path` by the rules above; throws for what must not be written.
     public static func resolve(_ path: String) throws(OutputError) -> OutputTarget {
@@ -50,7 +69,11 @@ public enum OutputTarget: Equatable, Sendable {
             return .standardOutput
         }
         guard !path.isEmpty else { throw .cannotCreate(path: path, reason: "an empty path") }
-        let final = try followLinks(path)
+        let final: String
+        switch try followLinks(path) {
+        case .path(let p): final = p
+        case .descriptor(let fd): return try checkDescriptor(fd, for: path)
+        }
         var info = stat()
         if lstat(final, &info) != 0 {
             guard errno == ENOENT else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }
@@ -73,12 +96,19 @@ public enum OutputTarget: Equatable, Sendable {
         }
     }
 
-    /// The path after following symbolic links (a dangling link gives its target's path).
-    static func followLinks(_ path: String) throws(OutputError) -> String {
+    /// Where a chain of symbolic links ends: a path, or an open descriptor of this process.
+    enum LinkEnd { case path(String), descriptor(Int32) }
+
+    /// The path after following symbolic links (a dangling link gives its target's path), or
+    /// the descriptor a link in the chain names (/dev/stdout -> /proc/self/fd/1): such a link
+    /// leads to whatever file the descriptor has open, which is written through the descriptor,
+    /// never by its name.
+    static func followLinks(_ path: String) throws(OutputError) -> LinkEnd {
         var current = path
         for _ in 0..<40 {
+            if let fd = try descriptorNamed(by: current, for: path) { return .descriptor(fd) }
             var info = stat()
-            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return .path(current) }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let n = readlink(current, &buffer, buffer.count - 1)
             guard n >= 0 else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }
@@ -88,6 +118,54 @@ public enum OutputTarget: Equatable, Sendable {
                 ? target : URL(fileURLWithPath: current).deletingLastPathComponent().path + "/" + target
         }
         throw .cannotCreate(path: path, reason: "too many levels of symbolic links")
+    }
+
+    /// The descriptor `candidate` names when its folder is a descriptor folder of /proc
+    /// (/proc/self/fd, /proc/PID/fd, /proc/thread-self/fd, /dev/fd through its link): this
+    /// process's descriptor N; another process's is refused.
+    static func descriptorNamed(by candidate: String, for path: String) throws(OutputError) -> Int32? {
+        let url = URL(fileURLWithPath: candidate)
+        let name = url.lastPathComponent
+        guard let folder = realPath(url.deletingLastPathComponent().path) else { return nil }
+        let parts = folder.split(separator: "/")
+        guard parts.count >= 3, parts.first == "proc", parts.last == "fd" else { return nil }
+        guard let pid = Int32(parts[1]) else { return nil }
+        guard pid == getpid() else {
+            throw .cannotCreate(path: path, reason: "it names a descriptor of another process")
+        }
+        guard let fd = Int32(name), fd >= 0 else {
+            throw .cannotCreate(path: path, reason: "'\(name)' is not a descriptor number")
+        }
+        return fd
+    }
+
+    /// The canonical path of an existing folder (nil when it does not resolve).
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Descriptor `fd` as an output: open, open for writing, not a terminal or a folder.
+    static func checkDescriptor(_ fd: Int32, for path: String) throws(OutputError) -> OutputTarget {
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0 else { throw .cannotCreate(path: path, reason: "descriptor \(fd) is not open") }
+        // A descriptor the process opened itself (its runtime's, close-on-exec) is not one the
+        // command was handed by its caller.
+        guard fcntl(fd, F_GETFD) & FD_CLOEXEC == 0 else {
+            throw .cannotCreate(path: path, reason: "descriptor \(fd) is not one this command was given")
+        }
+        guard flags & O_ACCMODE != O_RDONLY else {
+            throw .cannotCreate(path: path, reason: "descriptor \(fd) is open for reading only")
+        }
+        guard isatty(fd) == 0 else { throw .cannotCreate(path: path, reason: "descriptor \(fd) is a terminal") }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: throw .cannotCreate(path: path, reason: "descriptor \(fd) is a folder")
+        case S_IFSOCK: throw .cannotCreate(path: path, reason: "descriptor \(fd) is a socket")
+        default: return .descriptor(fd)
+        }
     }
 
     /// Throws unless the folder holding `final` exists and is writable (`path`: the path as
@@ -103,24 +181,74 @@ public enum OutputTarget: Equatable, Sendable {
         }
     }
 
-    /// The file this target names, for telling two outputs apart: device and inode when it
-    /// exists, else the absolute path.
+    /// The file this target names, for telling two outputs (or an output and an input)
+    /// apart: device and inode when it exists, else the absolute path.
     var identity: String {
+        var info = stat()
         switch self {
-        case .standardOutput: return "-"
+        case .standardOutput:
+            return fstat(1, &info) == 0 ? "inode \(info.st_dev):\(info.st_ino)" : "-"
+        case .descriptor(let fd):
+            return fstat(fd, &info) == 0 ? "inode \(info.st_dev):\(info.st_ino)" : "descriptor \(fd)"
         case .file(let path, _), .stream(let path):
-            var info = stat()
             if stat(path, &info) == 0 { return "inode \(info.st_dev):\(info.st_ino)" }
             let url = URL(fileURLWithPath: path)
             return url.deletingLastPathComponent().resolvingSymlinksInPath().path + "/" + url.lastPathComponent
         }
     }
+
+    /// Whether this output is the process's standard output (by `-`, a descriptor or a path
+    /// that names the same file): a command's report then goes to standard error.
+    var isStandardOutput: Bool {
+        if case .standardOutput = self { return true }
+        var info = stat()
+        guard fstat(1, &info) == 0 else { return false }
+        return identity == "inode \(info.st_dev):\(info.st_ino)"
+    }
 }
 
-/// The temporary files of this process that are not yet committed: a cancellation that
-/// cannot wait for the work to unwind (a second signal) removes them before it exits.
+/// The files the running command reads (set once by a command-line tool, before any output is
+/// resolved): every `OutputSet` of the process refuses an output that is one of them, so no
+/// command can destroy its own input, whichever of its outputs would have.
+package enum CommandInputs {
+    private static let paths = Mutex<[String]>([])
+
+    /// Adds `inputs` (paths as the user gave them; `-` and paths that do not exist are skipped).
+    package static func declare(_ inputs: [String]) {
+        paths.withLock { $0 += inputs.filter { $0 != "-" && !$0.isEmpty } }
+    }
+
+    /// The declared input that is the file with `identity`, if any.
+    static func input(matching identity: String, among extra: [String]) -> String? {
+        let all = paths.withLock { $0 } + extra
+        return all.first { input in
+            var info = stat()
+            return stat(input, &info) == 0 && identity == "inode \(info.st_dev):\(info.st_ino)"
+        }
+    }
+}
+
+/// Whether a resolved output of this process is its standard output: set by `OutputSet`, read
+/// by a command-line tool that must then keep its report off standard output.
+package enum StandardOutputUse {
+    private static let claimed = Atomic<Bool>(false)
+
+    /// Whether an output of this process goes to standard output.
+    package static var isClaimed: Bool { claimed.load(ordering: .acquiring) }
+
+    static func claim() { claimed.store(true, ordering: .releasing) }
+}
+
+/// The temporary files of this process that are not yet committed, and the helper processes
+/// writing into them: a cancellation that cannot wait for the work to unwind (a second signal,
+/// a signal the work does not answer within a second, a signal that ends the process) stops
+/// the helpers and removes the files before it exits.
 package enum TemporaryFiles {
     private static let paths = Mutex<Set<String>>([])
+    private static let children = Mutex<Set<pid_t>>([])
+    /// Held while an `OutputSet` moves its files into place, and by `exitNow` for good: a
+    /// process never exits between two renames of one commit.
+    static let commitGate = Mutex<Int>(0)
 
     static func add(_ path: String) {
         _ = paths.withLock { $0.insert(path) }
@@ -131,13 +259,62 @@ package enum TemporaryFiles {
         unlink(path)
     }
 
-    /// Removes every temporary file still registered.
+    /// Registers a helper process that writes a temporary file (ffmpeg): stopped before the
+    /// files are removed, so that it cannot write one again.
+    package static func addChild(_ pid: pid_t) {
+        _ = children.withLock { $0.insert(pid) }
+    }
+
+    /// The helper `pid` has ended.
+    package static func removeChild(_ pid: pid_t) {
+        _ = children.withLock { $0.remove(pid) }
+    }
+
+    /// Stops every registered helper, then removes every temporary file still registered.
     package static func removeAll() {
+        let helpers = children.withLock { c in
+            defer { c = [] }
+            return c
+        }
+        for pid in helpers {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, 0)
+        }
         let all = paths.withLock { p in
             defer { p = [] }
             return p
         }
         for path in all { unlink(path) }
+    }
+
+    /// Waits for a commit in progress to finish its renames, removes the temporary files (and
+    /// stops the helpers) and ends the process at once with `code`, after `line` on standard
+    /// error. Never returns; no other thread's commit starts once this began.
+    package static func exitNow(_ code: Int32, line: String) -> Never {
+        commitGate.withLock { _ in
+            removeAll()
+            let text = Array(line.utf8)
+            _ = text.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count) }
+            _exit(code)
+        }
+    }
+
+    /// Waits for a commit in progress, removes the temporary files and stops the helpers, then
+    /// ends the process by `signo` with its default action (a core dump where that is
+    /// SIGQUIT's), as if the signal had not been caught.
+    package static func exitBySignal(_ signo: Int32) -> Never {
+        commitGate.withLock { _ in
+            removeAll()
+            signal(signo, SIG_DFL)
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, signo)
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+            raise(signo)
+            // A signal whose default is to be ignored (none of those caught) would land here.
+            _exit(128 + signo)
+        }
     }
 }
 
@@ -154,17 +331,22 @@ public final class OutputSet: Sendable {
     private let temporaries: Mutex<[String?]>
 
     /// Resolves every path (Documentation/Reliability.md's rules) and refuses two outputs on
-    /// one file, before any work starts.
-    public init(_ paths: [String]) throws(OutputError) {
+    /// one file, and an output that is one of `inputs` (or of the inputs the running command
+    /// declared), before any work starts.
+    public init(_ paths: [String], inputs: [String] = []) throws(OutputError) {
         self.paths = paths
         var targets: [OutputTarget] = []
         var seen: [String: String] = [:]
         for path in paths {
             let target = try OutputTarget.resolve(path)
             if let other = seen[target.identity] { throw .samePath(other, path) }
+            if let input = CommandInputs.input(matching: target.identity, among: inputs) {
+                throw .overwritesInput(output: path, input: input)
+            }
             seen[target.identity] = path
             targets.append(target)
         }
+        if targets.contains(where: \.isStandardOutput) { StandardOutputUse.claim() }
         self.targets = targets
         temporaries = Mutex(Array(repeating: nil, count: paths.count))
     }
@@ -182,7 +364,7 @@ public final class OutputSet: Sendable {
             let url = URL(fileURLWithPath: path)
             folder = url.deletingLastPathComponent().path
             name = url.lastPathComponent
-        case .stream, .standardOutput:
+        case .stream, .standardOutput, .descriptor:
             folder = ProcessInfo.processInfo.environment["TMPDIR"].map { $0.isEmpty ? "/tmp" : $0 } ?? "/tmp"
             name = "fathom-output"
         }
@@ -225,12 +407,28 @@ public final class OutputSet: Sendable {
             case .stream(let path):
                 do { try copy(staged[i], to: path) } catch { throw .cannotCreate(path: paths[i], reason: error.reason) }
             case .standardOutput:
-                do { try copy(staged[i], toDescriptor: 1) } catch {
-                    throw .cannotCreate(path: "-", reason: error.reason)
+                do { try copy(staged[i], toDescriptor: 1) } catch { throw .writeFailed(path: "-", reason: error.reason) }
+            case .descriptor(let fd):
+                do { try copy(staged[i], toDescriptor: fd) } catch {
+                    throw .writeFailed(path: paths[i], reason: error.reason)
                 }
             }
         }
-        // Then renames, each old file kept under a hard link until all are in place.
+        // Then renames, each old file kept under a hard link until all are in place; the gate
+        // keeps a forced exit from falling between two of them.
+        try TemporaryFiles.commitGate.withLock { (_) throws(OutputError) in try moveIntoPlace(staged) }
+        // The streams' temporaries were copied, not moved: until 2026-12-03 they stayed in
+        // the temporary folder after every `--output -`.
+        for (i, target) in targets.enumerated() {
+            if case .file = target { continue }
+            TemporaryFiles.remove(staged[i])
+        }
+        temporaries.withLock { $0 = Array(repeating: nil, count: paths.count) }
+    }
+
+    /// Renames each staged file over its target, keeping each replaced file under a hard link
+    /// until all are in place, and putting them back if one rename fails.
+    private func moveIntoPlace(_ staged: [String]) throws(OutputError) {
         var done: [(path: String, backup: String?)] = []
         func undo() {
             for (path, backup) in done.reversed() {
@@ -258,13 +456,6 @@ public final class OutputSet: Sendable {
             done.append((path, backup))
         }
         for (_, backup) in done { if let backup { TemporaryFiles.remove(backup) } }
-        // The streams' temporaries were copied, not moved: until 2026-12-03 they stayed in
-        // the temporary folder after every `--output -`.
-        for (i, target) in targets.enumerated() {
-            if case .file = target { continue }
-            TemporaryFiles.remove(staged[i])
-        }
-        temporaries.withLock { $0 = Array(repeating: nil, count: paths.count) }
     }
 
     /// Removes the staged temporary files (nothing is written).
@@ -404,17 +595,32 @@ private func writeAll(_ data: Data, to path: String, flags: Int32) throws(IOFail
 }
 
 private func copy(_ source: String, to path: String) throws(IOFailure) {
+    let input = try openReleasing(source)
+    defer { close(input) }
+    // A FIFO without a reader blocks here until one comes (a signal ends the process then).
     let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
     guard fd >= 0 else { throw IOFailure() }
     defer { close(fd) }
-    try copy(source, toDescriptor: fd)
+    try copy(input, toDescriptor: fd)
+}
+
+private func copy(_ source: String, toDescriptor fd: Int32) throws(IOFailure) {
+    let input = try openReleasing(source)
+    defer { close(input) }
+    try copy(input, toDescriptor: fd)
+}
+
+/// Opens a staged temporary file for reading and removes its name: the bytes live on in the
+/// descriptor, so a process killed while a stream waits for its reader leaves no file.
+private func openReleasing(_ source: String) throws(IOFailure) -> Int32 {
+    let input = open(source, O_RDONLY | O_CLOEXEC)
+    guard input >= 0 else { throw IOFailure() }
+    TemporaryFiles.remove(source)
+    return input
 }
 
 /// In pieces of 1 MiB: a staged output may be larger than memory (an exponential map).
-private func copy(_ source: String, toDescriptor fd: Int32) throws(IOFailure) {
-    let input = open(source, O_RDONLY | O_CLOEXEC)
-    guard input >= 0 else { throw IOFailure() }
-    defer { close(input) }
+private func copy(_ input: Int32, toDescriptor fd: Int32) throws(IOFailure) {
     var buffer = Data(count: 1 << 20)
     while true {
         let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress!, $0.count) }
