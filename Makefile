@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config libopenexr-dev ffmpeg
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps docs-deps demo test docs static-libs portable-coverage api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build clean slurm-check
+.PHONY: deps docs-deps demo test docs static-libs portable-coverage api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build fuzz-cli clean slurm-check
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -148,8 +148,19 @@ FUZZ_TARGETS ?= location kfr png gradient orbit
 fuzz-build: deps
 	$(SWIFT) build -c release --package-path Fuzz --build-path .build/fuzz -Xswiftc -sanitize=fuzzer,address
 
-fuzz: fuzz-build
-	Scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+# The command line's fuzzer (Scripts/cli-fuzz.py, Python 3, Documentation/Reliability.md, "The
+# command line"): random argument vectors against the release build's fathom for FUZZ_SECONDS;
+# findings in .build/fuzz-runs/cli; fails on any finding. `make fuzz` runs it after the libFuzzer
+# targets, each run whatever the other found; the target fails if either did.
+FUZZ_CLI = FATHOM=.build/release/fathom Scripts/cli-fuzz.py --seconds $(FUZZ_SECONDS)
+fuzz-cli: release
+	$(FUZZ_CLI)
+
+fuzz: fuzz-build release
+	@status=0; \
+	echo "Scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)"; Scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS) || status=1; \
+	echo "$(FUZZ_CLI)"; $(FUZZ_CLI) || status=1; \
+	exit $$status
 
 clean:
 	rm -rf .build

@@ -145,7 +145,7 @@ FIXTURE_SPECS = [
     ("julia.json", ["render", "--preset", "julia", "--size", "8x8", "--iterations", "100", "--output", "julia.png", "--quiet"], False),
     ("m.npy", ["expmap", "--preset", "seahorse", "--width", "8", "--iterations", "200", "--npy", "m.npy", "--quiet"], False),
     ("r.orbit", ["render", "--preset", "e50", "--size", "8x8", "--save-reference", "r.orbit", "--output", "/dev/null", "--quiet"], False),
-    ("frames", ["sequence", "--zoom-out", "2", "--size", "8x8", "--preset", "seahorse", "--output-dir", "frames", "--quiet"], False),
+    ("seq", ["sequence", "--zoom-out", "2", "--size", "8x8", "--preset", "seahorse", "--output-dir", "seq", "--quiet"], False),
 ]
 
 
@@ -288,13 +288,13 @@ class Gen:
             v = self.rng.choice([
                 "-", "/dev/null", "/dev/full", "ro.png", "link.png", "dangling.png", "missing/out" + ext, "dir",
                 "", "fifo", "tiny.png", "loc.json", "out", "$(touch PWNED)", "ü" + ext, "a\nb" + ext,
-                "x" * 300 + ext, "frames", ".", "m.npy", "r.orbit"])
+                "x" * 300 + ext, "seq", ".", "m.npy", "r.orbit"])
         self.outputs.append(v)
         return v
 
     def output_dir(self):
         v = self.pick(["out", "outdir", "dir", "dir/sub"],
-                      ["frames", "tiny.png", "missing/out", "", "/dev/null", "fifo", "link.png", "ro.png", "."],
+                      ["seq", "tiny.png", "missing/out", "", "/dev/null", "fifo", "link.png", "ro.png", ".", "frames"],
                       hostile=False, weights=(0.75, 0.25, 0))
         self.outputs.append(v)
         return v
@@ -440,8 +440,9 @@ class Gen:
             return number(["1", "2", "3"], ["0", "-1", "4611686018427387905", "2.5", "9223372036854775807"])
         if name == "frames":
             if cmd == "video":
-                self.inputs.append("frames")
-                return self.pick(["frames"], ["dir", "nowhere", "tiny.png", "", "fifo", "/dev/null", "frames/"], hostile=False)
+                v = self.pick(["seq"], ["dir", "nowhere", "tiny.png", "", "fifo", "/dev/null", "seq/", "frames"], hostile=False)
+                self.inputs.append(v)
+                return v
             return self.pick(["0..1", "1..1", "0..0"],
                              ["1..0", "0..99", "a..b", "0..", "..", "5..12", "-1..1", "0...1", "99999999999999999999..1"])
         if name == "tasks":
@@ -455,9 +456,11 @@ class Gen:
         if name == "expmap":
             return self.input_path(["m.npy"], also=["tiny.png", "empty.json"])
         if name == "zoom-speed":
-            return number(["1", "2", "4", "8"], ["0", "-1", "1e-300", "1e300", "1e-10", "0.001", "1e-320"])
+            return self.pick(["1", "2", "4", "8"], ["0", "-1", "1e-300", "1e300", "1e-10", "0.001", "1e-320"],
+                             weights=(0.5, 0.42, 0.08))
         if name == "duration":
-            return number(["0.5", "1", "0.25"], ["0", "-1", "1e-300", "1e9", "1e300", "1e-320"])
+            return self.pick(["0.5", "1", "0.25"], ["0", "-1", "1e-300", "1e9", "1e300", "1e-320", "1e6"],
+                             weights=(0.5, 0.42, 0.08))
         # An option this script does not know: by its help's metavar.
         meta = self.cli.metavar.get(name, "")
         if "|" in meta:
@@ -470,7 +473,7 @@ class Gen:
         """Positional arguments of the commands that take them (their usage lines)."""
         rng = self.rng
         if cmd == "verify":
-            n = rng.choice([1, 1, 1, 2, 0])
+            n = rng.choice([1, 1, 1, 1, 1, 2, 2, 2, 3, 0])
             return [self.input_path(["oracle.json", "oracle-julia.json", "oracle-wrong.json"]) for _ in range(n)]
         if cmd == "info":
             return [self.input_path(["loc.json", "loc.kfr", "tiny.png", "deep.json", "julia.json"])] if rng.random() < 0.95 else []
@@ -479,7 +482,7 @@ class Gen:
             src = self.input_path(["loc.json", "loc.kfr", "tiny.png", "deep.json", "julia.json"])
             if r < 0.05:
                 return [src]
-            dst = self.output_path(rng.choice([".json", ".kfr", ".json", ".kfr", ".txt", ""]))
+            dst = self.output_path(rng.choice([".json", ".kfr", ".json", ".kfr", ".json", ".kfr", ".txt", ""]))
             return [src, dst] + (["extra"] if r > 0.97 else [])
         if cmd == "sequence":
             n = rng.choice([2, 2, 3, 1])
@@ -531,9 +534,15 @@ def generate(cli, fixtures, seed, n, commands):
             pool = [n for n in pool if n != "zoom-out"]
     if cmd == "expmap" and rng.random() < 0.9:
         chosen.append(rng.choices(["npy", "exr", "kf-frames"], [6, 2, 1])[0])
+    # Each command's own options (not the view and engine options it shares with render) are
+    # taken more often.
+    own = {"video": ("zoom-speed", "duration", "fps", "reverse", "size"),
+           "expmap": ("family", "newton", "julia", "power", "distance", "iterations"),
+           "sequence": ("factor", "frames", "per-segment", "slurm", "tasks", "resume", "slice-of", "output-dir"),
+           "find": ("depth", "fraction", "save", "render"), "verify": ("sampled", "all")}.get(cmd, ())
     p = min(0.5, 2.5 / max(1, len(pool)))
     for name in pool:
-        if name not in chosen and rng.random() < p:
+        if name not in chosen and rng.random() < (0.3 if name in own else p):
             chosen.append(name)
     values = {}
     for name in chosen:
@@ -547,7 +556,14 @@ def generate(cli, fixtures, seed, n, commands):
     # Keep the work small: a tiny image, a narrow map, few iterations on the deepest presets.
     small = {"render": "size", "sequence": "size", "expmap": "width", "video": "size", "find": "size"}
     key = small.get(cmd)
-    if key in table and key not in values and rng.random() < 0.93 and (cmd != "find" or "render" in values):
+    if cmd != "video" or form == "expmap":
+        pass
+    else:
+        key = None
+    if "preset" in values and cli.cost(values["preset"]) == "costly" and rng.random() < 0.95 \
+            and ("iterations" not in table or cmd == "expmap"):
+        values["preset"] = rng.choice([n for n in sorted(cli.presets) if cli.cost(n) != "costly"] or ["seahorse"])
+    if key in table and key not in values and rng.random() < 0.97 and (cmd != "find" or "render" in values):
         chosen.append(key)
         values[key] = rng.choice(["8x8", "4x4", "8x4", "16x9"]) if key == "size" else rng.choice(["4", "8", "16"])
     if "iterations" in table and "iterations" not in values and cli.cost(values.get("preset", "")) == "costly" \
@@ -733,19 +749,27 @@ class Fuzzer:
                 return False
 
         limit = self.args.timeout
+
+        def after_signal(sig, kind, when):
+            """Waits grace seconds for the end; past that a finding, then up to 10 s more, then SIGKILL."""
+            sent_at = time.monotonic()
+            if wait(grace + (3 if sig == signal.SIGQUIT else 0)):
+                return
+            if wait(10):
+                problems.append(("slow-cancel", f"took {time.monotonic() - sent_at:.1f} s (over {grace:g} s) to end after "
+                                       f"{SIGNAMES[sig]} {when}"))
+                return
+            problems.append((kind, f"still running {time.monotonic() - sent_at:.0f} s after {SIGNAMES[sig]} {when}: killed"))
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
         if spec["signal"] and not wait(spec["signal"][1]):
             send(spec["signal"][0])
-            if not wait(grace + (3 if spec["signal"][0] == signal.SIGQUIT else 0)):
-                problems.append(("ignored-signal", f"still running {grace:g} s after {SIGNAMES[spec['signal'][0]]}"))
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            after_signal(spec["signal"][0], "ignored-signal", f"sent at {spec['signal'][1]:.2f} s")
         if proc.returncode is None and not wait(limit - (time.monotonic() - started)):
             slow = True
             send(signal.SIGINT)
-            if not wait(grace):
-                problems.append(("ignored-SIGINT", f"still running {grace:g} s after SIGINT at the {limit:g} s limit"))
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            after_signal(signal.SIGINT, "ignored-SIGINT", f"at the {limit:g} s limit")
         elapsed = time.monotonic() - started
         # Children left behind (ffmpeg, a shell) in the run's process group.
         try:
@@ -764,7 +788,7 @@ class Fuzzer:
         if mode == "file":
             captured = open(out_path, "rb").read(1 << 20)
         rc = proc.returncode
-        killed = any(k in ("ignored-signal", "ignored-SIGINT") for k, _ in problems)
+        killed = proc.returncode == -signal.SIGKILL and any(k in ("ignored-signal", "ignored-SIGINT") for k, _ in problems)
         problems += self.check(spec, scratch, tmpdir, rc, stderr, sent, killed)
         result = {"spec": spec, "rc": rc, "stderr": stderr, "stdout": bytes(captured[:4096]), "sent": sent,
                   "slow": slow, "elapsed": elapsed, "problems": problems}
@@ -826,6 +850,8 @@ class Fuzzer:
                 newline_in_argv = any("\n" in a or "\r" in a for a in argv)
                 kind = "stderr-multiline-echo" if newline_in_argv else "stderr-format"
                 problems.append((kind, f"exit {rc}: stderr is not one 'fathom: ' line ({len(lines)} lines, {len(errors)} 'fathom: ')"))
+        if any(l.count("(see '") > 1 for l in lines):
+            problems.append(("message-format", "an error line with two \"(see '...')\" hints"))
         if rc == 0 and any(l.startswith("fathom: ") for l in lines):
             problems.append(("error-line-on-success", "exit 0 with a 'fathom: ' line on stderr"))
         # Temporary files.
@@ -854,14 +880,15 @@ class Fuzzer:
             if rel in inputs:
                 kind = "input-overwritten" if rel in outputs else "input-changed"
                 problems.append((kind, f"input {rel}: {what}"))
-            elif rc != 0:
+            elif rc != 0 and not (rc in (74, 141) and rel in outputs):
                 problems.append(("fixture-changed-on-failure", f"{rel}: {what} (exit {rc})"))
             elif old[0] == "link" and (new is None or new[0] != "link"):
                 problems.append(("link-replaced", f"{rel}: a symbolic link was replaced ({what})"))
             elif new and new[0] == old[0] == "file" and new[1] != old[1]:
                 problems.append(("mode-not-kept", f"{rel}: {what}"))
         # A failed command leaves nothing new (a sequence keeps the frames it finished).
-        if rc != 0 and not killed and not quit_death and not crashed and cmd != "sequence":
+        # (Exit 74 or 141: the report on stdout failed after the outputs were committed.)
+        if rc not in (0, 74, 141) and not killed and not quit_death and not crashed and cmd != "sequence":
             new = sorted(p for p, v in after.items() if p not in self.template and v[0] == "file" and not p.endswith(".tmp"))
             if new:
                 problems.append(("output-on-failure", f"exit {rc} but new files: {new[:3]}"))

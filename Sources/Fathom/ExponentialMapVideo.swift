@@ -42,9 +42,8 @@ public struct ExponentialMapVideo {
         }
         log2Radius = radius.floatExpValue.log2Magnitude
         path = mapPath
-        guard let handle = FileHandle(forReadingAtPath: mapPath) else {
-            throw FileError.unreadable(path: mapPath, reason: "cannot open it")
-        }
+        let handle: FileHandle
+        do { handle = try InputFile.open(mapPath) } catch { throw FileError.unreadable(path: mapPath, reason: error.reason) }
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 10)) ?? Data())
         guard head.count == 10, head[0] == 0x93, Array(head[1..<6]) == Array("NUMPY".utf8), head[6] == 1 else {
@@ -72,16 +71,32 @@ public struct ExponentialMapVideo {
         }
     }
 
+    /// The most frames `frameRadii` returns (at 30 fps, almost four days of video).
+    public static let maximumFrames = 10_000_000
+
     /// log2 of each frame's radius: from the largest whose corners lie inside the map's first
     /// row down to the location's radius, `octavesPerSecond` octaves a second at `fps` (the
-    /// last frame exactly at the location's radius).
-    public func frameRadii(width: Int, height: Int, fps: Double, octavesPerSecond: Double) -> [Double] {
-        let corner = Math.log2((Double(width * width + height * height)).squareRoot() / Double(min(width, height)))
+    /// last frame exactly at the location's radius). The count is computed and bounded before
+    /// the array is made: more than `maximumFrames` (or a speed or rate that is not a positive
+    /// finite number) is refused.
+    public func frameRadii(width: Int, height: Int, fps: Double, octavesPerSecond: Double) throws(FathomError)
+        -> [Double]
+    {
+        guard width > 0, height > 0, fps.isFinite, fps > 0, octavesPerSecond.isFinite, octavesPerSecond > 0 else {
+            throw .badVideoRate(fps: fps, octavesPerSecond: octavesPerSecond)
+        }
+        let w = Double(width), h = Double(height)
+        let corner = Math.log2((w * w + h * h).squareRoot() / min(w, h))
         let start = map.log2Radius(row: 0) - corner
         let octaves = max(0, start - log2Radius)
         let step = octavesPerSecond / fps
-        let count = Int((octaves / step).rounded(.down))
-        return (0...count).map { start - Double($0) * step } + (octaves / step == Double(count) ? [] : [log2Radius])
+        let frames = (octaves / step).rounded(.down)
+        // Frames 0...frames, and the location's own radius when the last step falls short of it.
+        guard frames.isFinite, frames < Double(Self.maximumFrames) else {
+            throw .tooManyVideoFrames(frames + 1, maximum: Self.maximumFrames)
+        }
+        let count = Int(frames)
+        return (0...count).map { start - Double($0) * step } + (octaves / step == frames ? [] : [log2Radius])
     }
 
     /// Renders the flat view at the location's radius (the inner disc, and the colours), then
@@ -103,9 +118,8 @@ public struct ExponentialMapVideo {
         color.trap = nil
         color = color.resolved(for: flat)
         let flatImage = Colorizer.image(flat, settings: color)
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw FileError.unreadable(path: path, reason: "cannot open it")
-        }
+        let handle: FileHandle
+        do { handle = try InputFile.open(path) } catch { throw FileError.unreadable(path: path, reason: error.reason) }
         defer { try? handle.close() }
         let half = Double(min(width, height)) / 2
         // Each pixel's log2 distance from the center (in pixels) and its map column: the same in

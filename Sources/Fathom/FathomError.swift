@@ -19,6 +19,11 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
     case badBLAEpsilon(field: String, value: Double)
     /// An MPFR budget (`field`) that is not a number of seconds in [0, 1e9].
     case badMPFRBudget(field: String, value: Double)
+    /// A video whose frame count (`frames`, as a real number: it may not fit an integer) is
+    /// more than `maximum`.
+    case tooManyVideoFrames(Double, maximum: Int)
+    /// A video frame rate or zoom speed that is not a positive finite number.
+    case badVideoRate(fps: Double, octavesPerSecond: Double)
 
     /// The error in one line: what was refused and what is accepted.
     public var description: String {
@@ -37,6 +42,10 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
             "\(field): \(value) is not a number in (0, 1)"
         case .badMPFRBudget(let field, let value):
             "\(field): \(value) is not a number of seconds from 0 to 1e9"
+        case .tooManyVideoFrames(let frames, let maximum):
+            "the video would take \(frames.isFinite ? "\(frames.rounded())" : "infinitely many") frames, more than \(maximum): zoom faster or give a shorter --duration"
+        case .badVideoRate(let fps, let speed):
+            "a video needs a frame rate and a zoom speed greater than zero (\(fps) fps, \(speed) octaves a second)"
         case .notInKFR(let what):
             "a .kfr file cannot hold \(what) (Kalles Fraktaler's format shares the Mandelbrot and Multibrot families only)"
         }

@@ -209,25 +209,9 @@ public enum FileError: Error, Equatable, CustomStringConvertible {
     public static let maximumSize = 256 << 20
 
     static func readData(_ path: String) throws(FileError) -> Data {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw .unreadable(path: path, reason: "no such file")
+        do { return try InputFile.read(path, maximumSize: FileError.maximumSize) } catch {
+            throw .unreadable(path: path, reason: error.reason)
         }
-        guard !isFolder.boolValue else { throw .unreadable(path: path, reason: "it is a folder") }
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw .unreadable(path: path, reason: "not a regular file (a device, FIFO or socket)")
-        }
-        guard info.st_size <= FileError.maximumSize else {
-            throw .unreadable(
-                path: path, reason: "\(info.st_size) bytes, more than a location file's \(FileError.maximumSize)")
-        }
-        guard access(path, R_OK) == 0 else { throw .unreadable(path: path, reason: "permission denied") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .unreadable(path: path, reason: "I/O error")
-        }
-        return data
     }
 
     /// Why decoding `json` failed, naming the field. Foundation reports a number that does

@@ -13,15 +13,9 @@ public enum NPYReader {
     /// The field in `path`, with `maxIterations` as its limit (nil: the largest count in it;
     /// the file does not hold the render's limit).
     public static func read(path: String, maxIterations: Int? = nil) throws(NPYError) -> IterationField {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file") }
-        guard info.st_size <= maximumSize else {
-            throw .unreadable(path: path, reason: "\(info.st_size) bytes, more than an .npy field's \(maximumSize)")
-        }
-        guard access(path, R_OK) == 0 else { throw .unreadable(path: path, reason: "permission denied") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .unreadable(path: path, reason: "I/O error")
+        let data: Data
+        do { data = try InputFile.read(path, maximumSize: maximumSize) } catch {
+            throw .unreadable(path: path, reason: error.reason)
         }
         do {
             return try field(Array(data), maxIterations: maxIterations)

@@ -81,7 +81,12 @@ public final class EXRStream {
     /// extras.
     public func append(_ field: IterationField, rows: Range<Int>? = nil) throws(OutputError) {
         let rows = rows ?? 0..<field.height
-        precondition(field.width == width && rowsWritten + n.count / width + rows.count <= height)
+        guard field.width == width, rows.lowerBound >= 0, rows.upperBound <= field.height,
+            rows.count <= height - rowsWritten - n.count / width
+        else {
+            throw .cannotCreate(
+                path: path, reason: "rows of \(field.width) pixels do not fit the \(width) x \(height) image after \(rowsWritten) rows")
+        }
         let pixels = rows.lowerBound * width..<rows.upperBound * width
         if distance {
             guard let extras = field.extras, extras.distance.count == field.pixelCount else {
@@ -148,7 +153,9 @@ public final class EXRStream {
 
     /// Finishes the file once every row is written (the set then commits it).
     public func finish() throws(OutputError) {
-        precondition(rowsWritten == height && n.isEmpty)
+        guard rowsWritten == height && n.isEmpty else {
+            throw .cannotCreate(path: path, reason: "\(rowsWritten) of the image's \(height) rows were written")
+        }
         guard let file else { return }
         self.file = nil
         var message = [CChar](repeating: 0, count: 256)

@@ -71,14 +71,21 @@ public final class NPYStream {
 
     /// Appends `field`'s rows: the next `field.height` rows of the array.
     public func append(_ field: IterationField) throws(OutputError) {
-        precondition(field.width == width && field.hasRoots == hasRoots && rowsWritten + field.height <= height)
+        guard field.width == width, field.hasRoots == hasRoots, field.height <= height - rowsWritten else {
+            throw .cannotCreate(
+                path: file.path,
+                reason: "rows of \(field.width) x \(field.height)\(field.hasRoots ? " with roots" : "") do not fit the "
+                    + "\(width) x \(height)\(hasRoots ? " with roots" : "") array after \(rowsWritten) rows")
+        }
         try file.append(NPYWriter.rows(field))
         rowsWritten += field.height
     }
 
     /// Closes the file once every row is written (the set then commits it).
     public func finish() throws(OutputError) {
-        precondition(rowsWritten == height)
+        guard rowsWritten == height else {
+            throw .cannotCreate(path: file.path, reason: "\(rowsWritten) of the array's \(height) rows were written")
+        }
         try file.close()
     }
 }

@@ -1,10 +1,13 @@
 import CPNG
 import Foundation
+import FractalEngine
 
 /// Reads PNG files: pixels through libpng, text chunks by walking the chunk list.
 public enum PNGReader {
     /// The image as RGB at its bit depth (8, or 16 for a 16-bit file).
     public static func read(path: String) throws(ImageReadError) -> RGBImage {
+        // The input rules first (a FIFO or a device would block libpng's read).
+        do { try InputFile.open(path).close() } catch { throw .unreadable(path: path, reason: "\(error)") }
         var pixels: UnsafeMutableRawPointer?
         var width: UInt32 = 0, height: UInt32 = 0
         var depth: Int32 = 8
@@ -28,8 +31,9 @@ public enum PNGReader {
 
     /// The tEXt chunks, keyword -> text, in file order.
     public static func textChunks(path: String) throws(ImageReadError) -> [(String, String)] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .unreadable(path: path, reason: "cannot open")
+        let data: Data
+        do { data = try InputFile.read(path, maximumSize: Int.max) } catch {
+            throw .unreadable(path: path, reason: error.reason)
         }
         return try textChunks(bytes: [UInt8](data), path: path)
     }

@@ -24,6 +24,21 @@ struct CLIError: Error {
         case let e as LocationError: self = .data("\(e)")
         case let e as FathomError: self = .data("\(e)")
         case let e as ArbitraryPrecisionError: self = .data("\(e)")
+        case let e as ColorError: self = .data("\(e)")
+        case let e as GradientError: self = .data("\(e)")
+        case let e as ExponentialMapVideo.Failure: self = .data("\(e)")
+        case let e as NPYError:
+            switch e {
+            case .unreadable: self = .noInput("\(e)")
+            case .malformed: self = .data("\(e)")
+            }
+        case let e as ImageReadError: self = .noInput("\(e)")
+        case let e as VideoEncoder.Failure:
+            switch e {
+            case .noFFmpeg: self = CLIError(exitCode: 69, message: "\(e)")
+            case .badFrameRate: self = .data("\(e)")
+            case .ffmpegFailed: self = .other("\(e)")
+            }
         case let e as FileError:
             switch e {
             case .unreadable: self = .noInput("\(e)")

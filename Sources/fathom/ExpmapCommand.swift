@@ -33,6 +33,9 @@ enum ExpmapCommand {
             guard exr != nil || keyframes != nil else {
                 throw CLIError.usage("--distance goes into the EXR's DEX and DEY: give --exr PATH or --kf-frames DIR")
             }
+            if case .newton = try file.location().family {
+                throw CLIError.usage("--distance: a Newton view has no distance estimate (it is not an escape-time family)")
+            }
             settings.extras = ExtrasRequest(derivative: true)
         }
         file.engine = engine
@@ -64,7 +67,9 @@ enum ExpmapCommand {
                 location: stored.jsonString(), distance: distance)
         }
         let npyStream = try npy.map { _ in
-            try NPYStream(outputs, at: exr == nil ? 0 : 1, width: map.width, height: map.height)
+            try NPYStream(
+                outputs, at: exr == nil ? 0 : 1, width: map.width, height: map.height,
+                hasRoots: { if case .newton = render.location.family { true } else { false } }())
         }
         defer { bar.clear() }
         let result = try render.render(settings: settings, control: control) { rows, band in

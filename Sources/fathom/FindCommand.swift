@@ -41,6 +41,14 @@ enum FindCommand {
                 throw CLIError.usage("--save: '\(save)' must end in .json or .kfr")
             }
         }
+        // The render's size and threads are checked before the search, as every option is.
+        let renderSize = try a.size() ?? (640, 360)
+        try ImageSize.validate(width: renderSize.0, height: renderSize.1)
+        let threads = try a.int("threads") ?? 0
+        guard threads >= 0 && threads <= 1024 else { throw CLIError.data("--threads: \(threads) is outside 0...1024") }
+        if a["render"] == nil, let given = ["size", "threads"].first(where: { a[$0] != nil }) {
+            throw CLIError.usage("--\(given) applies to --render's image: give --render PATH")
+        }
         // Both outputs are resolved (and one file for both refused) before the search, and
         // written together at the end.
         let paths = (a["save"].map { [$0] } ?? []) + (a["render"].map { [$0] } ?? [])
@@ -96,10 +104,9 @@ enum FindCommand {
         }
         var rendered: String?
         if let png = a["render"] {
-            let size = try a.size() ?? (640, 360)
-            try ImageSize.validate(width: size.0, height: size.1)
+            let size = renderSize
             var settings = RenderSettings(width: size.0, height: size.1)
-            settings.threads = try a.int("threads") ?? 0
+            settings.threads = threads
             let r = try ImageRender.render(
                 result, settings: settings, into: outputs, png: paths.count - 1, control: control)
             rendered = String(

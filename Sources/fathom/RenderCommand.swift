@@ -435,8 +435,9 @@ enum RenderCommand {
             }
         }
         if let path = a["gradient"] {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw CLIError.noInput("cannot read gradient file '\(path)'")
+            let data: Data
+            do { data = try InputFile.read(path, maximumSize: FileError.maximumSize) } catch {
+                throw CLIError.noInput("cannot read gradient file '\(path)': \(error.reason)")
             }
             do { color.gradient = try Gradient.parse(String(decoding: data, as: UTF8.self)) } catch {
                 throw CLIError.data("'\(path)': \(error)")

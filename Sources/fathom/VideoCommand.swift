@@ -40,8 +40,9 @@ enum VideoCommand {
         try encode(to: output, fps: fps, size: nil, count: order.count, quiet: quiet) { encoder, control, done in
             for (k, path) in order.enumerated() {
                 if control.isCancelled { throw RenderError.cancelled }
-                guard let png = FileManager.default.contents(atPath: path) else {
-                    throw CLIError.noInput("cannot read '\(path)'")
+                let png: Data
+                do throws(InputFile.Failure) { png = try InputFile.read(path, maximumSize: Int.max) } catch {
+                    throw CLIError.noInput("cannot read '\(path)': \(error.reason)")
                 }
                 try encoder.append(png: png)
                 done(k)
@@ -77,8 +78,7 @@ enum VideoCommand {
         guard speed > 0 && speed <= 1e6 else {
             throw CLIError.data("--zoom-speed: \(speed) is outside 0...1e6 octaves a second")
         }
-        let radii = video.frameRadii(width: width, height: height, fps: fps, octavesPerSecond: speed)
-        guard radii.count <= 10_000_000 else { throw CLIError.data("\(radii.count) frames is more than 10000000") }
+        let radii = try video.frameRadii(width: width, height: height, fps: fps, octavesPerSecond: speed)
         let quiet = a.has("quiet")
         let start = Date()
         try encode(to: output, fps: fps, size: (width, height), count: radii.count, quiet: quiet) {
@@ -156,7 +156,8 @@ enum VideoCommand {
 
     /// A PNG's width and height from its header.
     static func pngSize(_ path: String) throws -> (Int, Int) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError.noInput("cannot read '\(path)'") }
+        let handle: FileHandle
+        do { handle = try InputFile.open(path) } catch { throw CLIError.noInput("cannot read '\(path)': \(error.reason)") }
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 24)) ?? Data())
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]

@@ -104,7 +104,7 @@ struct MapVideoTests {
         try outputs.commit()
 
         let video = try ExponentialMapVideo(mapPath: path, location: file)
-        let radii = video.frameRadii(width: 96, height: 54, fps: 10, octavesPerSecond: 8)
+        let radii = try video.frameRadii(width: 96, height: 54, fps: 10, octavesPerSecond: 8)
         // The first frame's corners lie inside the map's first row, the last frame is the location's.
         let corner = Math.log2((96.0 * 96 + 54 * 54).squareRoot() / 54)
         #expect(Swift.abs(radii[0] + corner - video.map.log2Radius(row: 0)) < 1e-12)

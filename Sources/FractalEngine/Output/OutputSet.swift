@@ -481,7 +481,8 @@ public final class OutputSet: Sendable {
 package final class StagedFile: Sendable {
     /// The open descriptor (-1 once closed) and the bytes written so far.
     private let file: Mutex<(fd: Int32, count: Int)>
-    private let path: String
+    /// The output's path as given.
+    package let path: String
     /// Bytes written so far.
     package var count: Int { file.withLock { $0.count } }
 

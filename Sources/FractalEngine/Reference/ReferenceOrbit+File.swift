@@ -109,7 +109,9 @@ extension ReferenceOrbit {
 
     /// Reads an orbit written by `write(to:)`.
     public static func read(from path: String) throws(ReferenceFileError) -> ReferenceOrbit {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path) }
+        // The largest orbit file: 2^31 steps of compressed values is far past any view's.
+        let data: Data
+        do { data = try InputFile.read(path, maximumSize: Int.max) } catch { throw .unreadable(path: path) }
         return try decode([UInt8](data), path: path)
     }
 
