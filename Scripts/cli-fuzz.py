@@ -957,7 +957,9 @@ class Fuzzer:
                 if kind in ("crash", "trap"):
                     message = detail
                 cls = f"{kind} | {cmd} | {normalise(message) if kind not in ('stderr-multiline-echo',) else ''}"
-                line = f"[{kind}] {cmd}: {detail} | stderr: {message[:160]!r} | {repro}"
+                first = message if kind not in ("crash", "trap") else next(
+                    (l for l in result["stderr"].splitlines() if l.strip()), "")
+                line = f"[{kind}] {cmd}: {detail} | stderr: {first[:160]!r} | {repro}"
                 self.findings.append((cls, line))
                 self.findings_file.write(line + "\n")
                 self.findings_file.flush()

@@ -61,7 +61,10 @@ int fathom_png_write(const char *path, const uint8_t *pixels, uint32_t width, ui
         text = calloc((size_t)text_count, sizeof(png_text));
         if (!text) png_error(png, "out of memory");
         for (int i = 0; i < text_count; i++) {
-            text[i].compression = PNG_TEXT_COMPRESSION_NONE;
+            /* iTXt: the text is UTF-8 (tEXt is Latin-1, which a location's name need not be). */
+            text[i].compression = PNG_ITXT_COMPRESSION_NONE;
+            text[i].lang = NULL;
+            text[i].lang_key = NULL;
             text[i].key = (png_charp)keys[i];
             text[i].text = (png_charp)texts[i];
         }

@@ -51,6 +51,10 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// `text` as one short line for a message: control characters escaped, at most 60
+    /// characters.
+    package static func quotedForMessage(_ text: String) -> String { quoted(text) }
+
     /// A value read from a file as one short line: control characters escaped (`\n`), at
     /// most 60 characters (then `...`).
     static func quoted(_ text: String) -> String {

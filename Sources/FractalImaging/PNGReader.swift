@@ -29,7 +29,7 @@ public enum PNGReader {
         return RGBImage(width: Int(width), height: Int(height), pixels: bytes)
     }
 
-    /// The tEXt chunks, keyword -> text, in file order.
+    /// The text chunks (tEXt, and uncompressed iTXt), keyword -> text, in file order.
     public static func textChunks(path: String) throws(ImageReadError) -> [(String, String)] {
         let data: Data
         do { data = try InputFile.read(path, maximumSize: Int.max) } catch {
@@ -51,13 +51,28 @@ public enum PNGReader {
             let type = String(decoding: bytes[i + 4..<i + 8], as: UTF8.self)
             let start = i + 8
             guard start + length + 4 <= bytes.count else { throw .unreadable(path: path, reason: "truncated chunk") }
-            if type == "tEXt" {
-                let body = bytes[start..<start + length]
-                if let zero = body.firstIndex(of: 0) {
-                    // tEXt is Latin-1: map bytes to scalars one to one.
-                    let key = String(String.UnicodeScalarView(body[start..<zero].map { Unicode.Scalar($0) }))
-                    let text = String(String.UnicodeScalarView(body[(zero + 1)...].map { Unicode.Scalar($0) }))
-                    chunks.append((key, text))
+            let body = bytes[start..<start + length]
+            if type == "tEXt", let zero = body.firstIndex(of: 0) {
+                // tEXt is Latin-1: bytes map to scalars one to one. Fathom before 0.5 wrote its
+                // location's UTF-8 bytes there: that chunk is read as UTF-8 when it is valid.
+                let key = latin1(body[start..<zero])
+                let raw = body[(zero + 1)...]
+                if key == "fathom-location", let utf8 = String(validating: raw, as: UTF8.self) {
+                    chunks.append((key, utf8))
+                } else {
+                    chunks.append((key, latin1(raw)))
+                }
+            } else if type == "iTXt", let zero = body.firstIndex(of: 0), zero + 2 < body.endIndex,
+                body[zero + 1] == 0
+            {
+                // iTXt: keyword, NUL, compression flag (0: none; compressed text is skipped),
+                // method, language tag, NUL, translated keyword, NUL, UTF-8 text.
+                let afterFlags = zero + 3
+                if let language = body[afterFlags...].firstIndex(of: 0),
+                    let translated = body[(language + 1)...].firstIndex(of: 0),
+                    let text = String(validating: body[(translated + 1)...], as: UTF8.self)
+                {
+                    chunks.append((latin1(body[start..<zero]), text))
                 }
             }
             if type == "IEND" { break }
@@ -65,6 +80,11 @@ public enum PNGReader {
         }
         return chunks
     }
+}
+
+/// Latin-1 bytes as text: each byte one scalar.
+private func latin1(_ bytes: ArraySlice<UInt8>) -> String {
+    String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
 }
 
 /// Why an image could not be read.

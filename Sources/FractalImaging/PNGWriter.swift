@@ -6,7 +6,8 @@ import FractalEngine
 /// the image goes to a temporary file, moved into place only when complete, so a failed or
 /// interrupted write leaves nothing at `path`.
 public enum PNGWriter {
-    /// Writes `image` with `text` as tEXt chunks (keyword -> Latin-1 text without NUL).
+    /// Writes `image` with `text` as iTXt chunks (keyword: Latin-1, 1 to 79 characters; text:
+    /// UTF-8 without NUL).
     public static func write(_ image: RGBImage, to path: String, text: [(String, String)] = []) throws(OutputError) {
         let set = try OutputSet([path])
         try stage(image, text: text, in: set, at: 0)

@@ -6,7 +6,9 @@ struct CLIError: Error {
     let exitCode: Int32
     let message: String
 
-    static func usage(_ m: String) -> CLIError { CLIError(exitCode: 64, message: m + " (see 'fathom help')") }
+    static func usage(_ m: String) -> CLIError {
+        CLIError(exitCode: 64, message: m.contains("(see 'fathom ") ? m : m + " (see 'fathom help')")
+    }
     static func data(_ m: String) -> CLIError { CLIError(exitCode: 65, message: m) }
     static func noInput(_ m: String) -> CLIError { CLIError(exitCode: 66, message: m) }
     static func cannotCreate(_ m: String) -> CLIError { CLIError(exitCode: 73, message: m) }
@@ -15,6 +17,15 @@ struct CLIError: Error {
     init(exitCode: Int32, message: String) {
         self.exitCode = exitCode
         self.message = message
+    }
+
+    /// The message as the one line it is printed as: control characters a value brought in
+    /// (a newline in a path, a carriage return in an option) are escaped (`\n`), so an error is
+    /// always exactly one line.
+    var line: String {
+        message.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)
+        }.joined()
     }
 
     /// Maps library errors to exit codes.

@@ -77,11 +77,19 @@ enum ClusterJobs {
         if submit && VideoEncoder.program("sbatch") == nil {
             throw CLIError(exitCode: 69, message: "sbatch is not installed (Slurm's client): --submit needs it")
         }
-        _ = try SequenceCommand.prepareFolder(folder)
         let root = URL(fileURLWithPath: folder).standardizedFileURL.path
         let fathom =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+        // Every value written into a script is one quoted shell word; a control character (a
+        // newline) would still end a line of it (a comment, an #SBATCH directive), so a path
+        // with one is refused before anything is written.
+        for (what, path) in [("the jobs folder", root), ("the fathom executable", fathom)]
+        where path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw CLIError.usage(
+                "--slurm: \(what)'s path '\(FathomError.quotedForMessage(path))' has a control character, which a job script cannot hold")
+        }
+        _ = try SequenceCommand.prepareFolder(folder)
         let sequence = [
             "sequence", "--zoom-out", "\(frames)", "--factor", "\(factor)", "--location", root + "/deep.json",
             "--size", "\(size.0)x\(size.1)", "--bit-depth", "\(bitDepth)",
@@ -91,9 +99,10 @@ enum ClusterJobs {
                 """
                 #!/bin/bash
                 #SBATCH --job-name=fathom-\(name)
-                #SBATCH --output=\(root)/logs/\(name)-%A\(extra.isEmpty ? "" : "-%a").out
+                #SBATCH --output=logs/\(name)-%A\(extra.isEmpty ? "" : "-%a").out
                 \(extra)
                 # Written by fathom sequence --slurm (Documentation/Sequences.md, "On a cluster").
+                # Submitted from its folder (submit.sh), where the log path above is relative.
                 set -euo pipefail
                 FATHOM=${FATHOM:-\(quoted(fathom))}
                 exec "$FATHOM" \(command)

@@ -13,7 +13,7 @@ enum InfoCommand {
             print(file.prettyJSONString(), terminator: "")
             return
         }
-        var lines = [
+        var lines = (file.name.map { ["name: \(FathomError.quotedForMessage($0))"] } ?? []) + [
             "family: \(location.family.name)" + familyDetail(location.family),
             "center: \(location.centerRe), \(location.centerIm)",
             "radius: \(location.radius) (zoom \(try LocationFile.zoom(fromRadius: location.radius).prefix(24)))",
@@ -24,7 +24,8 @@ enum InfoCommand {
         if let c = file.color {
             let smooth = "smooth \(c.smooth ? "on" : "off")"
             lines.append(
-                "colour: palette \(c.palette.rawValue), "
+                "colour: "
+                    + (c.gradient.map { "gradient of \($0.stops.count) stops, " } ?? "palette \(c.palette.rawValue), ")
                     + (c.scale == .automatic
                         ? "\(smooth), scale auto (adapts to the view)"
                         : "density \(c.density), offset \(c.offset), \(smooth), scale \(c.scale.rawValue)"

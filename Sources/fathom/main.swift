@@ -21,7 +21,7 @@ if let code = StandardOutput.firstError ?? (fflush(nil) != 0 ? errno : nil), fai
     failure = CLIError(exitCode: 74, message: "cannot write to standard output: \(String(cString: strerror(code)))")
 }
 if let failure {
-    FileHandle.standardError.write(Data(("fathom: " + failure.message + "\n").utf8))
+    FileHandle.standardError.write(Data(("fathom: " + failure.line + "\n").utf8))
     exit(failure.exitCode)
 }
 exit(0)

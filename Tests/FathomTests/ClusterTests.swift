@@ -105,4 +105,68 @@ struct ClusterTests {
         let unwritable = try FathomProcess.run(["sequence"] + Self.view + ["--slurm", "/proc/jobs"], in: folder)
         #expect(unwritable.code == 73)
     }
+
+    /// Folder names a shell would read as code if a script held them unquoted.
+    static let hostileNames = [
+        "a b", "q'uote", "d\"q", "$(touch PWNED)", "`touch PWNED`", "s;touch PWNED;#", "$HOME", "\\x",
+        "-dash", "%A %a",
+    ]
+
+    @Test("the job scripts run with hostile folder names: the job and nothing else; a control character is refused")
+    func hostileFolders() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Stand-ins for sbatch and fathom that record their arguments, one per line.
+        let bin = folder + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let record = """
+            #!/bin/bash
+            printf '%s\\n' "$(basename "$0")" "$PWD" "$@" >> "$RECORD"
+            echo 42
+            """
+        for name in ["sbatch", "fake-fathom"] {
+            try record.write(toFile: bin + "/" + name, atomically: true, encoding: .utf8)
+            chmod(bin + "/" + name, 0o755)
+        }
+        for (k, name) in Self.hostileNames.enumerated() {
+            let parent = folder + "/case\(k)"
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            let write = try FathomProcess.run(["sequence"] + Self.view + ["--slurm", name, "--quiet"], in: parent)
+            #expect(write.code == 0, "\(name): \(write.stderr)")
+            let root = parent + "/" + name
+            let log = parent + "/record.txt"
+            var environment = ProcessInfo.processInfo.environment
+            environment["PATH"] = bin + ":/usr/bin:/bin"
+            environment["FATHOM"] = bin + "/fake-fathom"
+            environment["RECORD"] = log
+            for script in ["submit.sh", "reference.sbatch", "frames.sbatch", "video.sbatch"] {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/bin/bash")
+                process.arguments = [root + "/" + script]
+                process.currentDirectoryURL = URL(fileURLWithPath: root)
+                process.environment = environment
+                process.standardOutput = FileHandle.nullDevice
+                try process.run()
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0, "\(name): \(script)")
+            }
+            let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            // sbatch three times from the jobs folder, then fathom's three jobs with the folder's paths whole.
+            #expect(lines.filter { $0 == "sbatch" }.count == 3, "\(name)")
+            #expect(lines.filter { $0 == "fake-fathom" }.count == 3, "\(name)")
+            #expect(lines.contains(Substring(root + "/deep.json")), "\(name): \(lines)")
+            #expect(lines.contains(Substring(root + "/orbits")) && lines.contains(Substring(root + "/frames")), "\(name)")
+            #expect(lines.contains(Substring(root + "/zoom.mp4")), "\(name)")
+            // Each of the six ran in the jobs folder (submit.sh cd's there; the jobs were started there).
+            #expect(lines.filter { $0 == Substring(root) }.count == 6, "\(name)")
+            // Nothing ran but the stand-ins: no file made anywhere by the names' commands.
+            let made = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+            #expect(!made.contains { $0.hasSuffix("PWNED") }, "\(name): \(made)")
+        }
+        for name in ["new\nline", "tab\there", "bell\u{7}", "del\u{7f}"] {
+            let refused = try FathomProcess.run(["sequence"] + Self.view + ["--slurm", name], in: folder)
+            #expect(refused.code == 64 && refused.stderr.contains("control character"), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/" + name))
+        }
+    }
 }
