@@ -43,7 +43,9 @@ public struct ExponentialMapVideo {
         log2Radius = radius.floatExpValue.log2Magnitude
         path = mapPath
         let handle: FileHandle
-        do { handle = try InputFile.open(mapPath) } catch { throw FileError.unreadable(path: mapPath, reason: error.reason) }
+        do { handle = try InputFile.open(mapPath) } catch {
+            throw FileError.unreadable(path: mapPath, reason: error.reason)
+        }
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 10)) ?? Data())
         guard head.count == 10, head[0] == 0x93, Array(head[1..<6]) == Array("NUMPY".utf8), head[6] == 1 else {

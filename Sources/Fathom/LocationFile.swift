@@ -209,7 +209,7 @@ public enum FileError: Error, Equatable, CustomStringConvertible {
     public static let maximumSize = 256 << 20
 
     static func readData(_ path: String) throws(FileError) -> Data {
-        do { return try InputFile.read(path, maximumSize: FileError.maximumSize) } catch {
+        do { return try InputFile.read(path, maximumSize: FileError.maximumSize, kind: "a location file") } catch {
             throw .unreadable(path: path, reason: error.reason)
         }
     }

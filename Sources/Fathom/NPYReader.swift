@@ -14,7 +14,7 @@ public enum NPYReader {
     /// the file does not hold the render's limit).
     public static func read(path: String, maxIterations: Int? = nil) throws(NPYError) -> IterationField {
         let data: Data
-        do { data = try InputFile.read(path, maximumSize: maximumSize) } catch {
+        do { data = try InputFile.read(path, maximumSize: maximumSize, kind: "an .npy field") } catch {
             throw .unreadable(path: path, reason: error.reason)
         }
         do {

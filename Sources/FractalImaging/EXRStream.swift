@@ -85,7 +85,9 @@ public final class EXRStream {
             rows.count <= height - rowsWritten - n.count / width
         else {
             throw .cannotCreate(
-                path: path, reason: "rows of \(field.width) pixels do not fit the \(width) x \(height) image after \(rowsWritten) rows")
+                path: path,
+                reason:
+                    "rows of \(field.width) pixels do not fit the \(width) x \(height) image after \(rowsWritten) rows")
         }
         let pixels = rows.lowerBound * width..<rows.upperBound * width
         if distance {

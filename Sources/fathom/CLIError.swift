@@ -63,13 +63,14 @@ struct CLIError: Error {
             }
         case let e as RenderError:
             switch e {
-            case .noPerturbationFormula, .noReferenceOrbit, .referenceTooLarge: self = .data("\(e)")
+            case .noPerturbationFormula, .noReferenceOrbit, .referenceTooLarge, .referenceTooFar, .referenceNotUsed:
+                self = .data("\(e)")
             case .cancelled, .needsPerturbation, .deviceOrbit: self = .other("\(e)")
             }
         case let e as ReferenceFileError:
             switch e {
             case .unreadable: self = .noInput("\(e)")
-            case .malformed, .mismatch: self = .data("\(e)")
+            case .malformed, .mismatch, .tooFar: self = .data("\(e)")
             case .cannotWrite: self = .cannotCreate("\(e)")
             }
         default: self = .other("\(error)")

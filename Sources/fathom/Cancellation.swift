@@ -33,7 +33,7 @@ enum Cancellation {
     static var endingSignals: [Int32] {
         var all = [SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU]
         #if os(Linux)
-            all += [SIGPWR, SIGSTKFLT]
+        all += [SIGPWR, SIGSTKFLT]
         #endif
         return all
     }

@@ -87,7 +87,8 @@ enum ClusterJobs {
         for (what, path) in [("the jobs folder", root), ("the fathom executable", fathom)]
         where path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             throw CLIError.usage(
-                "--slurm: \(what)'s path '\(FathomError.quotedForMessage(path))' has a control character, which a job script cannot hold")
+                "--slurm: \(what)'s path '\(FathomError.quotedForMessage(path))' has a control character, which a job script cannot hold"
+            )
         }
         _ = try SequenceCommand.prepareFolder(folder)
         let sequence = [

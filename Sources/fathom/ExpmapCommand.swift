@@ -34,7 +34,8 @@ enum ExpmapCommand {
                 throw CLIError.usage("--distance goes into the EXR's DEX and DEY: give --exr PATH or --kf-frames DIR")
             }
             if case .newton = try file.location().family {
-                throw CLIError.usage("--distance: a Newton view has no distance estimate (it is not an escape-time family)")
+                throw CLIError.usage(
+                    "--distance: a Newton view has no distance estimate (it is not an escape-time family)")
             }
             settings.extras = ExtrasRequest(derivative: true)
         }

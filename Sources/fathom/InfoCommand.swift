@@ -13,12 +13,13 @@ enum InfoCommand {
             print(file.prettyJSONString(), terminator: "")
             return
         }
-        var lines = (file.name.map { ["name: \(FathomError.quotedForMessage($0))"] } ?? []) + [
-            "family: \(location.family.name)" + familyDetail(location.family),
-            "center: \(location.centerRe), \(location.centerIm)",
-            "radius: \(location.radius) (zoom \(try LocationFile.zoom(fromRadius: location.radius).prefix(24)))",
-            "iterations: \(location.maxIterations)",
-        ]
+        var lines =
+            (file.name.map { ["name: \(FathomError.quotedForMessage($0))"] } ?? []) + [
+                "family: \(location.family.name)" + familyDetail(location.family),
+                "center: \(location.centerRe), \(location.centerIm)",
+                "radius: \(location.radius) (zoom \(try LocationFile.zoom(fromRadius: location.radius).prefix(24)))",
+                "iterations: \(location.maxIterations)",
+            ]
         if location.rotation != 0 { lines.append("rotation: \(location.rotation) degrees") }
         if let w = file.width, let h = file.height { lines.append("size: \(w)x\(h)") }
         if let c = file.color {

@@ -436,7 +436,7 @@ enum RenderCommand {
         }
         if let path = a["gradient"] {
             let data: Data
-            do { data = try InputFile.read(path, maximumSize: FileError.maximumSize) } catch {
+            do { data = try InputFile.read(path, maximumSize: FileError.maximumSize, kind: "a gradient file") } catch {
                 throw CLIError.noInput("cannot read gradient file '\(path)': \(error.reason)")
             }
             do { color.gradient = try Gradient.parse(String(decoding: data, as: UTF8.self)) } catch {

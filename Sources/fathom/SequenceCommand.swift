@@ -12,7 +12,8 @@ enum SequenceCommand {
             "la-epsilon", "mpfr-budget", "estimate", "precision-passes", "coarse-first-pass", "path",
             "backend", "gpu-exact", "save-references", "load-references", "slice-of", "slurm", "tasks", "fps",
         ]
-        let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet", "resume", "submit"], positionalInputs: .max)
+        let a = try Arguments(
+            args, valued: valued, flagNames: ["help", "quiet", "resume", "submit"], positionalInputs: .max)
         if a.has("help") { print(Help.sequence); return }
 
         let planned: FrameSequence

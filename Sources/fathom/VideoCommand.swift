@@ -157,7 +157,9 @@ enum VideoCommand {
     /// A PNG's width and height from its header.
     static func pngSize(_ path: String) throws -> (Int, Int) {
         let handle: FileHandle
-        do { handle = try InputFile.open(path) } catch { throw CLIError.noInput("cannot read '\(path)': \(error.reason)") }
+        do { handle = try InputFile.open(path) } catch {
+            throw CLIError.noInput("cannot read '\(path)': \(error.reason)")
+        }
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 24)) ?? Data())
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]

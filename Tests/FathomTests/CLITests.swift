@@ -23,6 +23,16 @@ struct FathomProcess {
         let stdoutData: Data
         /// Whether the process ended by a signal (`code` is then the signal's number).
         let uncaughtSignal: Bool
+        /// Seconds from the signal `run` sent to the process's end (nil: none was sent).
+        var secondsAfterSignal: Double? = nil
+    }
+
+    /// When the signal was sent, written by the thread that sends it.
+    final class SentAt: @unchecked Sendable {
+        private let lock = NSLock()
+        private var date: Date?
+        func set() { lock.withLock { date = Date() } }
+        var value: Date? { lock.withLock { date } }
     }
 
     /// Runs fathom in `folder`; `standardOutput`: a file to write stdout to instead of a
@@ -30,7 +40,8 @@ struct FathomProcess {
     /// (so that it lands in the work, not in the process's start).
     static func run(
         _ args: [String], in folder: String, standardOutput: String? = nil,
-        signal: (Int32, after: String, delay: Double)? = nil, environment: [String: String]? = nil
+        signal: (Int32, after: String, delay: Double)? = nil, environment: [String: String]? = nil,
+        killAfter: Double? = nil
     ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -45,14 +56,26 @@ struct FathomProcess {
         }
         let out = Pipe(), err = Pipe()
         if let standardOutput {
-            process.standardOutput = FileHandle(forWritingAtPath: standardOutput)
+            // Opened to append, as a shell's `>>` does (a device does not mind).
+            let fd = open(standardOutput, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard fd >= 0 else { throw CocoaError(.fileNoSuchFile) }
+            process.standardOutput = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         } else {
             process.standardOutput = out
         }
         process.standardError = err
         try process.run()
+        if let killAfter {
+            // A command that does not end by then is killed (the caller sees signal 9).
+            let pid = process.processIdentifier
+            Thread {
+                Thread.sleep(forTimeInterval: killAfter)
+                kill(pid, SIGKILL)
+            }.start()
+        }
         let outData: Data
         var errData = Data()
+        let sentAt = SentAt()
         if let (signo, after, delay) = signal {
             // Read stderr as it comes (stdout is not read: these runs write files).
             let pid = process.processIdentifier
@@ -67,6 +90,7 @@ struct FathomProcess {
                     // render's end once (CI, 2026-12-05).
                     Thread {
                         Thread.sleep(forTimeInterval: delay)
+                        sentAt.set()
                         kill(pid, signo)
                     }.start()
                 }
@@ -80,7 +104,8 @@ struct FathomProcess {
         return Result(
             code: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData,
-            uncaughtSignal: process.terminationReason == .uncaughtSignal)
+            uncaughtSignal: process.terminationReason == .uncaughtSignal,
+            secondsAfterSignal: sentAt.value.map { Date().timeIntervalSince($0) })
     }
 }
 

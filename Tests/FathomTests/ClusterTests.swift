@@ -150,12 +150,14 @@ struct ClusterTests {
                 process.waitUntilExit()
                 #expect(process.terminationStatus == 0, "\(name): \(script)")
             }
-            let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            let lines = try String(contentsOfFile: log, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false)
             // sbatch three times from the jobs folder, then fathom's three jobs with the folder's paths whole.
             #expect(lines.filter { $0 == "sbatch" }.count == 3, "\(name)")
             #expect(lines.filter { $0 == "fake-fathom" }.count == 3, "\(name)")
             #expect(lines.contains(Substring(root + "/deep.json")), "\(name): \(lines)")
-            #expect(lines.contains(Substring(root + "/orbits")) && lines.contains(Substring(root + "/frames")), "\(name)")
+            #expect(
+                lines.contains(Substring(root + "/orbits")) && lines.contains(Substring(root + "/frames")), "\(name)")
             #expect(lines.contains(Substring(root + "/zoom.mp4")), "\(name)")
             // Each of the six ran in the jobs folder (submit.sh cd's there; the jobs were started there).
             #expect(lines.filter { $0 == Substring(root) }.count == 6, "\(name)")

@@ -18,6 +18,10 @@ enum Setup: Sendable {
     case socket(String)
     /// A sparse file of this size (no disk used).
     case sparse(String, bytes: Int)
+    /// A folder.
+    case folder(String)
+    /// fathom run with these arguments first (to make an input: a map, an orbit, frames); it must succeed.
+    case run([String])
 }
 
 /// What must hold after the command.
@@ -38,7 +42,28 @@ enum Check: Sendable {
     case standardOutput(String)
     /// The PNG's stored location has this rotation.
     case rotation(String, Double)
+    /// The file kept its first bytes (`prefix`, the setup's text) and a file starting with
+    /// `magic` follows them: an output appended through a descriptor.
+    case appended(String, prefix: String, magic: [UInt8])
+    /// Standard output is one file starting with `magic`, and no report text is in it.
+    case onlyOnStandardOutput(magic: [UInt8])
 }
+
+extension Check {
+    /// The file this check expects the command to have written (nil: it names none).
+    var changedFile: String? {
+        switch self {
+        case .linkToPNG(_, let target): target
+        case .png(let name, _), .appended(let name, _, _): name
+        default: nil
+        }
+    }
+}
+
+let pngMagic: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
+let npyMagic: [UInt8] = [0x93] + Array("NUMPY".utf8)
+/// An MP4's first box is `ftyp` (after its 4-byte size).
+let mp4Magic: [UInt8] = [0, 0, 0]
 
 struct Situation: Sendable, CustomTestStringConvertible {
     let label: String
@@ -446,9 +471,14 @@ let situations: [Situation] = [
         setup: [.device("full", major: 1, minor: 7)], standardOutputDevice: "full"),
 ]
 
+/// Every row run through the executable: the first review's and the classes of the second.
+let allSituations = situations + classSituations
+
 /// Rows of Reliability.md that have a test of their own below.
 let dedicatedRows: Set<String> = [
     "SIGINT during a render", "SIGTERM during a render", "SIGHUP during a render", "SIGQUIT during a render",
+    "SIGQUIT during an expmap", "SIGUSR1 during a render", "SIGALRM during an expmap",
+    "SIGINT while an output FIFO has no reader", "SIGINT during find's search",
     "presets list deep radii", "verbose reference points",
 ]
 
@@ -470,6 +500,11 @@ struct ReliabilityTests {
             case .file(let name, let text, let mode):
                 try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
                 #expect(chmod(folder + "/" + name, mode) == 0)
+            case .folder(let name):
+                try FileManager.default.createDirectory(atPath: folder + "/" + name, withIntermediateDirectories: true)
+            case .run(let args):
+                let r = try FathomProcess.run(args, in: folder)
+                #expect(r.code == 0, "setup \(args): \(r.stderr)")
             case .sparse(let name, let bytes):
                 #expect(FileManager.default.createFile(atPath: folder + "/" + name, contents: nil))
                 #expect(truncate(folder + "/" + name, off_t(bytes)) == 0)
@@ -503,13 +538,13 @@ struct ReliabilityTests {
 
     @Test(
         "each row: its exit code, one line on stderr, and what it leaves on disk",
-        arguments: situations.filter { !$0.needsDevice })
+        arguments: allSituations.filter { !$0.needsDevice })
     func situation(_ s: Situation) throws { try run(s) }
 
     @Test(
         "each row with a scratch device (mknod, never the real /dev/null)",
         .enabled(if: geteuid() == 0, "mknod needs root; CI runs as root"),
-        arguments: situations.filter(\.needsDevice))
+        arguments: allSituations.filter(\.needsDevice))
     func deviceSituation(_ s: Situation) throws { try run(s) }
 
     func run(_ s: Situation) throws {
@@ -517,6 +552,9 @@ struct ReliabilityTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(try prepare(s, in: folder), "setup failed")
         let before = Set(try FileManager.default.contentsOfDirectory(atPath: folder))
+        // Every regular file's bytes and mode before the command: a failure changes none of
+        // them, a success only those its checks name (nothing a user owns is replaced).
+        let snapshot = try regularFiles(in: folder)
         var args = s.args
         if args.first == "render" && s.code != 0 && !args.contains("--quiet") && !args.contains("--verbose") {
             args.insert("--quiet", at: 1)
@@ -538,6 +576,10 @@ struct ReliabilityTests {
             #expect(after == before, "files left: \(after.subtracting(before))")
         } else {
             #expect(!r.stderr.contains("fathom: "), "stderr: \(r.stderr)")
+        }
+        let expected = Set(s.checks.compactMap(\.changedFile))
+        for (name, old) in snapshot where !expected.contains(name) {
+            #expect(try regularFile(folder + "/" + name) == old, "\(name) was changed")
         }
         // No temporary file is left anywhere in the folder.
         #expect(
@@ -568,8 +610,37 @@ struct ReliabilityTests {
             case .standardOutput(let text): #expect(r.stdout.contains(text), "stdout: \(r.stdout)")
             case .rotation(let name, let degrees):
                 #expect(try LocationFile.read(path: folder + "/" + name).rotation == degrees)
+            case .appended(let name, let prefix, let magic):
+                let data = [UInt8](FileManager.default.contents(atPath: folder + "/" + name) ?? Data())
+                let head = Array(prefix.utf8)
+                #expect(Array(data.prefix(head.count)) == head, "\(name) lost its first bytes")
+                #expect(Array(data.dropFirst(head.count).prefix(magic.count)) == magic, "\(name): nothing appended")
+                #expect(!String(decoding: data, as: UTF8.self).contains("wrote "), "\(name): the report is in it")
+            case .onlyOnStandardOutput(let magic):
+                let data = [UInt8](r.stdoutData)
+                #expect(Array(data.prefix(magic.count)) == magic, "stdout: \(data.prefix(16))")
+                #expect(!r.stdout.contains("wrote "), "the report is mixed into standard output")
             }
         }
+    }
+
+    /// The bytes and mode of each regular file in `folder` and its subfolders, by relative path.
+    func regularFiles(in folder: String) throws -> [String: [UInt8]] {
+        var out: [String: [UInt8]] = [:]
+        for case let name as String in FileManager.default.enumerator(atPath: folder) ?? .init() {
+            if let file = try regularFile(folder + "/" + name) { out[name] = file }
+        }
+        return out
+    }
+
+    /// A regular file's mode (two bytes) then its bytes; nil for anything else.
+    func regularFile(_ path: String) throws -> [UInt8]? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let mode = UInt16(info.st_mode & 0o7777)
+        chmod(path, mode_t(mode) | 0o400)
+        defer { chmod(path, mode_t(mode)) }
+        return [UInt8(mode >> 8), UInt8(mode & 0xff)] + [UInt8](FileManager.default.contents(atPath: path) ?? Data())
     }
 
     /// The umask of this process (new files get 0666 without it).
@@ -599,16 +670,74 @@ struct ReliabilityTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
-    @Test("SIGQUIT keeps its default meaning: the process ends by the signal, no backtrace")
-    func quit() throws {
+    @Test(
+        "SIGQUIT and the other signals that end a process: temporary files removed, then the signal's default",
+        arguments: [
+            (
+                SIGQUIT, "SIGQUIT during a render",
+                ["render", "--preset", "e1086", "--size", "256x256", "--npy", "c.npy"]
+            ),
+            (SIGQUIT, "SIGQUIT during an expmap", ["expmap", "--preset", "e1000", "--width", "256", "--npy", "m.npy"]),
+            (
+                SIGUSR1, "SIGUSR1 during a render",
+                ["render", "--preset", "e1086", "--size", "256x256", "--npy", "c.npy"]
+            ),
+            (SIGALRM, "SIGALRM during an expmap", ["expmap", "--preset", "e1000", "--width", "256", "--npy", "m.npy"]),
+        ])
+    func endingSignals(_ signal: Int32, _ row: String, _ args: [String]) throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = folder
+        // The render's estimate (--verbose), or the map's first line (its map on standard output,
+        // so its report is on stderr), once the output is staged.
+        let map = args[0] == "expmap"
+        if map { #expect(FileManager.default.createFile(atPath: folder + "/out.bin", contents: nil)) }
         let r = try FathomProcess.run(
-            ["render", "--preset", "e1086", "--size", "256x256", "--verbose", "--output", "c.png"], in: folder,
-            signal: (SIGQUIT, after: "estimate: ", delay: 0.3))
-        #expect(r.uncaughtSignal && r.code == SIGQUIT, "SIGQUIT during a render: \(r.code) \(r.stderr)")
+            map ? args.dropLast() + ["-"] : args + ["--verbose"], in: folder,
+            standardOutput: map ? folder + "/out.bin" : nil,
+            signal: (signal, after: map ? "expmap: " : "estimate: ", delay: 0.5),
+            environment: environment, killAfter: 60)
+        #expect(r.uncaughtSignal && r.code == signal, "\(row): \(r.code) \(r.stderr)")
         #expect(!r.stderr.contains("Backtrac"), "\(r.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: folder + "/c.png"))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder) == (map ? ["out.bin"] : []),
+            "\(row): files left")
+        if map { #expect(FileManager.default.contents(atPath: folder + "/out.bin")?.isEmpty == true) }
+    }
+
+    @Test(
+        "one SIGINT ends a command within a second in a phase that does not poll: an output FIFO without a reader, find's search",
+        arguments: [
+            (
+                "SIGINT while an output FIFO has no reader",
+                ["render", "--preset", "e50", "--size", "8x8", "--verbose", "--output", "p"], "estimate: ", 2.0
+            ),
+            (
+                "SIGINT during find's search",
+                ["find", "--preset", "seahorse", "--depth", "1e-99999", "--render", "-", "--size", "8x8"],
+                "level: ", 0.3
+            ),
+        ])
+    func cancelWaits(_ row: String, _ args: [String], _ after: String, _ delay: Double) throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(mkfifo(folder + "/p", 0o644) == 0)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = folder
+        // find's levels are on stderr when its image goes to standard output (here a file).
+        #expect(FileManager.default.createFile(atPath: folder + "/out.bin", contents: nil))
+        let r = try FathomProcess.run(
+            args, in: folder, standardOutput: folder + "/out.bin", signal: (SIGINT, after: after, delay: delay),
+            environment: environment, killAfter: 30)
+        #expect(r.code == 130 && !r.uncaughtSignal, "\(row): \(r.code) \(r.stderr)")
+        #expect(r.stderr.hasSuffix("fathom: cancelled (SIGINT)\n"), "\(r.stderr)")
+        // Within a second of the signal (the watchdog's 0.75 s, and a loaded machine's slack).
+        let seconds = try #require(r.secondsAfterSignal, "\(row): no signal was sent")
+        #expect(seconds < 1.5, "\(row): \(seconds) s after the signal")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["out.bin", "p"],
+            "\(row): files left")
     }
 
     @Test("presets list deep radii as mantissa and exponent; --verbose abbreviates reference points")
@@ -644,7 +773,8 @@ struct ReliabilityTests {
         }
         .filter { $0.count >= 5 }
         #expect(rows.count >= 60)
-        let byLabel = Dictionary(situations.map { ($0.label, $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(rows.count >= 200)
+        let byLabel = Dictionary(allSituations.map { ($0.label, $0) }, uniquingKeysWith: { a, _ in a })
         for row in rows {
             let label = row[1], code = row[3]
             if dedicatedRows.contains(label) { continue }
@@ -652,7 +782,7 @@ struct ReliabilityTests {
             #expect(code == "\(s.code)", "row '\(label)': the table says \(code), the test \(s.code)")
         }
         let documented = Set(rows.map { $0[1] })
-        for s in situations { #expect(documented.contains(s.label), "'\(s.label)' is tested but not in the table") }
+        for s in allSituations { #expect(documented.contains(s.label), "'\(s.label)' is tested but not in the table") }
         for label in dedicatedRows { #expect(documented.contains(label), "'\(label)' is tested but not in the table") }
     }
 }

@@ -11,9 +11,10 @@ package enum InputFile {
         package let reason: String
     }
 
-    /// The whole file at `path`, at most `maximumSize` bytes.
-    package static func read(_ path: String, maximumSize: Int) throws(Failure) -> Data {
-        let handle = try open(path, maximumSize: maximumSize)
+    /// The whole file at `path`, at most `maximumSize` bytes (`kind` names such a file in the
+    /// error: "a location file").
+    package static func read(_ path: String, maximumSize: Int, kind: String = "an input") throws(Failure) -> Data {
+        let handle = try open(path, maximumSize: maximumSize, kind: kind)
         defer { try? handle.close() }
         do { return try handle.readToEnd() ?? Data() } catch {
             throw Failure(reason: "I/O error")
@@ -21,11 +22,13 @@ package enum InputFile {
     }
 
     /// The file at `path`, open for reading, at most `maximumSize` bytes (nil: no limit).
-    package static func open(_ path: String, maximumSize: Int? = nil) throws(Failure) -> FileHandle {
+    package static func open(_ path: String, maximumSize: Int? = nil, kind: String = "an input") throws(Failure)
+        -> FileHandle
+    {
         guard !path.isEmpty else { throw Failure(reason: "an empty path") }
         var info = stat()
         guard stat(path, &info) == 0 else { throw Failure(reason: errno == ENOENT ? "no such file" : message()) }
-        try check(info, maximumSize: maximumSize)
+        try check(info, maximumSize: maximumSize, kind: kind)
         let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { throw Failure(reason: errno == EACCES ? "permission denied" : message()) }
         guard fstat(fd, &info) == 0 else {
@@ -33,7 +36,7 @@ package enum InputFile {
             close(fd)
             throw Failure(reason: reason)
         }
-        do { try check(info, maximumSize: maximumSize) } catch {
+        do { try check(info, maximumSize: maximumSize, kind: kind) } catch {
             close(fd)
             throw error
         }
@@ -42,7 +45,7 @@ package enum InputFile {
         return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
-    private static func check(_ info: stat, maximumSize: Int?) throws(Failure) {
+    private static func check(_ info: stat, maximumSize: Int?, kind: String) throws(Failure) {
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFDIR: throw Failure(reason: "it is a folder")
@@ -52,7 +55,7 @@ package enum InputFile {
         default: throw Failure(reason: "not a regular file")
         }
         if let maximumSize, info.st_size > maximumSize {
-            throw Failure(reason: "\(info.st_size) bytes, more than the \(maximumSize) this input may have")
+            throw Failure(reason: "\(info.st_size) bytes, more than \(kind)'s \(maximumSize)")
         }
     }
 

@@ -407,7 +407,9 @@ public final class OutputSet: Sendable {
             case .stream(let path):
                 do { try copy(staged[i], to: path) } catch { throw .cannotCreate(path: paths[i], reason: error.reason) }
             case .standardOutput:
-                do { try copy(staged[i], toDescriptor: 1) } catch { throw .writeFailed(path: "-", reason: error.reason) }
+                do { try copy(staged[i], toDescriptor: 1) } catch {
+                    throw .writeFailed(path: "-", reason: error.reason)
+                }
             case .descriptor(let fd):
                 do { try copy(staged[i], toDescriptor: fd) } catch {
                     throw .writeFailed(path: paths[i], reason: error.reason)

@@ -111,7 +111,9 @@ extension ReferenceOrbit {
     public static func read(from path: String) throws(ReferenceFileError) -> ReferenceOrbit {
         // The largest orbit file: 2^31 steps of compressed values is far past any view's.
         let data: Data
-        do { data = try InputFile.read(path, maximumSize: Int.max) } catch { throw .unreadable(path: path) }
+        do { data = try InputFile.read(path, maximumSize: Int.max) } catch {
+            throw .unreadable(path: path, reason: error.reason)
+        }
         return try decode([UInt8](data), path: path)
     }
 
@@ -305,21 +307,28 @@ struct OrbitFileCursor {
 
 /// Problems with reference orbit files.
 public enum ReferenceFileError: Error, Equatable, CustomStringConvertible {
-    /// The file at `path` could not be read.
-    case unreadable(path: String)
+    /// The file at `path` could not be read: `reason` says why (no such file, a folder, a FIFO).
+    case unreadable(path: String, reason: String)
     /// Not a version 3 or 4 orbit file, or a damaged one; `reason` is one line.
     case malformed(path: String, reason: String)
     /// The file at `path` could not be written; `reason` is one line.
     case cannotWrite(path: String, reason: String)
     /// The file holds an orbit for another family, iteration limit or a lower precision.
     case mismatch(path: String)
+    /// The file's orbit lies `distance` times the distance of the view's farthest pixel from
+    /// its center, more than the `maximum` at which deltas still resolve the view's pixels.
+    case tooFar(path: String, distance: Double, maximum: Double)
 
     /// A one-line message for the user, naming the file where it helps.
     public var description: String {
         switch self {
-        case .unreadable(let path): "cannot read reference orbit '\(path)'"
+        case .unreadable(let path, let reason): "cannot read reference orbit '\(path)': \(reason)"
         case .malformed(let path, let reason): "'\(path)' is not a valid Fathom reference orbit file: \(reason)"
         case .cannotWrite(_, let reason): "reference orbit: \(reason)"
+        case .tooFar(let path, let distance, let maximum):
+            "reference orbit '\(path)' lies \(distance.isFinite ? String(format: "%.3g", distance) : "far more than") times the view's "
+                + "half-diagonal from its center (at most \(maximum)): its deltas could not tell this view's pixels apart; "
+                + "save a reference orbit of this view (--save-reference) or render without one"
         case .mismatch(let path):
             "reference orbit '\(path)' does not fit this view (family, iteration limit or precision)"
         }

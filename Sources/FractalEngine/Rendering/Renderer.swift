@@ -191,6 +191,8 @@ public enum Renderer {
                 executor: executor, threads: threads, control: control, field: &field)
             if control?.isCancelled == true { throw RenderError.cancelled }
         default:
+            // An orbit file given for a view that has no use for one: refused, never ignored.
+            if settings.perturbation.loadReference != nil { throw RenderError.referenceNotUsed(path: path.rawValue) }
             report.doubleDoublePixels = try DirectRender(
                 location: location, viewport: viewport, settings: settings, path: path,
                 executor: executor, control: control

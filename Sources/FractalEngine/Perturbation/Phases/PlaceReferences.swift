@@ -24,8 +24,20 @@ struct References {
 struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
     let job: PerturbationJob<F, D>
 
+    /// The farthest a reference may lie from the view's center, in units of the farthest
+    /// pixel's distance (`Viewport.relativeDistance`). Every placement Fathom makes lies in
+    /// the view (at most 1); a file's orbit may lie a little outside. Past this a pixel's delta
+    /// is no longer small against the reference: the 53 bits of a Double (or FloatExp) delta
+    /// are spent on the distance instead of the pixel's offset, and whole regions of the view
+    /// would get the same delta.
+    static var maximumDistance: Double { 4 }
+
     func run() throws -> References {
         var references = try primary()
+        // Whatever the orbit's origin (a file, a cache, a placement): its point must lie close
+        // enough to the view for the deltas to resolve its pixels.
+        let distance = job.viewport.relativeDistance(of: references.point)
+        guard distance <= Self.maximumDistance else { throw RenderError.referenceTooFar(distance: distance) }
         if job.juliaC != nil && references.critical == nil {
             references.critical = Reference(try job.orbits.orbit(at: BigComplex(precision: job.precision)))
         }
@@ -46,6 +58,10 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
                     power: job.formula.power, juliaC: job.juliaC, maxIterations: job.maxIterations,
                     precision: viewport.orbitPrecision)
             else { throw ReferenceFileError.mismatch(path: path) }
+            let distance = viewport.relativeDistance(of: orbit.point)
+            guard distance <= Self.maximumDistance else {
+                throw ReferenceFileError.tooFar(path: path, distance: distance, maximum: Self.maximumDistance)
+            }
             return References(primary: Reference(orbit.limited(to: job.maxIterations)), point: orbit.point)
         }
         if job.juliaC != nil {
