@@ -478,7 +478,7 @@ let allSituations = situations + classSituations
 let dedicatedRows: Set<String> = [
     "SIGINT during a render", "SIGTERM during a render", "SIGHUP during a render", "SIGQUIT during a render",
     "SIGQUIT during an expmap", "SIGUSR1 during a render", "SIGALRM during an expmap",
-    "SIGINT while an output FIFO has no reader", "SIGINT during find's search",
+    "SIGINT while an output FIFO has no reader", "SIGINT during find's search", "report past the file size limit",
     "presets list deep radii", "verbose reference points",
 ]
 
@@ -738,6 +738,29 @@ struct ReliabilityTests {
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["out.bin", "p"],
             "\(row): files left")
+    }
+
+    @Test("a report larger than the file size limit lets it be: exit 74, one line (every write is checked)")
+    func fileSizeLimit() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A location whose JSON is about 40 KB, written under a 4 KiB limit (`ulimit -f 4`).
+        let digits = "0." + String(repeating: "1234567890", count: 2000)
+        try locationJSON(center: "\"-\(digits)\", \"\(digits)\"", radius: "1e-5").write(
+            toFile: folder + "/long.json", atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", "ulimit -f 4; exec \"$0\" info --json long.json > out.json", FathomProcess.executable,
+        ]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 74, "\(stderr)")
+        #expect(stderr == "fathom: cannot write to standard output: File too large\n", "\(stderr)")
     }
 
     @Test("presets list deep radii as mantissa and exponent; --verbose abbreviates reference points")

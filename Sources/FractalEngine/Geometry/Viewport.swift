@@ -174,20 +174,22 @@ public struct Viewport: Sendable {
     /// Whether `point` lies within the image (its offset from the center, turned back by
     /// the rotation, within half the width and height in pixel spacings).
     /// On an exponential map's rows: whether it lies within the band's outer radius.
-    /// How far `point` lies from the center, in units of the farthest pixel's distance (1: as
-    /// far as a corner of a flat view, or as the outermost row of an exponential map).
-    public func relativeDistance(of point: BigComplex) -> Double {
+    /// How far `point` lies from the center, in pixels (spacings).
+    public func distanceInPixels(of point: BigComplex) -> Double {
         let s = spacing.floatExpValue
         let dx = ((point.re - center.re).floatExpValue / s).doubleValue,
             dy = ((point.im - center.im).floatExpValue / s).doubleValue
-        let farthest: Double
+        return (dx * dx + dy * dy).squareRoot()
+    }
+
+    /// How far the view's farthest pixel lies from the center, in pixels: a corner of a flat
+    /// view, the outermost row of an exponential map.
+    public var farthestPixelDistance: Double {
         if case .exponential(let map, let rows) = projection {
             let (u, v) = map.offset(column: 0, rowsInward: rows.count - 1)
-            farthest = (u * u + v * v).squareRoot()
-        } else {
-            farthest = (Double(width) * Double(width) + Double(height) * Double(height)).squareRoot() / 2
+            return (u * u + v * v).squareRoot()
         }
-        return (dx * dx + dy * dy).squareRoot() / max(farthest, 1)
+        return (Double(width) * Double(width) + Double(height) * Double(height)).squareRoot() / 2
     }
 
     public func contains(_ point: BigComplex) -> Bool {

@@ -97,7 +97,10 @@ public enum OutputTarget: Equatable, Sendable {
     }
 
     /// Where a chain of symbolic links ends: a path, or an open descriptor of this process.
-    enum LinkEnd { case path(String), descriptor(Int32) }
+    enum LinkEnd {
+        case path(String)
+        case descriptor(Int32)
+    }
 
     /// The path after following symbolic links (a dangling link gives its target's path), or
     /// the descriptor a link in the chain names (/dev/stdout -> /proc/self/fd/1): such a link

@@ -315,9 +315,9 @@ public enum ReferenceFileError: Error, Equatable, CustomStringConvertible {
     case cannotWrite(path: String, reason: String)
     /// The file holds an orbit for another family, iteration limit or a lower precision.
     case mismatch(path: String)
-    /// The file's orbit lies `distance` times the distance of the view's farthest pixel from
-    /// its center, more than the `maximum` at which deltas still resolve the view's pixels.
-    case tooFar(path: String, distance: Double, maximum: Double)
+    /// The file's orbit lies `pixels` pixels from the view's center, more than the `maximum`
+    /// at which deltas still resolve the view's pixels.
+    case tooFar(path: String, pixels: Double, maximum: Double)
 
     /// A one-line message for the user, naming the file where it helps.
     public var description: String {
@@ -325,10 +325,10 @@ public enum ReferenceFileError: Error, Equatable, CustomStringConvertible {
         case .unreadable(let path, let reason): "cannot read reference orbit '\(path)': \(reason)"
         case .malformed(let path, let reason): "'\(path)' is not a valid Fathom reference orbit file: \(reason)"
         case .cannotWrite(_, let reason): "reference orbit: \(reason)"
-        case .tooFar(let path, let distance, let maximum):
-            "reference orbit '\(path)' lies \(distance.isFinite ? String(format: "%.3g", distance) : "far more than") times the view's "
-                + "half-diagonal from its center (at most \(maximum)): its deltas could not tell this view's pixels apart; "
-                + "save a reference orbit of this view (--save-reference) or render without one"
+        case .tooFar(let path, let pixels, let maximum):
+            "reference orbit '\(path)' lies \(pixels.isFinite ? String(format: "%.3g", pixels) : "infinitely many") pixels "
+                + "from the view's center, more than \(String(format: "%.0f", maximum)): its deltas could not tell the "
+                + "pixels apart; save a reference orbit of this view (--save-reference) or render without one"
         case .mismatch(let path):
             "reference orbit '\(path)' does not fit this view (family, iteration limit or precision)"
         }

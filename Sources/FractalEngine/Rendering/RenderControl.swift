@@ -50,10 +50,9 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
     /// The reference orbit would outgrow the memory (`steps` steps of
     /// `RenderPlan.bytesPerReferenceStep`, more than `memory` bytes).
     case referenceTooLarge(steps: Int, memory: Int)
-    /// A reference orbit lies `distance` times the view's farthest pixel's distance from its
-    /// center: too far for deltas to resolve the pixels (an internal placement never does; a
-    /// cache's orbit is checked the same way).
-    case referenceTooFar(distance: Double)
+    /// A reference orbit lies `pixels` pixels from the view's center: too far for deltas to
+    /// resolve the pixels (no placement of Fathom's does; every origin is checked the same way).
+    case referenceTooFar(pixels: Double)
     /// A reference orbit file was given for a view that renders on a direct path (`path`),
     /// which has no use for it: refused rather than ignored.
     case referenceNotUsed(path: String)
@@ -72,8 +71,8 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
             "save-reference: this view renders on the \(path) path, which takes no reference orbit"
         case .referenceTooLarge(let steps, let memory):
             "the reference orbit would pass \(steps) steps, more than this machine's \(memory >> 20) MiB of memory holds with its BLA table: lower the iteration limit"
-        case .referenceTooFar(let distance):
-            "the reference orbit lies \(String(format: "%.3g", distance)) times the view's half-diagonal from its center: its deltas could not tell the pixels apart"
+        case .referenceTooFar(let pixels):
+            "the reference orbit lies \(String(format: "%.3g", pixels)) pixels from the view's center: its deltas could not tell the pixels apart"
         case .referenceNotUsed(let path):
             "load-reference: this view renders on the \(path) path, which takes no reference orbit"
         case .deviceOrbit(let what):

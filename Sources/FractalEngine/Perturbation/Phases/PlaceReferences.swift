@@ -24,20 +24,26 @@ struct References {
 struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
     let job: PerturbationJob<F, D>
 
-    /// The farthest a reference may lie from the view's center, in units of the farthest
-    /// pixel's distance (`Viewport.relativeDistance`). Every placement Fathom makes lies in
-    /// the view (at most 1); a file's orbit may lie a little outside. Past this a pixel's delta
-    /// is no longer small against the reference: the 53 bits of a Double (or FloatExp) delta
-    /// are spent on the distance instead of the pixel's offset, and whole regions of the view
-    /// would get the same delta.
-    static var maximumDistance: Double { 4 }
+    /// The farthest a reference may lie from the view's center, in pixels: 4 times the
+    /// farthest pixel's distance, or 2^13 pixels where that is more. A Double (or FloatExp)
+    /// delta of D pixels is rounded by D 2^-53 pixels, which 2^13 pixels keeps within 2^-40 of
+    /// one, the default guard bits (a 5 x 5 window checked against MPFR with the orbit of its
+    /// 800 x 800 view's center lies 240 pixels off). Every placement Fathom makes lies in the
+    /// view. Past this bound the 53 bits of a delta are spent on the distance rather than the
+    /// pixel's offset, and whole regions of the view would share one delta (an e50 orbit
+    /// loaded for flake at 2e-50 lies 10^49 pixels off).
+    static func maximumDistance(_ viewport: Viewport) -> Double {
+        max(4 * viewport.farthestPixelDistance, 8192)
+    }
 
     func run() throws -> References {
         var references = try primary()
         // Whatever the orbit's origin (a file, a cache, a placement): its point must lie close
         // enough to the view for the deltas to resolve its pixels.
-        let distance = job.viewport.relativeDistance(of: references.point)
-        guard distance <= Self.maximumDistance else { throw RenderError.referenceTooFar(distance: distance) }
+        let distance = job.viewport.distanceInPixels(of: references.point)
+        guard distance <= Self.maximumDistance(job.viewport) else {
+            throw RenderError.referenceTooFar(pixels: distance)
+        }
         if job.juliaC != nil && references.critical == nil {
             references.critical = Reference(try job.orbits.orbit(at: BigComplex(precision: job.precision)))
         }
@@ -58,9 +64,9 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
                     power: job.formula.power, juliaC: job.juliaC, maxIterations: job.maxIterations,
                     precision: viewport.orbitPrecision)
             else { throw ReferenceFileError.mismatch(path: path) }
-            let distance = viewport.relativeDistance(of: orbit.point)
-            guard distance <= Self.maximumDistance else {
-                throw ReferenceFileError.tooFar(path: path, distance: distance, maximum: Self.maximumDistance)
+            let distance = viewport.distanceInPixels(of: orbit.point)
+            guard distance <= Self.maximumDistance(viewport) else {
+                throw ReferenceFileError.tooFar(path: path, pixels: distance, maximum: Self.maximumDistance(viewport))
             }
             return References(primary: Reference(orbit.limited(to: job.maxIterations)), point: orbit.point)
         }
