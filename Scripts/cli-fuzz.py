@@ -47,7 +47,7 @@ DOCUMENTED_CODES = {0, 1, 64, 65, 66, 69, 73, 74}
 # Any other exit 1 (an error the CLI did not map to a sysexits code) is a finding.
 EXIT_1_ALLOWED = re.compile(
     r"do not match the oracle|could not be verified|no minibrot found|descent stopped|"
-    r"Newton fractals have no perturbation formula|submit\.sh failed"
+    r"Newton fractals have no perturbation formula|submit\.sh failed|GPU backend: "
 )
 TRAP = re.compile(
     r"Fatal error|Crash|Backtrac|Illegal instruction|[Pp]recondition|Segmentation fault|"

@@ -44,6 +44,12 @@ struct CLIError: Error {
             case .malformed: self = .data("\(e)")
             }
         case let e as ImageReadError: self = .noInput("\(e)")
+        case let e as GPUError:
+            switch e {
+            // No CUDA driver: a program the command needs is missing, as ffmpeg for video.
+            case .noDriver: self = CLIError(exitCode: 69, message: "\(e)")
+            case .failed: self = .other("\(e)")
+            }
         case let e as VideoEncoder.Failure:
             switch e {
             case .noFFmpeg: self = CLIError(exitCode: 69, message: "\(e)")
