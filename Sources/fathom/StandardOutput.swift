@@ -12,7 +12,7 @@ func print(_ items: Any..., separator: String = " ", terminator: String = "\n") 
     if StandardOutputUse.isClaimed {
         FileHandle.standardError.write(Data(text.utf8))
     } else {
-        StandardOutput.write(text)
+        StandardOutput.emit(text)
     }
 }
 
@@ -27,12 +27,12 @@ enum StandardOutput {
 
     /// Writes `text` whole to descriptor 1; a failure is kept for main, and nothing more is
     /// written after one.
-    static func write(_ text: String) {
+    static func emit(_ text: String) {
         state.withLock { failed in
             guard failed == nil else { return }
             var bytes = Array(text.utf8)[...]
             while !bytes.isEmpty {
-                let n = bytes.withUnsafeBufferPointer { Glibc.write(1, $0.baseAddress, $0.count) }
+                let n = bytes.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count) }
                 if n < 0 {
                     if errno == EINTR { continue }
                     failed = errno

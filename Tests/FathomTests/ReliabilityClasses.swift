@@ -426,8 +426,4 @@ let classSituations: [Situation] = [
         label: "find's image on a pipe, report kept off it",
         args: ["find", "--preset", "seahorse", "--render", "-", "--size", "16x9"],
         code: 0, checks: [.onlyOnStandardOutput(magic: pngMagic)]),
-    Situation(
-        label: "CUDA backend without a driver",
-        args: ["render", "--backend", "cuda", "--size", "16x9", "--iterations", "50"],
-        code: 69, message: "--backend cuda"),
 ]

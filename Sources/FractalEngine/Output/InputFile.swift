@@ -29,7 +29,7 @@ package enum InputFile {
         var info = stat()
         guard stat(path, &info) == 0 else { throw Failure(reason: errno == ENOENT ? "no such file" : message()) }
         try check(info, maximumSize: maximumSize, kind: kind)
-        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        let fd = openForReading(path)
         guard fd >= 0 else { throw Failure(reason: errno == EACCES ? "permission denied" : message()) }
         guard fstat(fd, &info) == 0 else {
             let reason = message()
@@ -60,4 +60,9 @@ package enum InputFile {
     }
 
     private static func message() -> String { String(cString: strerror(errno)) }
+}
+
+/// open(2) for reading, without blocking (a name `InputFile.open` does not hide).
+private func openForReading(_ path: String) -> Int32 {
+    open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
 }
