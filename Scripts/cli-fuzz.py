@@ -838,7 +838,12 @@ class Fuzzer:
             problems.append(("trap", line.strip()[:200]))
         # The error line.
         lines = [l for l in stderr.replace("\r", "\n").split("\n") if l.strip()]
-        to_stdout = "-" in argv
+        # An output on standard output (`-`, a name of descriptor 1, or the very file or device
+        # standard output is) sends the report to stderr, before any error line.
+        stdout_file = {"file": "out.txt", "full": "/dev/full"}.get(spec["stdout"])
+        to_stdout = any(a in ("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1") or a.endswith("=-")
+                        or (stdout_file and (a == stdout_file or a.endswith("=" + stdout_file)))
+                        or a.endswith("=/dev/stdout") for a in argv)
         if not killed and rc != 0 and rc >= 0 and not (rc == 141 and spec["stdout"] == "closed"):
             errors = [i for i, l in enumerate(lines) if l.startswith("fathom: ")]
             others = [l for i, l in enumerate(lines) if i not in errors and not SIDE_LINE.match(l)]
