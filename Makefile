@@ -92,13 +92,15 @@ lint:
 # double-double checks stay within minutes (a debug build runs them about 30x slower, before
 # the sanitizers' own cost). Durations in Documentation/Reliability.md, "Sanitizers".
 # halt_on_error: the first report fails the run. Leak suppressions (toolchain libraries only,
-# each with its reason) in Scripts/lsan-suppressions.txt.
+# each with its reason) in Scripts/lsan-suppressions.txt; race suppressions (Synchronization's
+# Mutex, which TSan cannot see, in the types that keep their state in one) in
+# Scripts/tsan-suppressions.txt.
 test-asan: deps
 	ASAN_OPTIONS=halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Scripts/lsan-suppressions.txt \
 		$(SWIFT) test -c release --sanitize=address --build-path .build/asan
 
 test-tsan: deps
-	TSAN_OPTIONS=halt_on_error=1 \
+	TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Scripts/tsan-suppressions.txt \
 		$(SWIFT) test -c release --sanitize=thread --build-path .build/tsan
 
 verify: release

@@ -171,9 +171,6 @@ public struct Viewport: Sendable {
         return BigComplex(re, im)
     }
 
-    /// Whether `point` lies within the image (its offset from the center, turned back by
-    /// the rotation, within half the width and height in pixel spacings).
-    /// On an exponential map's rows: whether it lies within the band's outer radius.
     /// How far `point` lies from the center, in pixels (spacings).
     public func distanceInPixels(of point: BigComplex) -> Double {
         let s = spacing.floatExpValue
@@ -192,6 +189,9 @@ public struct Viewport: Sendable {
         return (Double(width) * Double(width) + Double(height) * Double(height)).squareRoot() / 2
     }
 
+    /// Whether `point` lies within the image (its offset from the center, turned back by
+    /// the rotation, within half the width and height in pixel spacings).
+    /// On an exponential map's rows: whether it lies within the band's outer radius.
     public func contains(_ point: BigComplex) -> Bool {
         let s = spacing.floatExpValue
         let dx = ((point.re - center.re).floatExpValue / s).doubleValue,
