@@ -7,7 +7,9 @@ public enum PNGReader {
     /// The image as RGB at its bit depth (8, or 16 for a 16-bit file).
     public static func read(path: String) throws(ImageReadError) -> RGBImage {
         // The input rules first (a FIFO or a device would block libpng's read).
-        do { try InputFile.open(path).close() } catch { throw .unreadable(path: path, reason: "\(error)") }
+        let handle: FileHandle
+        do { handle = try InputFile.open(path) } catch { throw .unreadable(path: path, reason: error.reason) }
+        try? handle.close()
         var pixels: UnsafeMutableRawPointer?
         var width: UInt32 = 0, height: UInt32 = 0
         var depth: Int32 = 8

@@ -22,11 +22,7 @@ struct CLIError: Error {
     /// The message as the one line it is printed as: control characters a value brought in
     /// (a newline in a path, a carriage return in an option) are escaped (`\n`), so an error is
     /// always exactly one line.
-    var line: String {
-        message.unicodeScalars.map { scalar in
-            scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)
-        }.joined()
-    }
+    var line: String { FathomError.oneLine(message) }
 
     /// Maps library errors to exit codes.
     init(_ error: Error) {

@@ -44,8 +44,7 @@ enum FindCommand {
         // The render's size and threads are checked before the search, as every option is.
         let renderSize = try a.size() ?? (640, 360)
         try ImageSize.validate(width: renderSize.0, height: renderSize.1)
-        let threads = try a.int("threads") ?? 0
-        guard threads >= 0 && threads <= 1024 else { throw CLIError.data("--threads: \(threads) is outside 0...1024") }
+        let threads = try RenderCommand.threads(a) ?? 0
         if a["render"] == nil, let given = ["size", "threads"].first(where: { a[$0] != nil }) {
             throw CLIError.usage("--\(given) applies to --render's image: give --render PATH")
         }

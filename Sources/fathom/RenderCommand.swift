@@ -158,12 +158,7 @@ enum RenderCommand {
         let width = file.width ?? 1280, height = file.height ?? 720
         try ImageSize.validate(width: width, height: height)
         var settings = RenderSettings(width: width, height: height)
-        if let t = try a.int("threads") {
-            guard t >= 0 && t <= 1024 else {
-                throw CLIError.data("--threads: \(t) is outside 0...1024 (0 = all cores)")
-            }
-            settings.threads = t
-        }
+        if let t = try threads(a) { settings.threads = t }
         if let g = try a.int("guard-bits") ?? file.guardBits {
             guard g >= 0 && g <= 64 else { throw CLIError.data("--guard-bits: \(g) is outside 0...64") }
             settings.guardBits = g
@@ -174,6 +169,13 @@ enum RenderCommand {
         settings.perturbation.loadReference = a["load-reference"]
         settings.perturbation.saveReference = a["save-reference"]
         return (settings, engine)
+    }
+
+    /// --threads, checked (nil: not given).
+    static func threads(_ a: Arguments) throws -> Int? {
+        guard let t = try a.int("threads") else { return nil }
+        guard t >= 0 && t <= 1024 else { throw CLIError.data("--threads: \(t) is outside 0...1024 (0 = all cores)") }
+        return t
     }
 
     /// --backend (default auto) and --gpu-exact (default off): where the kernels run, a

@@ -26,6 +26,11 @@ public enum Family: Sendable, Equatable, Hashable {
         }
     }
 
+    /// Whether a render of the family carries each pixel's root (Newton), besides its counts.
+    package var hasRoots: Bool {
+        if case .newton = self { true } else { false }
+    }
+
     /// The family's name in location files and on the command line.
     public var name: String {
         switch self {

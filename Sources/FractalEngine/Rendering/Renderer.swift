@@ -176,9 +176,7 @@ public enum Renderer {
         let before = device?.counters
         var field = IterationField(
             width: settings.width, height: settings.height, maxIterations: location.maxIterations,
-            hasRoots: {
-                if case .newton = location.family { return true } else { return false }
-            }())
+            hasRoots: location.family.hasRoots)
         var report = RenderReport(path: path, requiredBits: bits, threads: threads, seconds: 0, iterations: 0)
         switch (path, location.family) {
         case (.perturbation, .newton):
