@@ -30,6 +30,7 @@ demo: release
 # The DocC site is built and opened in headless Chromium too (`make docs`, about 15 s).
 # In CI (CI set, as .ci/run sets it) the test also runs the Slurm check below, about 90 s.
 test: deps docs-deps lint
+	SWIFT=$(SWIFT) Scripts/dependency-check.sh
 	$(SWIFT) build -c release
 	SWIFT=$(SWIFT) Scripts/api-check.sh
 	$(SWIFT) test -c release

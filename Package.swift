@@ -12,6 +12,42 @@ let nativeFlags: [SwiftSetting] =
     : []
 let numericSettings: [SwiftSetting] = nativeFlags
 
+// MARK: - Dependencies
+
+/// Each target's direct dependencies as the code reads. Every target is given the whole
+/// transitive closure (`closure`), not only these: SwiftPM recompiles a module when a module it
+/// lists changes, but not when a module reached only through another one does (its layouts are
+/// compiled into the client all the same). A stale client read a struct at its old layout and
+/// crashed (Documentation/Reliability.md, "Stale objects"; swiftlang/swift#89636).
+/// Scripts/dependency-check.sh checks the manifest against this rule.
+let uses: [String: [String]] = [
+    "ArbitraryPrecision": ["CMPFR", "FractalNumerics"],
+    "FractalEngine": ["CMPFR", "FractalNumerics", "ArbitraryPrecision"],
+    "FathomGPU": ["FractalEngine", "CFathomGPU"],
+    "FractalImaging": ["FractalEngine", "CPNG", "CEXR"],
+    "Fathom": ["FractalNumerics", "ArbitraryPrecision", "FractalEngine", "FathomGPU", "FractalImaging"],
+    "fathom": ["Fathom"],
+    "fathom-bench": ["Fathom", "CMPFR"],
+    "FractalNumericsTests": ["FractalNumerics", "ArbitraryPrecision"],
+    "ArbitraryPrecisionTests": ["ArbitraryPrecision"],
+    "FractalEngineTests": ["FractalEngine"],
+    "FractalImagingTests": ["FractalImaging"],
+    "FathomTests": ["Fathom"],
+]
+
+/// `uses[name]` and everything those reach, each once, in a fixed order.
+func closure(_ name: String) -> [Target.Dependency] {
+    var seen: [String] = []
+    func visit(_ n: String) {
+        for d in uses[n] ?? [] where !seen.contains(d) {
+            seen.append(d)
+            visit(d)
+        }
+    }
+    visit(name)
+    return seen.sorted().map { .target(name: $0) }
+}
+
 // MARK: - Targets
 
 let package = Package(
@@ -51,30 +87,30 @@ let package = Package(
 
         // MARK: Library layers
         .target(name: "FractalNumerics", swiftSettings: numericSettings),
-        .target(name: "ArbitraryPrecision", dependencies: ["CMPFR", "FractalNumerics"]),
+        .target(name: "ArbitraryPrecision", dependencies: closure("ArbitraryPrecision")),
         .target(
             name: "FractalEngine",
-            dependencies: ["CMPFR", "FractalNumerics", "ArbitraryPrecision"],
+            dependencies: closure("FractalEngine"),
             swiftSettings: numericSettings
         ),
         // The CUDA backend above the engine: the engine's `KernelLauncher` for CUDA and for the
         // kernels' CPU emulation.
         .target(
             name: "FathomGPU",
-            dependencies: ["FractalEngine", "CFathomGPU"],
+            dependencies: closure("FathomGPU"),
             plugins: ["EmbedKernels"]  // KernelSource.text, the GPU kernels' source
         ),
-        .target(name: "FractalImaging", dependencies: ["FractalEngine", "CPNG", "CEXR"]),
+        .target(name: "FractalImaging", dependencies: closure("FractalImaging")),
         .target(
             name: "Fathom",
-            dependencies: ["FractalNumerics", "ArbitraryPrecision", "FractalEngine", "FathomGPU", "FractalImaging"]
+            dependencies: closure("Fathom")
         ),
 
         // MARK: Executables
-        .executableTarget(name: "fathom", dependencies: ["Fathom"], path: "Sources/fathom"),
+        .executableTarget(name: "fathom", dependencies: closure("fathom"), path: "Sources/fathom"),
         .executableTarget(
             name: "fathom-bench",
-            dependencies: ["Fathom", "CMPFR"],
+            dependencies: closure("fathom-bench"),
             path: "Benchmarks/fathom-bench",
             swiftSettings: numericSettings
         ),
@@ -87,12 +123,13 @@ let package = Package(
         .plugin(name: "EmbedKernels", capability: .buildTool(), dependencies: ["embed-kernels"]),
 
         // MARK: Tests
-        .testTarget(name: "FractalNumericsTests", dependencies: ["FractalNumerics", "ArbitraryPrecision"]),
+        .testTarget(name: "FractalNumericsTests", dependencies: closure("FractalNumericsTests")),
         .testTarget(
-            name: "ArbitraryPrecisionTests", dependencies: ["ArbitraryPrecision"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "FractalEngineTests", dependencies: ["FractalEngine"]),
-        .testTarget(name: "FractalImagingTests", dependencies: ["FractalImaging"]),
-        .testTarget(name: "FathomTests", dependencies: ["Fathom"], resources: [.copy("Fixtures")]),
+            name: "ArbitraryPrecisionTests", dependencies: closure("ArbitraryPrecisionTests"),
+            resources: [.copy("Fixtures")]),
+        .testTarget(name: "FractalEngineTests", dependencies: closure("FractalEngineTests")),
+        .testTarget(name: "FractalImagingTests", dependencies: closure("FractalImagingTests")),
+        .testTarget(name: "FathomTests", dependencies: closure("FathomTests"), resources: [.copy("Fixtures")]),
     ],
     cxxLanguageStandard: .cxx17
 )
