@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config libopenexr-dev ffmpeg
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps docs-deps demo test docs static-libs portable-coverage api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build fuzz-cli clean slurm-check
+.PHONY: native deps docs-deps demo test docs static-libs portable-coverage api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build fuzz-cli clean slurm-check
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -103,6 +103,14 @@ test-asan: deps
 test-tsan: deps
 	TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Scripts/tsan-suppressions.txt \
 		$(SWIFT) test -c release --sanitize=thread --build-path .build/tsan
+
+# A build for this machine's CPU (AVX2 and FMA: haswell and later), into its own folder: the
+# flags are the builder's, on the command line, so the manifest holds no unsafe flag
+# (Package.swift). FATHOM_FMA turns on FractalNumerics' one-FMA two-product. Documentation/Benchmarks.md
+# compares it with the portable build: `.build/native/release/fathom-bench`.
+NATIVE_FLAGS = -Xswiftc -target-cpu -Xswiftc haswell -Xcc -march=haswell -Xswiftc -DFATHOM_FMA
+native: deps
+	$(SWIFT) build -c release --build-path .build/native $(NATIVE_FLAGS)
 
 verify: release
 	.build/release/fathom verify ../shared/oracle/*.json

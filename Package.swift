@@ -3,14 +3,13 @@ import PackageDescription
 
 // MARK: - Build settings
 
-/// Hot loops stay portable (baseline x86-64 / arm64). `FATHOM_NATIVE=1 swift build` opts in to
-/// `-target-cpu haswell` for the numeric modules; benchmark with and without
-/// (Documentation/Benchmarks.md has both).
-let nativeFlags: [SwiftSetting] =
-    Context.environment["FATHOM_NATIVE"] == "1"
-    ? [.unsafeFlags(["-Xcc", "-march=haswell", "-target-cpu", "haswell"]), .define("FATHOM_FMA")]
-    : []
-let numericSettings: [SwiftSetting] = nativeFlags
+// No unsafe flag in any target, so the package can be a versioned dependency (SwiftPM refuses
+// unsafe flags in a dependency). Hot loops stay portable (baseline x86-64 / arm64); a build for
+// this CPU is the builder's opt-in on the command line, not the manifest's: `FATHOM_NATIVE=1
+// make release` passes `-target-cpu haswell`, `-march=haswell` and `FATHOM_FMA` (Makefile;
+// Documentation/Benchmarks.md has both). The GPU kernels' CPU emulation turns off contraction
+// into FMA in its source (`#pragma STDC FP_CONTRACT OFF`, Emulation.cpp), where it had the
+// unsafe `-ffp-contract=off`.
 
 // MARK: - Dependencies
 
@@ -24,9 +23,10 @@ let uses: [String: [String]] = [
     "ArbitraryPrecision": ["CMPFR", "FractalNumerics"],
     "FractalEngine": ["CMPFR", "FractalNumerics", "ArbitraryPrecision"],
     "FathomGPU": ["FractalEngine", "CFathomGPU"],
+    "CPNG": ["CLibPNG"],
     "FractalImaging": ["FractalEngine", "CPNG", "CEXR"],
     "Fathom": ["FractalNumerics", "ArbitraryPrecision", "FractalEngine", "FathomGPU", "FractalImaging"],
-    "fathom": ["Fathom"],
+    "FathomCLI": ["Fathom"],
     "fathom-bench": ["Fathom", "CMPFR"],
     "FractalNumericsTests": ["FractalNumerics", "ArbitraryPrecision"],
     "ArbitraryPrecisionTests": ["ArbitraryPrecision"],
@@ -59,7 +59,7 @@ let package = Package(
         .library(name: "FractalNumerics", targets: ["FractalNumerics"]),
         .library(name: "ArbitraryPrecision", targets: ["ArbitraryPrecision"]),
         .library(name: "FathomGPU", targets: ["FathomGPU"]),
-        .executable(name: "fathom", targets: ["fathom"]),
+        .executable(name: "fathom", targets: ["FathomCLI"]),
         .executable(name: "fathom-bench", targets: ["fathom-bench"]),
     ],
     targets: [
@@ -74,24 +74,29 @@ let package = Package(
         .target(
             name: "CFathomGPU",
             exclude: ["FathomKernels.h", "FathomOrbit.h"],
-            cxxSettings: [.unsafeFlags(["-ffp-contract=off", "-fno-fast-math"])],
-            linkerSettings: [.linkedLibrary("dl")]
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
+        .systemLibrary(
+            name: "CLibPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
+        ),
+        // zlib named too: a static libpng (make portable) needs it after itself.
         .target(
             name: "CPNG",
-            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
+            dependencies: closure("CPNG"),
+            linkerSettings: [.linkedLibrary("z")]
         ),
         // OpenEXR's C library (OpenEXRCore), opened at run time: EXR output where it is
         // installed, a one-line error where it is not.
-        .target(name: "CEXR", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CEXR", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // MARK: Library layers
-        .target(name: "FractalNumerics", swiftSettings: numericSettings),
+        .target(name: "FractalNumerics"),
         .target(name: "ArbitraryPrecision", dependencies: closure("ArbitraryPrecision")),
         .target(
             name: "FractalEngine",
-            dependencies: closure("FractalEngine"),
-            swiftSettings: numericSettings
+            dependencies: closure("FractalEngine")
         ),
         // The CUDA backend above the engine: the engine's `KernelLauncher` for CUDA and for the
         // kernels' CPU emulation.
@@ -107,12 +112,13 @@ let package = Package(
         ),
 
         // MARK: Executables
-        .executableTarget(name: "fathom", dependencies: closure("fathom"), path: "Sources/fathom"),
+        // The command line's module is FathomCLI, its product and executable `fathom`: no two paths may
+        // differ only in case (Sources/Fathom is the library; a case-insensitive volume merges them).
+        .executableTarget(name: "FathomCLI", dependencies: closure("FathomCLI")),
         .executableTarget(
             name: "fathom-bench",
             dependencies: closure("fathom-bench"),
-            path: "Benchmarks/fathom-bench",
-            swiftSettings: numericSettings
+            path: "Benchmarks/fathom-bench"
         ),
 
         // MARK: Build tools

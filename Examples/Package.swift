@@ -1,22 +1,34 @@
 // swift-tools-version:6.0
-// Three small tools a user of Fathom would write, in a package of their own that depends on
-// Fathom by path (the repository's root, one folder up), as any other package would
-// (`.package(path:)` or `.package(url:from:)`): README.md says what each does. `make examples`
-// (and `make test`) builds them and runs each on a file of the repository.
+// Small tools a user of Fathom would write, in a package of their own that depends on Fathom as
+// any other package would: by path (the repository's root, one folder up) when built here, or
+// by version when FATHOM_URL and FATHOM_VERSION are set (`.package(url:from:)`; make test's
+// Scripts/examples-check.sh does that with a tagged bare clone). README.md says what each tool
+// does. The check also adds `readme-example`, README.md's library example as written there.
 import Foundation
 import PackageDescription
 
-// A path dependency's identity is its folder's name, whatever the checkout is called.
-let fathomRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-let fathom = fathomRoot.lastPathComponent
+let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+let environment = Context.environment
+let fathom: Package.Dependency
+let fathomName: String
+if let url = environment["FATHOM_URL"], let version = environment["FATHOM_VERSION"].flatMap(Version.init) {
+    fathom = .package(url: url, from: version)
+    // A URL dependency's identity is its last path component, without ".git".
+    fathomName = String(url.split(separator: "/").last ?? "fathom").replacingOccurrences(of: ".git", with: "")
+} else {
+    fathom = .package(path: "..")
+    // A path dependency's identity is its folder's name, whatever the checkout is called.
+    fathomName = here.deletingLastPathComponent().lastPathComponent
+}
+let tools = ["render-location", "recolor", "verify-view", "readme-example"].filter {
+    FileManager.default.fileExists(atPath: here.appendingPathComponent("Sources/\($0)").path)
+}
 
 let package = Package(
     name: "FathomExamples",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(path: "..")],
-    targets: [
-        .executableTarget(name: "render-location", dependencies: [.product(name: "Fathom", package: fathom)]),
-        .executableTarget(name: "recolor", dependencies: [.product(name: "Fathom", package: fathom)]),
-        .executableTarget(name: "verify-view", dependencies: [.product(name: "Fathom", package: fathom)]),
-    ]
+    dependencies: [fathom],
+    targets: tools.map {
+        .executableTarget(name: $0, dependencies: [.product(name: "Fathom", package: fathomName)])
+    }
 )

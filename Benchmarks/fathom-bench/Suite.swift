@@ -173,7 +173,10 @@ func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
 enum Suite {
     @MainActor
     static func run(options: Options, record: (Measurement) -> Void) throws {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        // This executable, to run each case in a child: Foundation's answer (from /proc/self/exe
+        // on Linux, the loader on macOS), else the path it was started by.
+        let executable = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+            .resolvingSymlinksInPath().path
         if !options.json {
             print(
                 "suite: each case a child process; wall = render (reference + tables + pixels), RSS = the child's peak; interior = pixels proven interior; MPFR check: a 4 x 4 grid (a bounded pixel checked to the case's cap)"

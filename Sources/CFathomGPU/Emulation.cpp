@@ -1,4 +1,8 @@
 // The GPU kernels' source compiled for the CPU (FathomKernels.h), for the tests.
+// No contraction of a * b + c into one FMA anywhere in this file: the emulation must round as
+// the CUDA kernels (compiled with --fmad=false) and Swift do. A pragma, not the compiler flag
+// -ffp-contract=off, which SwiftPM counts as unsafe (Package.swift). Fast math is off by default.
+#pragma STDC FP_CONTRACT OFF
 #include "CFathomGPU.h"
 #include "FathomKernels.h"
 

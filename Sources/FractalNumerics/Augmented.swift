@@ -62,7 +62,7 @@ public enum Augmented {
     /// TwoProduct: `a * b = head + tail` exactly (when no underflow occurs in `tail`).
     ///
     /// With a fused multiply-add in the target (arm64, or x86-64 built with
-    /// `FATHOM_NATIVE=1`), one FMA; otherwise Dekker's product with Veltkamp splitting,
+    /// `make native`: `FATHOM_FMA`), one FMA; otherwise Dekker's product with Veltkamp splitting,
     /// 17 inline flops: the C library's `fma` is a function call on baseline x86-64.
     /// Edge cases: Dekker's split overflows for |a| or |b| above 2^996.
     @inlinable @inline(__always)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Documentation/CLI.md against the help texts (Sources/fathom/Help.swift) and against what the
+/// Documentation/CLI.md against the help texts (Sources/FathomCLI/Help.swift) and against what the
 /// built executable accepts: for each command, the options its help names, the options its
 /// section of CLI.md names and the options its parser accepts are one set; the exit codes of
 /// the help's overview are those of CLI.md's table.
@@ -99,11 +99,11 @@ struct CLIDocumentationTests {
         }
     }
 
-    /// The option names that Sources/fathom reads from parsed arguments (`a["name"]`,
+    /// The option names that Sources/FathomCLI reads from parsed arguments (`a["name"]`,
     /// `a.int("name")`, `a.has("name")` and the like): with the names the texts give, the
     /// candidates each command's parser is asked about.
     static func optionsReadBySources() throws -> Set<String> {
-        let folder = repositoryFile("Sources/fathom")
+        let folder = repositoryFile("Sources/FathomCLI")
         let read = #/(?:a|parsed|arguments)(?:\[|\.(?:int|double|size|pair|has)\()"([a-z][a-z0-9-]*)"/#
         var names: Set<String> = []
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {

@@ -124,17 +124,20 @@ public enum OutputTarget: Equatable, Sendable {
     }
 
     /// The descriptor `candidate` names when its folder is a descriptor folder of /proc
-    /// (/proc/self/fd, /proc/PID/fd, /proc/thread-self/fd, /dev/fd through its link): this
-    /// process's descriptor N; another process's is refused.
+    /// (/proc/self/fd, /proc/PID/fd, /proc/thread-self/fd, /dev/fd through its link) or is
+    /// /dev/fd itself (macOS): this process's descriptor N; another process's is refused.
     static func descriptorNamed(by candidate: String, for path: String) throws(OutputError) -> Int32? {
         let url = URL(fileURLWithPath: candidate)
         let name = url.lastPathComponent
         guard let folder = realPath(url.deletingLastPathComponent().path) else { return nil }
         let parts = folder.split(separator: "/")
-        guard parts.count >= 3, parts.first == "proc", parts.last == "fd" else { return nil }
-        guard let pid = Int32(parts[1]) else { return nil }
-        guard pid == getpid() else {
-            throw .cannotCreate(path: path, reason: "it names a descriptor of another process")
+        // /dev/fd is a folder of its own where it is not a link to /proc/self/fd (macOS).
+        if parts != ["dev", "fd"] {
+            guard parts.count >= 3, parts.first == "proc", parts.last == "fd" else { return nil }
+            guard let pid = Int32(parts[1]) else { return nil }
+            guard pid == getpid() else {
+                throw .cannotCreate(path: path, reason: "it names a descriptor of another process")
+            }
         }
         guard let fd = Int32(name), fd >= 0 else {
             throw .cannotCreate(path: path, reason: "'\(name)' is not a descriptor number")
