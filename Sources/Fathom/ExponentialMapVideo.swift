@@ -119,7 +119,7 @@ public struct ExponentialMapVideo {
         color.slope = nil
         color.trap = nil
         color = color.resolved(for: flat)
-        let flatImage = Colorizer.image(flat, settings: color)
+        let flatImage = try Colorizer.image(flat, settings: color)
         let handle: FileHandle
         do { handle = try InputFile.open(path) } catch { throw FileError.unreadable(path: path, reason: error.reason) }
         defer { try? handle.close() }
@@ -165,7 +165,7 @@ public struct ExponentialMapVideo {
                     pixels[o + 2] = UInt8(rgb.2.rounded())
                 }
             }
-            try frame(k, RGBImage(width: width, height: height, pixels: pixels))
+            try frame(k, try RGBImage(width: width, height: height, pixels: pixels))
         }
     }
 
@@ -182,7 +182,7 @@ public struct ExponentialMapVideo {
             throw FileError.malformed(path: path, reason: "cut short")
         }
         var field = IterationField(
-            width: map.width, height: rows.count, maxIterations: location.maxIterations, hasRoots: false)
+            width: map.width, height: rows.count, maxIterations: location.maxIterations)
         data.withUnsafeBytes { raw in
             for i in 0..<field.pixelCount {
                 field.n2[i] = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * i, as: UInt32.self))
@@ -191,7 +191,7 @@ public struct ExponentialMapVideo {
                     bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * i + 8, as: UInt64.self)))
             }
         }
-        return Colorizer.image(field, settings: color)
+        return try Colorizer.image(field, settings: color)
     }
 
     /// `image` at (x, y) in pixel-center coordinates, bilinearly; x wraps or clamps, y clamps.

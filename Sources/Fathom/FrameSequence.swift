@@ -141,7 +141,7 @@ public struct FrameSequence: Sendable {
     /// (`isDone`) are skipped (`Report.framesSkipped`): a resubmitted slice renders only what
     /// is missing.
     public func render(
-        _ range: ClosedRange<Int>, into folder: String, settings: RenderSettings, bitDepth: Int = 8,
+        _ range: ClosedRange<Int>, into folder: String, settings: RenderSettings, bitDepth: BitDepth = .eight,
         cache: ReferenceCache = ReferenceCache(), control: RenderControl? = nil, resume: Bool = false,
         frameDone: (Int, RenderResult) -> Void = { _, _ in }
     ) throws -> Report {
@@ -240,11 +240,9 @@ public struct FrameSequence: Sendable {
         preview.height = Swift.max(1, (settings.height + 3) / 4)
         preview.extras = ExtrasRequest()
         let field = try Renderer.render(location: location, settings: preview, control: nil).field
-        let rootCount: Int
-        if case .newton(let poly) = location.family { rootCount = poly.degree } else { rootCount = 0 }
         var color = frame.color ?? ColorSettings()
         if color.scale != .automatic { color = ColorSettings(smooth: color.smooth) }
-        return color.resolved(for: field, rootCount: rootCount)
+        return color.resolved(for: field)
     }
 
     func radiusValue(_ k: Int) throws -> BigFloat {

@@ -12,7 +12,8 @@ public enum ImageRender {
     /// `LocationFile.EngineSettings.apply(to:)` does).
     @discardableResult
     public static func render(
-        _ file: LocationFile, settings: RenderSettings, to path: String, npy: String? = nil, bitDepth: Int = 8,
+        _ file: LocationFile, settings: RenderSettings, to path: String, npy: String? = nil,
+        bitDepth: BitDepth = .eight,
         control: RenderControl? = nil
     ) throws -> RenderResult {
         let outputs = try Outputs(png: path, npy: npy, reference: settings.perturbation.saveReference)
@@ -49,7 +50,7 @@ public enum ImageRender {
     @discardableResult
     public static func render(
         _ file: LocationFile, settings: RenderSettings, into outputs: OutputSet, png: Int, npy: Int? = nil,
-        reference: Int? = nil, bitDepth: Int = 8, control: RenderControl? = nil
+        reference: Int? = nil, bitDepth: BitDepth = .eight, control: RenderControl? = nil
     ) throws -> RenderResult {
         let location = try file.location()
         let k = file.supersample ?? 1
@@ -70,13 +71,10 @@ public enum ImageRender {
             sampled.perturbation.referenceOutput = OutputSlot(outputs, reference)
         }
         let result = try Renderer.render(location: location, settings: sampled, control: control)
-        let rootCount: Int
-        if case .newton(let poly) = location.family { rootCount = poly.degree } else { rootCount = 0 }
         // The colours resolved from the field are what the PNG stores: rendering the stored
         // location again gives the same colours, whatever its size.
-        let resolved = color.resolved(for: result.field, rootCount: rootCount)
-        let image = Colorizer.image(
-            result.field, rootCount: rootCount, settings: resolved, bitDepth: bitDepth, supersample: k)
+        let resolved = color.resolved(for: result.field)
+        let image = try Colorizer.image(result.field, settings: resolved, bitDepth: bitDepth, supersample: k)
         try PNGWriter.stage(
             image,
             text: [

@@ -11,14 +11,26 @@ public enum NPYReader {
     public static let maximumSize = 4096 + 17 * ImageSize.maximumPixels
 
     /// The field in `path`, with `maxIterations` as its limit (nil: the largest count in it;
-    /// the file does not hold the render's limit).
-    public static func read(path: String, maxIterations: Int? = nil) throws(NPYError) -> IterationField {
+    /// the file does not hold the render's limit). A Newton field's `rootCount` is `rootCount`
+    /// (its polynomial's degree, which the file does not hold; nil: the largest root index in
+    /// it, which differs where a view shows not every root).
+    public static func read(path: String, maxIterations: Int? = nil, rootCount: Int? = nil) throws(NPYError)
+        -> IterationField
+    {
         let data: Data
         do { data = try InputFile.read(path, maximumSize: maximumSize, kind: "an .npy field") } catch {
             throw .unreadable(path: path, reason: error.reason)
         }
-        do {
-            return try field(Array(data), maxIterations: maxIterations)
+        do throws(Failure) {
+            var field = try field(Array(data), maxIterations: maxIterations)
+            if field.hasRoots {
+                let largest = Int(field.root.max() ?? 0)
+                if let rootCount, rootCount < largest {
+                    throw Failure(reason: "it holds root \(largest), more than the \(rootCount) roots given")
+                }
+                field.rootCount = Swift.max(1, rootCount ?? largest)
+            }
+            return field
         } catch {
             throw .malformed(path: path, reason: error.reason)
         }
@@ -110,7 +122,7 @@ extension NPYReader {
             largest = max(largest, Int(n2), Int(nBig))
         }
         var field = IterationField(
-            width: width, height: height, maxIterations: maxIterations ?? max(largest, 1), hasRoots: hasRoots)
+            width: width, height: height, maxIterations: maxIterations ?? max(largest, 1), rootCount: hasRoots ? 1 : 0)
         field.n2 = counts.n2
         field.nBig = counts.nBig
         field.smooth = counts.smooth

@@ -74,9 +74,12 @@ public final class VideoEncoder {
 
     deinit { if !finished { cancel() } }
 
-    /// Hands ffmpeg one frame: an 8-bit RGB image of the size the encoder was started with.
+    /// Hands ffmpeg one frame: an 8-bit RGB image of the size the encoder was started with
+    /// (`ColorError.invalid` for another depth).
     public func append(image: RGBImage) throws {
-        precondition(image.bitDepth == 8)
+        guard image.bitDepth == .eight else {
+            throw ColorError.invalid(field: "bitDepth", reason: "a video frame is 8 bits a sample, not 16")
+        }
         try append(png: Data(image.pixels))
     }
 

@@ -69,7 +69,7 @@ enum ClusterJobs {
     /// video.sbatch and submit.sh, all or none, and the logs and frames folders; with `submit`
     /// it runs submit.sh (sbatch must be on PATH: checked before anything is written).
     static func write(
-        into folder: String, deep: LocationFile, frames: Int, factor: Double, size: (Int, Int), bitDepth: Int,
+        into folder: String, deep: LocationFile, frames: Int, factor: Double, size: (Int, Int), bitDepth: BitDepth,
         tasks: Int, fps: Double, submit: Bool, quiet: Bool
     ) throws {
         guard tasks >= 1 && tasks <= 10_000 else { throw CLIError.data("--tasks: \(tasks) is outside 1...10000") }
@@ -93,7 +93,7 @@ enum ClusterJobs {
         _ = try SequenceCommand.prepareFolder(folder)
         let sequence = [
             "sequence", "--zoom-out", "\(frames)", "--factor", "\(factor)", "--location", root + "/deep.json",
-            "--size", "\(size.0)x\(size.1)", "--bit-depth", "\(bitDepth)",
+            "--size", "\(size.0)x\(size.1)", "--bit-depth", "\(bitDepth.rawValue)",
         ].map(quoted).joined(separator: " ")
         func job(_ name: String, _ extra: String, _ command: String) -> Data {
             Data(

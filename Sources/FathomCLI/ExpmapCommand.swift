@@ -33,7 +33,7 @@ enum ExpmapCommand {
             guard exr != nil || keyframes != nil else {
                 throw CLIError.usage("--distance goes into the EXR's DEX and DEY: give --exr PATH or --kf-frames DIR")
             }
-            if try file.location().family.hasRoots {
+            if try file.location().family.rootCount > 0 {
                 throw CLIError.usage(
                     "--distance: a Newton view has no distance estimate (it is not an escape-time family)")
             }
@@ -70,7 +70,7 @@ enum ExpmapCommand {
         let npyStream = try npy.map { _ in
             try NPYStream(
                 outputs, at: exr == nil ? 0 : 1, width: map.width, height: map.height,
-                hasRoots: render.location.family.hasRoots)
+                hasRoots: render.location.family.rootCount > 0)
         }
         defer { bar.clear() }
         let result = try render.render(settings: settings, control: control) { rows, band in

@@ -29,8 +29,10 @@ enum RenderCommand {
         let width = settings.width, height = settings.height
         let output = a["output"] ?? "fathom.png"
         let npy = a["npy"]
-        let bitDepth = try a.int("bit-depth") ?? 8
-        guard bitDepth == 8 || bitDepth == 16 else { throw CLIError.usage("--bit-depth: \(bitDepth) is not 8 or 16") }
+        let depth = try a.int("bit-depth") ?? 8
+        guard let bitDepth = BitDepth(rawValue: depth) else {
+            throw CLIError.usage("--bit-depth: \(depth) is not 8 or 16")
+        }
         // Every output is resolved (and two on one file refused) before any work.
         let outputs = try ImageRender.Outputs(png: output, npy: npy, reference: settings.perturbation.saveReference)
         // With an image on standard output, the report goes to standard error (`print`,

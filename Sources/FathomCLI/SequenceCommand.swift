@@ -56,8 +56,10 @@ enum SequenceCommand {
                 if a["guard-bits"] != nil { frame.guardBits = settings.guardBits }
                 return frame
             })
-        let bitDepth = try a.int("bit-depth") ?? 8
-        guard bitDepth == 8 || bitDepth == 16 else { throw CLIError.usage("--bit-depth: \(bitDepth) is not 8 or 16") }
+        let depth = try a.int("bit-depth") ?? 8
+        guard let bitDepth = BitDepth(rawValue: depth) else {
+            throw CLIError.usage("--bit-depth: \(depth) is not 8 or 16")
+        }
 
         let quiet = a.has("quiet")
         if let jobs = a["slurm"] {

@@ -30,10 +30,10 @@ extension ColorSettings {
     ///
     /// Postconditions: the result's scale is not `.automatic`, a histogram result has
     /// quantiles, and `resolved(for:)` of the result returns it unchanged.
-    public func resolved(for field: IterationField, rootCount: Int = 0) -> ColorSettings {
+    public func resolved(for field: IterationField) -> ColorSettings {
         guard scale == .automatic || (scale == .histogram && quantiles == nil) else { return self }
         var out = self
-        let table = rootCount > 0 || trap != nil ? nil : ColorSettings.quantiles(of: field, smooth: smooth)
+        let table = field.hasRoots || trap != nil ? nil : ColorSettings.quantiles(of: field, smooth: smooth)
         if scale == .automatic {
             out.density = table == nil ? 1 : ColorSettings.automaticCycles
             out.offset = 0

@@ -4,7 +4,7 @@ import FractalEngine
 ///
 /// The phase of a pixel is value' x density / 32 + offset, where value' is the pixel's count
 /// (smooth or integer) transformed by `scale`. The default scale, `.automatic`, adapts to the
-/// view: `resolved(for:rootCount:)` turns it into explicit settings computed from the field
+/// view: `resolved(for:)` turns it into explicit settings computed from the field
 /// (ColorSettings+Automatic.swift), which `Colorizer.image` does before colouring.
 public struct ColorSettings: Sendable, Equatable {
     /// The named palette escaped pixels are coloured with (unless `gradient` is set).

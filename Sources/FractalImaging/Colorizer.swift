@@ -2,6 +2,17 @@ import Dispatch
 import FractalEngine
 import FractalNumerics
 
+/// Bits a sample of an image: PNG's two depths for RGB.
+public enum BitDepth: Int, Sendable, CaseIterable, Codable {
+    /// 8 bits a sample, 3 bytes a pixel.
+    case eight = 8
+    /// 16 bits a sample, 6 bytes a pixel, each sample big-endian.
+    case sixteen = 16
+
+    /// Bytes a pixel: 3 or 6.
+    public var bytesPerPixel: Int { 3 * rawValue / 8 }
+}
+
 /// An RGB image, rows top to bottom, in PNG's sample order: 8 bits a sample (3 bytes a
 /// pixel) or 16 bits a sample (6 bytes a pixel, each sample big-endian).
 public struct RGBImage: Sendable, Equatable {
@@ -9,16 +20,29 @@ public struct RGBImage: Sendable, Equatable {
     public let width: Int
     /// The height in pixels.
     public let height: Int
-    /// 8 or 16.
-    public let bitDepth: Int
-    /// The samples, `width * height * 3 * bitDepth / 8` bytes in the order above.
-    public var pixels: [UInt8]
+    /// Bits a sample.
+    public let bitDepth: BitDepth
+    /// The samples, `width * height * bitDepth.bytesPerPixel` bytes in the order above.
+    public private(set) var pixels: [UInt8]
 
-    /// An image of `pixels` in the order above; traps unless `bitDepth` is 8 or 16 and
-    /// `pixels` has `width * height * 3 * bitDepth / 8` bytes.
-    public init(width: Int, height: Int, bitDepth: Int = 8, pixels: [UInt8]) {
-        precondition(bitDepth == 8 || bitDepth == 16)
-        precondition(pixels.count == width * height * 3 * bitDepth / 8)
+    /// An image of `pixels` in the order above. Throws `ColorError.invalid` unless the sizes
+    /// are positive and `pixels` has `width * height * bitDepth.bytesPerPixel` bytes.
+    public init(width: Int, height: Int, bitDepth: BitDepth = .eight, pixels: [UInt8]) throws(ColorError) {
+        let (area, overflow) = width.multipliedReportingOverflow(by: height)
+        let (bytes, overflow2) = area.multipliedReportingOverflow(by: bitDepth.bytesPerPixel)
+        guard width > 0, height > 0, !overflow, !overflow2 else {
+            throw .invalid(field: "width, height", reason: "\(width) x \(height) is not an image size")
+        }
+        guard pixels.count == bytes else {
+            throw .invalid(
+                field: "pixels",
+                reason: "\(pixels.count) bytes, not the \(bytes) of \(width) x \(height) at \(bitDepth.rawValue) bits")
+        }
+        self.init(checkedWidth: width, height: height, bitDepth: bitDepth, pixels: pixels)
+    }
+
+    /// An image whose sizes the caller made consistent.
+    init(checkedWidth width: Int, height: Int, bitDepth: BitDepth, pixels: [UInt8]) {
         self.width = width
         self.height = height
         self.bitDepth = bitDepth
@@ -28,18 +52,22 @@ public struct RGBImage: Sendable, Equatable {
     /// The pixel at (x, y) with each sample scaled to 0...65535 (an 8-bit sample v reads v * 257).
     public func sample(x: Int, y: Int) -> (UInt16, UInt16, UInt16) {
         let i = y * width + x
-        if bitDepth == 8 {
+        if bitDepth == .eight {
             return (UInt16(pixels[3 * i]) * 257, UInt16(pixels[3 * i + 1]) * 257, UInt16(pixels[3 * i + 2]) * 257)
         }
         func word(_ k: Int) -> UInt16 { UInt16(pixels[6 * i + 2 * k]) << 8 | UInt16(pixels[6 * i + 2 * k + 1]) }
         return (word(0), word(1), word(2))
     }
 
-    /// The 8-bit pixel at (x, y) (an 8-bit image).
+    /// The pixel at (x, y) at 8 bits a sample (a 16-bit image's samples rounded to 8 bits).
     public subscript(x: Int, y: Int) -> (UInt8, UInt8, UInt8) {
-        precondition(bitDepth == 8)
-        let i = 3 * (y * width + x)
-        return (pixels[i], pixels[i + 1], pixels[i + 2])
+        if bitDepth == .eight {
+            let i = 3 * (y * width + x)
+            return (pixels[i], pixels[i + 1], pixels[i + 2])
+        }
+        let (r, g, b) = sample(x: x, y: y)
+        func eight(_ w: UInt16) -> UInt8 { UInt8((UInt32(w) * 255 + 32_767) / 65_535) }
+        return (eight(r), eight(g), eight(b))
     }
 }
 
@@ -49,7 +77,7 @@ public enum Colorizer {
     ///
     /// One pixel has no view to adapt to: `.automatic` reads as `.linear` here, and so does
     /// a histogram without quantiles. `image` resolves both from the whole field first
-    /// (`ColorSettings.resolved(for:rootCount:)`); resolve them yourself to colour pixels one by one.
+    /// (`ColorSettings.resolved(for:)`); resolve them yourself to colour pixels one by one.
     public static func color(_ p: PixelResult, rootCount: Int, settings: ColorSettings) -> RGB {
         color(p, extras: nil, rootCount: rootCount, settings: settings)
     }
@@ -127,17 +155,29 @@ public enum Colorizer {
     /// The whole image, at 8 or 16 bits a sample. With `supersample` k > 1 the field holds
     /// k x k samples a pixel (a field k times the image's width and height) and each pixel
     /// is the mean of its samples' colours (a box filter, before rounding). An automatic
-    /// scale is resolved from the whole field first (every sample).
+    /// scale is resolved from the whole field first (every sample). A Newton field (one with
+    /// roots) is coloured by root, with `field.rootCount` roots.
+    ///
+    /// Throws `ColorError.invalid` where the settings ask for what the field cannot give, never
+    /// colouring as if they did not: `boundaryWidth` or `slope` without the field's distance
+    /// data (render with `RenderSettings.extras.derivative`), `trap` without its trap data, a
+    /// density or offset other than 1 and 0 under the automatic scale (which sets both: choose
+    /// `.linear`, `.log` or `.histogram` to set them), a root index past `rootCount`, or a
+    /// `supersample` that does not divide the field's sides.
     public static func image(
-        _ field: IterationField, rootCount: Int = 0, settings: ColorSettings, bitDepth: Int = 8,
-        supersample k: Int = 1
-    ) -> RGBImage {
-        let settings = settings.resolved(for: field, rootCount: rootCount)
-        precondition(bitDepth == 8 || bitDepth == 16)
-        precondition(k >= 1 && field.width % k == 0 && field.height % k == 0)
+        _ field: IterationField, settings: ColorSettings, bitDepth: BitDepth = .eight, supersample k: Int = 1
+    ) throws(ColorError) -> RGBImage {
+        try check(settings, for: field)
+        guard k >= 1, field.width % k == 0, field.height % k == 0, field.width > 0, field.height > 0 else {
+            throw .invalid(
+                field: "supersample",
+                reason: "\(k) does not divide the field's \(field.width) x \(field.height) into whole pixels")
+        }
+        let settings = settings.resolved(for: field)
+        let rootCount = field.hasRoots ? Swift.max(1, field.rootCount) : 0
         let width = field.width / k, height = field.height / k
         let count = width * height
-        let bytesPerPixel = 3 * bitDepth / 8
+        let bytesPerPixel = bitDepth.bytesPerPixel
         let pixels = [UInt8](unsafeUninitializedCapacity: count * bytesPerPixel) { buffer, initialized in
             // Rows in chunks on all cores: each pixel's colour depends on its own data only.
             let out = SendablePointer(buffer.baseAddress!)
@@ -162,7 +202,7 @@ public enum Colorizer {
                         c = RGB(c.r / n, c.g / n, c.b / n)
                     }
                     let o = out.pointer + bytesPerPixel * i
-                    if bitDepth == 8 {
+                    if bitDepth == .eight {
                         (o[0], o[1], o[2]) = c.bytes
                     } else {
                         let (r, g, b) = c.words
@@ -176,6 +216,28 @@ public enum Colorizer {
             }
             initialized = count * bytesPerPixel
         }
-        return RGBImage(width: width, height: height, bitDepth: bitDepth, pixels: pixels)
+        return RGBImage(checkedWidth: width, height: height, bitDepth: bitDepth, pixels: pixels)
+    }
+
+    /// Throws unless `field` holds the data `settings` colour with (see `image`).
+    public static func check(_ settings: ColorSettings, for field: IterationField) throws(ColorError) {
+        let request = settings.extrasRequest
+        if request.derivative, field.extras?.distance.isEmpty ?? true {
+            throw .invalid(
+                field: settings.boundaryWidth != nil ? "boundaryWidth" : "slope",
+                reason: "needs the field's distance data: render with RenderSettings.extras.derivative")
+        }
+        if request.trap != nil, field.extras?.trap.isEmpty ?? true {
+            throw .invalid(field: "trap", reason: "needs the field's trap data: render with RenderSettings.extras.trap")
+        }
+        if settings.scale == .automatic, settings.density != 1 || settings.offset != 0 {
+            throw .invalid(
+                field: settings.density != 1 ? "density" : "offset",
+                reason: "the automatic scale sets density and offset itself: choose scale linear, log or histogram")
+        }
+        if field.hasRoots, let largest = field.root.max(), Int(largest) > Swift.max(1, field.rootCount) {
+            throw .invalid(
+                field: "rootCount", reason: "the field holds root \(largest), past its rootCount \(field.rootCount)")
+        }
     }
 }

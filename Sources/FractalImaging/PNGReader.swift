@@ -25,10 +25,10 @@ public enum PNGReader {
         if depth == 16 {
             let words = UnsafeBufferPointer(start: pixels.assumingMemoryBound(to: UInt16.self), count: samples)
             let bytes = words.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] }
-            return RGBImage(width: Int(width), height: Int(height), bitDepth: 16, pixels: bytes)
+            return RGBImage(checkedWidth: Int(width), height: Int(height), bitDepth: .sixteen, pixels: bytes)
         }
         let bytes = Array(UnsafeBufferPointer(start: pixels.assumingMemoryBound(to: UInt8.self), count: samples))
-        return RGBImage(width: Int(width), height: Int(height), pixels: bytes)
+        return RGBImage(checkedWidth: Int(width), height: Int(height), bitDepth: .eight, pixels: bytes)
     }
 
     /// The text chunks (tEXt, and uncompressed iTXt), keyword -> text, in file order.

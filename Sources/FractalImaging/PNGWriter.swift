@@ -31,7 +31,8 @@ public enum PNGWriter {
             keys.map { UnsafePointer($0) }.withUnsafeBufferPointer { k in
                 values.map { UnsafePointer($0) }.withUnsafeBufferPointer { v in
                     fathom_png_write(
-                        temporary, pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(image.bitDepth),
+                        temporary, pixels.baseAddress, UInt32(image.width), UInt32(image.height),
+                        Int32(image.bitDepth.rawValue),
                         k.baseAddress, v.baseAddress, Int32(text.count), &message, Int32(message.count))
                 }
             }

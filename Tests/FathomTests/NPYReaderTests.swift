@@ -23,7 +23,7 @@ struct NPYReaderTests {
             #expect(back == result.field)
             #expect(back.hasRoots == result.field.hasRoots && back.pixelCount == width * height)
             let settings = ColorSettings(palette: .hot)
-            #expect(Colorizer.image(back, settings: settings) == Colorizer.image(result.field, settings: settings))
+            #expect(try Colorizer.image(back, settings: settings) == Colorizer.image(result.field, settings: settings))
             // Without the limit: the largest count in the file.
             let counts = try NPYReader.read(path: path)
             #expect(counts.maxIterations == Int(max(result.field.nBig.max()!, result.field.n2.max()!)))
@@ -32,7 +32,7 @@ struct NPYReaderTests {
 
     @Test("a file that is not Fathom's field is refused with its reason")
     func refusals() throws {
-        var field = IterationField(width: 3, height: 2, maxIterations: 10, hasRoots: false)
+        var field = IterationField(width: 3, height: 2, maxIterations: 10)
         field.nBig[1] = 7
         let good = [UInt8](NPYWriter.data(field))
         let header = Int(good[8]) | Int(good[9]) << 8

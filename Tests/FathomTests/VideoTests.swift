@@ -118,7 +118,7 @@ struct MapVideoTests {
         // The flat render at the location's radius, coloured as the video colours it.
         let flat = try Renderer.render(location: file.location(), settings: RenderSettings(width: 96, height: 54)).field
         let color = ColorSettings(palette: .hot).resolved(for: flat)
-        let expected = Colorizer.image(flat, settings: color)
+        let expected = try Colorizer.image(flat, settings: color)
         let last = try #require(images.last)
         var ring = 0, ringError = 0.0, close = 0, mirroredError = 0.0
         for y in 0..<54 {

@@ -29,8 +29,8 @@ struct GradientTests {
     }
 
     @Test("with k x k samples a pixel each pixel is the mean colour of its samples")
-    func supersample() {
-        var field = IterationField(width: 4, height: 2, maxIterations: 100, hasRoots: false)
+    func supersample() throws {
+        var field = IterationField(width: 4, height: 2, maxIterations: 100)
         for i in 0..<8 where i != 5 {
             field.n2[i] = UInt32(i + 1)
             field.nBig[i] = UInt32(i + 3)
@@ -39,8 +39,10 @@ struct GradientTests {
         // Resolved from every sample, as `image` resolves the automatic scale.
         let settings = ColorSettings(palette: .hot).resolved(for: field)
         #expect(settings.scale == .histogram)
-        let image = Colorizer.image(field, settings: settings, bitDepth: 16, supersample: 2)
-        #expect(Colorizer.image(field, settings: ColorSettings(palette: .hot), bitDepth: 16, supersample: 2) == image)
+        let image = try Colorizer.image(field, settings: settings, bitDepth: .sixteen, supersample: 2)
+        #expect(
+            try Colorizer.image(field, settings: ColorSettings(palette: .hot), bitDepth: .sixteen, supersample: 2)
+                == image)
         #expect(image.width == 2 && image.height == 1)
         for px in 0..<2 {
             var sum = (0.0, 0.0, 0.0)

@@ -6,7 +6,7 @@ import Testing
 @Suite("NPY export")
 struct NPYTests {
     func sampleField() -> IterationField {
-        var field = IterationField(width: 3, height: 2, maxIterations: 1000, hasRoots: false)
+        var field = IterationField(width: 3, height: 2, maxIterations: 1000)
         for i in 0..<5 {
             field.n2[i] = UInt32(10 * i + 1)
             field.nBig[i] = UInt32(10 * i + 3)

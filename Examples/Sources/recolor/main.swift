@@ -16,7 +16,7 @@ guard let palette = Palette(rawValue: name) else {
 }
 do {
     let field = try NPYReader.read(path: arguments[1])
-    let image = Colorizer.image(field, settings: ColorSettings(palette: palette))
+    let image = try Colorizer.image(field, settings: ColorSettings(palette: palette))
     try PNGWriter.write(image, to: arguments[2])
     let escaped = field.nBig.filter { $0 != 0 }.count
     print("wrote \(arguments[2]): \(field.width)x\(field.height), \(name), \(escaped) pixels escaped")

@@ -26,9 +26,10 @@ public enum Family: Sendable, Equatable, Hashable {
         }
     }
 
-    /// Whether a render of the family carries each pixel's root (Newton), besides its counts.
-    package var hasRoots: Bool {
-        if case .newton = self { true } else { false }
+    /// The number of roots a render of the family numbers in `IterationField.root` (Newton:
+    /// the polynomial's degree), 0 for the escape-time families.
+    package var rootCount: Int {
+        if case .newton(let poly) = self { poly.degree } else { 0 }
     }
 
     /// The family's name in location files and on the command line.

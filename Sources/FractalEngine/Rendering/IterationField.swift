@@ -21,21 +21,25 @@ public struct IterationField: Sendable, Equatable {
     public var smooth: [Double]
     /// Newton only (empty otherwise): 0 = no root, k + 1 = root k.
     public var root: [UInt8]
+    /// The number of roots the `root` values count (a Newton polynomial's degree); 0 for an
+    /// escape-time field. Colouring reads it: root k's hue is k / `rootCount`.
+    public var rootCount: Int
     /// Distance estimate, slope and trap data when the render asked for them
     /// (`RenderSettings.extras`).
     public var extras: ExtrasField?
 
-    /// A field of `width` x `height` pixels that did not escape (counts 0, smooth NaN), with a
-    /// `root` array when `hasRoots` (Newton) and no extras.
-    public init(width: Int, height: Int, maxIterations: Int, hasRoots: Bool) {
+    /// A field of `width` x `height` pixels that did not escape (counts 0, smooth NaN) and no
+    /// extras; with a `root` array when `rootCount` > 0 (Newton: its polynomial's degree).
+    public init(width: Int, height: Int, maxIterations: Int, rootCount: Int = 0) {
         self.width = width
         self.height = height
         self.maxIterations = maxIterations
+        self.rootCount = Swift.max(0, rootCount)
         let count = width * height
         n2 = Array(repeating: 0, count: count)
         nBig = Array(repeating: 0, count: count)
         smooth = Array(repeating: .nan, count: count)
-        root = hasRoots ? Array(repeating: 0, count: count) : []
+        root = rootCount > 0 ? Array(repeating: 0, count: count) : []
     }
 
     /// Calls `body` with a writer into the field's buffers (valid only inside `body`).

@@ -176,7 +176,7 @@ public enum Renderer {
         let before = device?.counters
         var field = IterationField(
             width: settings.width, height: settings.height, maxIterations: location.maxIterations,
-            hasRoots: location.family.hasRoots)
+            rootCount: location.family.rootCount)
         var report = RenderReport(path: path, requiredBits: bits, threads: threads, seconds: 0, iterations: 0)
         switch (path, location.family) {
         case (.perturbation, .newton):
