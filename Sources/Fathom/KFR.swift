@@ -119,6 +119,10 @@ extension LocationFile {
 
     /// 2 / `text` in decimal, to `digits(digits of text)` significant digits.
     static func twoOver(_ text: String, field: String, digits: (Int) -> Int) throws(LocationError) -> String {
+        // The precision follows the digits: bounded first, as every decimal number is.
+        guard text.count <= Location.maximumCharacters else {
+            throw .tooLong(field: field, characters: text.count)
+        }
         let given = text.filter(\.isNumber).count
         let precision = Precision.forDecimalDigits(max(40, given + 20))
         let value: BigFloat

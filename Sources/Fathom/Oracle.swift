@@ -49,20 +49,38 @@ public struct OracleFile: Sendable, Decodable {
         public var smoothUnstable: Bool
     }
 
-    /// Reads the oracle JSON file at `path`; throws `FileError` when it cannot be read or decoded.
+    /// Reads the oracle JSON file at `path`; throws `FileError` when it cannot be read or decoded,
+    /// or when it does not hold together (`problem`).
     public static func read(path: String) throws(FileError) -> OracleFile {
         let data = try FileError.readData(path)
+        let file: OracleFile
         do {
-            return try JSONDecoder().decode(OracleFile.self, from: data)
+            file = try JSONDecoder().decode(OracleFile.self, from: data)
         } catch {
             throw .malformed(path: path, reason: FileError.describe(error))
         }
+        if let problem = file.problem { throw .malformed(path: path, reason: problem) }
+        return file
     }
 
-    /// The oracle's location and image size as a location file.
+    /// What keeps the file from describing one view and pixels inside it (nil: nothing): a
+    /// center of other than two coordinates, a size that is not positive, a pixel outside the
+    /// image. `Verifier.verify` refuses such a file too.
+    public var problem: String? {
+        if center.count != 2 { return "center has \(center.count) coordinates, not 2" }
+        guard width > 0, height > 0 else { return "size \(width)x\(height) is not positive" }
+        if let p = pixels.first(where: { !(0..<width).contains($0.x) || !(0..<height).contains($0.y) }) {
+            return "pixel \(p.x),\(p.y) is outside the \(width)x\(height) image"
+        }
+        return nil
+    }
+
+    /// The oracle's location and image size as a location file (a center of other than two
+    /// coordinates gives empty ones, which `LocationFile.location()` refuses).
     public var locationFile: LocationFile {
+        let re = center.count == 2 ? center[0] : "", im = center.count == 2 ? center[1] : ""
         var f = LocationFile(
-            location: Location(centerRe: center[0], centerIm: center[1], radius: radius, maxIterations: maxIterations))
+            location: Location(centerRe: re, centerIm: im, radius: radius, maxIterations: maxIterations))
         f.name = name
         f.family = family
         f.power = power
@@ -141,6 +159,9 @@ public enum Verifier {
         perturbation: PerturbationSettings = PerturbationSettings(), sampledOnly: Bool = false,
         backend: ComputeBackend = .cpu, gpuExact: Bool = false
     ) throws -> VerifyReport {
+        if let problem = oracle.problem {
+            throw LocationError.outOfRange(field: "oracle", text: oracle.name, limit: problem)
+        }
         let location = try oracle.locationFile.location()
         var settings = RenderSettings(
             width: oracle.width, height: oracle.height, threads: threads, guardBits: guardBits,
@@ -188,6 +209,10 @@ extension Verifier {
     public static func check(
         location: Location, settings: RenderSettings, pixels: [(x: Int, y: Int)], name: String = "view"
     ) throws -> VerifyReport {
+        guard location.family.rootCount == 0 else {
+            throw LocationError.outOfRange(
+                field: "family", text: location.family.name, limit: "an escape-time family (MPFR checks escape counts)")
+        }
         let viewport = try Viewport(location: location, width: settings.width, height: settings.height)
         for (x, y) in pixels where !(0..<settings.width).contains(x) || !(0..<settings.height).contains(y) {
             throw LocationError.outOfRange(

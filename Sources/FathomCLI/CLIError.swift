@@ -65,7 +65,8 @@ struct CLIError: Error {
             }
         case let e as RenderError:
             switch e {
-            case .noPerturbationFormula, .noReferenceOrbit, .referenceTooLarge, .referenceTooFar, .referenceNotUsed:
+            case .noPerturbationFormula, .noReferenceOrbit, .referenceTooLarge, .referenceTooFar, .referenceNotUsed,
+                .invalidSetting:
                 self = .data("\(e)")
             case .cancelled, .needsPerturbation, .deviceOrbit: self = .other("\(e)")
             }

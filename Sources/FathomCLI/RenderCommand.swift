@@ -162,7 +162,9 @@ enum RenderCommand {
         var settings = RenderSettings(width: width, height: height)
         if let t = try threads(a) { settings.threads = t }
         if let g = try a.int("guard-bits") ?? file.guardBits {
-            guard g >= 0 && g <= 64 else { throw CLIError.data("--guard-bits: \(g) is outside 0...64") }
+            guard RenderSettings.guardBitsRange.contains(g) else {
+                throw CLIError.data("--guard-bits: \(g) is outside \(RenderSettings.guardBitsRange)")
+            }
             settings.guardBits = g
         }
         (settings.backend, settings.gpuExact) = try backend(a)
@@ -176,7 +178,9 @@ enum RenderCommand {
     /// --threads, checked (nil: not given).
     static func threads(_ a: Arguments) throws -> Int? {
         guard let t = try a.int("threads") else { return nil }
-        guard t >= 0 && t <= 1024 else { throw CLIError.data("--threads: \(t) is outside 0...1024 (0 = all cores)") }
+        guard RenderSettings.threadRange.contains(t) else {
+            throw CLIError.data("--threads: \(t) is outside \(RenderSettings.threadRange) (0 = all cores)")
+        }
         return t
     }
 

@@ -76,9 +76,11 @@ extension ColorSettings {
     /// through (q[k], k / (q.count - 1)), and outside [q.first, q.last] the straight line of
     /// the whole table's mean slope (so counts of other views, in a sequence, still cycle).
     ///
-    /// Edge cases: a flat table (q.first == q.last) gives 0 everywhere.
+    /// Edge cases: a flat table (q.first == q.last), or one of fewer than two entries, gives 0
+    /// everywhere.
     @inlinable
     public static func histogramShare(_ value: Double, _ q: [Double]) -> Double {
+        guard q.count >= 2 else { return 0 }
         let last = q.count - 1
         let lo = q[0], hi = q[last]
         guard hi > lo else { return 0 }

@@ -230,6 +230,9 @@ public enum Colorizer {
         if request.trap != nil, field.extras?.trap.isEmpty ?? true {
             throw .invalid(field: "trap", reason: "needs the field's trap data: render with RenderSettings.extras.trap")
         }
+        for (name, value) in [("density", settings.density), ("offset", settings.offset)] where !value.isFinite {
+            throw .invalid(field: name, reason: "\(value) is not a finite number")
+        }
         if settings.scale == .automatic, settings.density != 1 || settings.offset != 0 {
             throw .invalid(
                 field: settings.density != 1 ? "density" : "offset",

@@ -51,8 +51,12 @@ public final class EXRStream {
         _ set: OutputSet, at index: Int, width: Int, height: Int, maxIterations: Int, location: String,
         distance: Bool = false, distanceScale: Float = 1
     ) throws(OutputError) {
+        guard set.paths.indices.contains(index) else {
+            throw .cannotCreate(path: "output \(index)", reason: "the set has \(set.paths.count) outputs")
+        }
         path = set.paths[index]
-        guard let w = Int32(exactly: width), let h = Int32(exactly: height), let limit = Int32(exactly: maxIterations),
+        guard width > 0, height > 0, let w = Int32(exactly: width), let h = Int32(exactly: height),
+            let limit = Int32(exactly: maxIterations),
             Int(limit) + Int(EXRStream.bias) < Int(UInt32.max)
         else {
             throw .cannotCreate(
@@ -106,9 +110,12 @@ public final class EXRStream {
                 n.append(UInt32.max)
                 nf.append(0)
             } else {
-                let whole = field.smooth[i].rounded(.down)
+                // A smooth count that is not a finite count (a field not from Fathom): its nBig.
+                let smooth = field.smooth[i]
+                let value = smooth.isFinite && Swift.abs(smooth) < 1e15 ? smooth : Double(field.nBig[i])
+                let whole = value.rounded(.down)
                 n.append(UInt32(clamping: Int64(whole) + Int64(EXRStream.bias)))
-                nf.append(Float(field.smooth[i] - whole))
+                nf.append(Float(value - whole))
             }
         }
         // Every chunk the buffered rows complete (the last one may be shorter), then the rest kept.

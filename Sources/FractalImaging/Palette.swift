@@ -23,8 +23,9 @@ public struct RGB: Sendable, Equatable, Hashable {
 
     /// Hue in turns (any real; taken mod 1), saturation and value in [0, 1].
     public static func hsv(hue: Double, saturation s: Double, value v: Double) -> RGB {
-        let h = (hue - hue.rounded(.down)) * 6
-        let sector = min(5, Int(h))
+        // A hue that is not finite (a phase that overflowed, a NaN setting) reads as 0.
+        let h = hue.isFinite ? (hue - hue.rounded(.down)) * 6 : 0
+        let sector = min(5, max(0, Int(h)))
         let f = h - Double(sector)
         let p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f))
         switch sector {

@@ -55,8 +55,9 @@ public enum MinibrotFinder {
         let ws = orbit.ws
         let (zr, zi, cr, ci, t1, t2, t3) = (ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6])
         let (dr, di, qr, qi) = (orbit.dr, orbit.di, ws[DerivativeOrbit.q], ws[DerivativeOrbit.q + 1])
+        guard period >= 1 else { return nil }
         let tolerance = FloatExp(significand: 1, exponent: -(precision.bits - 16))
-        for k in 1...maxSteps {
+        for k in 1...Swift.max(1, maxSteps) {
             orbit.restart()
             for _ in 0..<period { orbit.step() }
             // q = z / dz.
@@ -109,6 +110,15 @@ public enum MinibrotFinder {
         return Complex(s.re.floatExpValue, s.im.floatExpValue)
     }
 
+    /// The precision a search near `point` within `radius` takes: the point's, and 96 bits below
+    /// the radius (nil for a radius that is not positive and finite, or too small for MPFR).
+    static func searchPrecision(_ point: BigComplex, _ radius: FloatExp) -> Precision? {
+        guard radius.isFinite, radius.significand > 0, radius.exponent > -(Precision.maximum.bits - 96) else {
+            return nil
+        }
+        return Precision(bits: Swift.max(point.precision.bits, -radius.exponent + 96, 128))
+    }
+
     /// A minibrot near `point`: the period within `radius`, Newton from `point`; when the
     /// nucleus lands outside the disc, the radius is halved (a smaller disc, a feature that
     /// dominates closer to the point), up to `attempts` times.
@@ -116,10 +126,9 @@ public enum MinibrotFinder {
         -> Minibrot?
     {
         var rho = radius
-        let bits = Swift.max(point.precision.bits, -radius.exponent + 96, 128)
-        let precision = Precision(bits: bits)
+        guard let precision = searchPrecision(point, radius) else { return nil }
         let start = point.rounded(to: precision)
-        for _ in 0..<attempts {
+        for _ in 0..<Swift.max(0, attempts) {
             guard let p = period(near: start, radius: rho, maxPeriod: maxPeriod, precision: precision) else {
                 return nil
             }
@@ -153,7 +162,9 @@ public enum MinibrotFinder {
     )
         -> Search
     {
-        let precision = precision ?? Precision(bits: Swift.max(point.precision.bits, -rho.exponent + 96, 128))
+        guard p >= 1, let precision = precision ?? searchPrecision(point, rho) else {
+            return .notConverged(period: p)
+        }
         let start = point.rounded(to: precision)
         guard var (c, steps) = nucleus(from: start, period: p, precision: precision) else {
             return .notConverged(period: p)
@@ -203,11 +214,13 @@ public enum MinibrotFinder {
         from center: BigComplex, radius: FloatExp, to target: FloatExp, fraction: Double = 0.5,
         maxLevels: Int = 64, levelDone: (Level) -> Void = { _ in }
     ) -> [Level]? {
-        guard var current = find(near: center, radius: radius) else { return nil }
+        guard fraction.isFinite, fraction > 0, fraction <= 1, var current = find(near: center, radius: radius) else {
+            return nil
+        }
         var viewRadius = radius
         var levels = [Level(minibrot: current, viewRadius: viewRadius)]
         levelDone(levels[0])
-        for _ in 0..<maxLevels {
+        for _ in 0..<Swift.max(0, maxLevels) {
             let four = current.size * FloatExp(4)
             if four < target { break }
             let log2r = (1 - fraction) * viewRadius.log2Magnitude + fraction * four.log2Magnitude

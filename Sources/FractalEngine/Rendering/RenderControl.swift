@@ -59,6 +59,9 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
     /// A reference orbit's device broke its contract (a step near |Z| = 2 without its escape
     /// test): an internal error, reported rather than trusted.
     case deviceOrbit(String)
+    /// A setting outside what the engine takes (`RenderSettings.validate()`): `name` is the
+    /// setting's field, `reason` the range it must lie in.
+    case invalidSetting(name: String, reason: String)
 
     /// The error in one line for the user, with what to change where something can be.
     public var description: String {
@@ -77,6 +80,8 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
             "load-reference: this view renders on the \(path) path, which takes no reference orbit"
         case .deviceOrbit(let what):
             "the GPU's reference orbit: \(what)"
+        case .invalidSetting(let name, let reason):
+            "\(name): \(reason)"
         case .needsPerturbation(let required, let available):
             "this view needs \(required) bits (pixel spacing plus guard bits) but direct double-double iteration carries \(available), and Newton fractals have no perturbation formula"
         }

@@ -66,6 +66,7 @@ extension Renderer {
     /// the reference's precision when it is high).
     public static func plan(location: Location, settings: RenderSettings) throws -> RenderPlan {
         let viewport = try Viewport(location: location, settings: settings)
+        try settings.validate()
         let bits = requiredBits(viewport: viewport, guardBits: settings.guardBits)
         let path = settings.path ?? automaticPath(bits: bits, guardBits: settings.guardBits, family: location.family)
         var plan = RenderPlan(

@@ -84,6 +84,44 @@ public struct RenderSettings: Sendable, Equatable {
     }
 }
 
+extension RenderSettings {
+    /// The worker threads a render takes: 0 (one per core) to 1,024.
+    public static let threadRange = 0...1024
+    /// The guard bits a render takes.
+    public static let guardBitsRange = 0...64
+    /// The extra MPFR bits of a reference orbit (`PerturbationSettings.extraBits`).
+    public static let extraBitsRange = 0...1_000_000
+
+    /// Throws `RenderError.invalidSetting` for a setting outside what the engine takes, before
+    /// any work: threads, guard bits, tile size, the pixels of `onlyPixels` (inside the
+    /// image), the reference's extra bits and the streamed stage. The image size is the
+    /// `Viewport`'s to check (`LocationError`). `Renderer.render` and `Renderer.plan` call it.
+    public func validate() throws(RenderError) {
+        func refuse(_ name: String, _ reason: String) -> RenderError { .invalidSetting(name: name, reason: reason) }
+        guard Self.threadRange.contains(threads) else {
+            throw refuse("threads", "\(threads) is outside 0...1024 (0: one per core)")
+        }
+        guard Self.guardBitsRange.contains(guardBits) else {
+            throw refuse("guardBits", "\(guardBits) is outside 0...64")
+        }
+        guard tilePixels >= 1 && tilePixels <= 1 << 30 else {
+            throw refuse("tilePixels", "\(tilePixels) is outside 1...2^30")
+        }
+        guard Self.extraBitsRange.contains(perturbation.extraBits) else {
+            throw refuse("perturbation.extraBits", "\(perturbation.extraBits) is outside 0...1000000")
+        }
+        guard perturbation.streamedStage >= 0 && perturbation.streamedStage <= 64 else {
+            throw refuse("perturbation.streamedStage", "\(perturbation.streamedStage) is outside 0...64")
+        }
+        if let only = onlyPixels {
+            let (count, overflow) = width.multipliedReportingOverflow(by: height)
+            if let bad = only.first(where: { overflow || $0 < 0 || $0 >= count }) {
+                throw refuse("onlyPixels", "index \(bad) is outside the \(width) x \(height) image")
+            }
+        }
+    }
+}
+
 /// What a render did.
 public struct RenderReport: Sendable {
     /// The arithmetic path the render took.
@@ -168,6 +206,7 @@ public enum Renderer {
     ) throws -> RenderResult {
         let start = DispatchTime.now().uptimeNanoseconds
         let viewport = try Viewport(location: location, settings: settings)
+        try settings.validate()
         let bits = requiredBits(viewport: viewport, guardBits: settings.guardBits)
         let path = settings.path ?? automaticPath(bits: bits, guardBits: settings.guardBits, family: location.family)
         let threads = settings.workerThreads
