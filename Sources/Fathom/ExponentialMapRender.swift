@@ -89,11 +89,16 @@ public struct ExponentialMapRender: Sendable {
         for rows in bands { _ = try Renderer.plan(location: location, settings: bandSettings(rows)) }
         var prime = bandSettings(bands[bands.count - 1])
         prime.onlyPixels = []
-        _ = try Renderer.render(location: location, settings: prime, control: control)
+        // Progress over the whole map: the priming render takes the first 5%, each band its
+        // share of the rows (`RenderControl.part`).
+        _ = try Renderer.render(location: location, settings: prime, control: control?.part(0...0.05))
         var report = Report()
+        let height = Double(map.height)
         for rows in bands {
             if control?.isCancelled == true { throw RenderError.cancelled }
-            var result = try Renderer.render(location: location, settings: bandSettings(rows), control: control)
+            let part = control?.part(
+                0.05 + 0.95 * Double(rows.lowerBound) / height...0.05 + 0.95 * Double(rows.upperBound) / height)
+            var result = try Renderer.render(location: location, settings: bandSettings(rows), control: part)
             if var extras = result.field.extras, !extras.distance.isEmpty {
                 ExponentialMapRender.inRowPixels(&extras.distance, map: map, rows: rows)
                 result.field.extras = extras
@@ -117,6 +122,7 @@ public struct ExponentialMapRender: Sendable {
         report.orbitsComputed = cache.computedOrbits
         report.orbitsReused = cache.orbitHits
         report.seconds = Date().timeIntervalSince(start)
+        control?.finish()
         return report
     }
 

@@ -149,20 +149,26 @@ public struct FrameSequence: Sendable {
         var settings = settings
         settings.perturbation.cache = cache
         cache.storesOrbits = true
-        try prime(range, settings: settings, control: control)
+        // Progress over the whole slice: the priming renders take the first 5%, each frame an
+        // equal share of the rest (`RenderControl.part`).
+        try prime(range, settings: settings, control: control?.part(0...0.05))
         // From here a frame's own orbit serves no later frame: a slice's bytes are the full
         // run's (`ReferenceCache.storesOrbits`).
         cache.storesOrbits = false
         defer { cache.storesOrbits = true }
         let key = try keyColors(settings: settings)
         var report = Report()
+        let share = 0.95 / Double(range.count)
         for k in range {
+            let part = control?.part(
+                0.05 + share * Double(k - range.lowerBound)...0.05 + share * Double(k - range.lowerBound + 1))
             var frame = frames[k]
             frame.width = settings.width
             frame.height = settings.height
             let path = folder + "/" + FrameSequence.fileName(frame: k)
             if resume && isDone(frame, at: path) {
                 report.framesSkipped += 1
+                part?.finish()
                 continue
             }
             if let key, (frame.color ?? ColorSettings()).scale == .automatic {
@@ -173,7 +179,7 @@ public struct FrameSequence: Sendable {
                 frame.color = color
             }
             let result = try ImageRender.render(
-                frame, settings: settings, to: path, bitDepth: bitDepth, control: control)
+                frame, settings: settings, to: path, bitDepth: bitDepth, control: part)
             report.framesRendered += 1
             if (result.report.perturbation?.finerOrbitPixels ?? 0) > 0 { report.finerOrbits += 1 }
             frameDone(k, result)
@@ -181,7 +187,23 @@ public struct FrameSequence: Sendable {
         report.orbitsComputed = cache.computedOrbits
         report.orbitsReused = cache.orbitHits
         report.seconds = Date().timeIntervalSince(start)
+        control?.finish()
         return report
+    }
+
+    /// `render(_:into:settings:bitDepth:cache:control:resume:frameDone:)` for async code: on a
+    /// thread of its own, cancelled with the calling Task (`CancellationError`; the frames
+    /// written so far stay, each whole; see `RenderControl.run(with:_:)`).
+    public func render(
+        _ range: ClosedRange<Int>, into folder: String, settings: RenderSettings, bitDepth: BitDepth = .eight,
+        cache: ReferenceCache = ReferenceCache(), control: RenderControl? = nil, resume: Bool = false,
+        frameDone: @escaping @Sendable (Int, RenderResult) -> Void = { _, _ in }
+    ) async throws -> Report {
+        try await RenderControl.run(with: control) { control in
+            try render(
+                range, into: folder, settings: settings, bitDepth: bitDepth, cache: cache, control: control,
+                resume: resume, frameDone: frameDone)
+        }
     }
 
     /// Checks every frame of `range`, then primes `settings.perturbation.cache` for them: each

@@ -24,6 +24,19 @@ public enum ImageRender {
         return result
     }
 
+    /// `render(_:settings:to:npy:bitDepth:control:)` for async code: on a thread of its own,
+    /// cancelled with the calling Task (`CancellationError`, nothing written; see
+    /// `RenderControl.run(with:_:)`).
+    @discardableResult
+    public static func render(
+        _ file: LocationFile, settings: RenderSettings, to path: String, npy: String? = nil,
+        bitDepth: BitDepth = .eight, control: RenderControl? = nil
+    ) async throws -> RenderResult {
+        try await RenderControl.run(with: control) { control in
+            try render(file, settings: settings, to: path, npy: npy, bitDepth: bitDepth, control: control)
+        }
+    }
+
     /// A render's outputs, resolved by the output rules before any work: the PNG (index 0),
     /// then the NumPy file and the reference orbit when asked for.
     public struct Outputs {

@@ -157,7 +157,7 @@ public enum Verifier {
     public static func verify(
         _ oracle: OracleFile, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits,
         perturbation: PerturbationSettings = PerturbationSettings(), sampledOnly: Bool = false,
-        backend: ComputeBackend = .cpu, gpuExact: Bool = false
+        backend: ComputeBackend = .cpu, gpuExact: Bool = false, control: RenderControl? = nil
     ) throws -> VerifyReport {
         if let problem = oracle.problem {
             throw LocationError.outOfRange(field: "oracle", text: oracle.name, limit: problem)
@@ -171,8 +171,8 @@ public enum Verifier {
         if sampledOnly { settings.onlyPixels = oracle.pixels.map { $0.y * oracle.width + $0.x } }
         let result: RenderResult
         do {
-            result = try Renderer.render(location: location, settings: settings)
-        } catch let error as RenderError {
+            result = try Renderer.render(location: location, settings: settings, control: control)
+        } catch let error as RenderError where error != .cancelled {
             return VerifyReport(name: oracle.name, outcome: .unsupported("\(error)"), path: nil, seconds: 0, rows: [])
         }
         var rows: [VerifyReport.Row] = []
@@ -254,5 +254,21 @@ extension Verifier {
         report.warnings = result.report.warnings
         if report.countMismatches > 0 || report.smoothMismatches > 0 { report.outcome = .failed }
         return report
+    }
+}
+
+extension Verifier {
+    /// `verify` for async code: on a thread of its own, cancelled with the calling Task
+    /// (`CancellationError`; see `RenderControl.run(with:_:)`).
+    public static func verify(
+        _ oracle: OracleFile, threads: Int = 0, guardBits: Int = RenderSettings.defaultGuardBits,
+        perturbation: PerturbationSettings = PerturbationSettings(), sampledOnly: Bool = false,
+        backend: ComputeBackend = .cpu, gpuExact: Bool = false, control: RenderControl? = nil
+    ) async throws -> VerifyReport {
+        try await RenderControl.run(with: control) { control in
+            try verify(
+                oracle, threads: threads, guardBits: guardBits, perturbation: perturbation, sampledOnly: sampledOnly,
+                backend: backend, gpuExact: gpuExact, control: control)
+        }
     }
 }

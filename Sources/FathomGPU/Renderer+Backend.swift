@@ -24,3 +24,15 @@ extension Renderer {
         }
     }
 }
+
+extension Renderer {
+    /// `render(location:settings:control:)` for async code: on a thread of its own, cancelled
+    /// with the calling Task (`CancellationError`); see `RenderControl.run(with:_:)`.
+    public static func render(location: Location, settings: RenderSettings, control: RenderControl? = nil)
+        async throws -> RenderResult
+    {
+        try await RenderControl.run(with: control) { control in
+            try render(location: location, settings: settings, control: control)
+        }
+    }
+}

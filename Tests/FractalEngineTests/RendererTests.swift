@@ -32,8 +32,10 @@ struct RendererTests {
             // 2,560 pixels: tiles of 1,000, 1,000 and 560.
             _ = try Renderer.render(
                 location: seahorse, settings: settings, control: RenderControl { box.fractions.append($0) })
+            // Three tiles (each pass's fraction shows as `passShare` of it), then the end: 1.
             #expect(
-                box.fractions.count == 3 && box.fractions.first == first && box.fractions.last == 1,
+                box.fractions.count == 4 && box.fractions.first == RenderControl.passShare * first
+                    && box.fractions.last == 1,
                 "\(order): \(box.fractions)")
         }
     }
@@ -119,7 +121,7 @@ struct RendererTests {
         }
         _ = try Renderer.render(
             location: seahorse, settings: RenderSettings(width: 64, height: 64, tilePixels: 256), control: control)
-        #expect(box.calls == 16)
+        #expect(box.calls == 17, "16 tiles and the end")
         #expect(box.last == 1)
         let cancelled = RenderControl()
         cancelled.cancel()

@@ -165,11 +165,16 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         defer { early?.cancel() }
         let buffers = PassBuffers(count: field.pixelCount, detect: settings.glitchMode == .detect)
         defer { buffers.deallocate() }
+        // A cancelled render stops between phases too, not only between tiles.
+        func stopIfCancelled() throws(RenderError) { if control?.isCancelled == true { throw .cancelled } }
+        try stopIfCancelled()
         let first = try FirstPass(job: self, references: references, buffers: buffers).run(into: &field)
         trace.mark("first pass")
+        try stopIfCancelled()
         let correction = try GlitchCorrection(job: self, first: first, buffers: buffers, references: references).run(
             into: &field)
         trace.mark("glitch passes")
+        try stopIfCancelled()
         let settled = try SettlePixels(
             job: self, references: references, buffers: buffers, first: first.epsilon, early: early
         ).run(into: &field)

@@ -245,6 +245,7 @@ public enum Renderer {
             report.gpuPasses = after.passes - before.passes
             report.gpuUploadsSaved = after.residentHits - before.residentHits
         }
+        control?.finish()
         return RenderResult(field: field, report: report)
     }
 }

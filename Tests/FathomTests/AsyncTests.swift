@@ -1,0 +1,143 @@
+import Fathom
+import Foundation
+import Synchronization
+import Testing
+
+/// The async entry points and progress: monotonic from 0 to 1 over a whole run, cancelled by the
+/// calling Task with `CancellationError` (Documentation/Library.md, "Async and progress").
+@Suite("Async renders and progress")
+struct AsyncTests {
+    /// Every estimate a control reported, in order.
+    final class Recorder: Sendable {
+        let values = Mutex<[Double]>([])
+        var control: RenderControl { RenderControl { fraction in self.values.withLock { $0.append(fraction) } } }
+        var all: [Double] { values.withLock { $0 } }
+    }
+
+    static func monotonicToOne(_ values: [Double]) -> Bool {
+        guard let last = values.last, last == 1, values.allSatisfy({ $0 >= 0 && $0 <= 1 }) else { return false }
+        return zip(values, values.dropFirst()).allSatisfy { $0 <= $1 }
+    }
+
+    @Test(
+        "progress never goes back and ends at 1: a direct view, a deep one with several passes",
+        arguments: ["flake", "e50"])
+    func progressMonotonic(preset: String) throws {
+        let location = try #require(Presets.named(preset)).location
+        let recorder = Recorder()
+        let control = recorder.control
+        _ = try Renderer.render(location: location, settings: RenderSettings(width: 200, height: 112), control: control)
+        let values = recorder.all
+        #expect(values.count >= 2)
+        #expect(Self.monotonicToOne(values), "\(preset): \(values.prefix(40))")
+        #expect(control.fractionDone == 1)
+    }
+
+    @Test("a pass that starts again moves the estimate on, never back")
+    func passesChain() {
+        let recorder = Recorder()
+        let control = recorder.control
+        for f in [0.1, 0.5, 1.0, 0.0, 0.5, 1.0, 0.2] { control.report(f) }
+        control.finish()
+        let values = recorder.all
+        #expect(Self.monotonicToOne(values))
+        // The second pass started where the first ended and went most of the way to 1.
+        #expect(values[2] == 0.95 && values[4] > 0.95 && values[4] < 1)
+    }
+
+    @Test("a sequence reports its whole run, from 0 to 1, through each frame's part")
+    func sequenceProgress() throws {
+        let folder = NSTemporaryDirectory() + "fathom-async-\(getpid())-seq"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let deep = try #require(Presets.named("seahorse"))
+        let sequence = try FrameSequence.zoomOut(from: LocationFile(location: deep.location), count: 3, factor: 4)
+        let recorder = Recorder()
+        let control = recorder.control
+        _ = try sequence.render(0...2, into: folder, settings: RenderSettings(width: 32, height: 18), control: control)
+        let values = recorder.all
+        #expect(Self.monotonicToOne(values), "\(values)")
+        // Each frame moved it: the first frame's end is about a third of the way.
+        #expect(values.contains { $0 > 0.3 && $0 < 0.4 })
+    }
+
+    @Test("the callback receives its control and can cancel the render it reports on")
+    func callbackCancels() throws {
+        let location = try #require(Presets.named("e50")).location
+        let control = RenderControl { control, fraction in if fraction > 0.2 { control.cancel() } }
+        #expect(throws: RenderError.cancelled) {
+            _ = try Renderer.render(
+                location: location, settings: RenderSettings(width: 320, height: 180), control: control)
+        }
+    }
+
+    @Test("an async render gives the blocking render's field")
+    func asyncEqualsBlocking() async throws {
+        let location = try #require(Presets.named("seahorse")).location
+        let settings = RenderSettings(width: 64, height: 36)
+        // The blocking form, from a synchronous closure (in async code the async form is chosen).
+        let blocking = try { () throws -> RenderResult in try Renderer.render(location: location, settings: settings)
+        }()
+        let awaited = try await Renderer.render(location: location, settings: settings)
+        #expect(awaited.field == blocking.field)
+    }
+
+    @Test("an async render cancelled by its Task throws CancellationError within 0.1 s of the cancel")
+    func taskCancellation() async throws {
+        let location = try #require(Presets.named("e1000")).location
+        let started = Mutex<Double?>(nil)
+        let control = RenderControl { fraction in
+            started.withLock { if $0 == nil, fraction > 0.15 { $0 = Date().timeIntervalSinceReferenceDate } }
+        }
+        let task = Task {
+            // Tiles of 512 pixels: a cancel lands after the tiles in flight.
+            try await Renderer.render(
+                location: location, settings: RenderSettings(width: 960, height: 540, tilePixels: 512), control: control
+            )
+        }
+        // Cancel once the pixels are being rendered (past the reference orbit).
+        let deadline = Date().addingTimeInterval(60)
+        while started.withLock({ $0 }) == nil && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let cancelledAt = Date()
+        task.cancel()
+        let outcome = await task.result
+        let latency = Date().timeIntervalSince(cancelledAt)
+        switch outcome {
+        case .success: Issue.record("the render finished despite the cancel")
+        case .failure(let error): #expect(error is CancellationError, "threw \(error)")
+        }
+        #expect(latency < 0.1, "ended \(latency) s after the cancel")
+    }
+
+    @Test("a Task cancelled before the render starts: CancellationError, no work")
+    func cancelledBeforeStart() async throws {
+        let location = try #require(Presets.named("e1000")).location
+        let task = Task {
+            try await Task.sleep(for: .milliseconds(50))
+            return try await Renderer.render(location: location, settings: RenderSettings(width: 960, height: 540))
+        }
+        task.cancel()
+        let outcome = await task.result
+        if case .success = outcome { Issue.record("the render ran") }
+    }
+
+    @Test("async image render and verify: the same results, and CancellationError when cancelled")
+    func asyncImageAndVerify() async throws {
+        let folder = NSTemporaryDirectory() + "fathom-async-\(getpid())-img"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let file = LocationFile(location: try #require(Presets.named("seahorse")).location)
+        let result = try await ImageRender.render(
+            file, settings: RenderSettings(width: 48, height: 27), to: folder + "/a.png")
+        #expect(result.field.width == 48 && FileManager.default.fileExists(atPath: folder + "/a.png"))
+        let oracle = try OracleFile.read(path: repositoryFile("Tests/FathomTests/Fixtures/pub_b_e14.json").path)
+        let report = try await Verifier.verify(oracle, sampledOnly: true)
+        #expect(report.outcome == .passed)
+        let cancelled = Task {
+            try await ImageRender.render(file, settings: RenderSettings(width: 48, height: 27), to: folder + "/b.png")
+        }
+        cancelled.cancel()
+        if case .success = await cancelled.result { Issue.record("the cancelled render wrote its image") }
+        #expect(!FileManager.default.fileExists(atPath: folder + "/b.png"))
+    }
+}
