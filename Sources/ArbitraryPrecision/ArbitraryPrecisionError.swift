@@ -1,3 +1,5 @@
+import Foundation
+
 /// Errors from parsing arbitrary-precision numbers.
 public enum ArbitraryPrecisionError: Error, Equatable, CustomStringConvertible {
     /// The text is not a finite decimal number (`[+-]digits[.digits][e[+-]digits]`).
@@ -11,4 +13,9 @@ public enum ArbitraryPrecisionError: Error, Equatable, CustomStringConvertible {
             return "'\(shown)' is not a decimal number"
         }
     }
+}
+
+extension ArbitraryPrecisionError: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
 }

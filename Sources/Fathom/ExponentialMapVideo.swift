@@ -215,3 +215,8 @@ public struct ExponentialMapVideo {
         return out
     }
 }
+
+extension ExponentialMapVideo.Failure: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the Fathom module's own formats and requests can get wrong (the engine's location
 /// errors stay `LocationError`): a view a .kfr file cannot hold, sequences, supersampling,
 /// engine settings.
@@ -71,4 +73,9 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
                 ? scalar.escaped(asASCII: true) : String(scalar)
         }
     }
+}
+
+extension FathomError: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
 }

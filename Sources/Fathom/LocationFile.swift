@@ -247,3 +247,8 @@ public enum FileError: Error, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension FileError: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
+}

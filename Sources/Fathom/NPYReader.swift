@@ -130,3 +130,8 @@ extension NPYReader {
         return field
     }
 }
+
+extension NPYError: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
+}

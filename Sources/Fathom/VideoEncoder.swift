@@ -123,3 +123,8 @@ public final class VideoEncoder {
         return lines.last.map { String($0.prefix(200)) } ?? "exit status \(process.terminationStatus)"
     }
 }
+
+extension VideoEncoder.Failure: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
+}

@@ -43,7 +43,7 @@ struct CLIError: Error {
         case let e as GPUError:
             switch e {
             // No CUDA driver: a program the command needs is missing, as ffmpeg for video.
-            case .noDriver: self = CLIError(exitCode: 69, message: "\(e)")
+            case .noDriver: self = CLIError(exitCode: 69, message: "--\(e)")  // the option: --backend cuda
             case .failed: self = .other("\(e)")
             }
         case let e as VideoEncoder.Failure:

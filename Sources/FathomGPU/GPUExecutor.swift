@@ -10,11 +10,11 @@ public enum GPUError: Error, CustomStringConvertible, Equatable {
     /// A CUDA or NVRTC call failed (its one-line message).
     case failed(String)
 
-    /// A one-line message: `--backend cuda: ...` when there is no driver, `GPU backend: ...` when a
+    /// A one-line message: `backend cuda: ...` when there is no driver, `GPU backend: ...` when a
     /// call failed.
     public var description: String {
         switch self {
-        case .noDriver(let m): "--backend cuda: \(m)"
+        case .noDriver(let m): "backend cuda: \(m)"
         case .failed(let m): "GPU backend: \(m)"
         }
     }
@@ -449,4 +449,9 @@ extension ComputeBackend {
 
     /// The CUDA C++ source of the GPU kernels (compiled by NVRTC at run time).
     package static var kernelSource: String { KernelSource.text }
+}
+
+extension GPUError: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
 }

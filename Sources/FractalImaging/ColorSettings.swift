@@ -1,3 +1,4 @@
+import Foundation
 import FractalEngine
 
 /// How iteration data become colours (Documentation/Coloring.md).
@@ -263,4 +264,9 @@ extension RGB: Codable {
         try c.encode(g)
         try c.encode(b)
     }
+}
+
+extension ColorError: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
 }

@@ -119,3 +119,8 @@ public enum GradientError: Error, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension GradientError: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
+}

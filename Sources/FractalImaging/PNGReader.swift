@@ -101,3 +101,8 @@ public enum ImageReadError: Error, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension ImageReadError: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
+}

@@ -262,7 +262,7 @@ let situations: [Situation] = [
     Situation(
         label: "reference orbit file from an older Fathom",
         args: ["render", "--preset", "e50", "--size", "8x8", "--load-reference", "r.orbit"],
-        code: 65, message: "written by an older Fathom: render it again with --save-reference",
+        code: 65, message: "written by an older Fathom: save it again",
         files: ["r.orbit": "FATHOMRO\u{2}\0\0\0\u{2}\0\0\0\0\0\0\0"], checks: [.absent("fathom.png")]),
     // Location files.
     Situation(

@@ -1,4 +1,5 @@
 import ArbitraryPrecision
+import Foundation
 
 /// Where to look: a family, a center and radius as decimal strings (any length and exponent),
 /// a rotation and an iteration limit. The contract of Documentation/Conventions.md.
@@ -166,4 +167,9 @@ public enum ImageSize {
             width * height <= maximumPixels
         else { throw .badSize(width: width, height: height) }
     }
+}
+
+extension LocationError: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
 }

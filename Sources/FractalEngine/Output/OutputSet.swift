@@ -644,3 +644,8 @@ private func copy(_ input: Int32, toDescriptor fd: Int32) throws(IOFailure) {
         try writeAll(buffer.prefix(n), toDescriptor: fd)
     }
 }
+
+extension OutputError: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
+}

@@ -172,7 +172,7 @@ struct DeviceStep: ReferenceStep {
         if checked >= Self.checkedSteps { checker = nil }
         let step = checked
         func differs() -> RenderError {
-            RenderError.deviceOrbit("step \(step) differs from MPFR's; render on the CPU (--backend cpu)")
+            RenderError.deviceOrbit("step \(step) differs from MPFR's; render on the CPU (backend cpu)")
         }
         guard let v = values else {
             if mpfr_equal_p(ws[0], self.ws[0]) == 0 || mpfr_equal_p(ws[1], self.ws[1]) == 0 { throw differs() }

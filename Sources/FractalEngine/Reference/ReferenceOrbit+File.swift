@@ -131,7 +131,9 @@ extension ReferenceOrbit {
         let version = UInt32(bytes[8]) | UInt32(bytes[9]) << 8 | UInt32(bytes[10]) << 16 | UInt32(bytes[11]) << 24
         guard version == fileVersion || version == 3 else {
             if version == 1 || version == 2 {
-                throw fail("version \(version) file, written by an older Fathom: render it again with --save-reference")
+                throw fail(
+                    "version \(version) file, written by an older Fathom: save it again (PerturbationSettings.saveReference)"
+                )
             }
             throw fail("version \(version), but this Fathom reads versions 3 and \(fileVersion) only")
         }
@@ -328,9 +330,14 @@ public enum ReferenceFileError: Error, Equatable, CustomStringConvertible {
         case .tooFar(let path, let pixels, let maximum):
             "reference orbit '\(path)' lies \(pixels.isFinite ? String(format: "%.3g", pixels) : "infinitely many") pixels "
                 + "from the view's center, more than \(String(format: "%.0f", maximum)): its deltas could not tell the "
-                + "pixels apart; save a reference orbit of this view (--save-reference) or render without one"
+                + "pixels apart; save a reference orbit of this view (PerturbationSettings.saveReference) or render without one"
         case .mismatch(let path):
             "reference orbit '\(path)' does not fit this view (family, iteration limit or precision)"
         }
     }
+}
+
+extension ReferenceFileError: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
 }

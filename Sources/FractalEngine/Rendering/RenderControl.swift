@@ -159,3 +159,8 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension RenderError: LocalizedError {
+    /// The one-line message (`description`), so that `localizedDescription` reads it too.
+    public var errorDescription: String? { description }
+}
