@@ -3,7 +3,8 @@
 // any other package would: by path (the repository's root, one folder up) when built here, or
 // by version when FATHOM_URL and FATHOM_VERSION are set (`.package(url:from:)`; make test's
 // Scripts/examples-check.sh does that with a tagged bare clone). README.md says what each tool
-// does. The check also adds `readme-example`, README.md's library example as written there.
+// does. The check also adds `readme-example` (README.md's library example as written there)
+// and a `snippet-...` tool for each DocC article's code.
 import Foundation
 import PackageDescription
 
@@ -20,9 +21,9 @@ if let url = environment["FATHOM_URL"], let version = environment["FATHOM_VERSIO
     // A path dependency's identity is its folder's name, whatever the checkout is called.
     fathomName = here.deletingLastPathComponent().lastPathComponent
 }
-let tools = ["render-location", "recolor", "verify-view", "readme-example"].filter {
-    FileManager.default.fileExists(atPath: here.appendingPathComponent("Sources/\($0)").path)
-}
+// Every folder of Sources/ is a tool: the three here, and what the check adds beside them.
+let tools = ((try? FileManager.default.contentsOfDirectory(atPath: here.appendingPathComponent("Sources").path)) ?? [])
+    .filter { !$0.hasPrefix(".") }.sorted()
 
 let package = Package(
     name: "FathomExamples",

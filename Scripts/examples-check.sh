@@ -5,6 +5,7 @@
 # `readme-example`, and built with `.package(url: "file://...", from: VERSION)` (Examples/
 # Package.swift), which SwiftPM refuses for a package with unsafe flags. Then each tool is run
 # on files of the repository, checking what it promises: readme-example writes its view.png;
+# each DocC article's code (its blocks in order, as one program) builds and runs without error;
 # render-location writes the PNG, and on Ctrl-C (SIGINT) cancels and writes nothing (exit 130);
 # recolor colours the field of a `fathom render --npy` again to the same size; verify-view
 # finds the rendered pixels equal to direct MPFR. `make test` runs it after the test suite.
@@ -35,8 +36,28 @@ cp -R Examples/Package.swift Examples/Sources "$work/client/"
 awk '/^## Library example/ { on = 1 } on && /^```swift/ { code = 1; next } code && /^```/ { exit } code' README.md \
     > "$work/client/Sources/readme-example/main.swift"
 grep -q "import Fathom" "$work/client/Sources/readme-example/main.swift" || fail "no library example in README.md"
+# Each DocC article's code, its blocks in order as one program (a package manifest left out).
+snippets=()
+for article in Sources/*/*.docc/*.md; do
+    name=snippet-$(basename "$article" .md | tr 'A-Z' 'a-z')
+    code=$(awk '/^```swift/ { c = 1; block = ""; next } c && /^```/ { c = 0; if (block !~ /PackageDescription/) printf "%s", block; next } c { block = block $0 "\n" }' "$article")
+    [ -n "$code" ] || continue
+    mkdir -p "$work/client/Sources/$name"
+    printf '%s\n' "$code" > "$work/client/Sources/$name/main.swift"
+    snippets+=("$name")
+done
+[ ${#snippets[@]} -ge 6 ] || fail "found the code of only ${#snippets[@]} DocC articles"
 (cd "$work/client" && FATHOM_URL="file://$work/fathom.git" FATHOM_VERSION="$version" "$swift" build -c release -q)
 bin=$work/client/.build/release
+
+# Each article's program runs in a folder of its own, with the e1000 location file it reads.
+.build/release/fathom render --preset e1000 --size 16x9 --output "$work/e1000.png" >/dev/null
+.build/release/fathom info --json "$work/e1000.png" > "$work/e1000.json"
+for name in "${snippets[@]}"; do
+    mkdir -p "$work/run-$name"
+    cp "$work/e1000.json" "$work/run-$name/"
+    (cd "$work/run-$name" && "$bin/$name" > output.txt 2>&1) || fail "$name failed: $(tail -3 "$work/run-$name/output.txt")"
+done
 
 # README's example, as written: view.png, 1280 x 720.
 (cd "$work" && "$bin/readme-example")
@@ -68,4 +89,4 @@ ls "$work" | grep -q "\.tmp\|fathom-" && fail "a cancelled render left a staged 
 
 "$bin/verify-view" "$fixtures/pub_c_e55.json" 3 | tail -1 | grep -q "9 of 9 pixels checked: all match" \
     || fail "verify-view did not find 9 of 9 pixels equal to MPFR"
-echo "examples-check: Fathom $version by tag from a bare clone; readme-example, render-location (with Ctrl-C), recolor and verify-view behave"
+echo "examples-check: Fathom $version by tag from a bare clone; readme-example, ${#snippets[@]} DocC articles' code, render-location (with Ctrl-C), recolor and verify-view behave"

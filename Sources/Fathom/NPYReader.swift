@@ -17,6 +17,11 @@ public enum NPYReader {
     public static func read(path: String, maxIterations: Int? = nil, rootCount: Int? = nil) throws(NPYError)
         -> IterationField
     {
+        if let maxIterations, !(1...Location.maximumIterations).contains(maxIterations) {
+            throw .malformed(
+                path: path,
+                reason: "an iteration limit of \(maxIterations) is outside 1...\(Location.maximumIterations)")
+        }
         let data: Data
         do { data = try InputFile.read(path, maximumSize: maximumSize, kind: "an .npy field") } catch {
             throw .unreadable(path: path, reason: error.reason)

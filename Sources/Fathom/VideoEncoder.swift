@@ -85,7 +85,7 @@ public final class VideoEncoder {
 
     /// Hands ffmpeg one frame: a PNG file's bytes.
     public func append(png: Data) throws {
-        do { try input.write(contentsOf: png) } catch {
+        do { try Self.withoutBrokenPipeSignal { try input.write(contentsOf: png) } } catch {
             // ffmpeg went away (a closed pipe): its own message says why.
             try? input.close()
             wait()
@@ -93,6 +93,33 @@ public final class VideoEncoder {
             throw Failure.ffmpegFailed(lastLine())
         }
         frames += 1
+    }
+
+    /// Runs `body` (a write to ffmpeg's pipe) with SIGPIPE blocked on this thread, so that a
+    /// pipe ffmpeg closed is an error of the write (EPIPE), not the end of the host process,
+    /// which may not ignore SIGPIPE as the command line does. A SIGPIPE the write raised is
+    /// taken from the thread's pending signals before the old mask comes back.
+    static func withoutBrokenPipeSignal<T>(_ body: () throws -> T) rethrows -> T {
+        var block = sigset_t()
+        var old = sigset_t()
+        sigemptyset(&block)
+        sigaddset(&block, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &block, &old)
+        defer {
+            var pending = sigset_t()
+            sigpending(&pending)
+            if sigismember(&pending, SIGPIPE) == 1 && sigismember(&old, SIGPIPE) == 0 {
+                #if canImport(Darwin)
+                var taken: Int32 = 0
+                sigwait(&block, &taken)
+                #else
+                var zero = timespec()
+                _ = sigtimedwait(&block, nil, &zero)
+                #endif
+            }
+            pthread_sigmask(SIG_SETMASK, &old, nil)
+        }
+        return try body()
     }
 
     /// Ends the input and waits for ffmpeg; the set may then commit the video.

@@ -141,3 +141,62 @@ struct AsyncTests {
         #expect(!FileManager.default.fileExists(atPath: folder + "/b.png"))
     }
 }
+
+@Suite("Minibrot searches in async code")
+struct AsyncFinderTests {
+    @Test("an async search finds what the blocking one finds; a descent cancelled by its Task stops")
+    func findAndCancel() async throws {
+        let c = try BigComplex(parsingRe: "-0.746223962861", im: "-0.0959468433527", precision: Precision(bits: 128))
+        let blocking = try #require({ MinibrotFinder.find(near: c, radius: FloatExp(3.725e-3)) }())
+        let awaited = try #require(try await MinibrotFinder.find(near: c, radius: FloatExp(3.725e-3)))
+        #expect(awaited.period == blocking.period && awaited.nucleus.re == blocking.nucleus.re)
+        // A descent to 1e-3000 takes minutes: cancelled after 0.3 s, it ends with CancellationError.
+        let task = Task {
+            try await MinibrotFinder.descend(
+                from: c, radius: FloatExp(3.725e-3), to: FloatExp(significand: 1, exponent: -10_000))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let cancelledAt = Date()
+        task.cancel()
+        let outcome = await task.result
+        switch outcome {
+        case .success: Issue.record("the descent finished")
+        case .failure(let error): #expect(error is CancellationError, "threw \(error)")
+        }
+        #expect(Date().timeIntervalSince(cancelledAt) < 5)
+    }
+}
+
+@Suite("Renders sharing a reference cache")
+struct SharedCacheTests {
+    @Test("two renders of one view at once, one cache: the orbit is computed once, the same field twice")
+    func orbitComputedOnce() async throws {
+        // e1086's orbit takes about a second: the second render starts while the first computes it.
+        let location = try #require(Presets.named("e1086")).location
+        let cache = ReferenceCache()
+        var settings = RenderSettings(width: 32, height: 18)
+        settings.perturbation.cache = cache
+        async let a = Renderer.render(location: location, settings: settings)
+        async let b = Renderer.render(location: location, settings: settings)
+        let (first, second) = try await (a, b)
+        #expect(first.field == second.field)
+        #expect(cache.computedOrbits == 1, "computed \(cache.computedOrbits), waited \(cache.orbitWaits)")
+        #expect(cache.orbitHits >= 1)
+    }
+
+    @Test("a render waiting for another's orbit stops when cancelled")
+    func waiterCancelled() async throws {
+        let location = try #require(Presets.named("e1086")).location
+        let cache = ReferenceCache()
+        var settings = RenderSettings(width: 32, height: 18)
+        settings.perturbation.cache = cache
+        let computing = Task { try await Renderer.render(location: location, settings: settings) }
+        try await Task.sleep(for: .milliseconds(100))
+        let waiting = Task { try await Renderer.render(location: location, settings: settings) }
+        try await Task.sleep(for: .milliseconds(100))
+        waiting.cancel()
+        if case .success = await waiting.result { Issue.record("the cancelled render finished") }
+        _ = try await computing.value
+        #expect(cache.computedOrbits == 1)
+    }
+}

@@ -105,7 +105,8 @@ import Testing
             bytes[8] = version
             #expect(
                 ReferenceFileTests.reason(bytes)
-                    == "version \(version) file, written by an older Fathom: render it again with --save-reference")
+                    == "version \(version) file, written by an older Fathom: save it again (PerturbationSettings.saveReference)"
+            )
         }
         bytes[8] = 5
         #expect(ReferenceFileTests.reason(bytes) == "version 5, but this Fathom reads versions 3 and 4 only")

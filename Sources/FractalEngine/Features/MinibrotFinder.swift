@@ -33,10 +33,13 @@ public enum MinibrotFinder {
     /// conservative ball method of Documentation/Design.md section 7 (r(n+1) = (|z| + r)^2 - |z|^2 + r0) answers
     /// too early: from the Seahorse preset its periods' nuclei lay 5 to 80 radii away.
     /// nil when the orbit escapes first or no period up to `maxPeriod` qualifies.
-    public static func period(near point: BigComplex, radius: FloatExp, maxPeriod: Int, precision: Precision) -> Int? {
+    public static func period(
+        near point: BigComplex, radius: FloatExp, maxPeriod: Int, precision: Precision, control: RenderControl? = nil
+    ) -> Int? {
         let orbit = DerivativeOrbit(c: point, precision: precision)
         let rho2 = radius * radius
         for n in 1...Swift.max(1, maxPeriod) {
+            if n & 255 == 0, control?.isCancelled == true { return nil }
             orbit.step()
             let z2 = orbit.zSquared, d2 = orbit.derivativeSquared
             if z2 < d2 * rho2 { return n }
@@ -48,9 +51,9 @@ public enum MinibrotFinder {
     /// The nucleus of period `period` nearest `start` by Newton's method, c <- c - z_p / z_p',
     /// until the step is below 2^-(precision - 16) (relative to max(1, |c|)), or nil when it
     /// does not settle within `maxSteps`.
-    public static func nucleus(from start: BigComplex, period: Int, precision: Precision, maxSteps: Int = 64) -> (
-        BigComplex, Int
-    )? {
+    public static func nucleus(
+        from start: BigComplex, period: Int, precision: Precision, maxSteps: Int = 64, control: RenderControl? = nil
+    ) -> (BigComplex, Int)? {
         let orbit = DerivativeOrbit(c: start, precision: precision)
         let ws = orbit.ws
         let (zr, zi, cr, ci, t1, t2, t3) = (ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6])
@@ -59,7 +62,10 @@ public enum MinibrotFinder {
         let tolerance = FloatExp(significand: 1, exponent: -(precision.bits - 16))
         for k in 1...Swift.max(1, maxSteps) {
             orbit.restart()
-            for _ in 0..<period { orbit.step() }
+            for j in 0..<period {
+                if j & 1023 == 1023, control?.isCancelled == true { return nil }
+                orbit.step()
+            }
             // q = z / dz.
             let d2 = orbit.derivativeSquared
             guard !d2.isZero && d2.isFinite else { return nil }
@@ -122,17 +128,21 @@ public enum MinibrotFinder {
     /// A minibrot near `point`: the period within `radius`, Newton from `point`; when the
     /// nucleus lands outside the disc, the radius is halved (a smaller disc, a feature that
     /// dominates closer to the point), up to `attempts` times.
-    public static func find(near point: BigComplex, radius: FloatExp, maxPeriod: Int = 1_000_000, attempts: Int = 30)
-        -> Minibrot?
-    {
+    public static func find(
+        near point: BigComplex, radius: FloatExp, maxPeriod: Int = 1_000_000, attempts: Int = 30,
+        control: RenderControl? = nil
+    ) -> Minibrot? {
         var rho = radius
         guard let precision = searchPrecision(point, radius) else { return nil }
         let start = point.rounded(to: precision)
         for _ in 0..<Swift.max(0, attempts) {
-            guard let p = period(near: start, radius: rho, maxPeriod: maxPeriod, precision: precision) else {
+            guard let p = period(near: start, radius: rho, maxPeriod: maxPeriod, precision: precision, control: control)
+            else {
                 return nil
             }
-            if let m = minibrot(period: p, near: start, radius: rho, precision: precision).minibrot { return m }
+            if let m = minibrot(period: p, near: start, radius: rho, precision: precision, control: control).minibrot {
+                return m
+            }
             rho = rho * FloatExp(0.5)
         }
         return nil
@@ -158,15 +168,14 @@ public enum MinibrotFinder {
     /// (at `precision`, by default the one `find` takes for `radius`), if it lies within
     /// `radius` of it.
     public static func minibrot(
-        period p: Int, near point: BigComplex, radius rho: FloatExp, precision: Precision? = nil
-    )
-        -> Search
-    {
+        period p: Int, near point: BigComplex, radius rho: FloatExp, precision: Precision? = nil,
+        control: RenderControl? = nil
+    ) -> Search {
         guard p >= 1, let precision = precision ?? searchPrecision(point, rho) else {
             return .notConverged(period: p)
         }
         let start = point.rounded(to: precision)
-        guard var (c, steps) = nucleus(from: start, period: p, precision: precision) else {
+        guard var (c, steps) = nucleus(from: start, period: p, precision: precision, control: control) else {
             return .notConverged(period: p)
         }
         let dr = (c.re - start.re).floatExpValue, di = (c.im - start.im).floatExpValue
@@ -178,7 +187,9 @@ public enum MinibrotFinder {
         let needed = -magnitude.exponent + 96
         if needed > precision.bits {
             let fine = Precision(bits: needed)
-            guard let (polished, more) = nucleus(from: c.rounded(to: fine), period: p, precision: fine) else {
+            guard
+                let (polished, more) = nucleus(from: c.rounded(to: fine), period: p, precision: fine, control: control)
+            else {
                 return .notConverged(period: p)
             }
             c = polished
@@ -207,20 +218,22 @@ public enum MinibrotFinder {
     /// minibrot's 4 |size|, and in it the next minibrot: around the current one at that
     /// distance (and at 1/2 and 1/4 of it), in 8 directions turned with the minibrot's
     /// orientation, the first with a higher period and under 1/100 of its size. Stops when a
-    /// minibrot's 4 |size| is below `target` (its location: `view(of:)`). nil when no
+    /// minibrot's 4 |size| is below `target` (its view: `location(of:iterations:name:)`). nil when no
     /// minibrot is found at the start; a shorter list when a level finds none (the last one
     /// is then the deepest found).
     public static func descend(
         from center: BigComplex, radius: FloatExp, to target: FloatExp, fraction: Double = 0.5,
-        maxLevels: Int = 64, levelDone: (Level) -> Void = { _ in }
+        maxLevels: Int = 64, control: RenderControl? = nil, levelDone: (Level) -> Void = { _ in }
     ) -> [Level]? {
-        guard fraction.isFinite, fraction > 0, fraction <= 1, var current = find(near: center, radius: radius) else {
+        guard fraction.isFinite, fraction > 0, fraction <= 1,
+            var current = find(near: center, radius: radius, control: control)
+        else {
             return nil
         }
         var viewRadius = radius
         var levels = [Level(minibrot: current, viewRadius: viewRadius)]
         levelDone(levels[0])
-        for _ in 0..<Swift.max(0, maxLevels) {
+        for _ in 0..<Swift.max(0, maxLevels) where control?.isCancelled != true {
             let four = current.size * FloatExp(4)
             if four < target { break }
             let log2r = (1 - fraction) * viewRadius.log2Magnitude + fraction * four.log2Magnitude
@@ -237,7 +250,7 @@ public enum MinibrotFinder {
                     let dy = BigFloat(distance * FloatExp(Math.sin(angle)), precision: precision)
                     let probe = BigComplex(
                         current.nucleus.re.rounded(to: precision) + dx, current.nucleus.im.rounded(to: precision) + dy)
-                    if let m = find(near: probe, radius: distance * FloatExp(0.5)),
+                    if let m = find(near: probe, radius: distance * FloatExp(0.5), control: control),
                         m.period > current.period, m.size < current.size * FloatExp(0.01)
                     {
                         found = m
@@ -321,5 +334,36 @@ final class DerivativeOrbit {
     {
         let x = floatExp(a), y = floatExp(b)
         return x * x + y * y
+    }
+}
+
+extension MinibrotFinder {
+    /// `find(near:radius:maxPeriod:attempts:control:)` for async code: on a thread of its own,
+    /// stopped when the calling Task is cancelled (`CancellationError`; see
+    /// `RenderControl.run(with:_:)`). The blocking form returns nil when its control is cancelled.
+    public static func find(
+        near point: BigComplex, radius: FloatExp, maxPeriod: Int = 1_000_000, attempts: Int = 30,
+        control: RenderControl? = nil
+    ) async throws -> Minibrot? {
+        try await RenderControl.run(with: control) { control in
+            let found = find(near: point, radius: radius, maxPeriod: maxPeriod, attempts: attempts, control: control)
+            if control.isCancelled { throw RenderError.cancelled }
+            return found
+        }
+    }
+
+    /// `descend(from:radius:to:fraction:maxLevels:control:levelDone:)` for async code: on a
+    /// thread of its own, stopped when the calling Task is cancelled (`CancellationError`).
+    public static func descend(
+        from center: BigComplex, radius: FloatExp, to target: FloatExp, fraction: Double = 0.5,
+        maxLevels: Int = 64, control: RenderControl? = nil, levelDone: @escaping @Sendable (Level) -> Void = { _ in }
+    ) async throws -> [Level]? {
+        try await RenderControl.run(with: control) { control in
+            let levels = descend(
+                from: center, radius: radius, to: target, fraction: fraction, maxLevels: maxLevels, control: control,
+                levelDone: levelDone)
+            if control.isCancelled { throw RenderError.cancelled }
+            return levels
+        }
     }
 }

@@ -113,6 +113,27 @@ final class OrbitSupply: @unchecked Sendable {
     private func fetch(
         _ point: BigComplex, lowWords: Bool, threads: Int, steps: Int, watch: PeriodWatch? = nil, onDevice: Bool = false
     ) throws -> ReferenceOrbit {
+        guard let cache else {
+            return try fetchOrCompute(
+                point, lowWords: lowWords, threads: threads, steps: steps, watch: watch, onDevice: onDevice)
+        }
+        // Renders sharing the cache at once compute an orbit once: the others wait for it.
+        let request = ReferenceCache.OrbitRequest(
+            point: point, juliaC: juliaC, power: power, precision: precision, steps: steps, lowWords: lowWords,
+            watched: watch != nil)
+        return try cache.computeOnce(
+            request, cancelled: { control?.isCancelled == true },
+            lookup: { try lookUp(point, lowWords: lowWords, steps: steps, watch: watch) },
+            compute: {
+                try fetchOrCompute(
+                    point, lowWords: lowWords, threads: threads, steps: steps, watch: watch, onDevice: onDevice)
+            })
+    }
+
+    /// The orbit of `point` from the cache (nil: not there); throws `PeriodWatch.Found` as
+    /// computing it would.
+    private func lookUp(_ point: BigComplex, lowWords: Bool, steps: Int, watch: PeriodWatch?) throws -> ReferenceOrbit?
+    {
         if let cached = cache?.orbit(
             for: point, power: power, juliaC: juliaC, maxIterations: steps, precision: precision, lowWords: lowWords)
         {
@@ -128,6 +149,14 @@ final class OrbitSupply: @unchecked Sendable {
         {
             return ended
         }
+        return nil
+    }
+
+    /// The orbit of `point` from the cache, else computed and cached.
+    private func fetchOrCompute(
+        _ point: BigComplex, lowWords: Bool, threads: Int, steps: Int, watch: PeriodWatch?, onDevice: Bool
+    ) throws -> ReferenceOrbit {
+        if let found = try lookUp(point, lowWords: lowWords, steps: steps, watch: watch) { return found }
         let stepDevice = onDevice && power == 2 && precision.bits >= ReferenceThreading.deviceMinimumBits ? device : nil
         if let stepDevice { usedDevice = stepDevice.deviceName }
         let computed = try ReferenceOrbit.compute(

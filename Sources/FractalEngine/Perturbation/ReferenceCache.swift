@@ -1,4 +1,5 @@
 import ArbitraryPrecision
+import CMPFR
 import Foundation
 import FractalNumerics
 import Synchronization
@@ -23,8 +24,77 @@ public final class ReferenceCache: Sendable {
         /// Orbits added from files (`add`).
         var loaded = 0
         var keepsOrbits = true
+        var waits = 0
+        /// Orbits being computed now, by what they are computed for: a render that needs the
+        /// same one waits for it instead of computing it again (`computeOnce`).
+        var inFlight: Set<OrbitRequest> = []
     }
     private let state = Mutex(State())
+
+    /// What an orbit is computed for: equal requests compute equal orbits.
+    struct OrbitRequest: Hashable, Sendable {
+        /// The point's (and the Julia parameter's) values, bit for bit (`bits(of:)`).
+        let values: [UInt64]
+        let power: Int
+        let precisionBits: Int
+        let steps: Int
+        let lowWords: Bool
+        let watched: Bool
+
+        init(
+            point: BigComplex, juliaC: BigComplex?, power: Int, precision: Precision, steps: Int, lowWords: Bool,
+            watched: Bool
+        ) {
+            var values = Self.bits(of: point.re) + Self.bits(of: point.im)
+            if let juliaC { values += Self.bits(of: juliaC.re) + Self.bits(of: juliaC.im) }
+            self.values = values
+            self.power = power
+            self.precisionBits = precision.bits
+            self.steps = steps
+            self.lowWords = lowWords
+            self.watched = watched
+        }
+
+        /// `x` bit for bit: its precision, sign, exponent and limbs (a zero, NaN or infinity:
+        /// its kind and sign alone, as MPFR leaves its limbs unset).
+        static func bits(of x: BigFloat) -> [UInt64] {
+            x.withPointer { p in
+                let m = p.pointee
+                var out = [UInt64(bitPattern: Int64(m._mpfr_prec)), UInt64(bitPattern: Int64(m._mpfr_sign))]
+                guard x.isFinite, !x.isZero else { return out + [x.isZero ? 0 : 1] }
+                out.append(UInt64(bitPattern: Int64(m._mpfr_exp)))
+                let limbs = (Int(m._mpfr_prec) + 63) / 64
+                for i in 0..<limbs { out.append(UInt64(m._mpfr_d[i])) }
+                return out
+            }
+        }
+    }
+
+    /// The result of `body` for `request`, computed by one render at a time: while another
+    /// render computes the same request, this one waits (polling `cancelled`, every 20 ms),
+    /// then asks `lookup` (the cache) first. If the other render failed, this one computes.
+    func computeOnce<T>(
+        _ request: OrbitRequest, cancelled: () -> Bool, lookup: () throws -> T?, compute: () throws -> T
+    ) throws -> T {
+        while true {
+            if let found = try lookup() { return found }
+            let mine = state.withLock { $0.inFlight.insert(request).inserted }
+            if mine {
+                defer { _ = state.withLock { $0.inFlight.remove(request) } }
+                // Another render may have finished between the lookup and the claim.
+                if let found = try lookup() { return found }
+                return try compute()
+            }
+            state.withLock { $0.waits += 1 }
+            while state.withLock({ $0.inFlight.contains(request) }) {
+                if cancelled() { throw RenderError.cancelled }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
+    }
+
+    /// How many renders waited for an orbit another was computing (for tests).
+    public var orbitWaits: Int { state.withLock { $0.waits } }
 
     /// How many orbits were reused (for tests and benchmarks).
     public var orbitHits: Int { state.withLock { $0.orbitHits } }
@@ -223,7 +293,7 @@ extension ReferenceOrbit {
     /// and long enough (it escaped, or it runs to the limit). The one rule for cached orbits
     /// and orbits read from a file.
     public func serves(power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision) -> Bool {
-        matches(power: power, juliaC: juliaC, precision: precision) && (escaped || count >= maxIterations + 1)
+        matches(power: power, juliaC: juliaC, precision: precision) && (escaped || count - 1 >= maxIterations)
     }
 
     /// The same family (power, Julia's c) and at least `precision`, whatever its length.
@@ -238,8 +308,9 @@ extension ReferenceOrbit {
     /// serves a render (`serves`) is cut to it, so the render's tables, steps and image are
     /// those of the orbit it would have computed.
     public func limited(to maxIterations: Int) -> ReferenceOrbit {
-        let n = maxIterations + 1
-        guard count > n else { return self }
+        // At least the orbit's first value; a limit past its end leaves it whole.
+        guard maxIterations < count - 1 else { return self }
+        let n = Swift.max(1, maxIterations + 1)
         return ReferenceOrbit(
             point: point, power: power, juliaC: juliaC, precision: precision, compressed: compressed.prefix(n),
             tiny: tiny.filter { $0.key < n }, escapeGaps: escapeGaps.filter { $0.key < n }, escaped: false)
