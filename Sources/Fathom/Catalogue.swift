@@ -1,33 +1,33 @@
 /// What Fathom offers, declared once: `fathom families` and `fathom palettes` print it, the
 /// CLI checks names against it, and the help text lists it.
-public enum Catalogue {
+package enum Catalogue {
     /// A parameter of a family or of the colouring: its command-line option, its key in a
     /// location file, the values it takes and its default.
-    public struct Parameter: Sendable {
+    package struct Parameter: Sendable {
         /// The command-line option with its argument, e.g. `--power P`.
-        public let option: String
+        package let option: String
         /// The key in a location file, e.g. `power` or `color.palette`.
-        public let key: String
+        package let key: String
         /// The values it takes, in words.
-        public let values: String
+        package let values: String
         /// Its default, in words.
-        public let defaultValue: String
+        package let defaultValue: String
         /// What it sets.
-        public let meaning: String
+        package let meaning: String
     }
 
     /// A family or a palette with what it is and its parameters.
-    public struct Entry: Sendable {
+    package struct Entry: Sendable {
         /// The name the command line and location files use, e.g. `mandelbrot`.
-        public let name: String
+        package let name: String
         /// One line: the iteration (for a family) or the look (for a palette).
-        public let summary: String
+        package let summary: String
         /// The parameters of this family alone (none for a palette).
-        public let parameters: [Parameter]
+        package let parameters: [Parameter]
     }
 
     /// Parameters every family has.
-    public static let viewParameters: [Parameter] = [
+    package static let viewParameters: [Parameter] = [
         Parameter(
             option: "--center RE,IM", key: "center", values: "decimal strings of any length",
             defaultValue: "the family's preset",
@@ -46,7 +46,7 @@ public enum Catalogue {
     ]
 
     /// The families: `mandelbrot`, `multibrot`, `julia` and `newton`, with their own parameters.
-    public static let families: [Entry] = [
+    package static let families: [Entry] = [
         Entry(
             name: "mandelbrot",
             summary: "z0 = 0, z <- z^2 + c, c = the pixel; perturbation, BLA and glitch correction at any depth",
@@ -87,12 +87,12 @@ public enum Catalogue {
     }
 
     /// The built-in palettes, one entry for each case of `Palette`.
-    public static let palettes: [Entry] = Palette.allCases.map {
+    package static let palettes: [Entry] = Palette.allCases.map {
         Entry(name: $0.rawValue, summary: $0.summary, parameters: [])
     }
 
     /// Parameters of the colouring, for every palette.
-    public static let colorParameters: [Parameter] = [
+    package static let colorParameters: [Parameter] = [
         Parameter(
             option: "--palette NAME", key: "color.palette", values: palettes.map(\.name).joined(separator: ", "),
             defaultValue: ColorSettings().palette.rawValue, meaning: "the palette"),
@@ -131,18 +131,18 @@ public enum Catalogue {
     ]
 
     /// The families' names, in catalogue order.
-    public static var familyNames: [String] { families.map(\.name) }
+    package static var familyNames: [String] { families.map(\.name) }
     /// The palettes' names, in catalogue order.
-    public static var paletteNames: [String] { palettes.map(\.name) }
+    package static var paletteNames: [String] { palettes.map(\.name) }
 
     /// The palette called `name` (any case).
-    public static func palette(named name: String) -> Palette? { Palette(rawValue: name.lowercased()) }
+    package static func palette(named name: String) -> Palette? { Palette(rawValue: name.lowercased()) }
 
     /// The catalogue entry of the family called `name` (any case).
-    public static func family(named name: String) -> Entry? { families.first { $0.name == name.lowercased() } }
+    package static func family(named name: String) -> Entry? { families.first { $0.name == name.lowercased() } }
 
     /// `entries` as text: each name and summary, then its parameters indented.
-    public static func listing(_ entries: [Entry], common: [Parameter], commonTitle: String) -> String {
+    package static func listing(_ entries: [Entry], common: [Parameter], commonTitle: String) -> String {
         var lines: [String] = []
         func describe(_ p: Parameter) -> String {
             "    \(p.option): \(p.meaning); \(p.values); default \(p.defaultValue) (location file: \(p.key))"

@@ -256,7 +256,7 @@ public struct PerturbationOutcome: Sendable {
     /// The loop steps that were BLA steps or LA entries.
     public var blaSteps: UInt32
     /// Unused; keeps the layout of FKPixelOut (always 0).
-    public var pad: UInt32
+    package var pad: UInt32
     /// |z|^2 at escape.
     public var r2: Double
     /// |dz/dc|^2 = stretch2 * 2^stretchExponent.

@@ -45,7 +45,7 @@ package struct SendablePointer<T>: @unchecked Sendable {
 /// The order in which a render's workers take its tiles. Only `ascending` is used outside
 /// tests: the others exist to show that a field does not depend on the order (a render is a
 /// pure function of location and settings, whatever the schedule).
-public enum TileOrder: Sendable, Equatable {
+package enum TileOrder: Sendable, Equatable {
     /// The tiles in index order, first to last.
     case ascending
     /// The tiles in reverse index order, last to first.

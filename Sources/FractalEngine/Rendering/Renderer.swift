@@ -62,7 +62,7 @@ public struct RenderSettings: Sendable, Equatable {
     public var gpuExact = false
     /// The order in which workers take the tiles of every CPU pass: for tests, which show that
     /// the field does not depend on it (`TileOrder`).
-    public var tileOrder: TileOrder = .ascending
+    package var tileOrder: TileOrder = .ascending
     /// The flat image (the default), or rows of an exponential map: then `width` and `height`
     /// must be the map's width and the rows' count (`ExponentialMap`).
     public var projection: Viewport.Projection = .flat
