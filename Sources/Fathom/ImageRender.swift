@@ -72,6 +72,8 @@ public enum ImageRender {
         // whose pixel centers are the samples' (the radius spans the shorter side).
         var sampled = settings
         try file.engine?.apply(to: &sampled)
+        // The image's size is checked first: k times a size past the limits could overflow.
+        try ImageSize.validate(width: settings.width, height: settings.height)
         sampled.width *= k
         sampled.height *= k
         let color = file.color ?? ColorSettings()

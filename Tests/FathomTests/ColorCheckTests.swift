@@ -104,6 +104,19 @@ struct ColorCheckTests {
         #expect(image[0, 0] == (255, 128, 0))
     }
 
+    @Test("a supersampled image of a size past the limits: LocationError, not an overflow trap")
+    func supersampledHugeSize() throws {
+        var file = LocationFile(location: try #require(Presets.named("seahorse")).location)
+        file.supersample = 4
+        let path = NSTemporaryDirectory() + "fathom-huge-\(getpid()).png"
+        for (w, h) in [(Int.max / 2, 9), (16, Int.max / 3), (-4, 9)] {
+            #expect(throws: LocationError.self) {
+                try ImageRender.render(file, settings: RenderSettings(width: w, height: h), to: path)
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
     @Test("an .npy field's root count: given, checked against the roots in the file, or the largest there")
     func npyRootCount() throws {
         var field = IterationField(width: 3, height: 1, maxIterations: 10, rootCount: 3)
