@@ -51,10 +51,7 @@ public final class EXRStream {
         _ set: OutputSet, at index: Int, width: Int, height: Int, maxIterations: Int, location: String,
         distance: Bool = false, distanceScale: Float = 1
     ) throws(OutputError) {
-        guard set.paths.indices.contains(index) else {
-            throw .cannotCreate(path: "output \(index)", reason: "the set has \(set.paths.count) outputs")
-        }
-        path = set.paths[index]
+        path = try set.path(index)
         guard width > 0, height > 0, let w = Int32(exactly: width), let h = Int32(exactly: height),
             let limit = Int32(exactly: maxIterations),
             Int(limit) + Int(EXRStream.bias) < Int(UInt32.max)

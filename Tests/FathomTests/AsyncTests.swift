@@ -187,13 +187,18 @@ struct AsyncFinderTests {
 
 @Suite("Renders sharing a reference cache")
 struct SharedCacheTests {
-    @Test("two renders of one view at once, one cache: the orbit is computed once, the same field twice")
-    func orbitComputedOnce() async throws {
-        // e1086's orbit takes about a second: the second render starts while the first computes it.
-        let location = try #require(Presets.named("e1086")).location
+    /// e1086 at 32 x 18 with a cache of its own: its orbit takes about a second.
+    static func view() throws -> (Location, ReferenceCache, RenderSettings) {
         let cache = ReferenceCache()
         var settings = RenderSettings(width: 32, height: 18)
         settings.perturbation.cache = cache
+        return (try #require(Presets.named("e1086")).location, cache, settings)
+    }
+
+    @Test("two renders of one view at once, one cache: the orbit is computed once, the same field twice")
+    func orbitComputedOnce() async throws {
+        // The second render starts while the first computes the orbit.
+        let (location, cache, settings) = try Self.view()
         async let a = Renderer.render(location: location, settings: settings)
         async let b = Renderer.render(location: location, settings: settings)
         let (first, second) = try await (a, b)
@@ -204,10 +209,7 @@ struct SharedCacheTests {
 
     @Test("a render waiting for another's orbit stops when cancelled")
     func waiterCancelled() async throws {
-        let location = try #require(Presets.named("e1086")).location
-        let cache = ReferenceCache()
-        var settings = RenderSettings(width: 32, height: 18)
-        settings.perturbation.cache = cache
+        let (location, cache, settings) = try Self.view()
         let computing = Task { try await Renderer.render(location: location, settings: settings) }
         try await Task.sleep(for: .milliseconds(100))
         let waiting = Task { try await Renderer.render(location: location, settings: settings) }

@@ -244,8 +244,7 @@ public enum MinibrotFinder {
                 let distance = next * FloatExp(Math.pow(0.5, Double(ring)))
                 for k in 0..<8 {
                     let angle = current.orientation + 2 * Double.pi * Double(k) / 8
-                    let precision = Precision(
-                        bits: Swift.max(current.nucleus.precision.bits, -distance.exponent + 96, 128))
+                    guard let precision = searchPrecision(current.nucleus, distance) else { continue }
                     let dx = BigFloat(distance * FloatExp(Math.cos(angle)), precision: precision)
                     let dy = BigFloat(distance * FloatExp(Math.sin(angle)), precision: precision)
                     let probe = BigComplex(

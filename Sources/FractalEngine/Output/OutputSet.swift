@@ -361,10 +361,16 @@ public final class OutputSet: Sendable {
 
     /// A new temporary file for output `index` (replacing one staged before): in the
     /// target's folder for a file, in the temporary folder for a stream.
-    public func temporaryPath(_ index: Int) throws(OutputError) -> String {
+    /// The path of output `index` as given; throws for an index the set does not have.
+    public func path(_ index: Int) throws(OutputError) -> String {
         guard paths.indices.contains(index) else {
             throw .cannotCreate(path: "output \(index)", reason: "the set has \(paths.count) outputs")
         }
+        return paths[index]
+    }
+
+    public func temporaryPath(_ index: Int) throws(OutputError) -> String {
+        _ = try path(index)
         if let old = temporaries.withLock({ $0[index] }) { TemporaryFiles.remove(old) }
         let folder: String
         let name: String

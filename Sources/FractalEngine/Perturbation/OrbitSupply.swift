@@ -114,19 +114,19 @@ final class OrbitSupply: @unchecked Sendable {
         _ point: BigComplex, lowWords: Bool, threads: Int, steps: Int, watch: PeriodWatch? = nil, onDevice: Bool = false
     ) throws -> ReferenceOrbit {
         guard let cache else {
-            return try fetchOrCompute(
+            return try compute(
                 point, lowWords: lowWords, threads: threads, steps: steps, watch: watch, onDevice: onDevice)
         }
         // Renders sharing the cache at once compute an orbit once: the others wait for it.
-        let request = ReferenceCache.OrbitRequest(
-            point: point, juliaC: juliaC, power: power, precision: precision, steps: steps, lowWords: lowWords,
-            watched: watch != nil)
         return try cache.computeOnce(
-            request, cancelled: { control?.isCancelled == true },
+            {
+                ReferenceCache.OrbitRequest(
+                    point: point, juliaC: juliaC, power: power, precision: precision, steps: steps,
+                    lowWords: lowWords, watched: watch != nil)
+            }, cancelled: { control?.isCancelled == true },
             lookup: { try lookUp(point, lowWords: lowWords, steps: steps, watch: watch) },
             compute: {
-                try fetchOrCompute(
-                    point, lowWords: lowWords, threads: threads, steps: steps, watch: watch, onDevice: onDevice)
+                try compute(point, lowWords: lowWords, threads: threads, steps: steps, watch: watch, onDevice: onDevice)
             })
     }
 
@@ -152,11 +152,10 @@ final class OrbitSupply: @unchecked Sendable {
         return nil
     }
 
-    /// The orbit of `point` from the cache, else computed and cached.
-    private func fetchOrCompute(
+    /// The orbit of `point`, computed (the caller looked in the cache first) and cached.
+    private func compute(
         _ point: BigComplex, lowWords: Bool, threads: Int, steps: Int, watch: PeriodWatch?, onDevice: Bool
     ) throws -> ReferenceOrbit {
-        if let found = try lookUp(point, lowWords: lowWords, steps: steps, watch: watch) { return found }
         let stepDevice = onDevice && power == 2 && precision.bits >= ReferenceThreading.deviceMinimumBits ? device : nil
         if let stepDevice { usedDevice = stepDevice.deviceName }
         let computed = try ReferenceOrbit.compute(

@@ -70,14 +70,16 @@ public final class ReferenceCache: Sendable {
         }
     }
 
-    /// The result of `body` for `request`, computed by one render at a time: while another
+    /// The result of `compute` for the request `makeRequest` gives (made only on a miss of
+    /// `lookup`, the cache), computed by one render at a time: while another
     /// render computes the same request, this one waits (polling `cancelled`, every 20 ms),
     /// then asks `lookup` (the cache) first. If the other render failed, this one computes.
     func computeOnce<T>(
-        _ request: OrbitRequest, cancelled: () -> Bool, lookup: () throws -> T?, compute: () throws -> T
+        _ makeRequest: () -> OrbitRequest, cancelled: () -> Bool, lookup: () throws -> T?, compute: () throws -> T
     ) throws -> T {
+        if let found = try lookup() { return found }
+        let request = makeRequest()
         while true {
-            if let found = try lookup() { return found }
             let mine = state.withLock { $0.inFlight.insert(request).inserted }
             if mine {
                 defer { _ = state.withLock { $0.inFlight.remove(request) } }
@@ -90,6 +92,7 @@ public final class ReferenceCache: Sendable {
                 if cancelled() { throw RenderError.cancelled }
                 Thread.sleep(forTimeInterval: 0.02)
             }
+            if let found = try lookup() { return found }
         }
     }
 
