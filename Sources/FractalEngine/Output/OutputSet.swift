@@ -359,8 +359,6 @@ public final class OutputSet: Sendable {
 
     deinit { abort() }
 
-    /// A new temporary file for output `index` (replacing one staged before): in the
-    /// target's folder for a file, in the temporary folder for a stream.
     /// The path of output `index` as given; throws for an index the set does not have.
     public func path(_ index: Int) throws(OutputError) -> String {
         guard paths.indices.contains(index) else {
@@ -369,6 +367,8 @@ public final class OutputSet: Sendable {
         return paths[index]
     }
 
+    /// A new temporary file for output `index` (replacing one staged before): in the
+    /// target's folder for a file, in the temporary folder for a stream.
     public func temporaryPath(_ index: Int) throws(OutputError) -> String {
         _ = try path(index)
         if let old = temporaries.withLock({ $0[index] }) { TemporaryFiles.remove(old) }
