@@ -79,7 +79,7 @@ slurm-check: release
 # .swift-format (line length 120). `make format` rewrites the Swift sources in place; `make lint`
 # fails on any finding (--strict), and `make test` runs it first. Generated files opt out with
 # `swift-format-ignore-file` in their header.
-FORMAT_PATHS = Package.swift Sources Tests Benchmarks Fuzz Plugins Examples/Package.swift Examples/Sources
+FORMAT_PATHS = Package.swift Sources Tests Benchmarks Fuzz Plugins Examples/Package.swift Examples/Sources Examples/StandIns
 
 format:
 	$(SWIFT) format --in-place --recursive --configuration .swift-format $(FORMAT_PATHS)

@@ -26,13 +26,13 @@ let uses: [String: [String]] = [
     "CPNG": ["CLibPNG"],
     "FractalImaging": ["FractalEngine", "CPNG", "CEXR"],
     "Fathom": ["FractalNumerics", "ArbitraryPrecision", "FractalEngine", "FathomGPU", "FractalImaging"],
-    "FathomCLI": ["Fathom"],
-    "fathom-bench": ["Fathom", "CMPFR"],
+    "FathomCLI": ["Fathom", "FractalNumerics"],
+    "fathom-bench": ["Fathom", "CMPFR", "FractalNumerics"],
     "FractalNumericsTests": ["FractalNumerics", "ArbitraryPrecision"],
     "ArbitraryPrecisionTests": ["ArbitraryPrecision"],
     "FractalEngineTests": ["FractalEngine"],
     "FractalImagingTests": ["FractalImaging"],
-    "FathomTests": ["Fathom"],
+    "FathomTests": ["Fathom", "FractalNumerics"],
 ]
 
 /// `uses[name]` and everything those reach, each once, in a fixed order.
@@ -58,6 +58,8 @@ let package = Package(
         .library(name: "Fathom", targets: ["Fathom"]),
         .library(name: "FractalNumerics", targets: ["FractalNumerics"]),
         .library(name: "ArbitraryPrecision", targets: ["ArbitraryPrecision"]),
+        .library(name: "FractalEngine", targets: ["FractalEngine"]),
+        .library(name: "FractalImaging", targets: ["FractalImaging"]),
         .library(name: "FathomGPU", targets: ["FathomGPU"]),
         .executable(name: "fathom", targets: ["FathomCLI"]),
         .executable(name: "fathom-bench", targets: ["fathom-bench"]),

@@ -21,7 +21,7 @@ if let url = environment["FATHOM_URL"], let version = environment["FATHOM_VERSIO
     // A path dependency's identity is its folder's name, whatever the checkout is called.
     fathomName = here.deletingLastPathComponent().lastPathComponent
 }
-// Every folder of Sources/ is a tool: the three here, and what the check adds beside them.
+// Every folder of Sources/ is a tool: the four here, and what the check adds beside them.
 let tools = ((try? FileManager.default.contentsOfDirectory(atPath: here.appendingPathComponent("Sources").path)) ?? [])
     .filter { !$0.hasPrefix(".") }.sorted()
 
@@ -30,6 +30,13 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [fathom],
     targets: tools.map {
-        .executableTarget(name: $0, dependencies: [.product(name: "Fathom", package: fathomName)])
-    }
+        .executableTarget(
+            name: $0,
+            dependencies: [.product(name: "Fathom", package: fathomName)]
+                + ($0 == "alongside-numerics" ? ["ComplexModule"] : []))
+    } + [
+        // swift-numerics' ComplexModule in shape (it cannot be fetched here): alongside-numerics
+        // imports it beside Fathom, so a re-exported type that clashes with it fails the build.
+        .target(name: "ComplexModule", path: "StandIns/ComplexModule")
+    ]
 )

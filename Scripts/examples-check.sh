@@ -32,7 +32,7 @@ git -C "$work/fathom.git" tag "$version" "$commit"
 
 # The client: Examples/ and README.md's library example, depending on that tag.
 mkdir -p "$work/client/Sources/readme-example"
-cp -R Examples/Package.swift Examples/Sources "$work/client/"
+cp -R Examples/Package.swift Examples/Sources Examples/StandIns "$work/client/"
 awk '/^## Library example/ { on = 1 } on && /^```swift/ { code = 1; next } code && /^```/ { exit } code' README.md \
     > "$work/client/Sources/readme-example/main.swift"
 grep -q "import Fathom" "$work/client/Sources/readme-example/main.swift" || fail "no library example in README.md"
@@ -87,6 +87,8 @@ ls "$work" | grep -q "\.tmp\|fathom-" && fail "a cancelled render left a staged 
 "$bin/recolor" "$work/e14.npy" "$work/gray.png" gray | grep -q "160x90, gray" || fail "recolor"
 [ -s "$work/gray.png" ] || fail "recolor wrote no PNG"
 
+"$bin/alongside-numerics" | grep -q "point-symmetric" || fail "alongside-numerics"
+
 "$bin/verify-view" "$fixtures/pub_c_e55.json" 3 | tail -1 | grep -q "9 of 9 pixels checked: all match" \
     || fail "verify-view did not find 9 of 9 pixels equal to MPFR"
-echo "examples-check: Fathom $version by tag from a bare clone; readme-example, ${#snippets[@]} DocC articles' code, render-location (with Ctrl-C), recolor and verify-view behave"
+echo "examples-check: Fathom $version by tag from a bare clone; readme-example, ${#snippets[@]} DocC articles' code, render-location (with Ctrl-C), recolor, alongside-numerics and verify-view behave"

@@ -154,7 +154,7 @@ struct SuiteCase {
                 peakRSSMiB: rssKiB / 1024, path: r.report.path.rawValue, deltas: p?.deltaType.rawValue ?? "-",
                 mpfrChecked: tried, mpfrExact: exactPixels, mpfrMaxSmoothError: maxSmooth, mpfrSkipped: skipped,
                 interiorPixels: p?.interiorPixels ?? 0,
-                backend: r.report.backend, backendStartSeconds: backendStart, gpuSeconds: r.report.gpuSeconds,
+                backend: r.report.device, backendStartSeconds: backendStart, gpuSeconds: r.report.gpuSeconds,
                 referenceSteps: max(0, (p?.referenceLength ?? 1) - 1), unsettledPixels: p?.unsettledPixels ?? 0)
             print(String(decoding: try JSONEncoder().encode(f), as: UTF8.self))
         } catch {
@@ -191,7 +191,7 @@ enum Suite {
             ? SuiteCase.extreme : options.groups.contains("gpu") ? SuiteCase.gpu : SuiteCase.all
         if (options.groups.contains("gpu") || options.groups.contains("extreme")) && !options.json {
             print(
-                "gpu: backend \(options.backend.rawValue)\(options.gpuExact ? " (exact)" : ""); GPU s = the render's GPU passes, open s = opening the backend (before the render)"
+                "gpu: backend \(options.backend.name)\(options.gpuExact ? " (exact)" : ""); GPU s = the render's GPU passes, open s = opening the backend (before the render)"
             )
         }
         for c in cases where options.filter.map({ "\(c.name) \(c.size)".contains($0) }) ?? true {
@@ -204,7 +204,7 @@ enum Suite {
                 process.arguments =
                     [
                         "suite-case", c.location, c.size, String(c.threads), options.locations,
-                        options.backend.rawValue, options.gpuExact ? "exact" : "fmad",
+                        options.backend.name, options.gpuExact ? "exact" : "fmad",
                     ] + (options.approximation.map { [$0.rawValue] } ?? [])
                 let pipe = Pipe()
                 process.standardOutput = pipe

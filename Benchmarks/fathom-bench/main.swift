@@ -4,6 +4,7 @@
 //                     [--locations DIR] [...]: `fathom-bench --help` lists every option.
 import Fathom
 import Foundation
+import FractalNumerics
 
 /// Keeps a value alive so the optimiser cannot drop the work that produced it.
 @inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
@@ -55,14 +56,22 @@ func parseOptions() -> Options {
         case "--host-settle": o.orbitSettle = false
         case "--global-scratch": o.globalScratch = true
         case "--team": o.team = max(2, Int(it.next() ?? "") ?? 2)
-        case "--backend": o.backend = value(ComputeBackend.self, of: a, it.next())
+        case "--backend":
+            let name = it.next()
+            guard let backend = name.flatMap(ComputeBackend.init(named:)) else {
+                let names = ComputeBackend.all.map(\.name).joined(separator: ", ")
+                FileHandle.standardError.write(
+                    Data("fathom-bench: --backend '\(name ?? "")' is not one of \(names)\n".utf8))
+                exit(64)
+            }
+            o.backend = backend
         case "--gpu-exact": o.gpuExact = true
         case "--approximation": o.approximation = value(ApproximationMethod.self, of: a, it.next())
         case "suite-case":
             // Internal: one suite case in this (child) process; prints one JSON line.
             let name = it.next() ?? "", size = it.next() ?? "", threads = Int(it.next() ?? "") ?? 0
             let locations = it.next() ?? o.locations
-            let backend = ComputeBackend(rawValue: it.next() ?? "cpu") ?? .cpu
+            let backend = ComputeBackend(named: it.next() ?? "cpu") ?? .cpu
             let exact = it.next() == "exact"
             let approximation = it.next().flatMap(ApproximationMethod.init(rawValue:))
             SuiteCase.runChild(

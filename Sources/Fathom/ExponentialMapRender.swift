@@ -1,5 +1,6 @@
 import ArbitraryPrecision
 import Foundation
+import FractalNumerics
 
 /// An exponential map of a location (`ExponentialMap`): the zoom from radius 2 in to the
 /// location's radius as one strip, rendered band by band, outermost first, each band handed

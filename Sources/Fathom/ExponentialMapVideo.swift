@@ -1,4 +1,5 @@
 import Foundation
+import FractalNumerics
 
 /// The frames of a zoom reprojected from an exponential map (`fathom expmap --npy`):
 /// Documentation/Sequences.md, "Videos from an exponential map". Each frame's pixel at radius

@@ -1,4 +1,5 @@
 import Foundation
+import FractalNumerics
 
 /// A sequence of frames for a zoom movie: every frame a complete location file, rendered to
 /// numbered PNGs (`frame-00042.png`). Two kinds (Documentation/Sequences.md):

@@ -129,8 +129,10 @@ public struct VerifyReport: Sendable {
     public var rows: [Row]
     /// What perturbation did, for a render that took it.
     public var perturbation: PerturbationReport?
-    /// Where the kernels ran ("cpu" or the GPU device), and any warning of the render.
-    public var backend = "cpu"
+    /// The backend the kernels ran on (`RenderReport.backend`).
+    public var backend = ComputeBackend.cpu
+    /// The device they ran on: "cpu" or the GPU's (`RenderReport.device`).
+    public var device = "cpu"
     /// The render's warnings.
     public var warnings: [String] = []
 
@@ -192,6 +194,7 @@ public enum Verifier {
             name: oracle.name, outcome: .passed, path: result.report.path, seconds: result.report.seconds, rows: rows)
         report.perturbation = result.report.perturbation
         report.backend = result.report.backend
+        report.device = result.report.device
         report.warnings = result.report.warnings
         if report.countMismatches > 0 || report.smoothMismatches > 0 { report.outcome = .failed }
         return report
@@ -251,6 +254,7 @@ extension Verifier {
             name: name, outcome: .passed, path: result.report.path, seconds: result.report.seconds, rows: rows)
         report.perturbation = result.report.perturbation
         report.backend = result.report.backend
+        report.device = result.report.device
         report.warnings = result.report.warnings
         if report.countMismatches > 0 || report.smoothMismatches > 0 { report.outcome = .failed }
         return report

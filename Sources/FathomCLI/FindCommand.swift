@@ -1,5 +1,6 @@
 import Fathom
 import Foundation
+import FractalNumerics
 
 /// `fathom find`: the minibrot that dominates a view (period, nucleus, size), or with
 /// `--depth R` an automatic descent to a minibrot smaller than R.

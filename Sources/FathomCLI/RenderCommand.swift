@@ -67,8 +67,8 @@ enum RenderCommand {
                 "wrote \(output): \(width)x\(height), \(location.family.name), path \(r.path.rawValue) (view needs \(r.requiredBits) bits), \(timing)"
             )
             if let p = r.perturbation { report(describe(p)) }
-            if r.backend != "cpu" {
-                report("backend: \(r.backend), " + String(format: "%.3f s in %d GPU passes", r.gpuSeconds, r.gpuPasses))
+            if r.backend != .cpu {
+                report("backend: \(r.device), " + String(format: "%.3f s in %d GPU passes", r.gpuSeconds, r.gpuPasses))
             }
             if r.doubleDoublePixels > 0 {
                 report("double: \(r.doubleDoublePixels) pixels again in double-double (rounding check)")
@@ -188,7 +188,7 @@ enum RenderCommand {
     /// property of the machine, so not stored in location files.
     static func backend(_ a: Arguments) throws -> (ComputeBackend, Bool) {
         let name = a["backend"] ?? "auto"
-        guard let backend = ComputeBackend(rawValue: name), backend != .emulated || a["backend"] == "emulated" else {
+        guard let backend = ComputeBackend(named: name) else {
             throw CLIError.usage("--backend: '\(name)' is not one of auto, cpu, cuda")
         }
         let exact = a["gpu-exact"] ?? "off"

@@ -54,7 +54,7 @@ enum VerifyCommand {
                 + "\(r.countMismatches) count mismatches, \(r.smoothMismatches) smooth mismatches, "
                 + String(format: "max smooth error %.2e, render %.2f s", r.maxSmoothError, r.seconds))
         if let p = r.perturbation { print("  " + RenderCommand.describe(p)) }
-        if r.backend != "cpu" { print("  backend: \(r.backend)") }
+        if r.backend != .cpu { print("  backend: \(r.device)") }
         let shown = r.rows.filter { all || !$0.countsMatch || !$0.smoothMatches }
         guard !shown.isEmpty else { print(""); return }
         print(

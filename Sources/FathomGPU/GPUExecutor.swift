@@ -86,9 +86,8 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
 
     /// The executor for `backend`: nil for the CPU (and for `auto` without a usable GPU, with
     /// the reason in `warning` when a driver was there). Throws for `cuda` without one.
-    static func resolve(_ backend: ComputeBackend, exact: Bool, warning: inout String?) throws -> GPUExecutor? {
+    static func resolve(_ backend: GPUBackendKind, exact: Bool, warning: inout String?) throws -> GPUExecutor? {
         switch backend {
-        case .cpu: return nil
         case .emulated: return emulation
         case .cuda: return try shared.executor(exact: exact)
         case .auto:
@@ -432,24 +431,39 @@ enum KernelCache {
     }
 }
 
+/// The backends FathomGPU provides.
+enum GPUBackendKind { case auto, cuda, emulated }
+
 extension ComputeBackend {
-    /// The launcher for this backend: nil for the CPU (and for `auto` without a usable GPU,
-    /// with the reason in `warning` when a driver was there). Throws for `cuda` without one.
-    package func launcher(exact: Bool, warning: inout String?) throws -> (any KernelLauncher)? {
-        try GPUExecutor.resolve(self, exact: exact, warning: &warning)
+    /// CUDA when a driver and a GPU are there, else the CPU (with a warning when a driver is
+    /// there but fails, or when the GPU fails mid-render).
+    public static let auto = ComputeBackend(name: "auto", fallsBackToCPU: true) { exact, warning in
+        try GPUExecutor.resolve(.auto, exact: exact, warning: &warning)
+    }
+    /// The CUDA kernels on GPU 0; `GPUError` when CUDA cannot be used.
+    public static let cuda = ComputeBackend(name: "cuda", fallsBackToCPU: false) { exact, warning in
+        try GPUExecutor.resolve(.cuda, exact: exact, warning: &warning)
+    }
+    /// The CUDA kernels' source compiled for the CPU and run there: what the tests compare with
+    /// the CPU kernels where there is no GPU. Slow; not for images.
+    public static let emulated = ComputeBackend(name: "emulated", fallsBackToCPU: false) { exact, warning in
+        try GPUExecutor.resolve(.emulated, exact: exact, warning: &warning)
     }
 
-    /// Opens the backend now (the driver, the device, the kernels: compiled, or read from the
-    /// disk cache) instead of in the first render, and returns the device it runs on ("cpu"
-    /// for the CPU, and for `auto` without a usable GPU). Throws what a render would.
-    public func prepare(exact: Bool = false) throws -> String {
-        var warning: String?
-        return try GPUExecutor.resolve(self, exact: exact, warning: &warning)?.deviceName ?? "cpu"
+    /// Every backend Fathom offers, in the order the help lists them.
+    public static let all: [ComputeBackend] = [.auto, .cpu, .cuda, .emulated]
+
+    /// The backend called `name` (`ComputeBackend.name`), nil for none.
+    public init?(named name: String) {
+        guard let backend = ComputeBackend.all.first(where: { $0.name == name }) else { return nil }
+        self = backend
     }
 
     /// The CUDA C++ source of the GPU kernels (compiled by NVRTC at run time).
     package static var kernelSource: String { KernelSource.text }
 }
+
+extension GPUError: DeviceFailure {}
 
 extension GPUError: LocalizedError {
     /// The one-line message (`description`), so that `localizedDescription` reads it too.

@@ -1,6 +1,7 @@
 import Dispatch
 import Fathom
 import Foundation
+import FractalNumerics
 import Synchronization
 import Testing
 

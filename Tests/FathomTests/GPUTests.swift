@@ -1,5 +1,6 @@
 import Fathom
 import Foundation
+import FractalNumerics
 import Testing
 
 /// The GPU backend's kernels (FathomKernels.h) against the CPU kernels. Without a GPU they run
@@ -52,7 +53,7 @@ struct GPUTests {
         let gpu = try Self.render(
             Self.location(name), width: w, height: h, backend: .emulated, glitches: glitches, delta: delta,
             estimate: estimate, approximation: approximation)
-        #expect(gpu.report.backend == "CPU emulation")
+        #expect(gpu.report.device == "CPU emulation")
         #expect(gpu.report.gpuPasses > 0)
         #expect(
             gpu.field == cpu.field,
@@ -293,7 +294,7 @@ struct GPUTests {
             let gpu = try Self.render(
                 Self.location(name), width: w, height: h, backend: .cuda, glitches: glitches, delta: delta,
                 estimate: estimate, approximation: approximation)
-            #expect(gpu.report.backend == device)
+            #expect(gpu.report.device == device)
             // IterationField's == compares n2, nBig and the bit patterns of smooth.
             #expect(gpu.field == cpu.field, "\(name) on \(device)")
             #expect(gpu.report.gpuPasses > 0)

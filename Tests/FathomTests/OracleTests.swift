@@ -1,5 +1,6 @@
 import Fathom
 import Foundation
+import FractalNumerics
 import Testing
 
 func fixture(_ name: String) throws -> String {

@@ -1,5 +1,6 @@
 import Fathom
 import Foundation
+import FractalNumerics
 import Testing
 
 @Suite("Videos")

@@ -162,3 +162,46 @@ struct RendererTests {
         }
     }
 }
+
+/// A GPU backend as a provider plugs one in (`ComputeBackend`'s package init), whose device
+/// fails in its first pass.
+@Suite("Compute backends plugged into the engine")
+struct PluggedBackendTests {
+    struct DeviceBroke: DeviceFailure, CustomStringConvertible {
+        var description: String { "test device: out of memory" }
+    }
+    final class FailingLauncher: KernelLauncher {
+        let deviceName = "failing test device"
+        var counters: LauncherCounters { LauncherCounters() }
+        func run(
+            _ launch: DeviceLaunch, control: RenderControl?, progressBase: Double,
+            completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
+        ) throws -> Bool { throw DeviceBroke() }
+    }
+    static func backend(fallsBack: Bool) -> ComputeBackend {
+        ComputeBackend(name: fallsBack ? "failing-auto" : "failing", fallsBackToCPU: fallsBack) { _, warning in
+            FailingLauncher()
+        }
+    }
+    let view = Location(
+        centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 1000)
+
+    @Test("a device that fails mid-render costs a CPU render and a warning where the backend falls back")
+    func fallback() throws {
+        let cpu = try Renderer.render(location: view, settings: RenderSettings(width: 48, height: 32))
+        #expect(cpu.report.backend == .cpu && cpu.report.device == "cpu" && cpu.report.warnings.isEmpty)
+        var settings = RenderSettings(width: 48, height: 32)
+        settings.backend = Self.backend(fallsBack: true)
+        let fallen = try Renderer.render(location: view, settings: settings)
+        #expect(fallen.field == cpu.field)
+        #expect(fallen.report.backend == .cpu && fallen.report.device == "cpu")
+        #expect(fallen.report.warnings == ["test device: out of memory; rendered on the CPU"])
+    }
+
+    @Test("without a fallback, the device's error is the render's")
+    func noFallback() throws {
+        var settings = RenderSettings(width: 48, height: 32)
+        settings.backend = Self.backend(fallsBack: false)
+        #expect(throws: DeviceBroke.self) { try Renderer.render(location: view, settings: settings) }
+    }
+}

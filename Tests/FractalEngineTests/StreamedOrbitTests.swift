@@ -126,8 +126,7 @@ struct ReferenceMemoryTests {
         settings.perturbation.orbitResidency = .decoded
         #expect(try Renderer.plan(location: deep, settings: settings).bytesPerStep == RenderPlan.bytesPerReferenceStep)
         settings.perturbation.orbitResidency = .automatic
-        // A GPU's passes stream the orbit too (the kernels' FKStream).
-        settings.backend = .cuda
+        // On any backend: a GPU's passes stream the orbit too (the kernels' FKStream).
         #expect(try Renderer.plan(location: deep, settings: settings).bytesPerStep == RenderPlan.bytesPerStreamedStep)
         settings.perturbation.approximation = .bla
         #expect(try Renderer.plan(location: deep, settings: settings).bytesPerStep == RenderPlan.bytesPerReferenceStep)
@@ -135,7 +134,6 @@ struct ReferenceMemoryTests {
         let julia = Location(
             family: .julia(re: "-0.8", im: "0.156"), centerRe: "0", centerIm: "0", radius: "1e-30",
             maxIterations: 100_000_000)
-        settings.backend = .cpu
         #expect(try Renderer.plan(location: julia, settings: settings).bytesPerStep == RenderPlan.bytesPerReferenceStep)
         // The most steps in 8 GiB: five times as many streamed.
         #expect(RenderPlan.maximumReferenceSteps(memory: 8 << 30, bytesPerStep: 64) == (8 << 30) / 64)

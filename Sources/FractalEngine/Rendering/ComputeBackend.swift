@@ -1,15 +1,46 @@
-/// Where a render's per-pixel kernels run (Documentation/GPU.md). The engine runs on the CPU
-/// or on the `KernelLauncher` it is given; FathomGPU's `Renderer.render(location:settings:control:)`
-/// opens the backend named here.
-public enum ComputeBackend: String, Sendable, CaseIterable {
-    /// CUDA when a driver and a GPU are there, else the CPU (with a warning when a driver
-    /// is there but fails).
-    case auto
+/// Where a render's per-pixel kernels run (Documentation/GPU.md). The engine itself knows the
+/// CPU (`cpu`); a GPU backend is plugged in by the module that provides it: FathomGPU adds
+/// `auto`, `cuda` and `emulated`, so they exist only where FathomGPU is imported (the umbrella
+/// `Fathom` does), and `import FractalEngine` alone never compiles or loads the CUDA loader.
+/// `Renderer.render(location:settings:control:)` opens the backend `RenderSettings.backend`
+/// names, once per process.
+public struct ComputeBackend: Sendable, Hashable, CustomStringConvertible {
+    /// The name the command line, location files and reports use: `cpu`, `auto`, `cuda`,
+    /// `emulated`.
+    public let name: String
+    /// Whether a device that cannot be opened, or that fails mid-render, costs a CPU render
+    /// and a warning (`auto`) instead of an error.
+    public let fallsBackToCPU: Bool
+    /// Opens the backend (once per process: the provider caches it): the launcher its passes
+    /// run on, nil for the CPU. May set `warning` (a device there but unusable, under `auto`).
+    package let open: @Sendable (_ exact: Bool, _ warning: inout String?) throws -> (any KernelLauncher)?
+
+    /// A backend named `name` that `open` opens: for the module that provides one.
+    package init(
+        name: String, fallsBackToCPU: Bool,
+        open: @escaping @Sendable (_ exact: Bool, _ warning: inout String?) throws -> (any KernelLauncher)?
+    ) {
+        self.name = name
+        self.fallsBackToCPU = fallsBackToCPU
+        self.open = open
+    }
+
     /// The engine's CPU kernels.
-    case cpu
-    /// The CUDA kernels on GPU 0; an error when CUDA cannot be used.
-    case cuda
-    /// The CUDA kernels' source compiled for the CPU and run there: what the tests compare
-    /// with the CPU kernels where there is no GPU. Slow; not for images.
-    case emulated
+    public static let cpu = ComputeBackend(name: "cpu", fallsBackToCPU: false) { _, _ in nil }
+
+    /// Opens the backend now (for a GPU: the driver, the device and the kernels, compiled or read
+    /// from the disk cache) instead of in the first render, and returns the device it runs on
+    /// ("cpu" for the CPU, and for `auto` without a usable GPU). Throws what a render would.
+    public func prepare(exact: Bool = false) throws -> String {
+        var warning: String?
+        return try open(exact, &warning)?.deviceName ?? ComputeBackend.cpu.name
+    }
+
+    public var description: String { name }
+    public static func == (a: ComputeBackend, b: ComputeBackend) -> Bool { a.name == b.name }
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 }
+
+/// An error of a device a backend opened (FathomGPU's `GPUError`): under a backend that
+/// `fallsBackToCPU`, the render is done again on the CPU.
+package protocol DeviceFailure: Error {}

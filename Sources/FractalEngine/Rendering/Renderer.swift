@@ -52,10 +52,9 @@ public struct RenderSettings: Sendable, Equatable {
     /// Extra per-pixel data to compute (`IterationField.extras`): the derivative's distance
     /// estimate and slope, and an orbit trap. Not for Newton.
     public var extras = ExtrasRequest()
-    /// Where the per-pixel kernels run (Documentation/GPU.md): read by FathomGPU's
-    /// `Renderer.render(location:settings:control:)`, which opens the backend; the engine's
-    /// `render(location:settings:device:control:)` runs on the device it is given. The CPU by
-    /// default in the library; the CLI's default is `auto`.
+    /// Where the per-pixel kernels run (Documentation/GPU.md): `Renderer.render` opens it. The
+    /// CPU by default in the library (FathomGPU adds the GPU backends); the CLI's default is
+    /// `auto`.
     public var backend: ComputeBackend = .cpu
     /// CUDA kernels compiled with --fmad=false: every operation rounds as on the CPU, and the
     /// iteration data equal the CPU's (about 7% slower).
@@ -139,8 +138,11 @@ public struct RenderReport: Sendable {
     public var doubleDoublePixels: Int = 0
     /// Set when the path is perturbation.
     public var perturbation: PerturbationReport?
-    /// Where the kernels ran: "cpu", or the GPU backend's device.
-    public var backend = "cpu"
+    /// The backend the kernels ran on: `RenderSettings.backend`, or `.cpu` where that was not
+    /// usable under `auto` (the reason is in `warnings`).
+    public var backend = ComputeBackend.cpu
+    /// The device they ran on: "cpu", or the GPU backend's device (a GPU's name, "CPU emulation").
+    public var device = "cpu"
     /// Seconds in GPU passes (uploads, kernels, downloads, the host's finishing).
     public var gpuSeconds = 0.0
     /// Passes the GPU backend ran (the others ran on the CPU).
@@ -194,9 +196,43 @@ public enum Renderer {
         }
     }
 
+    /// Renders `location` at `settings` on the backend `settings.backend` names (opened once per
+    /// process; `RenderSettings.gpuExact` picks a GPU's exact kernels). Under a backend that
+    /// `fallsBackToCPU` (`auto`), a GPU that cannot be opened, or that fails mid-render (out of
+    /// memory, say), costs a CPU render and a warning in the report.
+    ///
+    /// Throws `LocationError` for bad input, `RenderError` (`invalidSetting` before any work,
+    /// `needsPerturbation` for views deeper than double-double reaches, `cancelled` when
+    /// `control` cancels), and the backend's error (FathomGPU's `GPUError`) for a GPU that
+    /// cannot be used where no fallback is allowed.
+    public static func render(location: Location, settings: RenderSettings, control: RenderControl? = nil) throws
+        -> RenderResult
+    {
+        var warning: String?
+        let device = try settings.backend.open(settings.gpuExact, &warning)
+        do {
+            var result = try render(location: location, settings: settings, device: device, control: control)
+            if let warning { result.report.warnings.append(warning) }
+            return result
+        } catch let error as any DeviceFailure where settings.backend.fallsBackToCPU && device != nil {
+            var result = try render(location: location, settings: settings, device: nil, control: control)
+            result.report.warnings.append("\(error); rendered on the CPU")
+            return result
+        }
+    }
+
+    /// `render(location:settings:control:)` for async code: on a thread of its own, cancelled
+    /// with the calling Task (`CancellationError`); see `RenderControl.run(with:_:)`.
+    public static func render(location: Location, settings: RenderSettings, control: RenderControl? = nil)
+        async throws -> RenderResult
+    {
+        try await RenderControl.run(with: control) { control in
+            try render(location: location, settings: settings, control: control)
+        }
+    }
+
     /// Renders `location` at `settings`, its passes on `device` where they have a device form
-    /// (a GPU backend: FathomGPU's `Renderer.render(location:settings:control:)` opens the one
-    /// `RenderSettings.backend` names) and on the CPU otherwise (nil: all on the CPU).
+    /// (a GPU backend's launcher) and on the CPU otherwise (nil: all on the CPU).
     ///
     /// Throws `LocationError` for bad input, `RenderError.needsPerturbation` for views deeper
     /// than double-double reaches, `RenderError.cancelled` when `control` cancels.
@@ -240,7 +276,8 @@ public enum Renderer {
         if PhaseTrace.enabled { PhaseTrace.write(String(format: "render: %.1f ms in all\n", report.seconds * 1e3)) }
         if let device, let before {
             let after = device.counters
-            report.backend = device.deviceName
+            report.backend = settings.backend
+            report.device = device.deviceName
             report.gpuSeconds = after.seconds - before.seconds
             report.gpuPasses = after.passes - before.passes
             report.gpuUploadsSaved = after.residentHits - before.residentHits
