@@ -5,13 +5,13 @@ import CMPFR
 /// Operators on `BigFloat` allocate a result each time; an orbit loop instead calls MPFR
 /// directly on these registers (`mpfr_mul(ws[0], ws[1], ws[2], MPFR_RNDN)`), in place.
 /// Not thread-safe: one workspace per thread.
-public final class MPFRWorkspace {
+@usableFromInline package final class MPFRWorkspace {
     /// The number of registers.
-    public let count: Int
+    @usableFromInline package let count: Int
     @usableFromInline let base: UnsafeMutablePointer<__mpfr_struct>
 
     /// `count` registers, each zero at `precision`.
-    public init(count: Int, precision: Precision) {
+    @usableFromInline package init(count: Int, precision: Precision) {
         precondition(count > 0)
         self.count = count
         base = .allocate(capacity: count)
@@ -33,12 +33,12 @@ public final class MPFRWorkspace {
     }
 
     /// Copies `value` into register `i`, rounding to the register's precision.
-    public func set(_ i: Int, _ value: BigFloat) {
+    @usableFromInline package func set(_ i: Int, _ value: BigFloat) {
         value.withPointer { _ = mpfr_set(self[i], $0, MPFR_RNDN) }
     }
 
     /// Register `i` as a `BigFloat` (a copy).
-    public func value(_ i: Int) -> BigFloat {
+    @usableFromInline package func value(_ i: Int) -> BigFloat {
         var r = BigFloat(precision: Precision(bits: Int(fathom_mpfr_get_prec(self[i]))))
         r.withMutablePointer { _ = mpfr_set($0, self[i], MPFR_RNDN) }
         return r

@@ -14,8 +14,16 @@ public struct Precision: Sendable, Hashable, Comparable, CustomStringConvertible
     /// The precision of a Double.
     public static let double = Precision(uncheckedBits: 53)
 
-    /// `bits` bits; traps unless `bits` lies in [`Precision.minimum`, `Precision.maximum`].
-    public init(bits: Int) {
+    /// `bits` bits, or `ArbitraryPrecisionError.precisionOutOfRange` unless `bits` lies in
+    /// [`Precision.minimum`, `Precision.maximum`].
+    public static func bits(_ bits: Int) throws(ArbitraryPrecisionError) -> Precision {
+        guard bits >= minimum.bits && bits <= maximum.bits else { throw .precisionOutOfRange(bits) }
+        return Precision(uncheckedBits: bits)
+    }
+
+    /// `bits` bits, for the package's own computed precisions; traps unless `bits` lies in
+    /// [`Precision.minimum`, `Precision.maximum`] (`bits(_:)` throws instead).
+    package init(bits: Int) {
         precondition(bits >= Int(MPFR_PREC_MIN) && bits <= 1 << 28, "precision \(bits) out of range")
         self.bits = bits
     }
@@ -23,9 +31,10 @@ public struct Precision: Sendable, Hashable, Comparable, CustomStringConvertible
     init(uncheckedBits bits: Int) { self.bits = bits }
 
     /// Enough bits to hold a decimal string of `digits` significant digits exactly enough to
-    /// round-trip it: `ceil(digits * log2(10)) + 16`.
+    /// round-trip it: `ceil(digits * log2(10)) + 16`, at most `maximum` (80 million digits).
     public static func forDecimalDigits(_ digits: Int) -> Precision {
-        Precision(bits: max(53, Int((Double(digits) * 3.321928094887362).rounded(.up)) + 16))
+        let bits = Double(max(0, digits)) * 3.321928094887362 + 16
+        return Precision(uncheckedBits: bits >= Double(maximum.bits) ? maximum.bits : max(53, Int(bits.rounded(.up))))
     }
 
     /// Whether `a` has fewer bits than `b`.

@@ -103,11 +103,21 @@ public struct ExponentialMapVideo {
     }
 
     /// Renders the flat view at the location's radius (the inner disc, and the colours), then
-    /// calls `frame` with each frame's image, in order.
+    /// calls `frame` with each frame's image, in order. Throws `LocationError.badSize` for a
+    /// frame size outside `ImageSize`'s and `FathomError.badFrameRadius` for a radius that is
+    /// not finite or lies more than 64 octaves inside the location's radius or outside the
+    /// map, before any work.
     public func frames(
         width: Int, height: Int, log2Radii: [Double], settings: RenderSettings, control: RenderControl? = nil,
         frame: (Int, RGBImage) throws -> Void
     ) throws {
+        try ImageSize.validate(width: width, height: height)
+        // From 64 octaves inside the location's radius to 64 outside the map: beyond, a frame
+        // shows one colour, and its rows would not fit an Int.
+        let accepted = (log2Radius - 64)...(ExponentialMap.log2OuterRadius + 64)
+        if let bad = log2Radii.firstIndex(where: { !accepted.contains($0) }) {
+            throw FathomError.badFrameRadius(index: bad, log2Radius: log2Radii[bad])
+        }
         var flatSettings = settings
         try file.engine?.apply(to: &flatSettings)
         flatSettings.width = width
@@ -199,8 +209,10 @@ public struct ExponentialMapVideo {
     private func bilinear(_ image: RGBImage, x: Double, y: Double, wrap: Bool) -> (Double, Double, Double) {
         let w = image.width, h = image.height
         let yc = min(max(y, 0), Double(h - 1))
-        let x0 = Int(x.rounded(.down)), y0 = Int(yc.rounded(.down))
-        let fx = x - Double(x0), fy = yc - Double(y0)
+        // Clamped to where every column and row is: never a conversion of a huge x to Int.
+        let xb = x.isNaN ? 0 : min(max(x, -2 * Double(w)), 3 * Double(w))
+        let x0 = Int(xb.rounded(.down)), y0 = Int(yc.rounded(.down))
+        let fx = xb - Double(x0), fy = yc - Double(y0)
         func column(_ c: Int) -> Int { wrap ? ((c % w) + w) % w : min(max(c, 0), w - 1) }
         let xs = (column(x0), column(x0 + 1)), ys = (y0, min(y0 + 1, h - 1))
         let fxc = wrap ? fx : (x < 0 || x > Double(w - 1) ? 0 : fx)

@@ -26,6 +26,9 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
     case tooManyVideoFrames(Double, maximum: Int)
     /// A video frame rate or zoom speed that is not a positive finite number.
     case badVideoRate(fps: Double, octavesPerSecond: Double)
+    /// A frame's log2 radius (`ExponentialMapVideo.frames(log2Radii:)`, index `index`) that is
+    /// not a finite number in the range the map can show.
+    case badFrameRadius(index: Int, log2Radius: Double)
 
     /// The error in one line: what was refused and what is accepted.
     public var description: String {
@@ -45,9 +48,11 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
         case .badMPFRBudget(let field, let value):
             "\(field): \(value) is not a number of seconds from 0 to 1e9"
         case .tooManyVideoFrames(let frames, let maximum):
-            "the video would take \(frames.isFinite ? "\(frames.rounded())" : "infinitely many") frames, more than \(maximum): zoom faster or give a shorter --duration"
+            "the video would take \(frames.isFinite ? "\(frames.rounded())" : "infinitely many") frames, more than \(maximum): zoom faster or make the video shorter"
         case .badVideoRate(let fps, let speed):
             "a video needs a frame rate and a zoom speed greater than zero (\(fps) fps, \(speed) octaves a second)"
+        case .badFrameRadius(let index, let value):
+            "log2Radii[\(index)]: \(value) is outside the radii the map shows (64 octaves either side)"
         case .notInKFR(let what):
             "a .kfr file cannot hold \(what) (Kalles Fraktaler's format shares the Mandelbrot and Multibrot families only)"
         }

@@ -34,8 +34,10 @@ package final class ProgressMeter: Sendable {
         return text
     }
 
-    /// m:ss, or h:mm:ss from an hour.
+    /// m:ss, or h:mm:ss from an hour; "-:--" for a time that is not a finite number of seconds
+    /// under a million hours (an ETA at a rate that rounds to nothing).
     package static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite && seconds < 3.6e9 else { return "-:--" }
         let s = Int(max(0, seconds).rounded())
         return s >= 3600
             ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)

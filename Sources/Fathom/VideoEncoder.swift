@@ -99,7 +99,7 @@ public final class VideoEncoder {
     /// pipe ffmpeg closed is an error of the write (EPIPE), not the end of the host process,
     /// which may not ignore SIGPIPE as the command line does. A SIGPIPE the write raised is
     /// taken from the thread's pending signals before the old mask comes back.
-    static func withoutBrokenPipeSignal<T>(_ body: () throws -> T) rethrows -> T {
+    package static func withoutBrokenPipeSignal<T>(_ body: () throws -> T) rethrows -> T {
         var block = sigset_t()
         var old = sigset_t()
         sigemptyset(&block)

@@ -339,14 +339,13 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
 
 /// A kernel's by-value parameter: the first item of the launch is set per launch. The
 /// pointers inside are device addresses (or the emulation's buffers), read only by kernels.
-protocol LaunchParameters: Sendable {
+protocol LaunchParameters {
     var first: Int64 { get set }
 }
 
-// Unchecked Sendable: plain values and device addresses (C pointers, hence not Sendable to
-// Swift) that no host code writes through.
-extension FKPerturbParams: LaunchParameters, @retroactive @unchecked Sendable {}
-extension FKDirectParams: LaunchParameters, @retroactive @unchecked Sendable {}
+// Internal conformances only: a public one (Sendable, say) on the C structs would be public API.
+extension FKPerturbParams: LaunchParameters {}
+extension FKDirectParams: LaunchParameters {}
 
 /// The process's CUDA executors, opened on first use; a failure is remembered.
 private final class SharedExecutors: Sendable {

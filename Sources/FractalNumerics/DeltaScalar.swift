@@ -122,6 +122,6 @@ extension FloatExp {
         let e = Swift.max(re.exponent, im.exponent)
         let x = re.exponent &- e < -1000 ? 0 : re.significand * powerOfTwo(re.exponent &- e)
         let y = im.exponent &- e < -1000 ? 0 : im.significand * powerOfTwo(im.exponent &- e)
-        return FloatExp(significand: (x * x + y * y).squareRoot(), exponent: e)
+        return FloatExp(normalizing: (x * x + y * y).squareRoot(), e)
     }
 }

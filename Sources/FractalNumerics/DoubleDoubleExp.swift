@@ -9,13 +9,15 @@
 /// Extended-range double-double.
 public struct DoubleDoubleExp: Sendable, Hashable {
     /// The double-double significand: `hi` in [1, 2) in magnitude, or zero.
-    public var significand: DoubleDouble
+    public let significand: DoubleDouble
     /// The power of two that scales `significand`; `FloatExp.zeroExponent` for zero.
-    public var exponent: Int
+    public let exponent: Int
 
     /// Creates `m * 2^e`, normalising `m.hi` into [1, 2) by an exact power-of-two scaling.
+    /// For exponents within `FloatExp.maximumExponent`, unchecked (the kernels' path); a value
+    /// is made from a Double, a DoubleDouble or a FloatExp.
     @inlinable @inline(__always)
-    public init(normalizing m: DoubleDouble, _ e: Int) {
+    package init(normalizing m: DoubleDouble, _ e: Int) {
         let bits = m.hi.bitPattern
         let biased = Int((bits >> 52) & 0x7ff)
         if biased != 0 && biased != 0x7ff {
@@ -34,7 +36,7 @@ public struct DoubleDoubleExp: Sendable, Hashable {
 
     /// Creates `m * 2^exponent` from an already normalised pair, without checking it.
     @inlinable @inline(__always)
-    public init(raw m: DoubleDouble, exponent: Int) {
+    package init(raw m: DoubleDouble, exponent: Int) {
         significand = m
         self.exponent = exponent
     }
@@ -61,7 +63,7 @@ extension DoubleDoubleExp: RealScalar {
 
     /// The nearest Double (overflows and underflows like FloatExp's).
     @inlinable public var doubleValue: Double {
-        FloatExp(significand: significand.doubleValue, exponent: exponent).doubleValue
+        FloatExp(normalizing: significand.doubleValue, exponent).doubleValue
     }
     /// `significand.hi * 2^exponent` as a Double, without the low word: overflows and underflows
     /// like `doubleValue`.
@@ -137,7 +139,7 @@ extension DoubleDoubleExp: DeltaScalar {
     /// The same value, normalised.
     @inlinable public init(_ value: DoubleDouble) { self.init(normalizing: value, 0) }
     /// The nearest `FloatExp`: the significand rounded to 53 bits.
-    @inlinable public var floatExpValue: FloatExp { FloatExp(significand: significand.doubleValue, exponent: exponent) }
+    @inlinable public var floatExpValue: FloatExp { FloatExp(normalizing: significand.doubleValue, exponent) }
     /// `|re + i im|` computed in `FloatExp` (53 bits): BLA's validity test needs no more.
     @inlinable public static func complexMagnitude(_ re: DoubleDoubleExp, _ im: DoubleDoubleExp) -> DoubleDoubleExp {
         DoubleDoubleExp(FloatExp.complexMagnitude(re.floatExpValue, im.floatExpValue))

@@ -10,9 +10,9 @@
 @frozen
 public struct FloatExp: Sendable, Hashable {
     /// In [1, 2) in magnitude, or 0.
-    public var significand: Double
+    public let significand: Double
     /// The power of two that scales `significand`; `zeroExponent` for zero.
-    public var exponent: Int
+    public let exponent: Int
 
     /// The exponent that zero carries: below every other, so additions pick the other operand.
     public static let zeroExponent = Int.min >> 2
@@ -21,11 +21,47 @@ public struct FloatExp: Sendable, Hashable {
     /// multiplies into a running product (stretches of |dz/dc|^2 and the like).
     @inlinable public var parts: (significand: Double, exponent: Int) { (significand, isZero ? 0 : exponent) }
 
+    /// The largest exponent `init(significand:exponent:)` gives a finite value: past it the
+    /// value is infinite, below its negative zero. 2^60: far past any depth (a view at
+    /// 1e-1000000 needs 2^22), and two such exponents add without wrapping. The arithmetic
+    /// does not check its results (the kernels' hot path): a chain of products past 2^62 in
+    /// the exponent is outside FloatExp's range.
+    public static let maximumExponent = 1 << 60
+
     /// Creates `significand * 2^exponent`, normalising the significand.
     ///
-    /// Edge cases: a zero significand gives zero; a non-finite one is kept as it is.
-    @inlinable @inline(__always)
+    /// Edge cases: a zero significand gives zero; a non-finite one is kept as it is; a value
+    /// past `maximumExponent` is infinite (its sign kept), one below `-maximumExponent` zero.
     public init(significand m: Double, exponent e: Int) {
+        let limit = FloatExp.maximumExponent
+        // Zero or not finite: the exponent does not matter.
+        guard m.isFinite && m != 0 else {
+            self = FloatExp(normalizing: m, 0)
+            return
+        }
+        // m's own binary exponent lies in -1074...1023: an e past the limit decides alone.
+        guard e <= limit else {
+            self = FloatExp(normalizing: m * .infinity, 0)
+            return
+        }
+        guard e >= -limit else {
+            self = .zero
+            return
+        }
+        let value = FloatExp(normalizing: m, e)
+        if value.exponent > limit {
+            self = FloatExp(normalizing: m * .infinity, 0)
+        } else if value.exponent < -limit {
+            self = .zero
+        } else {
+            self = value
+        }
+    }
+
+    /// `significand * 2^exponent`, normalised, unchecked: the kernels' path, for exponents
+    /// within `maximumExponent` (`init(significand:exponent:)` checks).
+    @inlinable @inline(__always)
+    package init(normalizing m: Double, _ e: Int) {
         let bits = m.bitPattern
         let biased = Int((bits >> 52) & 0x7ff)
         if biased != 0 && biased != 0x7ff {
@@ -43,7 +79,7 @@ public struct FloatExp: Sendable, Hashable {
         if m == 0 { return FloatExp(rawSignificand: 0, exponent: zeroExponent) }
         if !m.isFinite { return FloatExp(rawSignificand: m, exponent: 0) }
         // Subnormal: scale into the normal range (exact), then normalise.
-        return FloatExp(significand: m * 0x1p64, exponent: e - 64)
+        return FloatExp(normalizing: m * 0x1p64, e - 64)
     }
 
     /// `2^k` as a Double, for `-1022 <= k <= 1023`.
@@ -62,9 +98,9 @@ public struct FloatExp: Sendable, Hashable {
         FloatExp(rawSignificand: Swift.abs(significand), exponent: exponent)
     }
 
-    /// Creates a value from an already normalised pair.
+    /// Creates a value from an already normalised pair, without checking it.
     @inlinable @inline(__always)
-    public init(rawSignificand: Double, exponent: Int) {
+    package init(rawSignificand: Double, exponent: Int) {
         self.significand = rawSignificand
         self.exponent = exponent
     }
@@ -90,7 +126,7 @@ extension FloatExp: RealScalar {
 
     /// The Double `value` exactly, subnormals included, normalised.
     @inlinable @inline(__always)
-    public init(_ value: Double) { self.init(significand: value, exponent: 0) }
+    public init(_ value: Double) { self.init(normalizing: value, 0) }
 
     /// The nearest Double: overflows to infinity and underflows (through subnormals) to zero.
     @inlinable public var doubleValue: Double {
@@ -106,7 +142,7 @@ extension FloatExp: RealScalar {
     /// The product, correctly rounded to 53 bits.
     @inlinable @inline(__always)
     public static func * (a: FloatExp, b: FloatExp) -> FloatExp {
-        FloatExp(significand: a.significand * b.significand, exponent: a.exponent &+ b.exponent)
+        FloatExp(normalizing: a.significand * b.significand, a.exponent &+ b.exponent)
     }
 
     /// The quotient, correctly rounded to 53 bits.
@@ -114,7 +150,7 @@ extension FloatExp: RealScalar {
     /// Edge cases: division by zero gives a non-finite significand.
     @inlinable @inline(__always)
     public static func / (a: FloatExp, b: FloatExp) -> FloatExp {
-        FloatExp(significand: a.significand / b.significand, exponent: a.exponent &- b.exponent)
+        FloatExp(normalizing: a.significand / b.significand, a.exponent &- b.exponent)
     }
 
     /// Correctly rounded sum: the smaller operand is aligned by an exact power-of-two scaling;
@@ -124,10 +160,10 @@ extension FloatExp: RealScalar {
         let d = a.exponent &- b.exponent
         if d >= 0 {
             if d > 64 { return a }
-            return FloatExp(significand: a.significand + b.significand * powerOfTwo(-d), exponent: a.exponent)
+            return FloatExp(normalizing: a.significand + b.significand * powerOfTwo(-d), a.exponent)
         } else {
             if d < -64 { return b }
-            return FloatExp(significand: b.significand + a.significand * powerOfTwo(d), exponent: b.exponent)
+            return FloatExp(normalizing: b.significand + a.significand * powerOfTwo(d), b.exponent)
         }
     }
 

@@ -169,3 +169,21 @@ struct BigFloatTests {
         #expect(a.squared.re.doubleValue == 0.0625 - 2.25)
     }
 }
+
+@Suite("Precision from user input")
+struct PrecisionInputTests {
+    @Test("a precision outside MPFR's range is an error, not a trap; digits beyond 80 million cap at the maximum")
+    func range() throws {
+        #expect(try Precision.bits(200).bits == 200)
+        #expect(try Precision.bits(Precision.maximum.bits) == .maximum)
+        for bad in [0, -5, Precision.maximum.bits + 1, Int.max, Int.min] {
+            #expect(throws: ArbitraryPrecisionError.precisionOutOfRange(bad)) { try Precision.bits(bad) }
+        }
+        #expect("\(ArbitraryPrecisionError.precisionOutOfRange(0))" == "precision: 0 bits is outside 1...268435456")
+        #expect(Precision.forDecimalDigits(Int.max) == .maximum)
+        #expect(Precision.forDecimalDigits(-3) == .double)
+        #expect(Precision.forDecimalDigits(100).bits == 349)  // ceil(100 log2 10) + 16
+        // A number at the precision `bits(_:)` gave: MPFR takes it.
+        #expect(try BigFloat(parsing: "1.5", precision: try Precision.bits(77)).precision.bits == 77)
+    }
+}

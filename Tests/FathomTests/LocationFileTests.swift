@@ -351,6 +351,11 @@ struct ProgressTests {
         #expect(ProgressMeter.line(fraction: 0.005, elapsed: 3) == "  0%  0:03 elapsed")
         #expect(ProgressMeter.line(fraction: 1, elapsed: 4000) == "100%  1:06:40 elapsed")
         #expect(ProgressMeter.duration(59.6) == "1:00")
+        // Times no clock gives: no trap converting them to an Int.
+        for absurd in [Double.infinity, .nan, 1e300, -.infinity] {
+            #expect(ProgressMeter.duration(absurd) == "-:--")
+        }
+        #expect(ProgressMeter.line(fraction: .nan, elapsed: .infinity) == "  0%  -:-- elapsed")
         let start = Date(timeIntervalSince1970: 0)
         let meter = ProgressMeter(start: start, interval: 1)
         #expect(meter.update(0.1, now: start.addingTimeInterval(2)) == " 10%  0:02 elapsed, ETA 0:18")

@@ -111,6 +111,25 @@ struct MapVideoTests {
         #expect(Swift.abs(radii[0] + corner - video.map.log2Radius(row: 0)) < 1e-12)
         #expect(radii.last == video.log2Radius && zip(radii, radii.dropFirst()).allSatisfy { $0 > $1 })
         #expect(radii.count == Int(((radii[0] - video.log2Radius) / 0.8).rounded(.up)) + 1)
+        // Radii that are not finite or far outside the map, and absurd sizes: refused before any work.
+        let settings = RenderSettings(width: 96, height: 54)
+        for bad in [Double.nan, .infinity, -.infinity, 1e300, video.log2Radius - 65] {
+            let error = #expect(throws: FathomError.self) {
+                try video.frames(width: 96, height: 54, log2Radii: [radii[0], bad], settings: settings) { _, _ in
+                    Issue.record("a frame before the check")
+                }
+            }
+            guard case .badFrameRadius(1, let value)? = error, value.isNaN == bad.isNaN, value.isNaN || value == bad
+            else {
+                Issue.record("\(bad): \(String(describing: error))")
+                continue
+            }
+        }
+        for (w, h) in [(0, 54), (-96, 54), (Int.max, 2)] {
+            #expect(throws: LocationError.badSize(width: w, height: h)) {
+                try video.frames(width: w, height: h, log2Radii: radii, settings: settings) { _, _ in }
+            }
+        }
         var images: [RGBImage] = []
         try video.frames(width: 96, height: 54, log2Radii: radii, settings: RenderSettings(width: 96, height: 54)) {
             #expect($0 == images.count)
@@ -151,5 +170,37 @@ struct MapVideoTests {
         #expect(ringError / Double(ring) < 24)
         #expect(Double(close) > 0.65 * Double(ring))
         #expect(mirroredError > 2 * ringError)
+    }
+}
+
+@Suite("Writing to ffmpeg's pipe")
+struct BrokenPipeTests {
+    /// SIGPIPE's action in this process: the default (the end of the process) unless the host
+    /// ignores it.
+    static func sigpipeIsDefault() -> Bool {
+        var action = sigaction()
+        sigaction(SIGPIPE, nil, &action)
+        #if canImport(Darwin)
+        return unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self) == 0
+        #else
+        return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == 0
+        #endif
+    }
+
+    @Test("a write to a pipe whose reader is gone is an error of the write (EPIPE), not the end of the host")
+    func brokenPipe() throws {
+        // The check means something only where SIGPIPE would end this process.
+        try #require(Self.sigpipeIsDefault(), "the test host ignores SIGPIPE: the test would prove nothing")
+        let pipe = Pipe()
+        try pipe.fileHandleForReading.close()
+        let data = Data(repeating: 7, count: 1 << 20)
+        #expect(throws: (any Error).self) {
+            try VideoEncoder.withoutBrokenPipeSignal { try pipe.fileHandleForWriting.write(contentsOf: data) }
+        }
+        // The SIGPIPE the write raised was taken, not left pending for the thread.
+        var pending = sigset_t()
+        sigpending(&pending)
+        #expect(sigismember(&pending, SIGPIPE) == 0)
+        try? pipe.fileHandleForWriting.close()
     }
 }

@@ -29,12 +29,38 @@ struct PNGTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["a.png"])
     }
 
+    @Test("an image encoded in memory is the file's bytes exactly, 8 and 16 bits, with its text")
+    func inMemory() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var pixels = [UInt8](repeating: 0, count: 9 * 4 * 6)
+        for i in pixels.indices { pixels[i] = UInt8((i * 53 + 11) % 256) }
+        for image in [
+            try RGBImage(width: 9, height: 4, bitDepth: .sixteen, pixels: pixels),
+            try RGBImage(width: 18, height: 4, pixels: pixels),
+            // Noise: a PNG of some 180 KB, past the memory buffer's first 64 KB.
+            try RGBImage(width: 300, height: 200, pixels: (0..<180_000).map { _ in UInt8.random(in: 0...255) }),
+        ] {
+            let text = [("fathom-location", "{\"radius\":\"1e-1000\"}"), ("Software", "Fathom")]
+            let data = try PNGWriter.encode(image, text: text)
+            let path = folder + "/a.png"
+            try PNGWriter.write(image, to: path, text: text)
+            #expect(data == (try Data(contentsOf: URL(fileURLWithPath: path))), "\(image.bitDepth)")
+            #expect(data.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+            #expect(try PNGReader.read(path: path) == image)
+            if image.width == 300 { #expect(data.count > 65536) }
+        }
+        // A keyword libpng refuses (empty) is an error, not a trap or a PNG without it.
+        let small = try RGBImage(width: 1, height: 1, pixels: [1, 2, 3])
+        #expect(throws: ImageEncodeError.self) { try PNGWriter.encode(small, text: [("", "x")]) }
+    }
+
     @Test("a write into a missing folder throws and leaves no file")
     func missingFolder() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let image = try RGBImage(width: 1, height: 1, pixels: [1, 2, 3])
-        #expect(throws: ImageWriteError.self) { try PNGWriter.write(image, to: folder + "/missing/a.png") }
+        #expect(throws: OutputError.self) { try PNGWriter.write(image, to: folder + "/missing/a.png") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 

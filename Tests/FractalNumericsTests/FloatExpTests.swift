@@ -76,3 +76,28 @@ struct FloatExpTests {
         #expect(FloatExp(sub).exponent == -1073)
     }
 }
+
+@Suite("FloatExp's exponent range")
+struct FloatExpRangeTests {
+    @Test("a value past the exponent range is infinite or zero, never a wrapped exponent")
+    func range() {
+        let limit = FloatExp.maximumExponent
+        #expect(FloatExp(significand: 1, exponent: limit).exponent == limit)
+        #expect(FloatExp(significand: 1, exponent: -limit).exponent == -limit)
+        for (m, e) in [(1.0, Int.max), (1.5, limit + 1), (2.0, limit), (1e300, limit - 10)] {
+            let v = FloatExp(significand: m, exponent: e)
+            #expect(!v.isFinite && v.significand > 0, "\(m) * 2^\(e)")
+            let w = FloatExp(significand: -m, exponent: e)
+            #expect(!w.isFinite && w.significand < 0, "-\(m) * 2^\(e)")
+        }
+        for (m, e) in [(1.0, Int.min), (1.0, -limit - 1), (0.5, -limit), (1e-300, -limit + 10), (5e-324, -limit)] {
+            #expect(FloatExp(significand: m, exponent: e).isZero, "\(m) * 2^\(e)")
+        }
+        #expect(FloatExp(significand: 0, exponent: Int.max).isZero)
+        #expect(FloatExp(significand: .nan, exponent: 3).significand.isNaN)
+        // Two values at the limit multiply without wrapping (the arithmetic's range is 2^62).
+        let big = FloatExp(significand: 1, exponent: limit)
+        #expect((big * big).exponent == 2 * limit)
+        #expect((big / FloatExp(significand: 1, exponent: -limit)).exponent == 2 * limit)
+    }
+}

@@ -1,5 +1,6 @@
 #ifndef FATHOM_CPNG_H
 #define FATHOM_CPNG_H
+#include <stddef.h>
 #include <stdint.h>
 
 /// Result codes of fathom_png_write.
@@ -18,6 +19,12 @@ enum {
 int fathom_png_write(const char *path, const uint8_t *pixels, uint32_t width, uint32_t height,
                      int bit_depth, const char *const *keys, const char *const *texts,
                      int text_count, char *message, int message_size);
+
+/// fathom_png_write's PNG in memory: *data (malloc'ed, free with fathom_png_free) holds *size
+/// bytes. FATHOM_PNG_OK, or FATHOM_PNG_LIBPNG_ERROR with the reason in `message`.
+int fathom_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int bit_depth,
+                      const char *const *keys, const char *const *texts, int text_count, void **data,
+                      size_t *size, char *message, int message_size);
 
 #endif
 

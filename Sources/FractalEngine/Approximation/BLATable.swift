@@ -12,30 +12,30 @@ import FractalNumerics
 
 extension Complex where T: DeltaScalar {
     /// |z|^2 in FloatExp, exact in range at any depth (`DeltaScalar.floatExpLengthSquared`).
-    @inlinable public var floatExpLengthSquared: FloatExp { T.floatExpLengthSquared(re, im) }
+    @inlinable package var floatExpLengthSquared: FloatExp { T.floatExpLengthSquared(re, im) }
 }
 
 /// One bilinear step, in the delta type D (FloatExp past Double's range: A and the radius
 /// of a long step at 1e-1000 are far outside it).
-public struct BLAStep<D: DeltaScalar>: Sendable {
+@usableFromInline package struct BLAStep<D: DeltaScalar>: Sendable {
     /// A, the coefficient of dz: the step maps dz to A dz + B dc.
-    public var a: Complex<D>
+    @usableFromInline package var a: Complex<D>
     /// B, the coefficient of dc (zero for Julia).
-    public var b: Complex<D>
+    @usableFromInline package var b: Complex<D>
     /// The validity radius: the step applies while |dz| < radius (zero: never).
-    public var radius: D
+    @usableFromInline package var radius: D
     /// |A|^2 = stretchSignificand * 2^stretchExponent: how much the step stretches
     /// |dz/dc|^2 (the precision estimate), exact in range at any depth.
-    public var stretchSignificand: Double
+    @usableFromInline package var stretchSignificand: Double
     /// The binary exponent of |A|^2 (see `stretchSignificand`).
-    public var stretchExponent: Int
+    @usableFromInline package var stretchExponent: Int
     /// 1 / radius^2, for the step's truncation estimate (|dz| / radius)^2 without a division.
-    public var inverseRadiusSquared: D
+    @usableFromInline package var inverseRadiusSquared: D
 
     /// A step dz -> `a` dz + `b` dc valid while |dz| < `radius`; computes the derived fields
     /// (`inverseRadiusSquared`, zero for a zero radius, and |A|^2's parts).
     @inlinable
-    public init(a: Complex<D>, b: Complex<D>, radius: D) {
+    package init(a: Complex<D>, b: Complex<D>, radius: D) {
         self.a = a
         self.b = b
         self.radius = radius
@@ -45,11 +45,11 @@ public struct BLAStep<D: DeltaScalar>: Sendable {
 
     /// dz after the step.
     @inlinable @inline(__always)
-    public func apply(_ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D> { a * dz + b * dc }
+    @usableFromInline package func apply(_ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D> { a * dz + b * dc }
 
     /// `self` followed by `next`.
     @inlinable
-    public func then(_ next: BLAStep, dcMax: D) -> BLAStep {
+    package func then(_ next: BLAStep, dcMax: D) -> BLAStep {
         let ax = D.complexMagnitude(a.re, a.im), bx = D.complexMagnitude(b.re, b.im)
         let reach = (next.radius - bx * dcMax) / ax
         let radius = reach < self.radius ? reach : self.radius
@@ -67,29 +67,31 @@ public struct BLAStep<D: DeltaScalar>: Sendable {
 /// BLA steps for a reference orbit: level k holds steps of length 2^k, entry i of level k
 /// starting at reference index 1 + i 2^k (index 0 always takes a real step: Z(0) = 0 makes
 /// the Mandelbrot step nonlinear there). All levels lie in one array.
-public struct BLATable<D: DeltaScalar>: Sendable {
+@usableFromInline package struct BLATable<D: DeltaScalar>: Sendable {
     /// Level 0, then level 1, ...
-    public let steps: [BLAStep<D>]
+    @usableFromInline package let steps: [BLAStep<D>]
     /// The steps' radii alone, in the same order: the lookup reads one per level, and a
     /// compact array keeps those reads in cache (8 bytes an entry for Double, not 56).
-    public let radii: [D]
+    @usableFromInline package let radii: [D]
     /// Level k is `steps[levelStarts[k] ..< levelStarts[k + 1]]`.
-    public let levelStarts: [Int]
+    @usableFromInline package let levelStarts: [Int]
     /// The relative truncation tolerance the steps were built for: a step's dropped terms stay
     /// below about epsilon times its kept ones.
-    public let epsilon: Double
+    @usableFromInline package let epsilon: Double
     /// The bound on |dc| over the pixels that use the table, which the radii allow for.
-    public let dcMax: D
+    @usableFromInline package let dcMax: D
     /// Linear approximation with period detection (`LATable`): tried first where a pixel is at
     /// one of its entries' starts; between them the BLA levels (if any) take the pixel at most
     /// to the next start.
-    public let periods: LATable<D>?
+    @usableFromInline package let periods: LATable<D>?
 
     /// The number of BLA levels (0 for a table that holds LA entries alone).
-    public var levelCount: Int { levelStarts.count - 1 }
+    @usableFromInline package var levelCount: Int { levelStarts.count - 1 }
     /// The steps of level k (length 2^k each), entry i starting at reference index 1 + i 2^k;
     /// `k` must be below `levelCount`.
-    public func level(_ k: Int) -> ArraySlice<BLAStep<D>> { steps[levelStarts[k]..<levelStarts[k + 1]] }
+    @usableFromInline package func level(_ k: Int) -> ArraySlice<BLAStep<D>> {
+        steps[levelStarts[k]..<levelStarts[k + 1]]
+    }
 
     /// Entries of a level below this many are merged on one thread.
     static var parallelThreshold: Int { 1 << 14 }
@@ -97,7 +99,7 @@ public struct BLATable<D: DeltaScalar>: Sendable {
     /// `orbit` = Z(0) ... Z(M); `dcMax` bounds |dc| over the pixels that use the table;
     /// `addsDC` is false for Julia (B = 0). A single step that could carry a pixel past
     /// |z| = 2 is never valid, so no step jumps over a pixel's n2 escape.
-    public init(
+    @usableFromInline package init(
         orbit: [Complex<D>], dcMax: D, epsilon: Double, addsDC: Bool = true, power: Int = 2,
         escapeGaps: [Int: FloatExp] = [:], threads: Int = 1
     ) {
@@ -107,7 +109,7 @@ public struct BLATable<D: DeltaScalar>: Sendable {
     }
 
     /// With `method` `.linear` or `.both`, `linear` holds the LA entries (`LATable`).
-    public init(
+    @usableFromInline package init(
         orbit: [Complex<D>], dcMax: D, epsilon: Double, addsDC: Bool = true, power: Int = 2,
         escapeGaps: [Int: FloatExp] = [:], threads: Int = 1, method: ApproximationMethod, linear: LATable<D>?
     ) {
@@ -194,12 +196,14 @@ public struct BLATable<D: DeltaScalar>: Sendable {
 
     /// The longest step starting at reference index m (m >= 1) whose radius exceeds |dz|,
     /// with its length, if any.
-    public func longestStep(at m: Int, dz: Complex<D>) -> (step: BLAStep<D>, length: Int)? {
+    @usableFromInline package func longestStep(at m: Int, dz: Complex<D>) -> (step: BLAStep<D>, length: Int)? {
         withView { view in view.longestStep(at: m, dz: dz).map { (view[$0.index], $0.length) } }
     }
 
     /// (LA epsilon / epsilon)^2: an LA step's load in units of the table's epsilon (0 without LA).
-    public var laLoadScale: Double { periods.map { ($0.epsilon / epsilon) * ($0.epsilon / epsilon) } ?? 0 }
+    @usableFromInline package var laLoadScale: Double {
+        periods.map { ($0.epsilon / epsilon) * ($0.epsilon / epsilon) } ?? 0
+    }
 
     /// Calls `body` with a view of the table for a kernel's inner loop (no ARC there).
     @inlinable

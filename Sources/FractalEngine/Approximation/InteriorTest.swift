@@ -19,7 +19,7 @@ import FractalNumerics
 // orbit of 0 converges to it: c is interior, whatever the pixel's own orbit did so far.
 
 /// The proof for one reference: what it needs of the spanning entry, in the delta type D.
-public struct InteriorTest<D: DeltaScalar>: Sendable {
+@usableFromInline package struct InteriorTest<D: DeltaScalar>: Sendable {
     @usableFromInline let a: Complex<D>
     @usableFromInline let cc: Complex<D>
     @usableFromInline let end: Complex<D>
@@ -35,7 +35,7 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
 
     /// The test for a reference orbit `orbit` of one period (Z(N) its end, near 0) and its LA
     /// table, if the table's chain at 0 holds an entry spanning the whole orbit. z^2 + c only.
-    public init?(table: LATable<D>, orbit: [Complex<D>]) {
+    @usableFromInline package init?(table: LATable<D>, orbit: [Complex<D>]) {
         guard let offset = table.chainAt.first.map(Int.init), offset >= 0 else { return nil }
         let n = orbit.count - 1
         let topIndex = table.entries[offset].chainEnd - 1
@@ -58,13 +58,13 @@ public struct InteriorTest<D: DeltaScalar>: Sendable {
 
     /// The pixel offset dc whose renormalized parameter c' = a (cc dc + Z(N)) is `c`: where the
     /// minibrot's own Mandelbrot set lies in dc (its cusp at c = 1/4, its period-2 root at -3/4).
-    public func delta(renormalized c: Complex<Double>) -> Complex<D> {
+    @usableFromInline package func delta(renormalized c: Complex<Double>) -> Complex<D> {
         (Complex(D(c.re), D(c.im)) / a - end) / cc
     }
 
     /// Whether the pixel at dc provably never escapes.
     @inlinable
-    public func proves(dc: Complex<D>) -> Bool {
+    package func proves(dc: Complex<D>) -> Bool {
         guard D.magnitude(dc.re, dc.im, isBelow: dcThreshold) else { return false }
         let constant = a * (cc * dc)
         let c = constant + a * end

@@ -21,32 +21,32 @@ import FractalNumerics
 // up, as with BLA.
 
 /// One LA entry in the delta type D.
-public struct LAEntry<D: DeltaScalar>: Sendable {
+@usableFromInline package struct LAEntry<D: DeltaScalar>: Sendable {
     /// The coefficient of the exact step's u: dz after the entry is zc u + cc dc.
-    public var zc: Complex<D>
+    @usableFromInline package var zc: Complex<D>
     /// The coefficient of dc (zero for Julia).
-    public var cc: Complex<D>
+    @usableFromInline package var cc: Complex<D>
     /// Valid while |u| < threshold and |dc| < dcThreshold (zero: never).
-    public var threshold: D
+    @usableFromInline package var threshold: D
     /// The bound on |dc| below which the entry is valid (see `threshold`).
-    public var dcThreshold: D
+    @usableFromInline package var dcThreshold: D
     /// 1 / the truncation bounds (the thresholds without the escape gaps' caps), for the
     /// step's truncation estimate.
-    public var inverseThreshold: D
+    @usableFromInline package var inverseThreshold: D
     /// 1 / the dc truncation bound (see `inverseThreshold`; zero where that bound is zero).
-    public var inverseDCThreshold: D
+    @usableFromInline package var inverseDCThreshold: D
     /// |zc|^2 = stretchSignificand * 2^stretchExponent: the linear part's stretch of |dz/dc|^2.
-    public var stretchSignificand: Double
+    @usableFromInline package var stretchSignificand: Double
     /// The binary exponent of |zc|^2 (see `stretchSignificand`).
-    public var stretchExponent: Int
+    @usableFromInline package var stretchExponent: Int
     /// |cc| = ccSignificand * 2^ccExponent: the entry's additive term in dz/dc.
-    public var ccSignificand: Double
+    @usableFromInline package var ccSignificand: Double
     /// The binary exponent of |cc| (see `ccSignificand`).
-    public var ccExponent: Int
+    @usableFromInline package var ccExponent: Int
     /// Iterations the entry covers.
-    public var length: Int
+    @usableFromInline package var length: Int
     /// One past the last entry of this entry's chain (the same start, higher stages).
-    public var chainEnd: Int
+    @usableFromInline package var chainEnd: Int
 
     @inlinable
     init(
@@ -67,12 +67,12 @@ public struct LAEntry<D: DeltaScalar>: Sendable {
 
     /// dz after the entry, from the exact step's u.
     @inlinable @inline(__always)
-    public func apply(_ u: Complex<D>, _ dc: Complex<D>) -> Complex<D> { zc * u + cc * dc }
+    @usableFromInline package func apply(_ u: Complex<D>, _ dc: Complex<D>) -> Complex<D> { zc * u + cc * dc }
 
     /// ((|u| / T)^2 + (|dc| / TC)^2) / 8 with the truncation bounds T, TC: the step's truncation is below 2 eps sqrt(load) relative
     /// to dz, as a BLA step's is below 2 eps |dz| / radius (`PixelRun.blaLoad`).
     @inlinable @inline(__always)
-    public func load(_ u: Complex<D>, _ dc: Complex<D>) -> Double {
+    @usableFromInline package func load(_ u: Complex<D>, _ dc: Complex<D>) -> Double {
         let ur = (u.re * inverseThreshold).leadingDouble, ui = (u.im * inverseThreshold).leadingDouble
         let cr = (dc.re * inverseDCThreshold).leadingDouble, ci = (dc.im * inverseDCThreshold).leadingDouble
         return (ur * ur + ui * ui + cr * cr + ci * ci) * 0.125
@@ -81,21 +81,21 @@ public struct LAEntry<D: DeltaScalar>: Sendable {
 
 /// LA stages for one reference orbit: the entries in chains by start index, and per orbit
 /// index where its chain begins.
-public struct LATable<D: DeltaScalar>: Sendable {
+@usableFromInline package struct LATable<D: DeltaScalar>: Sendable {
     /// The chains one after another: at each start, stage 0's entry, then stage 1's, ...
-    public let entries: [LAEntry<D>]
+    @usableFromInline package let entries: [LAEntry<D>]
     /// Per reference index m: the offset of the chain starting at m, or minus the distance to
     /// the next start (-1 at the orbit's last index).
-    public let chainAt: [ChainOffset]
+    @usableFromInline package let chainAt: [ChainOffset]
     /// A chain offset as `chainAt` holds it (a GPU backend checks its size).
-    public typealias ChainOffset = Int32
+    @usableFromInline package typealias ChainOffset = Int32
     /// Entries per stage, stage 0 first.
-    public let stageSizes: [Int]
+    @usableFromInline package let stageSizes: [Int]
     /// Per entry, a bound on |cc| without cancellation (`LABuilder.Entry.ccBound`), kept apart
     /// from the entries the kernels read.
-    public let ccBounds: [D]
+    @usableFromInline package let ccBounds: [D]
     /// The relative truncation tolerance the entries were built for.
-    public let epsilon: Double
+    @usableFromInline package let epsilon: Double
 
     /// Stage-0 period detection: a dip is |Z(m)| < 2^-6 of the entry's smallest |Z| so far;
     /// higher stages 2^-3 (Imagina's, FractalShark's and Fractal Zoomer's defaults).
@@ -110,7 +110,7 @@ public struct LATable<D: DeltaScalar>: Sendable {
 
     /// `orbit` = Z(0) ... Z(N); `addsDC` false for Julia; truncation below `epsilon` relative.
     /// `escapeGaps`: the orbit's exact 4 - |Z|^2 where Double cannot tell |Z| from 2.
-    public init(
+    @usableFromInline package init(
         orbit: [Complex<D>], epsilon: Double, addsDC: Bool = true, power: Int = 2, escapeGaps: [Int: FloatExp] = [:],
         spanning: Bool = false, threads: Int = 1
     ) {
@@ -125,7 +125,7 @@ public struct LATable<D: DeltaScalar>: Sendable {
     /// whole orbit, the return map, even where the stages stop before it (at dips inside the
     /// period). Each stage's entries are composed on up to `threads` threads (the same table
     /// for any count: where entries end depends on the orbit's magnitudes alone).
-    public init<W: DeltaScalar>(
+    @usableFromInline package init<W: DeltaScalar>(
         orbit: [Complex<W>], epsilon: Double, addsDC: Bool = true, power: Int = 2, escapeGaps: [Int: FloatExp] = [:],
         spanning: Bool = false, threads: Int = 1, converting: @Sendable (W) -> D
     ) {
@@ -137,7 +137,7 @@ public struct LATable<D: DeltaScalar>: Sendable {
     /// Built in W from `reference`, read in order as the entries are composed (the orbit is
     /// never held decoded): the same table as from its values in W. `lowestStage` > 0 keeps
     /// only the stages from it up (a lean table: its chains start at that stage's entries).
-    public init<W: DeltaScalar>(
+    @usableFromInline package init<W: DeltaScalar>(
         reference: ReferenceOrbit, as _: W.Type, epsilon: Double, addsDC: Bool = true, power: Int = 2,
         spanning: Bool = false, threads: Int = 1, lowestStage: Int = 0, converting: @Sendable (W) -> D
     ) {

@@ -240,34 +240,34 @@ package struct PerturbationLaunch: Sendable {
 
 /// How one item of a perturbation launch ended (FKPixelOut in FathomKernelABI.h, field for
 /// field: a backend checks the layout).
-public struct PerturbationOutcome: Sendable {
+@usableFromInline package struct PerturbationOutcome: Sendable {
     /// The values of `kind` (FK_MAX_ITERATIONS, FK_ESCAPED, FK_BOUNDED): the item reached the
     /// iteration limit; it escaped; or, in detect mode, it stopped early as glitched (`ratio`)
     /// or at the end of the reference orbit without escaping (`ratio` 0).
-    public static let maxIterations: UInt32 = 0, escaped: UInt32 = 1, bounded: UInt32 = 2
+    @usableFromInline package static let maxIterations: UInt32 = 0, escaped: UInt32 = 1, bounded: UInt32 = 2
     /// How the item ended: `maxIterations`, `escaped` or `bounded`.
-    public var kind: UInt32
+    @usableFromInline package var kind: UInt32
     /// The first n >= 1 with |z(n)| > 2 (0: none).
-    public var n2: UInt32
+    @usableFromInline package var n2: UInt32
     /// The escape count (`escaped`).
-    public var n: UInt32
+    @usableFromInline package var n: UInt32
     /// Loop steps taken, BLA and plain.
-    public var steps: UInt32
+    @usableFromInline package var steps: UInt32
     /// The loop steps that were BLA steps or LA entries.
-    public var blaSteps: UInt32
+    @usableFromInline package var blaSteps: UInt32
     /// Unused; keeps the layout of FKPixelOut (always 0).
     package var pad: UInt32
     /// |z|^2 at escape.
-    public var r2: Double
+    @usableFromInline package var r2: Double
     /// |dz/dc|^2 = stretch2 * 2^stretchExponent.
-    public var stretch2: Double
+    @usableFromInline package var stretch2: Double
     /// The binary exponent of |dz/dc|^2 (see `stretch2`).
-    public var stretchExponent: Int64
+    @usableFromInline package var stretchExponent: Int64
     /// The sum of the approximation steps' truncation loads, scaled to a share of dc, for the
     /// precision estimate (`PixelRun.blaLoad`).
-    public var blaLoad: Double
+    @usableFromInline package var blaLoad: Double
     /// Detect mode: |z|^2 / |Z|^2 where it glitched.
-    public var ratio: Double
+    @usableFromInline package var ratio: Double
 }
 
 /// Direct Double escape time, z <- z^p + c (Julia: z0 = pixel) over a grid without rotation.
@@ -284,15 +284,15 @@ package struct DirectLaunch: Sendable {
 
 /// How one pixel of a direct launch ended (FKDirectOut): its counts, |z|^2 at nBig, and for
 /// z^2 + c the rounding check's error variance e2 * 2^exponent.
-public struct DirectOutcome: Sendable {
+@usableFromInline package struct DirectOutcome: Sendable {
     /// The first n >= 1 with |z(n)| > 2 (0: none within the limit).
-    public var n2: UInt32
+    @usableFromInline package var n2: UInt32
     /// The first n with |z(n)| > 65536 (0: none within the limit).
-    public var nBig: UInt32
+    @usableFromInline package var nBig: UInt32
     /// |z|^2 at `nBig`.
-    public var r2: Double
+    @usableFromInline package var r2: Double
     /// The significand of the rounding check's error variance (z^2 + c only).
-    public var e2: Double
+    @usableFromInline package var e2: Double
     /// The binary exponent of the rounding check's error variance (see `e2`).
-    public var exponent: Int64
+    @usableFromInline package var exponent: Int64
 }

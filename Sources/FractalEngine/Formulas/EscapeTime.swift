@@ -5,7 +5,7 @@ import FractalNumerics
 // Mandelbrot and Multibrot, Julia's parameter for Julia).
 
 /// A map z -> f(z, c) iterated from z0 until |z| > 65536.
-public protocol EscapeTimeFormula: Sendable {
+@usableFromInline package protocol EscapeTimeFormula: Sendable {
     /// The power p of the leading term (for the smooth count's ln p).
     var power: Int { get }
     /// One iteration: z(n+1) from `z` = z(n) and the additive constant `c`.
@@ -13,55 +13,57 @@ public protocol EscapeTimeFormula: Sendable {
 }
 
 /// z^2 + c, with z^2 as ((x + y)(x - y), 2xy): Mandelbrot and Julia.
-public struct QuadraticFormula: EscapeTimeFormula {
+@usableFromInline package struct QuadraticFormula: EscapeTimeFormula {
     /// The quadratic formula (it has no parameters).
-    public init() {}
+    @usableFromInline package init() {}
     /// The power: 2.
-    @inlinable public var power: Int { 2 }
+    @inlinable package var power: Int { 2 }
     /// z^2 + c.
     @inlinable @inline(__always)
-    public func step<T: RealScalar>(_ z: Complex<T>, _ c: Complex<T>) -> Complex<T> { z.squared + c }
+    @usableFromInline package func step<T: RealScalar>(_ z: Complex<T>, _ c: Complex<T>) -> Complex<T> { z.squared + c }
 }
 
 /// z^p + c for integer p >= 2 (z^2 then p - 2 schoolbook products, the oracle's order).
-public struct MultibrotFormula: EscapeTimeFormula {
+@usableFromInline package struct MultibrotFormula: EscapeTimeFormula {
     /// The exponent p; Fathom renders 2 through 16 (`Family.powerRange`).
-    public let power: Int
+    @usableFromInline package let power: Int
     /// z^`power` + c, for `power` >= 2.
-    public init(power: Int) { self.power = power }
+    @usableFromInline package init(power: Int) { self.power = power }
     /// z^p + c.
     @inlinable @inline(__always)
-    public func step<T: RealScalar>(_ z: Complex<T>, _ c: Complex<T>) -> Complex<T> { z.power(power) + c }
+    @usableFromInline package func step<T: RealScalar>(_ z: Complex<T>, _ c: Complex<T>) -> Complex<T> {
+        z.power(power) + c
+    }
 }
 
 /// The escape thresholds of the contract: |z|^2 > 4 for n2, |z|^2 > 2^32 for nBig.
-public enum Escape {
+@usableFromInline package enum Escape {
     /// 4: n2 is the first n with |z(n)|^2 above it (|z| > 2).
-    public static let radiusSquared2 = 4.0
+    @usableFromInline package static let radiusSquared2 = 4.0
     /// 2^32: nBig is the first n with |z(n)|^2 above it (|z| > 65536), where iteration stops.
-    public static let radiusSquaredBig = 4294967296.0
+    @usableFromInline package static let radiusSquaredBig = 4294967296.0
     // The thresholds widened by a relative 2^-40, for deciding escape from a leading Double.
     /// `radiusSquared2` less a relative 2^-40: a leading-Double |z|^2 below it is below `radiusSquared2`.
-    public static let inner2 = radiusSquared2 * (1 - 0x1p-40)
+    @usableFromInline package static let inner2 = radiusSquared2 * (1 - 0x1p-40)
     /// `radiusSquared2` plus a relative 2^-40: a leading-Double |z|^2 above it is above `radiusSquared2`.
-    public static let outer2 = radiusSquared2 * (1 + 0x1p-40)
+    @usableFromInline package static let outer2 = radiusSquared2 * (1 + 0x1p-40)
     /// `radiusSquaredBig` less a relative 2^-40: a leading-Double |z|^2 below it is below `radiusSquaredBig`.
-    public static let innerBig = radiusSquaredBig * (1 - 0x1p-40)
+    @usableFromInline package static let innerBig = radiusSquaredBig * (1 - 0x1p-40)
     /// `radiusSquaredBig` plus a relative 2^-40: a leading-Double |z|^2 above it is above `radiusSquaredBig`.
-    public static let outerBig = radiusSquaredBig * (1 + 0x1p-40)
+    @usableFromInline package static let outerBig = radiusSquaredBig * (1 + 0x1p-40)
     /// ln 65536.
-    public static let logBig = 11.090354888959125
+    @usableFromInline package static let logBig = 11.090354888959125
 
     /// smooth = nBig + 1 - ln(ln|z| / ln 65536) / ln p, from |z|^2 in Double.
     @inlinable
-    public static func smooth(nBig: Int, lengthSquared r2: Double, power: Int) -> Double {
+    package static func smooth(nBig: Int, lengthSquared r2: Double, power: Int) -> Double {
         let lnAbsZ = 0.5 * Math.log(r2)
         let lnRatio = Math.log(lnAbsZ / logBig)
         return Double(nBig) + 1 - (power == 2 ? lnRatio * inverseLn2 : lnRatio / Math.log(Double(power)))
     }
 
     /// 1 / ln 2.
-    public static let inverseLn2 = 1.4426950408889634
+    @usableFromInline package static let inverseLn2 = 1.4426950408889634
 }
 
 /// The state of one escape-time iteration in progress.

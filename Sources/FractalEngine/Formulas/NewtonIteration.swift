@@ -1,16 +1,16 @@
 import FractalNumerics
 
 /// Newton's method z <- z - p(z)/p'(z) for a polynomial, with convergence to a known root.
-public struct NewtonIteration<T: RealScalar>: Sendable {
+@usableFromInline package struct NewtonIteration<T: RealScalar>: Sendable {
     /// The polynomial's coefficients in `T`: `coefficients[k]` multiplies z^k.
-    public let coefficients: [T]
+    @usableFromInline package let coefficients: [T]
     /// The polynomial's roots, in `NewtonPolynomial.roots` order; a result's `root` is index + 1.
-    public let roots: [Complex<Double>]
+    @usableFromInline package let roots: [Complex<Double>]
     /// Converged when |z - root|^2 < tolerance^2, tolerance = 1e-6.
-    public static var toleranceSquared: Double { 1e-12 }
+    @usableFromInline package static var toleranceSquared: Double { 1e-12 }
 
     /// Newton's method for `polynomial`, with its coefficients converted to `T` and its roots found once.
-    public init(_ polynomial: NewtonPolynomial) {
+    @usableFromInline package init(_ polynomial: NewtonPolynomial) {
         coefficients = polynomial.coefficients.map { T($0) }
         roots = polynomial.roots
     }
@@ -19,7 +19,7 @@ public struct NewtonIteration<T: RealScalar>: Sendable {
     /// n2 = nBig = n, root = index + 1, smooth = n + 1 - log2(ln d^2 / ln tol^2) in [n, n + 1).
     /// A zero derivative or the limit gives `PixelResult.bounded`.
     @inlinable
-    public func iterate(from z0: Complex<T>, maxIterations: Int) -> PixelResult {
+    package func iterate(from z0: Complex<T>, maxIterations: Int) -> PixelResult {
         var z = z0
         var n = 0
         while n < maxIterations {

@@ -15,7 +15,7 @@ public struct Viewport: Sendable {
     /// What a reference orbit needs: 64 bits below the spacing (Documentation/Design.md section 4). Digits
     /// of the center beyond that move it by less than 2^-64 of a pixel; pixel deltas are
     /// still taken from the exact pixel points (at `precision`).
-    public let orbitPrecision: Precision
+    package let orbitPrecision: Precision
     /// The center, read at `precision`.
     public let center: BigComplex
     /// The radius at `precision`: the location's on the flat image; on an exponential map, the
@@ -25,11 +25,11 @@ public struct Viewport: Sendable {
     /// exponential map, the pixel size at the band's innermost row.
     public let spacing: BigFloat
     /// The center in double-double.
-    public let centerDD: Complex<DoubleDouble>
+    @usableFromInline package let centerDD: Complex<DoubleDouble>
     /// The pixel spacing s in double-double.
-    public let spacingDD: DoubleDouble
+    @usableFromInline package let spacingDD: DoubleDouble
     /// cos and sin of the rotation; exactly (1, 0) without one.
-    public let rotation: (cos: Double, sin: Double)
+    @usableFromInline package let rotation: (cos: Double, sin: Double)
     /// How pixels map to the plane: the flat image, or rows of an exponential map.
     public let projection: Projection
 
@@ -44,7 +44,7 @@ public struct Viewport: Sendable {
 
     /// Whether a pixel's real part depends on its column only and its imaginary part on its row
     /// only (flat and without rotation): then grids are computed per column and per row.
-    public var isSeparable: Bool { projection == .flat && rotation == (1, 0) }
+    package var isSeparable: Bool { projection == .flat && rotation == (1, 0) }
 
     /// The flat viewport of `location` at `width` x `height` pixels.
     ///
@@ -137,7 +137,7 @@ public struct Viewport: Sendable {
     /// on the flat image; on an exponential map's rows, the Doubles `ExponentialMap.offset`
     /// gives (their point is the center plus s times them, exactly, wherever it is computed).
     @inlinable @inline(__always)
-    public func offsetUnits(x: Int, y: Int) -> (Double, Double) {
+    package func offsetUnits(x: Int, y: Int) -> (Double, Double) {
         switch projection {
         case .flat:
             return (Double(2 * x + 1 - width) * 0.5, Double(height - 2 * y - 1) * 0.5)
@@ -149,13 +149,13 @@ public struct Viewport: Sendable {
     /// The offset (u, v) turned by the view's rotation: the one place the rotation is
     /// applied to pixel offsets (the kernels' deltas, the pixel points, exact and double-double).
     @inlinable @inline(__always)
-    public func rotated(_ u: Double, _ v: Double) -> (Double, Double) {
+    package func rotated(_ u: Double, _ v: Double) -> (Double, Double) {
         (u * rotation.cos - v * rotation.sin, u * rotation.sin + v * rotation.cos)
     }
 
     /// The point pixel (x, y) samples, in double-double.
     @inlinable
-    public func point(x: Int, y: Int) -> Complex<DoubleDouble> {
+    package func point(x: Int, y: Int) -> Complex<DoubleDouble> {
         let (u, v) = offsetUnits(x: x, y: y)
         let (ru, rv) = rotated(u, v)
         return Complex(centerDD.re + spacingDD.scaled(by: ru), centerDD.im + spacingDD.scaled(by: rv))

@@ -561,9 +561,6 @@ public struct OutputSlot: Sendable, Equatable {
     public static func == (a: OutputSlot, b: OutputSlot) -> Bool { a.set === b.set && a.index == b.index }
 }
 
-/// The name of `OutputError` before outputs other than images went through it.
-public typealias ImageWriteError = OutputError
-
 /// Files written whole or not at all (one `OutputSet` of one file).
 package enum AtomicFile {
     /// Writes `data` to `path` by the output rules.

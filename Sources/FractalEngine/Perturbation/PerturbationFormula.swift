@@ -7,7 +7,7 @@ import FractalNumerics
 //   Julia:       dz <- (2Z + dz) dz          (the pixel enters through dz(0); there is no dc)
 
 /// One perturbation step of a family, generic over the delta type: dz <- dz H(Z, dz) + dc.
-public protocol PerturbationFormula: Sendable {
+@usableFromInline package protocol PerturbationFormula: Sendable {
     /// The power p of the family's leading term (2 for Mandelbrot and Julia).
     var power: Int { get }
     /// Whether dc enters each step (false for Julia).
@@ -23,7 +23,9 @@ public protocol PerturbationFormula: Sendable {
 extension PerturbationFormula {
     /// The step dz <- dz H(Z, dz) + dc.
     @inlinable @inline(__always)
-    public func step<D: DeltaScalar>(_ Z: Complex<D>, _ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D> {
+    @usableFromInline package func step<D: DeltaScalar>(_ Z: Complex<D>, _ dz: Complex<D>, _ dc: Complex<D>) -> Complex<
+        D
+    > {
         step(Z, factor: dz, inner: dz, dc)
     }
 }
@@ -31,7 +33,7 @@ extension PerturbationFormula {
 extension PerturbationFormula {
     /// |f'(z)|^2 from |z|^2: how much one step stretches |dz/dc|^2 (p^2 |z|^(2(p-1))).
     @inlinable @inline(__always)
-    public func stretchSquared(_ r2: Double) -> Double {
+    @usableFromInline package func stretchSquared(_ r2: Double) -> Double {
         if power == 2 { return 4 * r2 }
         var t = Double(power * power)
         for _ in 1..<power { t *= r2 }
@@ -40,19 +42,21 @@ extension PerturbationFormula {
 }
 
 /// z^2 + c: Mandelbrot (with dc) and Julia (without).
-public struct QuadraticPerturbation: PerturbationFormula {
+@usableFromInline package struct QuadraticPerturbation: PerturbationFormula {
     /// Whether dc enters each step: true for Mandelbrot, false for Julia.
-    public let addsDC: Bool
+    @usableFromInline package let addsDC: Bool
     /// The quadratic step, with dc added (Mandelbrot) or not (Julia).
-    public init(addsDC: Bool) { self.addsDC = addsDC }
+    @usableFromInline package init(addsDC: Bool) { self.addsDC = addsDC }
     /// The power: 2.
-    @inlinable public var power: Int { 2 }
+    @inlinable package var power: Int { 2 }
     /// nil: the quadratic step needs no binomial row.
-    public var binomialRow: [Double]? { nil }
+    @usableFromInline package var binomialRow: [Double]? { nil }
 
     /// (2Z + inner) factor + dc.
     @inlinable @inline(__always)
-    public func step<D: DeltaScalar>(_ Z: Complex<D>, factor: Complex<D>, inner: Complex<D>, _ dc: Complex<D>)
+    @usableFromInline package func step<D: DeltaScalar>(
+        _ Z: Complex<D>, factor: Complex<D>, inner: Complex<D>, _ dc: Complex<D>
+    )
         -> Complex<D>
     {
         let t = Complex(Z.re.doubled + inner.re, Z.im.doubled + inner.im) * factor
@@ -61,18 +65,18 @@ public struct QuadraticPerturbation: PerturbationFormula {
 }
 
 /// z^p + c for p >= 2: the binomial expansion of (Z + dz)^p - Z^p, plus dc.
-public struct MultibrotPerturbation: PerturbationFormula {
+@usableFromInline package struct MultibrotPerturbation: PerturbationFormula {
     /// The exponent p, 2 or more.
-    public let power: Int
+    @usableFromInline package let power: Int
     /// binomials[k] = binom(power, k), k = 0...power.
-    public let binomials: [Double]
+    @usableFromInline package let binomials: [Double]
     /// Always true: Multibrot's c is the pixel.
-    public var addsDC: Bool { true }
+    @usableFromInline package var addsDC: Bool { true }
     /// `binomials`.
-    public var binomialRow: [Double]? { binomials }
+    @usableFromInline package var binomialRow: [Double]? { binomials }
 
     /// The step for z^`power` + c, `power` >= 2, with its binomial row computed once.
-    public init(power: Int) {
+    @usableFromInline package init(power: Int) {
         self.power = power
         var row = [1.0]
         for k in 1...power { row.append(row[k - 1] * Double(power - k + 1) / Double(k)) }
@@ -82,7 +86,9 @@ public struct MultibrotPerturbation: PerturbationFormula {
     /// Horner in dz: dz H with H = b1 Z^(p-1) + dz (b2 Z^(p-2) + ... + dz bp), bk = binom(p, k)
     /// (`factor` the first dz, `inner` the others).
     @inlinable @inline(__always)
-    public func step<D: DeltaScalar>(_ Z: Complex<D>, factor: Complex<D>, inner: Complex<D>, _ dc: Complex<D>)
+    @usableFromInline package func step<D: DeltaScalar>(
+        _ Z: Complex<D>, factor: Complex<D>, inner: Complex<D>, _ dc: Complex<D>
+    )
         -> Complex<D>
     {
         var h = Complex<D>(D.one, .zero)  // bp = 1

@@ -68,7 +68,7 @@ struct PixelWork {
 }
 
 /// A perturbation delta type that can be read from MPFR (correctly rounded).
-public protocol PerturbationDelta: DeltaScalar {
+@usableFromInline package protocol PerturbationDelta: DeltaScalar {
     /// The 106-bit type of the same range: what pixels at risk are rendered again in.
     associatedtype Wide: PerturbationDelta
     /// Where a `ReferenceCache` keeps this type's BLA tables.
@@ -86,21 +86,22 @@ public protocol PerturbationDelta: DeltaScalar {
 extension PerturbationDelta {
     /// nil: by default a type has no fast path.
     @inlinable @inline(__always)
-    public static func plainLengthSquared(_ re: Self, _ im: Self) -> Double? { nil }
+    @usableFromInline package static func plainLengthSquared(_ re: Self, _ im: Self) -> Double? { nil }
 }
 
 extension Double: PerturbationDelta {
     /// The cache's Double tables.
-    public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<Double>]> { \.double }
+    @usableFromInline package static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<Double>]>
+    { \.double }
     /// Double-double: 106 bits in Double's range.
-    public typealias Wide = DoubleDouble
+    @usableFromInline package typealias Wide = DoubleDouble
     /// `value` rounded to Double.
-    public init(rounding value: BigFloat) { self = value.doubleValue }
+    @usableFromInline package init(rounding value: BigFloat) { self = value.doubleValue }
     /// `value` rounded to Double.
-    public init(wide value: DoubleDouble) { self = value.doubleValue }
+    @usableFromInline package init(wide value: DoubleDouble) { self = value.doubleValue }
     /// re^2 + im^2, or nil where it lies outside 2^-450 ... 2^450.
     @inlinable @inline(__always)
-    public static func plainLengthSquared(_ re: Double, _ im: Double) -> Double? {
+    @usableFromInline package static func plainLengthSquared(_ re: Double, _ im: Double) -> Double? {
         let s = re * re + im * im
         return s >= 0x1p-450 && s <= 0x1p450 ? s : nil
     }
@@ -108,44 +109,50 @@ extension Double: PerturbationDelta {
 
 extension FloatExp: PerturbationDelta {
     /// The cache's floatexp tables.
-    public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<FloatExp>]> { \.floatExp }
+    @usableFromInline package static var cachedTables:
+        WritableKeyPath<CachedTables, [TableIdentity: BLATable<FloatExp>]>
+    { \.floatExp }
     /// `DoubleDoubleExp`: 106 bits in floatexp's range.
-    public typealias Wide = DoubleDoubleExp
+    @usableFromInline package typealias Wide = DoubleDoubleExp
     /// `value` rounded to floatexp (53 bits).
-    public init(rounding value: BigFloat) { self = value.floatExpValue }
+    @usableFromInline package init(rounding value: BigFloat) { self = value.floatExpValue }
     /// `value` rounded to floatexp (53 bits).
-    public init(wide value: DoubleDoubleExp) { self = value.floatExpValue }
+    @usableFromInline package init(wide value: DoubleDoubleExp) { self = value.floatExpValue }
 }
 
 extension DoubleDouble: PerturbationDelta {
     /// The cache's double-double tables.
-    public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<DoubleDouble>]> {
+    @usableFromInline package static var cachedTables:
+        WritableKeyPath<CachedTables, [TableIdentity: BLATable<DoubleDouble>]>
+    {
         \.doubleDouble
     }
     /// Double-double itself: it already has 106 bits.
-    public typealias Wide = DoubleDouble
+    @usableFromInline package typealias Wide = DoubleDouble
     /// `value` rounded to double-double.
-    public init(rounding value: BigFloat) { self = value.doubleDoubleValue }
+    @usableFromInline package init(rounding value: BigFloat) { self = value.doubleDoubleValue }
     /// `value` itself.
-    public init(wide value: DoubleDouble) { self = value }
+    @usableFromInline package init(wide value: DoubleDouble) { self = value }
     /// Double's, from the leading words (the variance needs no more than their 53 bits).
     @inlinable @inline(__always)
-    public static func plainLengthSquared(_ re: DoubleDouble, _ im: DoubleDouble) -> Double? {
+    @usableFromInline package static func plainLengthSquared(_ re: DoubleDouble, _ im: DoubleDouble) -> Double? {
         Double.plainLengthSquared(re.hi, im.hi)
     }
 }
 
 extension DoubleDoubleExp: PerturbationDelta {
     /// The cache's extended-range double-double tables.
-    public static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<DoubleDoubleExp>]> {
+    @usableFromInline package static var cachedTables:
+        WritableKeyPath<CachedTables, [TableIdentity: BLATable<DoubleDoubleExp>]>
+    {
         \.doubleDoubleExp
     }
     /// `DoubleDoubleExp` itself: it already has 106 bits.
-    public typealias Wide = DoubleDoubleExp
+    @usableFromInline package typealias Wide = DoubleDoubleExp
     /// `value` itself.
-    public init(wide value: DoubleDoubleExp) { self = value }
+    @usableFromInline package init(wide value: DoubleDoubleExp) { self = value }
     /// `value` rounded to 106 bits, with its exponent kept apart (no underflow or overflow).
-    public init(rounding value: BigFloat) {
+    @usableFromInline package init(rounding value: BigFloat) {
         let f = value.floatExpValue
         if f.isZero {
             self = .zero
@@ -680,7 +687,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound, C: Orbit
     /// 2^+-64, made every kernel 2 times slower, the product's too.)
     @inlinable @inline(__always)
     static func normalized(_ v: (Double, Int)) -> (Double, Int) {
-        FloatExp(significand: v.0, exponent: v.1).parts
+        FloatExp(normalizing: v.0, v.1).parts
     }
 
     /// a + b for normalized pairs: FloatExp's `+` (the smaller operand aligned, dropped past 60
@@ -711,7 +718,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound, C: Orbit
             return ((next.0 + s) * s * p2, inverseDC.1)
         }
         let d = before.floatExpLengthSquared
-        let f = FloatExp(significand: next.0, exponent: next.1)
+        let f = FloatExp(normalizing: next.0, next.1)
         let sum = Self.pairSum((f.significand, f.exponent), (d.significand, d.exponent))
         return (sum.0 * d.significand * p2, sum.1 &+ d.exponent &+ inverseDC.1)
     }

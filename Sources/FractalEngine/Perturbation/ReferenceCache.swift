@@ -108,10 +108,10 @@ public final class ReferenceCache: Sendable {
 
     /// The orbits it holds, in the order they were stored: what a cluster's reference job saves
     /// for the frame jobs (Documentation/Sequences.md, "On a cluster").
-    public var storedOrbits: [ReferenceOrbit] { state.withLock { $0.orbits } }
+    package var storedOrbits: [ReferenceOrbit] { state.withLock { $0.orbits } }
 
     /// Adds orbits another process computed (read from its files), as if computed here.
-    public func add(_ more: [ReferenceOrbit]) {
+    package func add(_ more: [ReferenceOrbit]) {
         state.withLock {
             $0.orbits += more
             $0.loaded += more.count
@@ -239,7 +239,7 @@ public final class ReferenceCache: Sendable {
 
 /// The cache's BLA tables, one dictionary per delta type (`PerturbationDelta.cachedTables`
 /// picks it).
-public struct CachedTables: Sendable {
+@usableFromInline package struct CachedTables: Sendable {
     var double: [TableIdentity: BLATable<Double>] = [:]
     var floatExp: [TableIdentity: BLATable<FloatExp>] = [:]
     var doubleDouble: [TableIdentity: BLATable<DoubleDouble>] = [:]
@@ -248,7 +248,7 @@ public struct CachedTables: Sendable {
 
 /// What identifies a reference orbit: its family (power, Julia's c), its point exactly, its
 /// precision and its length. Names device copies (`DeviceContent`) and cached tables.
-public struct OrbitIdentity: Hashable, Sendable {
+@usableFromInline package struct OrbitIdentity: Hashable, Sendable {
     let power: Int
     let juliaC: [String]?
     let re: String
@@ -261,7 +261,7 @@ public struct OrbitIdentity: Hashable, Sendable {
 
 /// What identifies a BLA table: the orbit, the delta type, the dc bound (exactly, as D
 /// prints it), the epsilon and whether dc enters the steps. The same identity, the same table.
-public struct TableIdentity: Hashable, Sendable {
+@usableFromInline package struct TableIdentity: Hashable, Sendable {
     let orbit: OrbitIdentity
     let delta: ObjectIdentifier
     let dcMax: String
@@ -295,7 +295,9 @@ extension ReferenceOrbit {
     /// at `maxIterations` that needs `precision`: the same family, at least that precision,
     /// and long enough (it escaped, or it runs to the limit). The one rule for cached orbits
     /// and orbits read from a file.
-    public func serves(power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision) -> Bool {
+    @usableFromInline package func serves(power: Int, juliaC: BigComplex?, maxIterations: Int, precision: Precision)
+        -> Bool
+    {
         matches(power: power, juliaC: juliaC, precision: precision) && (escaped || count - 1 >= maxIterations)
     }
 
@@ -310,7 +312,7 @@ extension ReferenceOrbit {
     /// which then has not escaped; this orbit itself when it is no longer. A longer orbit that
     /// serves a render (`serves`) is cut to it, so the render's tables, steps and image are
     /// those of the orbit it would have computed.
-    public func limited(to maxIterations: Int) -> ReferenceOrbit {
+    @usableFromInline package func limited(to maxIterations: Int) -> ReferenceOrbit {
         // At least the orbit's first value; a limit past its end leaves it whole.
         guard maxIterations < count - 1 else { return self }
         let n = Swift.max(1, maxIterations + 1)

@@ -17,15 +17,15 @@ import FractalNumerics
 /// This is the approach of Zhuoran's reference compression (a low-precision replay of z^2 + c,
 /// as Imagina and FractalShark store their orbits) made lossless: those store a waypoint where
 /// a replay drifts past a bound, and their decompressed orbit is near the computed one, not it.
-public struct CompressedOrbit: Sendable {
+@usableFromInline package struct CompressedOrbit: Sendable {
     /// The number of steps, Z(0) ... Z(count - 1).
-    public let count: Int
+    @usableFromInline package let count: Int
     /// Whether each step keeps its low words too (the orbit can then be read as double-double).
-    public let hasLowWords: Bool
+    @usableFromInline package let hasLowWords: Bool
     /// The power p of the orbit's z^p + c, which the prediction steps with.
-    public let power: Int
+    @usableFromInline package let power: Int
     /// Steps between keys.
-    public static let keyStride = 128
+    @usableFromInline package static let keyStride = 128
 
     /// c in double-double (Mandelbrot: the reference point; Julia: the parameter).
     let c: Complex<DoubleDouble>
@@ -39,7 +39,7 @@ public struct CompressedOrbit: Sendable {
     let nibbleCount: Int
 
     /// The bytes held: the nibbles, the keys and their offsets.
-    public var byteCount: Int { bytes.count + 8 * keys.count + 8 * keyNibbles.count }
+    @usableFromInline package var byteCount: Int { bytes.count + 8 * keys.count + 8 * keyNibbles.count }
 
     /// Compresses the stored Doubles of an orbit given as arrays (a version 3 file's):
     /// `reLow` and `imLow` empty, or as long as `re`.
@@ -269,14 +269,14 @@ public struct CompressedOrbit: Sendable {
     /// Each step n = 0, 1, ... in order with its (re, im, reLow, imLow), the low words 0
     /// without them, until `body` returns false.
     @inline(__always)
-    public func forEachStep(_ body: (Int, (Double, Double, Double, Double)) -> Bool) {
+    @usableFromInline package func forEachStep(_ body: (Int, (Double, Double, Double, Double)) -> Bool) {
         if let problem = Self.walk(parts, body) {
             preconditionFailure("an orbit compressed here decodes: \(problem.reason)")
         }
     }
 
     /// All steps' values, decoded: (re, im, reLow, imLow); the low words empty without them.
-    public func decoded() -> (re: [Double], im: [Double], reLow: [Double], imLow: [Double]) {
+    @usableFromInline package func decoded() -> (re: [Double], im: [Double], reLow: [Double], imLow: [Double]) {
         var re = [Double](), im = [Double](), reLow = [Double](), imLow = [Double]()
         re.reserveCapacity(count)
         im.reserveCapacity(count)
@@ -297,17 +297,17 @@ public struct CompressedOrbit: Sendable {
     }
 
     /// A reader of the orbit from any step on, one step at a time.
-    public struct Cursor {
+    @usableFromInline package struct Cursor {
         let orbit: CompressedOrbit
         /// The step `value` holds.
-        public private(set) var step: Int
+        @usableFromInline package private(set) var step: Int
         /// (re, im, reLow, imLow) of `step` (the low words 0 without them).
-        public private(set) var value: (Double, Double, Double, Double)
+        @usableFromInline package private(set) var value: (Double, Double, Double, Double)
         private var reader: NibbleReader
 
         /// At step `n` (0 ..< count): from the key before it, decoding forward at most
         /// `keyStride - 1` steps.
-        public init(orbit: CompressedOrbit, at n: Int) {
+        @usableFromInline package init(orbit: CompressedOrbit, at n: Int) {
             precondition(n >= 0 && n < orbit.count)
             self.orbit = orbit
             let k = n / CompressedOrbit.keyStride
@@ -318,7 +318,7 @@ public struct CompressedOrbit: Sendable {
         }
 
         /// To the next step (step + 1 < count).
-        public mutating func advance() {
+        @usableFromInline package mutating func advance() {
             step += 1
             let o = orbit
             if step % CompressedOrbit.keyStride == 0 {
@@ -437,7 +437,7 @@ private struct Exact {
 
 extension CompressedOrbit: Equatable {
     /// The same steps: the same bytes, keys (bit for bit) and parameters.
-    public static func == (a: CompressedOrbit, b: CompressedOrbit) -> Bool {
+    @usableFromInline package static func == (a: CompressedOrbit, b: CompressedOrbit) -> Bool {
         a.count == b.count && a.hasLowWords == b.hasLowWords && a.power == b.power && a.nibbleCount == b.nibbleCount
             && a.c.re.hi.bitPattern == b.c.re.hi.bitPattern && a.c.re.lo.bitPattern == b.c.re.lo.bitPattern
             && a.c.im.hi.bitPattern == b.c.im.hi.bitPattern && a.c.im.lo.bitPattern == b.c.im.lo.bitPattern

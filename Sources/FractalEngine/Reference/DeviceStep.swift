@@ -115,13 +115,13 @@ package struct DeviceOrbitStep {
     /// Step k of `out` (words 10: 0 no test, 1 gap, 2 escaped).
     init(_ v: UnsafePointer<Double>) {
         values = (v[0], v[1], v[2], v[3])
-        x = FloatExp(significand: v[4], exponent: Int(v[5]))
-        y = FloatExp(significand: v[6], exponent: Int(v[7]))
+        x = FloatExp(normalizing: v[4], Int(v[5]))
+        y = FloatExp(normalizing: v[6], Int(v[7]))
         xNonzero = v[4] != 0
         yNonzero = v[6] != 0
         switch v[10] {
         case 2: escape = .escaped
-        case 1: escape = .gap(FloatExp(significand: v[8], exponent: Int(v[9])))
+        case 1: escape = .gap(FloatExp(normalizing: v[8], Int(v[9])))
         default: escape = nil
         }
     }

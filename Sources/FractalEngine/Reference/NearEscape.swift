@@ -86,6 +86,6 @@ final class NearEscapeTest {
         var el = 0, eu = 0
         let gl = mpfr_get_d_2exp(&el, lower, MPFR_RNDN), gu = mpfr_get_d_2exp(&eu, upper, MPFR_RNDN)
         guard gl == gu && el == eu else { return nil }
-        return .gap(FloatExp(significand: gl, exponent: el))
+        return .gap(FloatExp(normalizing: gl, el))
     }
 }

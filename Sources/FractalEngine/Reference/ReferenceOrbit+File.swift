@@ -26,7 +26,7 @@ import FractalNumerics
 extension ReferenceOrbit {
     static let magic = Array("FATHOMRO".utf8)
     /// The version `write(to:)` writes; `read(from:)` reads it and version 3.
-    public static let fileVersion: UInt32 = 4
+    @usableFromInline package static let fileVersion: UInt32 = 4
     /// Exponents of FloatExp entries (tiny values, escape gaps) beyond this are refused: MPFR's
     /// default exponent range is +-(2^30 - 1), so no orbit has them, and FloatExp arithmetic
     /// on them could overflow.
@@ -36,7 +36,7 @@ extension ReferenceOrbit {
     /// million bits; a Julia view's precision follows its at most 1.1 million digits: 3.7
     /// million). Precision.maximum (2^28) let a damaged header make reading its point, and
     /// every use of it, take seconds to minutes (found by the fuzzer, Reliability.md).
-    public static let maximumFileBits = 1 << 22
+    @usableFromInline package static let maximumFileBits = 1 << 22
 
     /// The checksum ending a version 3 file: 64-bit FNV-1a (Fowler, Noll and Vo; offset basis
     /// 0xcbf29ce484222325, prime 0x100000001b3, as in draft-eastlake-fnv) of `bytes`.
@@ -44,7 +44,7 @@ extension ReferenceOrbit {
     /// Each step `h = (h ^ byte) * prime` is a bijection of h for a fixed byte (the prime is
     /// odd), so any one altered byte changes the result; other damage goes unnoticed with
     /// probability about 2^-64.
-    public static func fileChecksum<C: Collection<UInt8>>(_ bytes: C) -> UInt64 {
+    @usableFromInline package static func fileChecksum<C: Collection<UInt8>>(_ bytes: C) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         let fast: Void? = bytes.withContiguousStorageIfAvailable { buffer in
             for b in buffer { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
@@ -56,14 +56,14 @@ extension ReferenceOrbit {
     }
 
     /// Writes the orbit to `path` by the output rules (`OutputSet`: atomically).
-    public func write(to path: String) throws {
+    @usableFromInline package func write(to path: String) throws {
         do { try OutputSet.write(fileData(), to: path) } catch {
             throw ReferenceFileError.cannotWrite(path: path, reason: error.description)
         }
     }
 
     /// The orbit file's bytes.
-    public func fileData() -> Data {
+    @usableFromInline package func fileData() -> Data {
         var out = Data()
         let packed = compressed.parts
         out.reserveCapacity(160 + packed.bytes.count + packed.keys.count * 16 + tiny.count * 40 + escapeGaps.count * 24)
@@ -108,7 +108,7 @@ extension ReferenceOrbit {
     }
 
     /// Reads an orbit written by `write(to:)`.
-    public static func read(from path: String) throws(ReferenceFileError) -> ReferenceOrbit {
+    @usableFromInline package static func read(from path: String) throws(ReferenceFileError) -> ReferenceOrbit {
         // The largest orbit file: 2^31 steps of compressed values is far past any view's.
         let data: Data
         do { data = try InputFile.read(path, maximumSize: Int.max) } catch {
@@ -124,7 +124,9 @@ extension ReferenceOrbit {
     /// another magic, an older or newer version, a checksum that does not match (truncated or
     /// altered), a field out of range, a count larger than the bytes left, a value that is not
     /// finite, bytes left over.
-    public static func decode(_ bytes: [UInt8], path: String) throws(ReferenceFileError) -> ReferenceOrbit {
+    @usableFromInline package static func decode(_ bytes: [UInt8], path: String) throws(ReferenceFileError)
+        -> ReferenceOrbit
+    {
         func fail(_ reason: String) -> ReferenceFileError { .malformed(path: path, reason: reason) }
         guard bytes.count >= 8, Array(bytes[0..<8]) == magic else { throw fail("it does not start with FATHOMRO") }
         guard bytes.count >= 12 else { throw fail("truncated after its first 8 bytes") }

@@ -11,34 +11,34 @@ import FractalNumerics
 /// Mandelbrot and Multibrot: Z(0) = 0, Z(m+1) = Z(m)^p + C. Julia: Z(0) = C (the reference
 /// pixel), Z(m+1) = Z(m)^2 + c. The orbit stops after the first m with |Z(m)| > 2 or at the
 /// iteration limit; `escaped` says which.
-public struct ReferenceOrbit: Sendable {
+@usableFromInline package struct ReferenceOrbit: Sendable {
     /// The reference point C (Mandelbrot: the parameter; Julia: the starting point).
-    public let point: BigComplex
+    @usableFromInline package let point: BigComplex
     /// The power p of Z^p + C (2 for Julia).
-    public let power: Int
+    @usableFromInline package let power: Int
     /// Julia's parameter c, or nil for Mandelbrot and Multibrot.
-    public let juliaC: BigComplex?
+    @usableFromInline package let juliaC: BigComplex?
     /// The MPFR precision the orbit was computed at.
-    public let precision: Precision
+    @usableFromInline package let precision: Precision
     /// Z(m) rounded to Double, and with `lowWords: true` also the low words (Z - hi rounded
     /// to Double, so the orbit can be read as double-double), compressed.
-    public let compressed: CompressedOrbit
+    @usableFromInline package let compressed: CompressedOrbit
     /// Indices and exact values of the entries whose magnitude is below 2^-1000.
-    public let tiny: [Int: Complex<FloatExp>]
+    @usableFromInline package let tiny: [Int: Complex<FloatExp>]
     /// 4 - |Z(m)|^2 from MPFR for the entries whose Double |Z|^2 lies within 2^-40 of 4
     /// (orbits near c = -2 sit at |Z| = 2 for thousands of steps): how far each is from
     /// escaping, which Double cannot tell, so BLA steps may pass them when their reach is
     /// smaller.
-    public let escapeGaps: [Int: FloatExp]
+    @usableFromInline package let escapeGaps: [Int: FloatExp]
     /// Whether |Z(count - 1)| > 2.
-    public let escaped: Bool
+    @usableFromInline package let escaped: Bool
 
     /// The number of stored values, Z(0) ... Z(count - 1).
-    public var count: Int { compressed.count }
+    @usableFromInline package var count: Int { compressed.count }
     /// Whether the low words are kept.
-    public var hasLowWords: Bool { compressed.hasLowWords }
+    @usableFromInline package var hasLowWords: Bool { compressed.hasLowWords }
     /// The bytes the orbit's values take as held: the compressed steps and the tables.
-    public var byteCount: Int { compressed.byteCount + 40 * tiny.count + 24 * escapeGaps.count }
+    @usableFromInline package var byteCount: Int { compressed.byteCount + 40 * tiny.count + 24 * escapeGaps.count }
 
     /// Computes the orbit of `point` in MPFR, in place, up to `maxIterations` steps.
     ///
@@ -124,7 +124,7 @@ public struct ReferenceOrbit: Sendable {
                     var ex = 0, ey = 0
                     let mx = mpfr_get_d_2exp(&ex, x, MPFR_RNDN), my = mpfr_get_d_2exp(&ey, y, MPFR_RNDN)
                     tiny[values.count - 1] = Complex(
-                        FloatExp(significand: mx, exponent: ex), FloatExp(significand: my, exponent: ey))
+                        FloatExp(normalizing: mx, ex), FloatExp(normalizing: my, ey))
                 }
                 return (a, b)
             }
@@ -183,7 +183,7 @@ public struct ReferenceOrbit: Sendable {
                             mpfr_d_sub(t1, 4, r2, MPFR_RNDN)
                             var e = 0
                             let g = mpfr_get_d_2exp(&e, t1, MPFR_RNDN)
-                            escapeGaps[m] = FloatExp(significand: g, exponent: e)
+                            escapeGaps[m] = FloatExp(normalizing: g, e)
                             return false
                         }())
                 {
@@ -239,7 +239,7 @@ public struct ReferenceOrbit: Sendable {
     }
 
     /// The orbit in the delta type D, ready for a kernel: decoded in one pass.
-    public func values<D: DeltaScalar>(as _: D.Type) -> [Complex<D>] {
+    @usableFromInline package func values<D: DeltaScalar>(as _: D.Type) -> [Complex<D>] {
         var out = [Complex<D>]()
         out.reserveCapacity(count)
         let wide = D.significandBits > 53 && hasLowWords
@@ -321,20 +321,20 @@ public struct ReferenceOrbit: Sendable {
 /// method (a period up to `maxNewtonPeriod`), else, as `ending` says, `Found` that ends the
 /// orbit there (`ends`). The same values give the same answer whether the orbit is being
 /// computed or was cached.
-public struct PeriodWatch: Sendable {
+@usableFromInline package struct PeriodWatch: Sendable {
     /// Thrown by `ReferenceOrbit.compute` to stop at the period for Newton's method; or, with
     /// `ends`, where the orbit ends (`compute` returns its first period + 1 values, not
     /// escaped): the disc then holds a point whose orbit returns to 0 there, and pixels rebase
     /// onto the orbit's start at its end (exact at any reference).
-    public struct Found: Error {
+    @usableFromInline package struct Found: Error {
         /// The period n found.
-        public let period: Int
+        @usableFromInline package let period: Int
         /// Whether the orbit ends at `period` (else `period` is for Newton's method).
-        public let ends: Bool
+        @usableFromInline package let ends: Bool
     }
 
     /// Where the orbit ends at the period rather than running on to its limit.
-    public enum Ending: Sendable {
+    @usableFromInline package enum Ending: Sendable {
         /// Never: the orbit runs on (or stops for Newton's method).
         case never
         /// Where a minibrot dominates but its period is past `maxNewtonPeriod`.
@@ -346,17 +346,17 @@ public struct PeriodWatch: Sendable {
     let radius2: FloatExp
     let maxPeriod: Int
     /// The log2 of the size from which a minibrot dominates: its size guess must reach 2^(`minimumLog2Size` - 2).
-    public let minimumLog2Size: Double
+    @usableFromInline package let minimumLog2Size: Double
     /// The longest period returned for Newton's method (no limit by default); a longer one may end the orbit.
-    public let maxNewtonPeriod: Int
+    @usableFromInline package let maxNewtonPeriod: Int
     /// Where the orbit ends at the period rather than running on: `never` by default.
-    public let ending: Ending
+    @usableFromInline package let ending: Ending
     var derivative = Complex(FloatExp(1), FloatExp.zero)
     var l2 = FloatExp(1)
     var done = false
 
     /// A watch for periods up to `maxPeriod` of the disc of `radius` around the orbit's point.
-    public init(
+    @usableFromInline package init(
         radius: FloatExp, maxPeriod: Int, minimumLog2Size: Double, maxNewtonPeriod: Int = .max,
         ending: Ending = .never
     ) {
@@ -368,7 +368,7 @@ public struct PeriodWatch: Sendable {
     }
 
     /// Z(n), n = 1, 2, ... in order: `Found` where the orbit should stop or end.
-    public mutating func observe(_ n: Int, _ z: Complex<FloatExp>) -> Found? {
+    @usableFromInline package mutating func observe(_ n: Int, _ z: Complex<FloatExp>) -> Found? {
         guard !done else { return nil }
         guard n <= maxPeriod else {
             done = true
@@ -395,7 +395,7 @@ public struct PeriodWatch: Sendable {
     }
 
     /// The watch over an orbit already computed (a cached one): the same answer.
-    public func scan(_ orbit: ReferenceOrbit) -> Found? {
+    @usableFromInline package func scan(_ orbit: ReferenceOrbit) -> Found? {
         var watch = self
         var found: Found?
         orbit.compressed.forEachStep { n, v in

@@ -35,7 +35,7 @@ extension ReferenceStep {
 /// Which `ReferenceStep` an orbit of a precision takes with a number of threads, from the
 /// precisions where each measures faster than the one before it (Documentation/Perturbation.md,
 /// "Reference orbit").
-public enum ReferenceThreading: Equatable, Sendable {
+@usableFromInline package enum ReferenceThreading: Equatable, Sendable {
     /// One thread: MPFR's step on the orbit's own thread.
     case serial
     /// (x + y)(x - y) on the orbit's thread, x y on a second, in lockstep.
@@ -44,22 +44,22 @@ public enum ReferenceThreading: Equatable, Sendable {
     case team(threads: Int)
 
     /// From this precision two threads in lockstep beat one (z^2 + c).
-    public static let pairMinimumBits = 2048
+    @usableFromInline package static let pairMinimumBits = 2048
     /// From this precision, with three threads or more, a team beats the pair.
-    public static let teamMinimumBits = 40_000
+    @usableFromInline package static let teamMinimumBits = 40_000
     /// From this precision a render's primary orbit takes its steps on the GPU backend's
     /// `ReferenceStepDevice` where it has one: on the H200 at 50,000 bits the kernel took
     /// 75.7 us a step against 71.3 for a team of the machine's 16 cores, at 175,000 bits 152
     /// against 300 (Benchmarks.md, "The reference orbit on the GPU").
-    public static let deviceMinimumBits = 60_000
+    @usableFromInline package static let deviceMinimumBits = 60_000
 
     /// The least speedup over one thread of MPFR's step measured where the pair or a team is
     /// chosen (1.5x: a 4,000-bit orbit on the 16-core machine; Benchmarks.md): what a render's
     /// estimate divides by, so its "up to" stays an upper bound.
-    public static let leastSpeedup = 1.5
+    @usableFromInline package static let leastSpeedup = 1.5
 
     /// The threading for an orbit of z^`power` + c at `bits` with at most `threads` threads.
-    public static func choose(bits: Int, power: Int, threads: Int) -> ReferenceThreading {
+    @usableFromInline package static func choose(bits: Int, power: Int, threads: Int) -> ReferenceThreading {
         guard power == 2, threads >= 2, bits >= pairMinimumBits else { return .serial }
         if threads >= 3 && bits >= teamMinimumBits { return .team(threads: threads) }
         return .pair

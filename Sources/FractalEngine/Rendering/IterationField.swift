@@ -13,24 +13,26 @@ public struct IterationField: Sendable, Equatable {
     /// The iteration limit the field was rendered with.
     public let maxIterations: Int
     /// Per pixel: the first n >= 1 with |z(n)| > 2, 0 for none (Newton: the iterations to converge).
-    public var n2: [UInt32]
+    public package(set) var n2: [UInt32]
     /// Per pixel: the first n with |z(n)| > 65536, 0 when the pixel did not escape (Newton: the
     /// iterations to converge, 0 when it did not).
-    public var nBig: [UInt32]
+    public package(set) var nBig: [UInt32]
     /// Per pixel: the continuous iteration count, NaN when the pixel did not escape or converge.
-    public var smooth: [Double]
+    public package(set) var smooth: [Double]
     /// Newton only (empty otherwise): 0 = no root, k + 1 = root k.
-    public var root: [UInt8]
+    public package(set) var root: [UInt8]
     /// The number of roots the `root` values count (a Newton polynomial's degree); 0 for an
     /// escape-time field. Colouring reads it: root k's hue is k / `rootCount`.
-    public var rootCount: Int
+    public package(set) var rootCount: Int
     /// Distance estimate, slope and trap data when the render asked for them
     /// (`RenderSettings.extras`).
-    public var extras: ExtrasField?
+    public package(set) var extras: ExtrasField?
 
     /// A field of `width` x `height` pixels that did not escape (counts 0, smooth NaN) and no
-    /// extras; with a `root` array when `rootCount` > 0 (Newton: its polynomial's degree).
-    public init(width: Int, height: Int, maxIterations: Int, rootCount: Int = 0) {
+    /// extras; with a `root` array when `rootCount` > 0 (Newton: its polynomial's degree). For
+    /// the package: a field comes from a render or a file (`NPYReader`), its sizes checked
+    /// there, and its arrays are read-only outside (they always hold `width` x `height` pixels).
+    package init(width: Int, height: Int, maxIterations: Int, rootCount: Int = 0) {
         self.width = width
         self.height = height
         self.maxIterations = maxIterations

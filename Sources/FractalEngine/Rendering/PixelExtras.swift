@@ -147,7 +147,7 @@ struct ScaledDerivative: Sendable {
     @inlinable @inline(__always)
     mutating func apply(a: Complex<FloatExp>, b: Complex<FloatExp>) {
         let wr = FloatExp(re), wi = FloatExp(im)
-        let scale = FloatExp(significand: 1, exponent: -k)
+        let scale = FloatExp(normalizing: 1, -k)
         let nr = a.re * wr - a.im * wi + b.re * scale
         let ni = a.re * wi + a.im * wr + b.im * scale
         // Back to w 2^k with |w| near 1.
@@ -157,8 +157,8 @@ struct ScaledDerivative: Sendable {
             im = 0
             return
         }
-        re = (nr * FloatExp(significand: 1, exponent: -e)).doubleValue
-        im = (ni * FloatExp(significand: 1, exponent: -e)).doubleValue
+        re = (nr * FloatExp(normalizing: 1, -e)).doubleValue
+        im = (ni * FloatExp(normalizing: 1, -e)).doubleValue
         k += e
     }
 

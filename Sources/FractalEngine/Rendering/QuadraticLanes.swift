@@ -320,13 +320,13 @@ enum QuadraticLanes<L: QuadraticLaneVector> {
 /// 2-cycle). The tests keep a margin of 1e-12 from the boundary, far above their rounding
 /// (about 1e-16 here), so a point they accept is inside exactly; points nearer the boundary
 /// are iterated as usual.
-public enum KnownInterior {
+@usableFromInline package enum KnownInterior {
     /// Whether (`x`, `y`) lies inside the main cardioid or the period-2 disc by more than the
     /// margin.
     ///
     /// True means the point is in the set; false means only that this test cannot tell.
     @inlinable @inline(__always)
-    public static func contains(_ x: Double, _ y: Double) -> Bool {
+    @usableFromInline package static func contains(_ x: Double, _ y: Double) -> Bool {
         let u = x - 0.25
         let q = u * u + y * y
         if q * (q + u) < 0.25 * y * y - 1e-12 { return true }

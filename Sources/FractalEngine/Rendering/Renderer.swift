@@ -165,14 +165,14 @@ public struct RenderResult: Sendable {
 /// Renders locations into iteration fields.
 public enum Renderer {
     /// The bits a view needs: log2(max(2, |center|) / s) rounded up, plus `guardBits`.
-    public static func requiredBits(viewport: Viewport, guardBits: Int) -> Int {
+    package static func requiredBits(viewport: Viewport, guardBits: Int) -> Int {
         let scale = max(2, viewport.centerDD.re.hi.magnitude + viewport.centerDD.im.hi.magnitude)
         // Never below zero (a view wider than its center's scale needs no bits below it).
         return max(0, Int((Math.log2(scale) - viewport.log2Spacing).rounded(.up))) + guardBits
     }
 
     /// The cheapest path that carries `bits`.
-    public static func cheapestPath(forBits bits: Int) -> ArithmeticPath {
+    package static func cheapestPath(forBits bits: Int) -> ArithmeticPath {
         if bits <= ArithmeticPath.double.bits { return .double }
         if bits <= ArithmeticPath.doubleDouble.bits { return .doubleDouble }
         return .perturbation
@@ -181,12 +181,12 @@ public enum Renderer {
     /// The spacing (in bits below the coordinates' scale) down to which z^2 + c takes checked
     /// Double lanes before double-double: the rounding check sends the pixels Double cannot
     /// carry to double-double, and past this few would be left to Double.
-    public static let checkedDoubleSpacingBits = 33
+    package static let checkedDoubleSpacingBits = 33
 
     /// The path a render takes by itself: the cheapest that carries `bits`, except that
     /// Mandelbrot and Julia views double-double would take go to checked Double lanes while
     /// their spacing needs at most `checkedDoubleSpacingBits`.
-    public static func automaticPath(bits: Int, guardBits: Int, family: Family) -> ArithmeticPath {
+    package static func automaticPath(bits: Int, guardBits: Int, family: Family) -> ArithmeticPath {
         let path = cheapestPath(forBits: bits)
         switch family {
         case .mandelbrot, .julia:

@@ -32,19 +32,19 @@ struct PixelGrid: Sendable {
 }
 
 /// Number types a direct kernel can run in, converted from double-double pixel coordinates.
-public protocol DirectScalar: RealScalar {
+@usableFromInline package protocol DirectScalar: RealScalar {
     /// `value` converted to this type, rounded to its precision.
     init(rounding value: DoubleDouble)
 }
 
 extension Double: DirectScalar {
     /// The double-double rounded to a Double (hi + lo).
-    @inlinable public init(rounding value: DoubleDouble) { self = value.doubleValue }
+    @inlinable package init(rounding value: DoubleDouble) { self = value.doubleValue }
 }
 
 extension DoubleDouble: DirectScalar {
     /// The double-double itself, unchanged.
-    @inlinable public init(rounding value: DoubleDouble) { self = value }
+    @inlinable package init(rounding value: DoubleDouble) { self = value }
 }
 
 extension Complex where T: DirectScalar {
