@@ -36,8 +36,11 @@ public struct ComputeBackend: Sendable, Hashable, CustomStringConvertible {
         return try open(exact, &warning)?.deviceName ?? ComputeBackend.cpu.name
     }
 
+    /// The backend's name.
     public var description: String { name }
+    /// Whether two backends are the same: the same name (a provider makes one of each).
     public static func == (a: ComputeBackend, b: ComputeBackend) -> Bool { a.name == b.name }
+    /// Hashes the name, as `==` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 }
 
