@@ -60,7 +60,7 @@ public struct ExponentialMapRender: Sendable {
         /// of the map, the first 100 of them.
         public var unsettledPixels = 0
         /// The first 100 unsettled pixels, as (column, row) of the map.
-        public var unsettledList: [(x: Int, y: Int)] = []
+        public var unsettledList: [PixelPosition] = []
         /// The paths the bands took, outermost first (one entry per change).
         public var paths: [(rows: Range<Int>, path: String)] = []
     }
@@ -114,8 +114,8 @@ public struct ExponentialMapRender: Sendable {
             }
             if let p = result.report.perturbation {
                 report.unsettledPixels += p.unsettledPixels
-                for i in p.unsettledList where report.unsettledList.count < 100 {
-                    report.unsettledList.append((i % map.width, rows.lowerBound + i / map.width))
+                for pixel in p.unsettledList where report.unsettledList.count < 100 {
+                    report.unsettledList.append(PixelPosition(x: pixel.x, y: rows.lowerBound + pixel.y))
                 }
             }
             try band(rows, result)

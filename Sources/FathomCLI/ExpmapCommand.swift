@@ -173,7 +173,7 @@ enum ExpmapCommand {
     /// The warning for pixels no pass could settle, as column,row of the map (the first 16).
     static func warnUnsettled(_ result: ExponentialMapRender.Report) {
         guard result.unsettledPixels > 0 else { return }
-        let shown = result.unsettledList.prefix(16).map { "\($0.x),\($0.y)" }.joined(separator: " ")
+        let shown = result.unsettledList.prefix(16).map(\.description).joined(separator: " ")
         FileHandle.standardError.write(
             Data(
                 ("warning: \(result.unsettledPixels) pixels not verified: their smooth values may miss 1e-7 "

@@ -89,7 +89,7 @@ enum RenderCommand {
     /// The warning for pixels the passes could not settle within the MPFR budget: how many, and
     /// the first of them as x,y.
     static func unverifiedWarning(_ p: PerturbationReport, width: Int) -> String {
-        let shown = p.unsettledList.prefix(16).map { "\($0 % width),\($0 / width)" }.joined(separator: " ")
+        let shown = p.unsettledList.prefix(16).map(\.description).joined(separator: " ")
         let more = p.unsettledList.count > 16 ? " and \(p.unsettledList.count - 16) more" : ""
         return "warning: \(p.unsettledPixels) pixels not verified: their smooth values may miss 1e-7 (direct MPFR "
             + "would take more than the --mpfr-budget): \(shown)\(more)"

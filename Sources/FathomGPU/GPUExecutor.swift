@@ -298,7 +298,7 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     /// control, those over a subset, report none, as on the CPU).
     func launch<P: LaunchParameters>(
         _ kernel: String, parameters: P, count: Int,
-        emulate: @escaping @Sendable (UnsafePointer<P>, Int, Int) -> Void, control: RenderControl?,
+        emulate: @escaping @Sendable (UnsafeRawPointer, Int, Int) -> Void, control: RenderControl?,
         progressBase: Double, completed: (Range<Int>) throws -> Void
     ) throws {
         lock.lock()
@@ -324,7 +324,8 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
             case .emulated:
                 let items = end - first, base = first
                 withUnsafeMutablePointer(to: &p) { pointer in
-                    let shared = SendablePointer(pointer)  // read only by the pieces
+                    // Read only by the pieces; untyped, so that the pieces capture no metatype.
+                    let shared = ParameterAddress(pointer: UnsafeRawPointer(pointer))
                     Parallel.forEachChunk(items, chunks: Swift.min(items, Parallel.cores * 8)) { range in
                         emulate(shared.pointer, base + range.lowerBound, base + range.upperBound)
                     }
@@ -335,6 +336,11 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
             first = end
         }
     }
+}
+
+/// The address of a launch's parameters, shared read-only by the emulation's pieces.
+struct ParameterAddress: @unchecked Sendable {
+    let pointer: UnsafeRawPointer
 }
 
 /// A kernel's by-value parameter: the first item of the launch is set per launch. The

@@ -126,7 +126,9 @@ extension GPUExecutor {
         try self.launch(
             name, parameters: p, count: launch.count,
             emulate: { pointer, begin, end in
-                fg_emulate_perturb(pointer, delta.rawValue, multibrot ? 1 : 0, Int64(begin), Int64(end))
+                fg_emulate_perturb(
+                    pointer.assumingMemoryBound(to: FKPerturbParams.self), delta.rawValue, multibrot ? 1 : 0,
+                    Int64(begin), Int64(end))
             }, control: control, progressBase: progressBase
         ) { items in
             trace.mark("kernel")
@@ -164,7 +166,7 @@ extension GPUExecutor {
         try self.launch(
             "fathom_direct_double", parameters: p, count: launch.count,
             emulate: { pointer, begin, end in
-                fg_emulate_direct(pointer, Int64(begin), Int64(end))
+                fg_emulate_direct(pointer.assumingMemoryBound(to: FKDirectParams.self), Int64(begin), Int64(end))
             }, control: control, progressBase: progressBase
         ) { items in
             let bytes = items.count * MemoryLayout<FKDirectOut>.stride

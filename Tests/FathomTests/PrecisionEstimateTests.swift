@@ -82,14 +82,15 @@ struct MPFRBudgetTests {
         #expect(report.reiteratedPixels == 0 && report.unsettledPixels == reiterated)
         #expect(report.unsettledList.count == reiterated && report.unsettledList == report.unsettledList.sorted())
         // Elsewhere the same field; the listed pixels are what MPFR changed (or confirmed).
-        let listed = Set(report.unsettledList)
+        let listed = Set(report.unsettledList.map { $0.index(width: w) })
+        #expect(report.unsettledList.allSatisfy { PixelPosition(index: $0.index(width: w), width: w) == $0 })
         for i in 0..<(w * h) where !listed.contains(i) {
             #expect(none.field[i % w, i / w] == full.field[i % w, i / w], "pixel \(i)")
         }
         // A budget that covers the cheapest pixel alone (its count x the step's estimate).
         let viewport = try Viewport(location: location, width: w, height: h)
         let step = PerturbationSettings.mpfrStepSeconds(bits: viewport.precision.bits, power: 2)
-        let costs = report.unsettledList.map { i -> (Double, Int) in
+        let costs = report.unsettledList.map { $0.index(width: w) }.map { i -> (Double, Int) in
             let n = Int(none.field.nBig[i])
             return (Double(n > 0 ? min(n + 1, location.maxIterations) : location.maxIterations) * step, i)
         }.sorted { $0 < $1 }
@@ -98,7 +99,7 @@ struct MPFRBudgetTests {
         let one = try Renderer.render(location: location, settings: settings)
         let partial = try #require(one.report.perturbation)
         #expect(partial.reiteratedPixels == 1)
-        #expect(partial.unsettledList == costs.dropFirst().map(\.1).sorted())
+        #expect(partial.unsettledList == costs.dropFirst().map { PixelPosition(index: $0.1, width: w) }.sorted())
         let cheapest = costs[0].1
         #expect(one.field[cheapest % w, cheapest / w] == full.field[cheapest % w, cheapest / w])
     }

@@ -45,7 +45,7 @@ extension Complex where T: DeltaScalar {
 
     /// dz after the step.
     @inlinable @inline(__always)
-    @usableFromInline package func apply(_ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D> { a * dz + b * dc }
+    package func apply(_ dz: Complex<D>, _ dc: Complex<D>) -> Complex<D> { a * dz + b * dc }
 
     /// `self` followed by `next`.
     @inlinable

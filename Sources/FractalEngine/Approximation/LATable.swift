@@ -67,12 +67,12 @@ import FractalNumerics
 
     /// dz after the entry, from the exact step's u.
     @inlinable @inline(__always)
-    @usableFromInline package func apply(_ u: Complex<D>, _ dc: Complex<D>) -> Complex<D> { zc * u + cc * dc }
+    package func apply(_ u: Complex<D>, _ dc: Complex<D>) -> Complex<D> { zc * u + cc * dc }
 
     /// ((|u| / T)^2 + (|dc| / TC)^2) / 8 with the truncation bounds T, TC: the step's truncation is below 2 eps sqrt(load) relative
     /// to dz, as a BLA step's is below 2 eps |dz| / radius (`PixelRun.blaLoad`).
     @inlinable @inline(__always)
-    @usableFromInline package func load(_ u: Complex<D>, _ dc: Complex<D>) -> Double {
+    package func load(_ u: Complex<D>, _ dc: Complex<D>) -> Double {
         let ur = (u.re * inverseThreshold).leadingDouble, ui = (u.im * inverseThreshold).leadingDouble
         let cr = (dc.re * inverseDCThreshold).leadingDouble, ci = (dc.im * inverseDCThreshold).leadingDouble
         return (ur * ur + ui * ui + cr * cr + ci * ci) * 0.125

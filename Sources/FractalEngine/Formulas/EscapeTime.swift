@@ -20,7 +20,7 @@ import FractalNumerics
     @inlinable package var power: Int { 2 }
     /// z^2 + c.
     @inlinable @inline(__always)
-    @usableFromInline package func step<T: RealScalar>(_ z: Complex<T>, _ c: Complex<T>) -> Complex<T> { z.squared + c }
+    package func step<T: RealScalar>(_ z: Complex<T>, _ c: Complex<T>) -> Complex<T> { z.squared + c }
 }
 
 /// z^p + c for integer p >= 2 (z^2 then p - 2 schoolbook products, the oracle's order).
@@ -31,7 +31,7 @@ import FractalNumerics
     @usableFromInline package init(power: Int) { self.power = power }
     /// z^p + c.
     @inlinable @inline(__always)
-    @usableFromInline package func step<T: RealScalar>(_ z: Complex<T>, _ c: Complex<T>) -> Complex<T> {
+    package func step<T: RealScalar>(_ z: Complex<T>, _ c: Complex<T>) -> Complex<T> {
         z.power(power) + c
     }
 }

@@ -23,7 +23,7 @@ import FractalNumerics
 extension PerturbationFormula {
     /// The step dz <- dz H(Z, dz) + dc.
     @inlinable @inline(__always)
-    @usableFromInline package func step<D: DeltaScalar>(_ Z: Complex<D>, _ dz: Complex<D>, _ dc: Complex<D>) -> Complex<
+    package func step<D: DeltaScalar>(_ Z: Complex<D>, _ dz: Complex<D>, _ dc: Complex<D>) -> Complex<
         D
     > {
         step(Z, factor: dz, inner: dz, dc)
@@ -33,7 +33,7 @@ extension PerturbationFormula {
 extension PerturbationFormula {
     /// |f'(z)|^2 from |z|^2: how much one step stretches |dz/dc|^2 (p^2 |z|^(2(p-1))).
     @inlinable @inline(__always)
-    @usableFromInline package func stretchSquared(_ r2: Double) -> Double {
+    package func stretchSquared(_ r2: Double) -> Double {
         if power == 2 { return 4 * r2 }
         var t = Double(power * power)
         for _ in 1..<power { t *= r2 }
@@ -54,7 +54,7 @@ extension PerturbationFormula {
 
     /// (2Z + inner) factor + dc.
     @inlinable @inline(__always)
-    @usableFromInline package func step<D: DeltaScalar>(
+    package func step<D: DeltaScalar>(
         _ Z: Complex<D>, factor: Complex<D>, inner: Complex<D>, _ dc: Complex<D>
     )
         -> Complex<D>
@@ -86,7 +86,7 @@ extension PerturbationFormula {
     /// Horner in dz: dz H with H = b1 Z^(p-1) + dz (b2 Z^(p-2) + ... + dz bp), bk = binom(p, k)
     /// (`factor` the first dz, `inner` the others).
     @inlinable @inline(__always)
-    @usableFromInline package func step<D: DeltaScalar>(
+    package func step<D: DeltaScalar>(
         _ Z: Complex<D>, factor: Complex<D>, inner: Complex<D>, _ dc: Complex<D>
     )
         -> Complex<D>

@@ -86,7 +86,7 @@ struct PixelWork {
 extension PerturbationDelta {
     /// nil: by default a type has no fast path.
     @inlinable @inline(__always)
-    @usableFromInline package static func plainLengthSquared(_ re: Self, _ im: Self) -> Double? { nil }
+    package static func plainLengthSquared(_ re: Self, _ im: Self) -> Double? { nil }
 }
 
 extension Double: PerturbationDelta {
@@ -101,7 +101,7 @@ extension Double: PerturbationDelta {
     @usableFromInline package init(wide value: DoubleDouble) { self = value.doubleValue }
     /// re^2 + im^2, or nil where it lies outside 2^-450 ... 2^450.
     @inlinable @inline(__always)
-    @usableFromInline package static func plainLengthSquared(_ re: Double, _ im: Double) -> Double? {
+    package static func plainLengthSquared(_ re: Double, _ im: Double) -> Double? {
         let s = re * re + im * im
         return s >= 0x1p-450 && s <= 0x1p450 ? s : nil
     }
@@ -135,7 +135,7 @@ extension DoubleDouble: PerturbationDelta {
     @usableFromInline package init(wide value: DoubleDouble) { self = value }
     /// Double's, from the leading words (the variance needs no more than their 53 bits).
     @inlinable @inline(__always)
-    @usableFromInline package static func plainLengthSquared(_ re: DoubleDouble, _ im: DoubleDouble) -> Double? {
+    package static func plainLengthSquared(_ re: DoubleDouble, _ im: DoubleDouble) -> Double? {
         Double.plainLengthSquared(re.hi, im.hi)
     }
 }

@@ -199,7 +199,7 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         report.fineWidePixels = settled.fineWidePixels
         report.finerOrbitBits = settled.finerOrbitBits
         report.unsettledPixels = settled.unsettled.count
-        report.unsettledList = settled.unsettled
+        report.unsettledList = settled.unsettled.map { PixelPosition(index: $0, width: viewport.width) }
         report.blaSeconds = tables.seconds
         (report.loopSteps, report.blaSteps) = buffers.totalSteps()
         report.interiorPixels = buffers.interiorCount

@@ -200,8 +200,8 @@ public struct PerturbationReport: Sendable {
     /// (`PerturbationSettings.mpfrBudgetSeconds`): their counts are very likely right, their smooth
     /// values not checked to 1e-7.
     public var unsettledPixels: Int = 0
-    /// Those pixels, by index (y * width + x), in order.
-    public var unsettledList: [Int] = []
+    /// Those pixels, row by row.
+    public var unsettledList: [PixelPosition] = []
     /// Seconds spent building BLA tables (all references).
     public var blaSeconds: Double = 0
     /// Loop steps over all pixels and passes (each a BLA step or one perturbation step), and

@@ -326,7 +326,7 @@ enum QuadraticLanes<L: QuadraticLaneVector> {
     ///
     /// True means the point is in the set; false means only that this test cannot tell.
     @inlinable @inline(__always)
-    @usableFromInline package static func contains(_ x: Double, _ y: Double) -> Bool {
+    package static func contains(_ x: Double, _ y: Double) -> Bool {
         let u = x - 0.25
         let q = u * u + y * y
         if q * (q + u) < 0.25 * y * y - 1e-12 { return true }
