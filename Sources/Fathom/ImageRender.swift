@@ -7,15 +7,17 @@ import Foundation
 /// outputs on one file, fail at once), and all written or none.
 public enum ImageRender {
     /// Renders `file` and writes the PNG to `path` (and the iteration data to `npy`); returns
-    /// the render's result. The size is `settings`'; the file's colour and engine settings
-    /// apply (each engine setting the file gives replaces `settings`' own, as
-    /// `LocationFile.EngineSettings.apply(to:)` does).
+    /// the render's result. The size and guard bits are `settings`', or with nil the file's
+    /// own (`LocationFile.renderSettings(over:)`: 1280 x 720 where it gives none); the file's
+    /// colour and engine settings apply either way (each engine setting the file gives
+    /// replaces `settings`' own, as `LocationFile.EngineSettings.apply(to:)` does).
     @discardableResult
     public static func render(
-        _ file: LocationFile, settings: RenderSettings, to path: String, npy: String? = nil,
+        _ file: LocationFile, settings: RenderSettings? = nil, to path: String, npy: String? = nil,
         bitDepth: BitDepth = .eight,
         control: RenderControl? = nil
     ) throws -> RenderResult {
+        let settings = try settings ?? file.renderSettings()
         let outputs = try Outputs(png: path, npy: npy, reference: settings.perturbation.saveReference)
         let result = try render(
             file, settings: settings, into: outputs.set, png: 0, npy: outputs.npy, reference: outputs.reference,
@@ -29,12 +31,36 @@ public enum ImageRender {
     /// `RenderControl.run(with:_:)`).
     @discardableResult
     public static func render(
-        _ file: LocationFile, settings: RenderSettings, to path: String, npy: String? = nil,
+        _ file: LocationFile, settings: RenderSettings? = nil, to path: String, npy: String? = nil,
         bitDepth: BitDepth = .eight, control: RenderControl? = nil
     ) async throws -> RenderResult {
         try await RenderControl.run(with: control) { control in
             try render(file, settings: settings, to: path, npy: npy, bitDepth: bitDepth, control: control)
         }
+    }
+
+    /// `render(_:settings:to:npy:bitDepth:control:)` with `file:` URLs (`OutputError.cannotCreate`
+    /// for any other).
+    @discardableResult
+    public static func render(
+        _ file: LocationFile, settings: RenderSettings? = nil, to url: URL, npy: URL? = nil,
+        bitDepth: BitDepth = .eight, control: RenderControl? = nil
+    ) throws -> RenderResult {
+        try render(
+            file, settings: settings, to: try OutputError.path(of: url),
+            npy: try npy.map { url throws(OutputError) in try OutputError.path(of: url) },
+            bitDepth: bitDepth, control: control)
+    }
+
+    /// The async form of the URL render.
+    @discardableResult
+    public static func render(
+        _ file: LocationFile, settings: RenderSettings? = nil, to url: URL, npy: URL? = nil,
+        bitDepth: BitDepth = .eight, control: RenderControl? = nil
+    ) async throws -> RenderResult {
+        let path = try OutputError.path(of: url)
+        let npyPath = try npy.map { url throws(OutputError) in try OutputError.path(of: url) }
+        return try await render(file, settings: settings, to: path, npy: npyPath, bitDepth: bitDepth, control: control)
     }
 
     /// A render's outputs, resolved by the output rules before any work: the PNG (index 0),

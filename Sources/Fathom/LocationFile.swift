@@ -137,6 +137,29 @@ public struct LocationFile: Sendable, Equatable, Codable {
         try decode(try FileError.readData(path), path: path)
     }
 
+    /// `read(path:)` for a `file:` URL (`FileError.unreadable` for any other).
+    public static func read(url: URL) throws(FileError) -> LocationFile {
+        try read(path: try FileError.path(of: url))
+    }
+
+    /// The size a render of this file takes where it gives none: 1280 x 720.
+    public static let defaultSize = (width: 1280, height: 720)
+
+    /// The render settings this file asks for: its size (`defaultSize` where it gives none),
+    /// its guard bits and its engine settings, laid over `base`'s others (threads, backend,
+    /// tile size). Throws `LocationError.badSize`, `RenderError.invalidSetting` for guard bits
+    /// out of range, and `FathomError` for an engine setting the engine does not take.
+    public func renderSettings(over base: RenderSettings? = nil) throws -> RenderSettings {
+        var settings = base ?? RenderSettings(width: Self.defaultSize.width, height: Self.defaultSize.height)
+        settings.width = width ?? Self.defaultSize.width
+        settings.height = height ?? Self.defaultSize.height
+        try ImageSize.validate(width: settings.width, height: settings.height)
+        if let guardBits { settings.guardBits = guardBits }
+        try engine?.apply(to: &settings)
+        try settings.validate()
+        return settings
+    }
+
     /// The location in a file's bytes (`read(path:)` without the reading): PNG by its
     /// signature, KFR by `path`'s extension or a leading `Re:` line, else JSON. `path` names
     /// the file in errors.
@@ -207,6 +230,14 @@ public enum FileError: Error, Equatable, CustomStringConvertible {
 
     /// The largest location file read (a PNG with its image, or JSON with a million-digit center).
     public static let maximumSize = 256 << 20
+
+    /// The path of a `file:` URL; `unreadable` for any other.
+    static func path(of url: URL) throws(FileError) -> String {
+        guard let path = url.fileSystemPath else {
+            throw .unreadable(path: url.absoluteString, reason: "not a file URL")
+        }
+        return path
+    }
 
     static func readData(_ path: String) throws(FileError) -> Data {
         do { return try InputFile.read(path, maximumSize: FileError.maximumSize, kind: "a location file") } catch {

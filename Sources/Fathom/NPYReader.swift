@@ -17,6 +17,22 @@ public enum NPYReader {
     public static func read(path: String, maxIterations: Int? = nil, rootCount: Int? = nil) throws(NPYError)
         -> IterationField
     {
+        try readField(path: path, maxIterations: maxIterations, rootCount: rootCount)
+    }
+
+    /// `read(path:maxIterations:rootCount:)` for a `file:` URL (`NPYError.unreadable` for any other).
+    public static func read(url: URL, maxIterations: Int? = nil, rootCount: Int? = nil) throws(NPYError)
+        -> IterationField
+    {
+        guard let path = url.fileSystemPath else {
+            throw .unreadable(path: url.absoluteString, reason: "not a file URL")
+        }
+        return try readField(path: path, maxIterations: maxIterations, rootCount: rootCount)
+    }
+
+    private static func readField(path: String, maxIterations: Int?, rootCount: Int?) throws(NPYError)
+        -> IterationField
+    {
         if let maxIterations, !(1...Location.maximumIterations).contains(maxIterations) {
             throw .malformed(
                 path: path,

@@ -49,6 +49,11 @@ public struct OracleFile: Sendable, Decodable {
         public var smoothUnstable: Bool
     }
 
+    /// `read(path:)` for a `file:` URL (`FileError.unreadable` for any other).
+    public static func read(url: URL) throws(FileError) -> OracleFile {
+        try read(path: try FileError.path(of: url))
+    }
+
     /// Reads the oracle JSON file at `path`; throws `FileError` when it cannot be read or decoded,
     /// or when it does not hold together (`problem`).
     public static func read(path: String) throws(FileError) -> OracleFile {

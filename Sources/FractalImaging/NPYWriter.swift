@@ -45,6 +45,11 @@ public enum NPYWriter {
     public static func write(_ field: IterationField, to path: String) throws(OutputError) {
         try OutputSet.write(data(field), to: path)
     }
+
+    /// `write(_:to:)` for a `file:` URL (`OutputError.cannotCreate` for any other).
+    public static func write(_ field: IterationField, to url: URL) throws(OutputError) {
+        try write(field, to: try OutputError.path(of: url))
+    }
 }
 
 /// An .npy file of `height` rows written a band of rows at a time (an exponential map), into

@@ -4,6 +4,14 @@ import FractalEngine
 
 /// Reads PNG files: pixels through libpng, text chunks by walking the chunk list.
 public enum PNGReader {
+    /// `read(path:)` for a `file:` URL (`ImageReadError.unreadable` for any other).
+    public static func read(url: URL) throws(ImageReadError) -> RGBImage {
+        guard let path = url.fileSystemPath else {
+            throw .unreadable(path: url.absoluteString, reason: "not a file URL")
+        }
+        return try read(path: path)
+    }
+
     /// The image as RGB at its bit depth (8, or 16 for a 16-bit file).
     public static func read(path: String) throws(ImageReadError) -> RGBImage {
         // The input rules first (a FIFO or a device would block libpng's read).

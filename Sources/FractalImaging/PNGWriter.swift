@@ -14,6 +14,11 @@ public enum PNGWriter {
         try set.commit()
     }
 
+    /// `write(_:to:text:)` for a `file:` URL (`OutputError.cannotCreate` for any other).
+    public static func write(_ image: RGBImage, to url: URL, text: [(String, String)] = []) throws(OutputError) {
+        try write(image, to: try OutputError.path(of: url), text: text)
+    }
+
     /// Encodes `image` into output `index` of `set` (committed by the caller).
     public static func stage(_ image: RGBImage, text: [(String, String)] = [], in set: OutputSet, at index: Int)
         throws(OutputError)

@@ -21,6 +21,14 @@ import Synchronization
 
 /// Why an output could not be written.
 public enum OutputError: Error, Equatable, CustomStringConvertible {
+    /// The path of a `file:` URL; `cannotCreate` for any other.
+    package static func path(of url: URL) throws(OutputError) -> String {
+        guard let path = url.fileSystemPath else {
+            throw .cannotCreate(path: url.absoluteString, reason: "not a file URL")
+        }
+        return path
+    }
+
     /// The output given as `path` cannot be written; `reason` says why (a read-only file, a
     /// missing folder, a folder or device at the path, or the system's error message).
     case cannotCreate(path: String, reason: String)
@@ -651,4 +659,10 @@ private func copy(_ input: Int32, toDescriptor fd: Int32) throws(IOFailure) {
 extension OutputError: LocalizedError {
     /// The one-line message (`description`), so that `localizedDescription` reads it too.
     public var errorDescription: String? { description }
+}
+
+extension URL {
+    /// The path of a `file:` URL, nil for any other scheme: what the calls that take a URL beside
+    /// a path use (`LocationFile.read(url:)`, `PNGWriter.write(_:to:)` and the others).
+    package var fileSystemPath: String? { isFileURL ? path(percentEncoded: false) : nil }
 }
