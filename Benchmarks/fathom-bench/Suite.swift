@@ -59,7 +59,7 @@ struct SuiteCase {
     struct Figures: Codable {
         var wallSeconds: Double
         var referenceSeconds: Double
-        var blaSeconds: Double
+        var approximationSeconds: Double
         var pixelSeconds: Double
         var effectiveIterationsPerSecond: Double
         var blaStepsPerPixel: Double
@@ -144,12 +144,12 @@ struct SuiteCase {
             getrusage(RUSAGE_SELF, &usage)
             let rssKiB = Double(usage.ru_maxrss) / 1024  // bytes on macOS
             #endif
-            let reference = p?.referenceSeconds ?? 0, bla = p?.blaSeconds ?? 0
+            let reference = p?.referenceSeconds ?? 0, bla = p?.approximationSeconds ?? 0
             let f = Figures(
-                wallSeconds: r.report.seconds, referenceSeconds: reference, blaSeconds: bla,
+                wallSeconds: r.report.seconds, referenceSeconds: reference, approximationSeconds: bla,
                 pixelSeconds: r.report.seconds - reference - bla,
                 effectiveIterationsPerSecond: Double(r.field.iterationsRepresented) / r.report.seconds,
-                blaStepsPerPixel: Double(p?.blaSteps ?? 0) / pixels,
+                blaStepsPerPixel: Double(p?.approximationSteps ?? 0) / pixels,
                 loopStepsPerPixel: Double(p?.loopSteps ?? 0) / pixels,
                 peakRSSMiB: rssKiB / 1024, path: r.report.path.rawValue, deltas: p?.deltaType.rawValue ?? "-",
                 mpfrChecked: tried, mpfrExact: exactPixels, mpfrMaxSmoothError: maxSmooth, mpfrSkipped: skipped,
@@ -231,7 +231,7 @@ enum Suite {
             if !options.json {
                 let cells = [
                     String(format: "%.2f", f.wallSeconds), String(format: "%.2f", f.referenceSeconds),
-                    String(format: "%.2f", f.blaSeconds),
+                    String(format: "%.2f", f.approximationSeconds),
                     String(format: "%.2f", f.pixelSeconds), String(format: "%.3g", f.effectiveIterationsPerSecond),
                     String(format: "%.1f", f.blaStepsPerPixel), String(format: "%.1f", f.loopStepsPerPixel),
                     String(f.interiorPixels), String(format: "%.0f", f.peakRSSMiB),
@@ -251,7 +251,7 @@ enum Suite {
                     group: "suite", name: "\(c.name) \(c.size)", runs: runs.count, medianSeconds: f.wallSeconds,
                     bestSeconds: sorted[0].wallSeconds,
                     figures: [
-                        "wall s": f.wallSeconds, "reference s": f.referenceSeconds, "BLA s": f.blaSeconds,
+                        "wall s": f.wallSeconds, "reference s": f.referenceSeconds, "BLA s": f.approximationSeconds,
                         "pixel s": f.pixelSeconds,
                         "effective iter/s": f.effectiveIterationsPerSecond, "BLA steps/pixel": f.blaStepsPerPixel,
                         "loop steps/pixel": f.loopStepsPerPixel, "peak RSS MiB": f.peakRSSMiB,

@@ -2,7 +2,7 @@
 // architecture) and for the host (the CPU emulation that the tests compare with the Swift
 // kernels bit for bit). It mirrors the Swift kernels operation for operation, in the same
 // order: PerturbationKernel<F, D, NoTracking>.step (PerturbationKernel.swift), BLAView's
-// lookup (BLATable.swift), the perturbation formulas (PerturbationFormula.swift), FloatExp
+// lookup (ApproximationTable.swift), the perturbation formulas (PerturbationFormula.swift), FloatExp
 // (FloatExp.swift), DoubleDouble and DoubleDoubleExp (FractalNumerics) and the direct Double escape time (EscapeTime.swift, QuadraticLanes.swift's
 // rounding check). Compiled with --fmad=false (or on a CPU, with -ffp-contract=off) each
 // operation rounds as Swift's does, so the iteration data are identical. Smooth values and
@@ -806,7 +806,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     // The error variance starts at 0 (the product at the first step's 1).
     if (variance) stretch2 = 0;
     const Pair inverseDC = pair(inverseDCSignificand, inverseDCExponent);
-    unsigned int steps = 0, blaSteps = 0;
+    unsigned int steps = 0, approximationSteps = 0;
     FKPixelOut out;
     out.kind = FK_MAX_ITERATIONS;
     out.n = 0;
@@ -873,7 +873,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
                 dz = e.zc * u + e.cc * dcStep;
                 m += e.length;
                 n += e.length;
-                blaSteps += 1;
+                approximationSteps += 1;
                 stretch2 *= nextStretch * e.stretchSignificand;
                 stretchExponent += e.stretchExponent;
                 if (variance) {
@@ -897,7 +897,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
                 dz = s.a * dz + s.b * dcStep;
                 m += length;
                 n += length;
-                blaSteps += 1;
+                approximationSteps += 1;
                 stretch2 *= s.stretchSignificand;
                 stretchExponent += s.stretchExponent;
                 if (variance) {
@@ -970,7 +970,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     }
     out.n2 = (unsigned int)n2;
     out.steps = steps;
-    out.blaSteps = blaSteps;
+    out.approximationSteps = approximationSteps;
     out.stretch2 = stretch2;
     out.stretchExponent = stretchExponent;
     out.blaLoad = blaLoad;

@@ -14,7 +14,7 @@ extension LocationFile {
         /// The perturbation delta type forced (nil: by the pixel spacing).
         public var delta: DeltaType?
         /// Whether perturbation skips iterations with the approximation tables (`approximation`);
-        /// false: plain perturbation (nil: the engine's default, on; `PerturbationSettings.bla`).
+        /// false: plain perturbation (nil: the engine's default, on; `PerturbationSettings.usesApproximation`).
         public var bla: Bool?
         /// BLA's relative error bound per step, 0 < E < 1.
         public var blaEpsilon: Double?
@@ -73,7 +73,7 @@ extension LocationFile {
             if let glitches { settings.glitchMode = glitches }
             if let reference { settings.placement = reference }
             if let delta { settings.deltaType = delta }
-            if let bla { settings.bla = bla }
+            if let bla { settings.usesApproximation = bla }
             if let approximation { settings.approximation = approximation }
             if let orbit { settings.orbitResidency = orbit }
             if let estimate { settings.estimate = estimate }

@@ -287,16 +287,17 @@ enum RenderCommand {
             + (p.interiorPixels > 0 ? ", \(p.interiorPixels) pixels proven interior" : "")
             + (p.firstPassEpsilon.map { ", first pass at epsilon 2^\(Int(log2($0).rounded()))" } ?? "")
             + (p.settingEpsilonPixels > 0 ? ", \(p.settingEpsilonPixels) pixels at risk again at the setting's" : "")
-            + (p.fineBLAPixels > 0 ? ", \(p.fineBLAPixels) pixels at risk again at epsilon 2^-53" : "")
+            + (p.fineApproximationPixels > 0
+                ? ", \(p.fineApproximationPixels) pixels at risk again at epsilon 2^-53" : "")
             + (p.doubleDoublePixels > 0 ? ", \(p.doubleDoublePixels) again with 106-bit deltas" : "")
             + (p.finerOrbitBits.map { " against an orbit at \($0) bits" } ?? "")
             + (p.fineWidePixels > 0
                 ? ", \(p.fineWidePixels) of them again with the tables at 2^-53 of their epsilon" : "")
             + (p.reiteratedPixels > 0 ? ", \(p.reiteratedPixels) in MPFR" : "")
             + (p.unsettledPixels > 0 ? ", \(p.unsettledPixels) not verified (over the MPFR budget)" : "")
-            + (p.blaSteps > 0
-                ? String(format: ", tables %.2f s, ", p.blaSeconds)
-                    + "\(p.blaSteps) of \(p.loopSteps) loop steps LA or BLA" : "")
+            + (p.approximationSteps > 0
+                ? String(format: ", tables %.2f s, ", p.approximationSeconds)
+                    + "\(p.approximationSteps) of \(p.loopSteps) loop steps LA or BLA" : "")
             + (p.streamedPasses > 0 ? ", \(p.streamedPasses) passes streaming the orbit" : "")
         if p.glitchMode == .detect {
             line +=

@@ -243,7 +243,7 @@ enum ABI {
             && MemoryLayout<O>.offset(of: \.n2) == MemoryLayout<C>.offset(of: \.n2)
             && MemoryLayout<O>.offset(of: \.n) == MemoryLayout<C>.offset(of: \.n)
             && MemoryLayout<O>.offset(of: \.steps) == MemoryLayout<C>.offset(of: \.steps)
-            && MemoryLayout<O>.offset(of: \.blaSteps) == MemoryLayout<C>.offset(of: \.blaSteps)
+            && MemoryLayout<O>.offset(of: \.approximationSteps) == MemoryLayout<C>.offset(of: \.approximationSteps)
             && MemoryLayout<O>.offset(of: \.r2) == MemoryLayout<C>.offset(of: \.r2)
             && MemoryLayout<O>.offset(of: \.stretch2) == MemoryLayout<C>.offset(of: \.stretch2)
             && MemoryLayout<O>.offset(of: \.stretchExponent) == MemoryLayout<C>.offset(of: \.stretchExponent)

@@ -110,10 +110,10 @@ struct DeterminismTests {
         // same code.
         let base = try Self.expectSameField("glitch_test_2", width: 64, height: 36, estimate: .product)
         let p = try #require(base.report.perturbation)
-        #expect(p.deltaType == .double && p.blaSteps > 0)
+        #expect(p.deltaType == .double && p.approximationSteps > 0)
         #expect(
-            p.fineBLAPixels > 0 && p.doubleDoublePixels > 0 && p.finerOrbitPixels > 0,
-            "passes run: \(p.fineBLAPixels) / \(p.doubleDoublePixels) / \(p.finerOrbitPixels)")
+            p.fineApproximationPixels > 0 && p.doubleDoublePixels > 0 && p.finerOrbitPixels > 0,
+            "passes run: \(p.fineApproximationPixels) / \(p.doubleDoublePixels) / \(p.finerOrbitPixels)")
         // The MPFR pass: the 106-bit passes settle every pixel above; this Julia set (in
         // double-double deltas, with no finer orbit for Julia) leaves 17 to MPFR.
         let oracle = try OracleFile.read(path: try fixture("pub_g_julia_e20"))
@@ -128,7 +128,7 @@ struct DeterminismTests {
     func floatExp() throws {
         let base = try Self.expectSameField("e318", width: 32, height: 18)
         let p = try #require(base.report.perturbation)
-        #expect(p.deltaType == .floatExp && p.blaSteps > 0 && p.doubleDoublePixels > 0)
+        #expect(p.deltaType == .floatExp && p.approximationSteps > 0 && p.doubleDoublePixels > 0)
     }
 
     @Test("detect mode: the same glitches, references and corrections (glitch_test_4, 64 x 36)")

@@ -271,10 +271,11 @@ extension LocationFileTests {
         func apply() throws {
             var settings = RenderSettings(width: 8, height: 8, path: .double)
             settings.perturbation.glitchMode = .detect
-            settings.perturbation.bla = false
+            settings.perturbation.usesApproximation = false
             try Engine().apply(to: &settings)
             #expect(
-                settings.path == .double && settings.perturbation.glitchMode == .detect && !settings.perturbation.bla)
+                settings.path == .double && settings.perturbation.glitchMode == .detect
+                    && !settings.perturbation.usesApproximation)
             try Engine(
                 path: .doubleDouble, reference: .probe, delta: .floatExp, bla: true, blaEpsilon: 0.5,
                 precisionPasses: false, coarseFirstPass: false
@@ -284,7 +285,7 @@ extension LocationFileTests {
             #expect(settings.perturbation.placement == .probe)
             #expect(settings.perturbation.deltaType == .floatExp)
             #expect(
-                settings.perturbation.bla && settings.perturbation.blaEpsilon == 0.5
+                settings.perturbation.usesApproximation && settings.perturbation.blaEpsilon == 0.5
                     && !settings.perturbation.settlesPixelsAtRisk && !settings.perturbation.coarseFirstPass)
             try Engine(orbit: .decoded).apply(to: &settings)
             #expect(settings.perturbation.orbitResidency == .decoded)

@@ -84,10 +84,10 @@ struct OracleTests {
         }
     }
 
-    /// Without the second pass for sensitive pixels, Double deltas miss one smooth value of the
+    /// Without the second pass for pixels at risk, Double deltas miss one smooth value of the
     /// Multibrot file by 5.6e-4 (its counts stay exact); double-double deltas need no help.
-    @Test("pub_f_multibrot3_e30: the sensitive-pixel pass is what makes Double deltas exact")
-    func sensitivePixels() throws {
+    @Test("pub_f_multibrot3_e30: the atRisk-pixel pass is what makes Double deltas exact")
+    func atRiskPixels() throws {
         let oracle = try OracleFile.read(path: try fixture("pub_f_multibrot3_e30"))
         var plain = PerturbationSettings()
         plain.settlesPixelsAtRisk = false

@@ -47,7 +47,7 @@ struct PrecisionEstimateTests {
         let settled = try Renderer.render(location: location, settings: settings)
         let report = try #require(settled.report.perturbation)
         // Every one of them at risk: the passes took all five.
-        #expect(report.fineBLAPixels == Self.known.count)
+        #expect(report.fineApproximationPixels == Self.known.count)
         #expect(report.unsettledPixels == 0)
         var wrongFirst = 0
         for k in Self.known {

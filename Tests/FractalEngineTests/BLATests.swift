@@ -17,7 +17,7 @@ struct BLATests {
     func mergedStepsMatchPerturbation() throws {
         let z = try orbit(4096)
         let dcMax = 1e-40
-        let table = BLATable(orbit: z, dcMax: dcMax, epsilon: 0x1p-24, threads: 2)
+        let table = ApproximationTable(orbit: z, dcMax: dcMax, epsilon: 0x1p-24, threads: 2)
         #expect(table.level(0).count == z.count - 2)
         #expect(table.level(1).count == (z.count - 2) / 2)
         let dc = Complex(0.6e-40, -0.7e-40)

@@ -72,7 +72,8 @@ struct ExtrasTests {
         settings.extras = ExtrasRequest(derivative: true)
         let result = try Renderer.render(location: loc, settings: settings)
         let perturbed = result.field
-        #expect((result.report.perturbation?.blaSteps ?? 0) > (result.report.perturbation?.loopSteps ?? 0) / 10)
+        #expect(
+            (result.report.perturbation?.approximationSteps ?? 0) > (result.report.perturbation?.loopSteps ?? 0) / 10)
         var compared = 0
         for i in 0..<direct.pixelCount where direct.nBig[i] != 0 && direct.nBig[i] == perturbed.nBig[i] {
             let a = Double(direct.extras!.distance[i]), b = Double(perturbed.extras!.distance[i])

@@ -144,16 +144,16 @@ struct PerturbationTests {
             loc, width: 16, height: 12, delta: .double, smoothTolerance: 1e-6)
         #expect(bad.isEmpty, "\(bad.prefix(3))")
         let p = try #require(report.perturbation)
-        #expect(p.blaSteps > 0)
+        #expect(p.approximationSteps > 0)
         // Pixels escape after about 2300 iterations: BLA leaves far fewer loop steps.
         #expect(p.loopSteps * 4 < report.iterations, "\(p.loopSteps) loop steps for \(report.iterations) iterations")
         var off = RenderSettings(width: 16, height: 12, path: .perturbation)
-        off.perturbation.bla = false
+        off.perturbation.usesApproximation = false
         let plain = try Renderer.render(location: loc, settings: off)
         let on = try Renderer.render(
             location: loc, settings: RenderSettings(width: 16, height: 12, path: .perturbation))
         #expect(plain.field.n2 == on.field.n2 && plain.field.nBig == on.field.nBig)
-        #expect(plain.report.perturbation?.blaSteps == 0)
+        #expect(plain.report.perturbation?.approximationSteps == 0)
     }
 
     /// Near c = -2 the orbit sits at |Z| = 2 (to far below Double's resolution) for hundreds
@@ -170,7 +170,7 @@ struct PerturbationTests {
             loc, width: 12, height: 8, delta: .double, approximation: method, smoothTolerance: 1e-6)
         #expect(bad.isEmpty, "\(bad.prefix(3))")
         let p = try #require(report.perturbation)
-        #expect(p.blaSteps > 0)
+        #expect(p.approximationSteps > 0)
         // Without the gaps every step at |Z| = 2 is a plain one: as many loop steps as iterations.
         #expect(p.loopSteps * 2 < report.iterations, "\(p.loopSteps) loop steps for \(report.iterations) iterations")
     }
@@ -216,7 +216,7 @@ struct PerturbationTests {
             }
         }
         #expect(worst <= 1e-7, "smooth off by \(worst)")
-        #expect(result.report.perturbation?.blaSteps ?? 0 > 0)
+        #expect(result.report.perturbation?.approximationSteps ?? 0 > 0)
     }
 
     @Test("a reference cache serves a zoom-out sequence: one orbit, identical images")

@@ -40,10 +40,10 @@ struct StreamedOrbitTests {
         #expect(streamed.report.perturbation!.streamedPasses >= 1)
         // The orbit runs past many keys (one each 128 steps), and LA and plain steps both ran.
         #expect(decoded.report.perturbation!.referenceLength > 1000)
-        #expect(decoded.report.perturbation!.blaSteps > 0)
-        #expect(decoded.report.perturbation!.loopSteps > decoded.report.perturbation!.blaSteps)
+        #expect(decoded.report.perturbation!.approximationSteps > 0)
+        #expect(decoded.report.perturbation!.loopSteps > decoded.report.perturbation!.approximationSteps)
         #expect(decoded.report.perturbation!.loopSteps == streamed.report.perturbation!.loopSteps)
-        #expect(decoded.report.perturbation!.blaSteps == streamed.report.perturbation!.blaSteps)
+        #expect(decoded.report.perturbation!.approximationSteps == streamed.report.perturbation!.approximationSteps)
     }
 
     @Test("at the period-3 nucleus to 1,200 bits the orbit's tiny steps (below 2^-1000) stream as they decode")

@@ -59,7 +59,7 @@ FK_LA_ENTRY(FKDoubleDoubleExp, FKLAEntryDoubleDoubleExp)
 /* The delta types of a perturbation pass (the kernels' names end in their names). */
 enum { FK_DELTA_DOUBLE = 0, FK_DELTA_FLOATEXP = 1, FK_DELTA_DOUBLEDOUBLE = 2, FK_DELTA_DOUBLEDOUBLEEXP = 3 };
 
-/* One table as the kernel sees it (BLATable.swift): BLA levels (steps == 0: none) and LA
+/* One table as the kernel sees it (ApproximationTable.swift): BLA levels (steps == 0: none) and LA
  * entries in chains (la == 0: none). */
 typedef struct {
     const void *steps;          /* FKStepDouble, FKStepFloatExp, FKStepDoubleDouble or FKStepDoubleDoubleExp */
@@ -80,7 +80,7 @@ typedef struct {
     unsigned int n2;
     unsigned int n;             /* the escape count (FK_ESCAPED) */
     unsigned int steps;         /* loop steps, BLA and plain */
-    unsigned int blaSteps;
+    unsigned int approximationSteps;
     unsigned int pad;
     double r2;                  /* |z|^2 at escape */
     double stretch2;            /* |dz/dc|^2 = stretch2 * 2^stretchExponent (variance: the error's variance) */

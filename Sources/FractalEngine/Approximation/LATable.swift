@@ -191,7 +191,7 @@ import FractalNumerics
         let total = chains.count
         @Sendable func c(_ z: Complex<W>) -> Complex<D> { Complex(converting(z.re), converting(z.im)) }
         var bounds = [D](repeating: .zero, count: total)
-        // (None: an empty array, not `unsafeUninitializedCapacity: 0`; BLATable says why.)
+        // (None: an empty array, not `unsafeUninitializedCapacity: 0`; ApproximationTable says why.)
         let flat: [LAEntry<D>] =
             total == 0
             ? []

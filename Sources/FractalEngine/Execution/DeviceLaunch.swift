@@ -120,7 +120,7 @@ package struct PerturbationLaunch: Sendable {
             }
         }
     }
-    /// A table (`BLATable`): its BLA steps (`BLAStep<D>`), radii (D), level starts (Int64) and
+    /// A table (`ApproximationTable`): its BLA steps (`BLAStep<D>`), radii (D), level starts (Int64) and
     /// levels (nil: none), and its LA entries (`LAEntry<D>`) with their chain offsets per orbit
     /// index (Int32) and load scale (nil: none).
     package struct Table: Sendable {
@@ -254,7 +254,7 @@ package struct PerturbationLaunch: Sendable {
     /// Loop steps taken, BLA and plain.
     @usableFromInline package var steps: UInt32
     /// The loop steps that were BLA steps or LA entries.
-    @usableFromInline package var blaSteps: UInt32
+    @usableFromInline package var approximationSteps: UInt32
     /// Unused; keeps the layout of FKPixelOut (always 0).
     package var pad: UInt32
     /// |z|^2 at escape.

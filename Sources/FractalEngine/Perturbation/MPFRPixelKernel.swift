@@ -1,7 +1,7 @@
 import ArbitraryPrecision
 
 /// Iterates a list of pixels directly in MPFR (`MPFREscape`) at the viewport's precision:
-/// the renderer's last resort for pixels too sensitive for its delta type.
+/// the renderer's last resort for pixels still at risk after the 106-bit pass.
 struct MPFRPixelKernel: TileKernel {
     let viewport: Viewport
     let family: Family

@@ -27,7 +27,7 @@ extension PerturbationKernel {
         ) -> LaunchArray {
             LaunchArray(values, content: orbit.map { DeviceContent(orbit: $0, delta: kind, table: table, part: part) })
         }
-        func launchTable(_ table: BLATable<D>?, _ name: TableIdentity?) -> PerturbationLaunch.Table? {
+        func launchTable(_ table: ApproximationTable<D>?, _ name: TableIdentity?) -> PerturbationLaunch.Table? {
             guard let table else { return nil }
             let orbit = name?.orbit
             let bla = !table.steps.isEmpty, la = table.periods.map { !$0.entries.isEmpty } ?? false
@@ -74,12 +74,12 @@ extension PerturbationKernel {
             let i = subset?[j] ?? j
             var work = PixelWork()
             work.steps = Int(out.steps)
-            work.blaSteps = Int(out.blaSteps)
-            var result = PixelResult.bounded, ratio = Double.nan, sensitive = false
+            work.approximationSteps = Int(out.approximationSteps)
+            var result = PixelResult.bounded, ratio = Double.nan, atRisk = false
             switch out.kind {
             case PerturbationOutcome.escaped:
                 // As `finishStep`: the variance holds every step's error already (one term, no load).
-                (result, sensitive) = escaped(
+                (result, atRisk) = escaped(
                     n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), stretch2: out.stretch2,
                     stretchExponent: Int(out.stretchExponent), blaLoad: B.variance ? 0 : out.blaLoad, epsilon: epsilon,
                     estimateSteps: B.variance ? 1 : nil)
@@ -87,7 +87,7 @@ extension PerturbationKernel {
             default: result = PixelResult(n2: out.n2, nBig: 0, smooth: .nan)
             }
             writer.write(i, result)
-            flags.record(i, ratio: ratio, sensitive: sensitive, work: work)
+            flags.record(i, ratio: ratio, atRisk: atRisk, work: work)
         }
     }
 }

@@ -22,10 +22,10 @@ public enum GlitchMode: String, Sendable, CaseIterable {
 struct PixelFlags: @unchecked Sendable {
     @usableFromInline let glitched: UnsafeMutablePointer<UInt8>?
     @usableFromInline let ratio: UnsafeMutablePointer<Double>?
-    @usableFromInline let sensitive: UnsafeMutablePointer<UInt8>?
+    @usableFromInline let atRisk: UnsafeMutablePointer<UInt8>?
     /// Per pixel: loop steps taken (BLA and plain), and of those, BLA steps.
     @usableFromInline let steps: UnsafeMutablePointer<UInt32>?
-    @usableFromInline let blaSteps: UnsafeMutablePointer<UInt32>?
+    @usableFromInline let approximationSteps: UnsafeMutablePointer<UInt32>?
     /// Per pixel: 1 where the pixel was proven interior (`InteriorTest`).
     @usableFromInline let interior: UnsafeMutablePointer<UInt8>?
     /// Where a tracking kernel writes the pixel's extras.
@@ -33,27 +33,27 @@ struct PixelFlags: @unchecked Sendable {
 
     @usableFromInline init(
         glitched: UnsafeMutablePointer<UInt8>?, ratio: UnsafeMutablePointer<Double>?,
-        sensitive: UnsafeMutablePointer<UInt8>?,
-        steps: UnsafeMutablePointer<UInt32>? = nil, blaSteps: UnsafeMutablePointer<UInt32>? = nil,
+        atRisk: UnsafeMutablePointer<UInt8>?,
+        steps: UnsafeMutablePointer<UInt32>? = nil, approximationSteps: UnsafeMutablePointer<UInt32>? = nil,
         interior: UnsafeMutablePointer<UInt8>? = nil, extras: ExtrasWriter? = nil
     ) {
         self.interior = interior
         self.glitched = glitched
         self.ratio = ratio
-        self.sensitive = sensitive
+        self.atRisk = atRisk
         self.steps = steps
-        self.blaSteps = blaSteps
+        self.approximationSteps = approximationSteps
         self.extras = extras
     }
 
-    /// Pixel i: glitched at `ratio` (NaN: it did not), and whether it is sensitive.
+    /// Pixel i: glitched at `ratio` (NaN: it did not), and whether it is at risk.
     @inlinable @inline(__always)
-    func record(_ i: Int, ratio r: Double, sensitive s: Bool, work: PixelWork) {
+    func record(_ i: Int, ratio r: Double, atRisk s: Bool, work: PixelWork) {
         glitched?[i] = r.isNaN ? 0 : 1
         ratio?[i] = r
-        sensitive?[i] = s ? 1 : 0
+        atRisk?[i] = s ? 1 : 0
         steps?[i] &+= UInt32(truncatingIfNeeded: work.steps)
-        blaSteps?[i] &+= UInt32(truncatingIfNeeded: work.blaSteps)
+        approximationSteps?[i] &+= UInt32(truncatingIfNeeded: work.approximationSteps)
         if work.provenInterior { interior?[i] = 1 }
     }
 }
@@ -62,7 +62,7 @@ struct PixelFlags: @unchecked Sendable {
 @usableFromInline
 struct PixelWork {
     @usableFromInline var steps = 0
-    @usableFromInline var blaSteps = 0
+    @usableFromInline var approximationSteps = 0
     @usableFromInline var provenInterior = false
     @inlinable init() {}
 }
@@ -72,7 +72,7 @@ struct PixelWork {
     /// The 106-bit type of the same range: what pixels at risk are rendered again in.
     associatedtype Wide: PerturbationDelta
     /// Where a `ReferenceCache` keeps this type's BLA tables.
-    static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<Self>]> { get }
+    static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: ApproximationTable<Self>]> { get }
     /// `value` rounded to this type.
     init(rounding value: BigFloat)
     /// The nearest value to one of the wide type.
@@ -91,7 +91,8 @@ extension PerturbationDelta {
 
 extension Double: PerturbationDelta {
     /// The cache's Double tables.
-    @usableFromInline package static var cachedTables: WritableKeyPath<CachedTables, [TableIdentity: BLATable<Double>]>
+    @usableFromInline package static var cachedTables:
+        WritableKeyPath<CachedTables, [TableIdentity: ApproximationTable<Double>]>
     { \.double }
     /// Double-double: 106 bits in Double's range.
     @usableFromInline package typealias Wide = DoubleDouble
@@ -110,7 +111,7 @@ extension Double: PerturbationDelta {
 extension FloatExp: PerturbationDelta {
     /// The cache's floatexp tables.
     @usableFromInline package static var cachedTables:
-        WritableKeyPath<CachedTables, [TableIdentity: BLATable<FloatExp>]>
+        WritableKeyPath<CachedTables, [TableIdentity: ApproximationTable<FloatExp>]>
     { \.floatExp }
     /// `DoubleDoubleExp`: 106 bits in floatexp's range.
     @usableFromInline package typealias Wide = DoubleDoubleExp
@@ -123,7 +124,7 @@ extension FloatExp: PerturbationDelta {
 extension DoubleDouble: PerturbationDelta {
     /// The cache's double-double tables.
     @usableFromInline package static var cachedTables:
-        WritableKeyPath<CachedTables, [TableIdentity: BLATable<DoubleDouble>]>
+        WritableKeyPath<CachedTables, [TableIdentity: ApproximationTable<DoubleDouble>]>
     {
         \.doubleDouble
     }
@@ -143,7 +144,7 @@ extension DoubleDouble: PerturbationDelta {
 extension DoubleDoubleExp: PerturbationDelta {
     /// The cache's extended-range double-double tables.
     @usableFromInline package static var cachedTables:
-        WritableKeyPath<CachedTables, [TableIdentity: BLATable<DoubleDoubleExp>]>
+        WritableKeyPath<CachedTables, [TableIdentity: ApproximationTable<DoubleDoubleExp>]>
     {
         \.doubleDoubleExp
     }
@@ -225,8 +226,8 @@ protocol PerturbationPixelKernel: TileKernel {
     var orbit: Orbit { get }
     var rebaseOrbit: Orbit { get }
     /// BLA tables for `orbit` and `rebaseOrbit` (nil: plain perturbation).
-    var bla: BLATable<Scalar>? { get }
-    var rebaseBLA: BLATable<Scalar>? { get }
+    var bla: ApproximationTable<Scalar>? { get }
+    var rebaseBLA: ApproximationTable<Scalar>? { get }
     /// When set, tile ranges index this list of pixels (a re-render of some pixels).
     var subset: [Int]? { get }
     /// Whether pixel i is proven interior before its first step (`InteriorTest`).
@@ -256,14 +257,14 @@ extension PerturbationPixelKernel {
                             if provenInterior(i) {
                                 work.provenInterior = true
                                 writer.write(i, .bounded)
-                                flags.record(i, ratio: .nan, sensitive: false, work: work)
+                                flags.record(i, ratio: .nan, atRisk: false, work: work)
                                 continue
                             }
-                            let (result, ratio, sensitive) = iterate(
+                            let (result, ratio, atRisk) = iterate(
                                 pixel: i, orbit: orbit, rebaseOrbit: rebaseOrbit,
                                 bla: blaView, rebaseBLA: rebaseView, work: &work)
                             writer.write(i, result)
-                            flags.record(i, ratio: ratio, sensitive: sensitive, work: work)
+                            flags.record(i, ratio: ratio, atRisk: atRisk, work: work)
                         }
                     }
                 }
@@ -274,7 +275,7 @@ extension PerturbationPixelKernel {
     /// Views of both BLA tables (or `empty`).
     @inlinable
     func withTables<R>(_ empty: BLAView<Scalar>, _ body: (BLAView<Scalar>, BLAView<Scalar>) -> R) -> R {
-        func withOne(_ table: BLATable<Scalar>?, _ inner: (BLAView<Scalar>) -> R) -> R {
+        func withOne(_ table: ApproximationTable<Scalar>?, _ inner: (BLAView<Scalar>) -> R) -> R {
             if let table { return table.withView(inner) }
             return inner(empty)
         }
@@ -295,8 +296,8 @@ struct PerturbationKernel<
     /// (Z(0) = 0). The same as `orbit` for Mandelbrot and Multibrot; for Julia, whose
     /// reference starts at a pixel, the orbit of 0 under z^2 + c.
     @usableFromInline let rebaseOrbit: O
-    @usableFromInline let bla: BLATable<D>?
-    @usableFromInline let rebaseBLA: BLATable<D>?
+    @usableFromInline let bla: ApproximationTable<D>?
+    @usableFromInline let rebaseBLA: ApproximationTable<D>?
     @usableFromInline let grid: DeltaGrid<D>
     @usableFromInline let maxIterations: Int
     @usableFromInline let mode: GlitchMode
@@ -332,7 +333,7 @@ struct PerturbationKernel<
         if T.isActive {
             flags.extras?.write(i, run.tracker.finish(escaped: run.result.escaped, log2Spacing: log2Spacing))
         }
-        return (run.result, run.ratio, run.sensitive)
+        return (run.result, run.ratio, run.atRisk)
     }
 
     /// An escaped pixel's result and whether its smooth value may miss 1e-7: shared with
@@ -405,7 +406,7 @@ struct PerturbationKernel<
             r.dz = step.apply(r.dz, r.dcStep)
             r.m += length
             r.n += length
-            r.work.blaSteps += 1
+            r.work.approximationSteps += 1
             // dz/dc (and the error) is stretched by |A| over the step (within eps).
             r.stretch2 *= step.stretchSignificand
             r.stretchExponent += step.stretchExponent
@@ -445,7 +446,7 @@ struct PerturbationKernel<
         r.dz = entry.apply(u, r.dcStep)
         r.m += entry.length
         r.n += entry.length
-        r.work.blaSteps += 1
+        r.work.approximationSteps += 1
         // The exact step stretches dz/dc (and the error) by |f'(z)|, the linear part by |zc|.
         r.stretch2 *= r.nextStretch * entry.stretchSignificand
         r.stretchExponent += entry.stretchExponent
@@ -485,7 +486,7 @@ struct PerturbationKernel<
             if r.n2 == 0 { r.n2 = r.n }
             if r2 > Escape.radiusSquaredBig {
                 // The variance holds every step's error already: one term, no BLA load.
-                (r.result, r.sensitive) = escaped(
+                (r.result, r.atRisk) = escaped(
                     n2: r.n2, n: r.n, r2: r2, dc: r.dc, stretch2: r.stretch2,
                     stretchExponent: r.stretchExponent, blaLoad: B.variance ? 0 : r.blaLoad, epsilon: r.epsilon,
                     estimateSteps: B.variance ? 1 : r.n)
@@ -572,7 +573,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound, C: Orbit
     /// smooth value may miss 1e-7.
     @usableFromInline var result = PixelResult.bounded
     @usableFromInline var ratio = Double.nan
-    @usableFromInline var sensitive = false
+    @usableFromInline var atRisk = false
     /// What the kernel tracks besides z.
     @usableFromInline var tracker: T
 

@@ -149,7 +149,7 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         // A trap must see every iteration, which BLA steps skip.
         tables = ApproximationTables(
             formula: formula, viewport: viewport, cache: settings.perturbation.cache, threads: threads,
-            enabled: settings.perturbation.bla && settings.extras.trap == nil,
+            enabled: settings.perturbation.usesApproximation && settings.extras.trap == nil,
             epsilon: settings.perturbation.blaEpsilon, names: executor.usesDevice,
             method: settings.perturbation.approximation,
             laRatio: settings.perturbation.laEpsilon / settings.perturbation.blaEpsilon)
@@ -195,13 +195,13 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         report.referenceDevice = orbits.usedDevice
         report.firstPassEpsilon = first.epsilon
         report.settingEpsilonPixels = settled.settingEpsilonPixels
-        report.fineBLAPixels = settled.fineBLAPixels
+        report.fineApproximationPixels = settled.fineApproximationPixels
         report.fineWidePixels = settled.fineWidePixels
         report.finerOrbitBits = settled.finerOrbitBits
         report.unsettledPixels = settled.unsettled.count
         report.unsettledList = settled.unsettled.map { PixelPosition(index: $0, width: viewport.width) }
-        report.blaSeconds = tables.seconds
-        (report.loopSteps, report.blaSteps) = buffers.totalSteps()
+        report.approximationSeconds = tables.seconds
+        (report.loopSteps, report.approximationSteps) = buffers.totalSteps()
         report.interiorPixels = buffers.interiorCount
         report.streamedPasses = streamed.count
         return report
@@ -334,9 +334,9 @@ struct PassBuffers {
     let count: Int
     let glitched: UnsafeMutableBufferPointer<UInt8>
     let ratios: UnsafeMutableBufferPointer<Double>
-    let sensitive: UnsafeMutableBufferPointer<UInt8>
+    let atRisk: UnsafeMutableBufferPointer<UInt8>
     let steps: UnsafeMutableBufferPointer<UInt32>
-    let blaSteps: UnsafeMutableBufferPointer<UInt32>
+    let approximationSteps: UnsafeMutableBufferPointer<UInt32>
     /// 1 where a pixel was proven interior.
     let interior: UnsafeMutableBufferPointer<UInt8>
 
@@ -349,9 +349,9 @@ struct PassBuffers {
         }
         glitched = filled(detect ? count : 0, 0)
         ratios = filled(detect ? count : 0, .nan)
-        sensitive = filled(count, 0)
+        atRisk = filled(count, 0)
         steps = filled(count, 0)
-        blaSteps = filled(count, 0)
+        approximationSteps = filled(count, 0)
         interior = filled(count, 0)
     }
 
@@ -359,9 +359,9 @@ struct PassBuffers {
     func deallocate() {
         glitched.deallocate()
         ratios.deallocate()
-        sensitive.deallocate()
+        atRisk.deallocate()
         steps.deallocate()
-        blaSteps.deallocate()
+        approximationSteps.deallocate()
         interior.deallocate()
     }
 
@@ -371,19 +371,19 @@ struct PassBuffers {
     func allFlags(extras: ExtrasWriter? = nil) -> PixelFlags {
         PixelFlags(
             glitched: detects ? glitched.baseAddress : nil, ratio: detects ? ratios.baseAddress : nil,
-            sensitive: sensitive.baseAddress, steps: steps.baseAddress, blaSteps: blaSteps.baseAddress,
+            atRisk: atRisk.baseAddress, steps: steps.baseAddress, approximationSteps: approximationSteps.baseAddress,
             interior: interior.baseAddress, extras: extras)
     }
 
     /// The flags a pass over pixels at risk writes: only whether each is still at risk.
-    var riskFlags: PixelFlags { PixelFlags(glitched: nil, ratio: nil, sensitive: sensitive.baseAddress) }
+    var riskFlags: PixelFlags { PixelFlags(glitched: nil, ratio: nil, atRisk: atRisk.baseAddress) }
 
     func isGlitched(_ i: Int) -> Bool { detects && glitched[i] != 0 }
-    func isSensitive(_ i: Int) -> Bool { sensitive[i] != 0 }
+    func isAtRisk(_ i: Int) -> Bool { atRisk[i] != 0 }
 
     var interiorCount: Int { interior.reduce(0) { $0 + Int($1) } }
 
     func totalSteps() -> (Int, Int) {
-        (steps.reduce(0) { $0 + Int($1) }, blaSteps.reduce(0) { $0 + Int($1) })
+        (steps.reduce(0) { $0 + Int($1) }, approximationSteps.reduce(0) { $0 + Int($1) })
     }
 }

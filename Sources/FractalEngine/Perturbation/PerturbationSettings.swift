@@ -68,12 +68,6 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// 1e-7, by the precision estimate) in the passes for pixels at risk, up to direct MPFR
     /// (Documentation/Guarantees.md). Off trades that guarantee for speed (`--precision-passes off`).
     public var settlesPixelsAtRisk: Bool = true
-    /// The name of `settlesPixelsAtRisk` before 0.4.0.
-    @available(*, deprecated, renamed: "settlesPixelsAtRisk")
-    public var exactSensitivePixels: Bool {
-        get { settlesPixelsAtRisk }
-        set { settlesPixelsAtRisk = newValue }
-    }
     /// The most CPU time the MPFR pass may take, estimated per pixel as its iterations (its
     /// count where the last pass saw it escape, else the limit) x `mpfrStepSeconds`: 30 s.
     /// Within it the cheapest pixels go first; the others are reported
@@ -86,9 +80,11 @@ public struct PerturbationSettings: Sendable, Equatable {
     public static func mpfrStepSeconds(bits: Int, power: Int) -> Double {
         1.2e-6 * Math.pow(Double(bits) / 1000, 1.6) * Double(power - 1)
     }
-    /// Bilinear approximation (BLA): skip iterations while the terms nonlinear in dz stay
-    /// below `blaEpsilon` relative (every family but Newton, every delta type).
-    public var bla: Bool = true
+    /// Skip iterations with the approximation tables (`approximation`: LA by default, BLA, or
+    /// both) while the terms they drop stay below their epsilon (every family but Newton, every
+    /// delta type). False: plain perturbation, one step an iteration. (A location file's key
+    /// and the CLI's option keep their historic name, `bla`.)
+    public var usesApproximation: Bool = true
     /// BLA's epsilon (Documentation/Design.md section 6; Documentation/Perturbation.md for the choice).
     public var blaEpsilon: Double = PerturbationSettings.defaultBLAEpsilon
     /// 2^-40: the default `blaEpsilon`.
@@ -182,7 +178,7 @@ public struct PerturbationReport: Sendable {
     /// The pixels at risk the coarser first pass left, rendered again at the setting's epsilon (0 without one).
     public var settingEpsilonPixels: Int = 0
     /// Pixels rendered again with BLA at epsilon 2^-53 because their smooth value was at risk.
-    public var fineBLAPixels: Int = 0
+    public var fineApproximationPixels: Int = 0
     /// Pixels rendered again with 106-bit deltas (double-double, or extended-range
     /// double-double below 2^-960) because their smooth value was at risk.
     public var doubleDoublePixels: Int
@@ -203,12 +199,12 @@ public struct PerturbationReport: Sendable {
     /// Those pixels, row by row.
     public var unsettledList: [PixelPosition] = []
     /// Seconds spent building BLA tables (all references).
-    public var blaSeconds: Double = 0
+    public var approximationSeconds: Double = 0
     /// Loop steps over all pixels and passes (each a BLA step or one perturbation step), and
     /// how many of them were BLA steps.
     public var loopSteps: Int = 0
     /// The BLA steps among `loopSteps`.
-    public var blaSteps: Int = 0
+    public var approximationSteps: Int = 0
     /// Pixels proven interior before their first step (`InteriorTest`): not escaped.
     public var interiorPixels: Int = 0
     /// Passes that read the orbit streamed from its compressed form (`OrbitResidency`).

@@ -189,7 +189,7 @@ public final class ReferenceCache: Sendable {
     }
 
     /// The table of delta type D stored under `key`.
-    func table<D: PerturbationDelta>(_ key: TableIdentity, _: D.Type) -> BLATable<D>? {
+    func table<D: PerturbationDelta>(_ key: TableIdentity, _: D.Type) -> ApproximationTable<D>? {
         state.withLock {
             guard let t = $0.tables[keyPath: D.cachedTables][key] else { return nil }
             $0.tableHits += 1
@@ -203,7 +203,7 @@ public final class ReferenceCache: Sendable {
     /// share are kept apart (`linearTable`), once.
     static let tableLimit = 8
 
-    func store<D: PerturbationDelta>(_ table: BLATable<D>, key: TableIdentity) {
+    func store<D: PerturbationDelta>(_ table: ApproximationTable<D>, key: TableIdentity) {
         state.withLock { state in
             if state.tables[keyPath: D.cachedTables].updateValue(table, forKey: key) == nil {
                 state.tableOrder.append(key)
@@ -240,10 +240,10 @@ public final class ReferenceCache: Sendable {
 /// The cache's BLA tables, one dictionary per delta type (`PerturbationDelta.cachedTables`
 /// picks it).
 @usableFromInline package struct CachedTables: Sendable {
-    var double: [TableIdentity: BLATable<Double>] = [:]
-    var floatExp: [TableIdentity: BLATable<FloatExp>] = [:]
-    var doubleDouble: [TableIdentity: BLATable<DoubleDouble>] = [:]
-    var doubleDoubleExp: [TableIdentity: BLATable<DoubleDoubleExp>] = [:]
+    var double: [TableIdentity: ApproximationTable<Double>] = [:]
+    var floatExp: [TableIdentity: ApproximationTable<FloatExp>] = [:]
+    var doubleDouble: [TableIdentity: ApproximationTable<DoubleDouble>] = [:]
+    var doubleDoubleExp: [TableIdentity: ApproximationTable<DoubleDoubleExp>] = [:]
 }
 
 /// What identifies a reference orbit: its family (power, Julia's c), its point exactly, its

@@ -119,15 +119,15 @@ struct DirectRender {
             try pass(lanes, device: directForm(power: 2, juliaC: juliaC, marks: nil), into: &field)
             return 0
         }
-        var sensitive = [UInt8](repeating: 0, count: field.pixelCount)
-        try sensitive.withUnsafeMutableBufferPointer { flags in
+        var atRisk = [UInt8](repeating: 0, count: field.pixelCount)
+        try atRisk.withUnsafeMutableBufferPointer { flags in
             let marks = SendablePointer(flags.baseAddress!)
             try pass(
-                CheckedDoubleLaneKernel(lanes: lanes, sensitive: marks),
+                CheckedDoubleLaneKernel(lanes: lanes, atRisk: marks),
                 device: directForm(power: 2, juliaC: juliaC, marks: marks),
                 into: &field)
         }
-        var marked = sensitive.indices.filter { sensitive[$0] != 0 }
+        var marked = atRisk.indices.filter { atRisk[$0] != 0 }
         if let only = settings.onlyPixels {
             let wanted = Set(only)
             marked = marked.filter { wanted.contains($0) }

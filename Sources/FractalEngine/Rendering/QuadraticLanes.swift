@@ -124,7 +124,7 @@ struct NoLaneCheck<L: QuadraticLaneVector>: LaneCheck {
 /// |2 z|), scaled by 2^exponent, from |z0|^2 (the pixel's own rounding). A pixel whose
 /// smooth value may move by more than 1e-7 (`PrecisionEstimate`, with u sqrt(e2) as the
 /// error of z), or that stays bounded with that error large at |z| = 2, is marked in
-/// `sensitive`, for double-double.
+/// `atRisk`, for double-double.
 @usableFromInline
 struct RoundingCheck<V: SIMD>: LaneCheck where V.Scalar == Double {
     @usableFromInline var e2 = V()
@@ -134,10 +134,10 @@ struct RoundingCheck<V: SIMD>: LaneCheck where V.Scalar == Double {
     @usableFromInline var exponent = V()
     /// Per lane, |c|.
     @usableFromInline var cAbs = V()
-    @usableFromInline let sensitive: UnsafeMutablePointer<UInt8>
+    @usableFromInline let atRisk: UnsafeMutablePointer<UInt8>
 
-    @inlinable init(sensitive: UnsafeMutablePointer<UInt8>) {
-        self.sensitive = sensitive
+    @inlinable init(atRisk: UnsafeMutablePointer<UInt8>) {
+        self.atRisk = atRisk
     }
 
     @inlinable @inline(__always)
@@ -186,7 +186,7 @@ struct RoundingCheck<V: SIMD>: LaneCheck where V.Scalar == Double {
             exponent = Int(self.exponent[lane])
         }
         let r2 = result.nBig > 0 ? z.lengthSquared : Escape.radiusSquared2
-        sensitive[pixel] = PrecisionEstimate.roundingCheckHolds(lengthSquared: r2, e2: e, exponent: exponent) ? 0 : 1
+        atRisk[pixel] = PrecisionEstimate.roundingCheckHolds(lengthSquared: r2, e2: e, exponent: exponent) ? 0 : 1
     }
 }
 

@@ -42,7 +42,7 @@ public struct RenderPlan: Sendable {
     public static func bytesPerStep(settings: RenderSettings, addsDC: Bool, steps: Int, pixels: Int) -> Int {
         let streams =
             addsDC
-            && (!settings.perturbation.bla || settings.perturbation.approximation == .linear)
+            && (!settings.perturbation.usesApproximation || settings.perturbation.approximation == .linear)
             && settings.perturbation.orbitResidency.streams(steps: steps, pixels: pixels)
         return streams ? bytesPerStreamedStep : bytesPerReferenceStep
     }

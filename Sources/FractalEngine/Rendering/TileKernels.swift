@@ -118,15 +118,15 @@ struct QuadraticLaneKernel<L: QuadraticLaneVector>: TileKernel {
 }
 
 /// Double lanes with the rounding check (`RoundingCheck`): pixels whose result Double may not
-/// carry are marked in `sensitive` (one byte per pixel) for a double-double pass.
+/// carry are marked in `atRisk` (one byte per pixel) for a double-double pass.
 @usableFromInline
 struct CheckedDoubleLaneKernel<V: SIMD>: TileKernel where V.Scalar == Double {
     @usableFromInline let lanes: QuadraticLaneKernel<DoubleLanes<V>>
-    @usableFromInline let sensitive: SendablePointer<UInt8>
+    @usableFromInline let atRisk: SendablePointer<UInt8>
 
     @inlinable
     func run(_ range: Range<Int>, _ writer: FieldWriter) {
-        var check = RoundingCheck<V>(sensitive: sensitive.pointer)
+        var check = RoundingCheck<V>(atRisk: atRisk.pointer)
         lanes.run(range, writer, check: &check)
     }
 }

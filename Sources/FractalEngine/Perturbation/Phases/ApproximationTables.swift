@@ -2,7 +2,7 @@ import FractalNumerics
 
 /// A BLA table and what identifies it (for the cache and for device copies).
 struct NamedTable<E: DeltaScalar> {
-    let table: BLATable<E>
+    let table: ApproximationTable<E>
     let identity: TableIdentity?
 }
 
@@ -84,7 +84,7 @@ final class ApproximationTables<F: PerturbationFormula> {
                 }
             }
             trace.mark(PhaseTrace.enabled ? "LA, entries a stage \(linear?.stageSizes ?? [])," : "LA")
-            let built = BLATable(
+            let built = ApproximationTable(
                 orbit: values ?? [], dcMax: dcMax, epsilon: epsilon, addsDC: formula.addsDC, power: formula.power,
                 escapeGaps: reference.orbit.escapeGaps, threads: threads, method: method, linear: linear)
             trace.mark("BLA")

@@ -115,20 +115,20 @@ struct FirstPass<F: PerturbationFormula, D: PerturbationDelta> {
         }
         let grid = DeltaGrid<D>(viewport: job.viewport, reference: references.point)
         let flags = PixelFlags(
-            glitched: nil, ratio: nil, sensitive: buffers.sensitive.baseAddress, steps: buffers.steps.baseAddress,
-            blaSteps: buffers.blaSteps.baseAddress)
+            glitched: nil, ratio: nil, atRisk: buffers.atRisk.baseAddress, steps: buffers.steps.baseAddress,
+            approximationSteps: buffers.approximationSteps.baseAddress)
         // The sample's cost and whether each is put at risk, its flags cleared after (the
         // buffers start cleared).
         func probe(_ orbits: ReferencePass<F, D>.Orbits) throws -> (cost: [Int], atRisk: [Bool]) {
             try job.perturb(
                 NoTracking.self, orbit: orbits.primary, rebase: orbits.critical, grid: grid, mode: .rebase,
                 subset: sample, flags: flags, tilePixels: 16, control: nil, into: &field)
-            let cost = sample.map { Int(buffers.steps[$0]) + Int(buffers.blaSteps[$0]) }
-            let atRisk = sample.map { buffers.isSensitive($0) }
+            let cost = sample.map { Int(buffers.steps[$0]) + Int(buffers.approximationSteps[$0]) }
+            let atRisk = sample.map { buffers.isAtRisk($0) }
             for i in sample {
                 buffers.steps[i] = 0
-                buffers.blaSteps[i] = 0
-                buffers.sensitive[i] = 0
+                buffers.approximationSteps[i] = 0
+                buffers.atRisk[i] = 0
             }
             return (cost, atRisk)
         }

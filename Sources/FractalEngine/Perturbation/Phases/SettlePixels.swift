@@ -24,7 +24,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
 
     struct Outcome {
         var settingEpsilonPixels = 0
-        var fineBLAPixels = 0
+        var fineApproximationPixels = 0
         var doubleDoublePixels = 0
         var fineWidePixels = 0
         /// The finer orbit's precision, where one was computed (for all the 106-bit pixels).
@@ -46,12 +46,12 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
         var outcome = Outcome()
         guard job.settings.settlesPixelsAtRisk else { return outcome }
         var atRisk = (job.only ?? Array(0..<buffers.count)).filter {
-            buffers.isSensitive($0) && !buffers.isGlitched($0)
+            buffers.isAtRisk($0) && !buffers.isGlitched($0)
         }
         func again(_ body: () throws -> Void) throws {
             if job.control?.isCancelled == true { throw RenderError.cancelled }
             try body()
-            atRisk = atRisk.filter { buffers.isSensitive($0) }
+            atRisk = atRisk.filter { buffers.isAtRisk($0) }
         }
         let primary = references.primary, critical = references.critical
         var trace = PhaseTrace("passes for pixels at risk, \(atRisk.count) pixels")
@@ -65,7 +65,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             trace.mark("setting's epsilon")
         }
         if !atRisk.isEmpty && job.tables.enabled && job.settings.blaEpsilon > Self.fineBLAEpsilon {
-            outcome.fineBLAPixels = atRisk.count
+            outcome.fineApproximationPixels = atRisk.count
             try again {
                 try pass(D.self, atRisk, orbit: primary, critical: critical, epsilon: Self.fineBLAEpsilon, into: &field)
             }

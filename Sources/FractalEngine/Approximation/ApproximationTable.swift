@@ -67,7 +67,7 @@ extension Complex where T: DeltaScalar {
 /// BLA steps for a reference orbit: level k holds steps of length 2^k, entry i of level k
 /// starting at reference index 1 + i 2^k (index 0 always takes a real step: Z(0) = 0 makes
 /// the Mandelbrot step nonlinear there). All levels lie in one array.
-@usableFromInline package struct BLATable<D: DeltaScalar>: Sendable {
+@usableFromInline package struct ApproximationTable<D: DeltaScalar>: Sendable {
     /// Level 0, then level 1, ...
     @usableFromInline package let steps: [BLAStep<D>]
     /// The steps' radii alone, in the same order: the lookup reads one per level, and a
@@ -139,7 +139,8 @@ extension Complex where T: DeltaScalar {
                     let out = SendablePointer(buffer.baseAddress!)
                     let zp = SendablePointer(UnsafeMutablePointer(mutating: z.baseAddress!))
                     // Level 0: single steps at m = 1 ... M - 1.
-                    Parallel.forEachChunk(singles, threads: threads, minimumCount: BLATable.parallelThreshold) {
+                    Parallel.forEachChunk(singles, threads: threads, minimumCount: ApproximationTable.parallelThreshold)
+                    {
                         range in
                         for j in range {
                             let zm = zp.pointer[j + 1]
@@ -179,7 +180,7 @@ extension Complex where T: DeltaScalar {
                     for k in 1..<Swift.max(1, bounds.count - 1) {
                         let from = bounds[k - 1], to = bounds[k]
                         Parallel.forEachChunk(
-                            bounds[k + 1] - to, threads: threads, minimumCount: BLATable.parallelThreshold
+                            bounds[k + 1] - to, threads: threads, minimumCount: ApproximationTable.parallelThreshold
                         ) { range in
                             for i in range {
                                 let x = out.pointer[from + 2 * i], y = out.pointer[from + 2 * i + 1]
@@ -243,7 +244,7 @@ public enum ApproximationMethod: String, Sendable, CaseIterable {
     case both
 }
 
-/// A BLA table as raw pointers, valid inside `BLATable.withView`.
+/// A BLA table as raw pointers, valid inside `ApproximationTable.withView`.
 @usableFromInline package struct BLAView<D: DeltaScalar> {
     @usableFromInline let steps: UnsafePointer<BLAStep<D>>?
     @usableFromInline let radii: UnsafePointer<D>?
