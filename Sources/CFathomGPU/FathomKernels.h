@@ -788,8 +788,8 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     }
     long long last = p.orbitCount - 1;
     long long m = 0, n = 0, n2 = 0;
-    double stretch2 = 1.0;
-    long long stretchExponent = 0;
+    double errorScale = 1.0;
+    long long errorScaleExponent = 0;
     double inverseDCSignificand, blaLoad = 0.0;
     long long inverseDCExponent;
     {
@@ -804,7 +804,7 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
         }
     }
     // The error variance starts at 0 (the product at the first step's 1).
-    if (variance) stretch2 = 0;
+    if (variance) errorScale = 0;
     const Pair inverseDC = pair(inverseDCSignificand, inverseDCExponent);
     unsigned int steps = 0, approximationSteps = 0;
     FKPixelOut out;
@@ -822,13 +822,13 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
         } else {
             // PixelRun.localScale()
             double localScale;
-            if (!(stretch2 > 0)) {
+            if (!(errorScale > 0)) {
                 localScale = 0;
             } else {
                 FExp mag = T::floatExp(T::complexMagnitude(dz.re, dz.im));
-                long long k = 2 * mag.e + inverseDCExponent - stretchExponent;
+                long long k = 2 * mag.e + inverseDCExponent - errorScaleExponent;
                 double sc = k > 1000 ? 0x1p1000 : (k < -1000 ? 0 : powerOfTwo(k));
-                double v = mag.s * mag.s * inverseDCSignificand / stretch2 * sc;
+                double v = mag.s * mag.s * inverseDCSignificand / errorScale * sc;
                 localScale = kLocalScaleCap < v ? kLocalScaleCap : v;
             }
             term = (isFinite(load) ? load : 1) * localScale;
@@ -841,13 +841,13 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
         dz = next;
         m += 1;
         n += 1;
-        stretch2 *= nextStretch;
+        errorScale *= nextStretch;
         if (variance) {
             Pair v = plainStepError<D>(
-                pair(stretch2, stretchExponent), pair(nextStretch, nextStretchExponent), before, inverseDC,
+                pair(errorScale, errorScaleExponent), pair(nextStretch, nextStretchExponent), before, inverseDC,
                 p.power);
-            stretch2 = v.m;
-            stretchExponent = v.e;
+            errorScale = v.m;
+            errorScaleExponent = v.e;
         }
     };
 
@@ -874,15 +874,15 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
                 m += e.length;
                 n += e.length;
                 approximationSteps += 1;
-                stretch2 *= nextStretch * e.stretchSignificand;
-                stretchExponent += e.stretchExponent;
+                errorScale *= nextStretch * e.stretchSignificand;
+                errorScaleExponent += e.stretchExponent;
                 if (variance) {
-                    stretchExponent += nextStretchExponent;
+                    errorScaleExponent += nextStretchExponent;
                     Pair v = laError<D>(
-                        pair(stretch2, stretchExponent), e, before, u, load, pair(nextStretch, nextStretchExponent),
+                        pair(errorScale, errorScaleExponent), e, before, u, load, pair(nextStretch, nextStretchExponent),
                         p.epsilon, inverseDC, p.power);
-                    stretch2 = v.m;
-                    stretchExponent = v.e;
+                    errorScale = v.m;
+                    errorScaleExponent = v.e;
                 }
             }
         } else {
@@ -898,12 +898,12 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
                 m += length;
                 n += length;
                 approximationSteps += 1;
-                stretch2 *= s.stretchSignificand;
-                stretchExponent += s.stretchExponent;
+                errorScale *= s.stretchSignificand;
+                errorScaleExponent += s.stretchExponent;
                 if (variance) {
-                    Pair v = blaError<D>(pair(stretch2, stretchExponent), s, length, before, load, p.epsilon, inverseDC);
-                    stretch2 = v.m;
-                    stretchExponent = v.e;
+                    Pair v = blaError<D>(pair(errorScale, errorScaleExponent), s, length, before, load, p.epsilon, inverseDC);
+                    errorScale = v.m;
+                    errorScaleExponent = v.e;
                 }
             } else {
                 plainStep(formulaStep(p, multibrot, Zat(m), dz, dcStep));
@@ -933,12 +933,12 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
                 nextStretchExponent = 0;
             }
         }
-        if (stretch2 > 0x1p600) {
-            stretch2 *= 0x1p-600;
-            stretchExponent += 600;
-        } else if (stretch2 < 0x1p-600) {
-            stretch2 *= 0x1p600;
-            stretchExponent -= 600;
+        if (errorScale > 0x1p600) {
+            errorScale *= 0x1p-600;
+            errorScaleExponent += 600;
+        } else if (errorScale < 0x1p-600) {
+            errorScale *= 0x1p600;
+            errorScaleExponent -= 600;
         }
         // PixelRun.rebase: continue on the critical orbit (Z(0) = 0) from dz = z.
         auto rebase = [&]() {
@@ -971,8 +971,8 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
     out.n2 = (unsigned int)n2;
     out.steps = steps;
     out.approximationSteps = approximationSteps;
-    out.stretch2 = stretch2;
-    out.stretchExponent = stretchExponent;
+    out.errorScale = errorScale;
+    out.errorScaleExponent = errorScaleExponent;
     out.blaLoad = blaLoad;
     p.out[item - p.first] = out;
 }

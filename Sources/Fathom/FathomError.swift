@@ -42,7 +42,7 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
         case .badSupersample(let k):
             "supersample: \(k) is outside 1...4 (samples a pixel side: 2 is 2x2)"
         case .unknownEngineValue(let field, let value, let accepted):
-            "\(field): '\(FathomError.quoted(value))' is not one of \(accepted.joined(separator: ", "))"
+            "\(field): " + Choice.refusal(value, accepted: accepted)
         case .badBLAEpsilon(let field, let value):
             "\(field): \(value) is not a number in (0, 1)"
         case .badMPFRBudget(let field, let value):
@@ -64,10 +64,7 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
 
     /// A value read from a file as one short line: control characters escaped (`\n`), at
     /// most 60 characters (then `...`).
-    static func quoted(_ text: String) -> String {
-        let escaped = escapedScalars(text)
-        return escaped.count > 60 ? escaped.prefix(57).joined() + "..." : escaped.joined()
-    }
+    static func quoted(_ text: String) -> String { Choice.quoted(text) }
 
     /// `text` with control characters and line separators escaped (`\n`), whole: one line.
     package static func oneLine(_ text: String) -> String { escapedScalars(text).joined() }

@@ -7,8 +7,8 @@ import Foundation
 public struct LocationFile: Sendable, Equatable, Codable {
     /// A name for the location (nil for none).
     public var name: String?
-    /// The family's name: `mandelbrot`, `multibrot`, `julia` or `newton` (any case).
-    public var family: String
+    /// The family: `mandelbrot`, `multibrot`, `julia` or `newton` (in a file, any case).
+    public var family: Family.Kind
     /// The power p, 2...16: for `multibrot` (nil: 3), or for `mandelbrot`, where a power other
     /// than 2 makes it a Multibrot (nil: 2). Julia and Newton ignore it.
     public var power: Int?
@@ -81,7 +81,7 @@ public struct LocationFile: Sendable, Equatable, Codable {
     /// colouring given (nil: none stored).
     public init(location: Location, width: Int? = nil, height: Int? = nil, color: ColorSettings? = nil) {
         name = location.name
-        family = location.family.name
+        family = location.family.kind
         center = [location.centerRe, location.centerIm]
         radius = location.radius
         rotation = location.rotation == 0 ? nil : location.rotation
@@ -103,20 +103,18 @@ public struct LocationFile: Sendable, Equatable, Codable {
     public func location() throws(LocationError) -> Location {
         guard center.count == 2 else { throw .missingField("center (two decimal strings)") }
         var fam: Family
-        switch family.lowercased() {
-        case "mandelbrot":
+        switch family {
+        case .mandelbrot:
             fam = (power ?? 2) == 2 ? .mandelbrot : .multibrot(power: power!)
-        case "multibrot":
+        case .multibrot:
             fam = .multibrot(power: power ?? 3)
-        case "julia":
+        case .julia:
             guard let c = juliaC, c.count == 2 else { throw .missingField("juliaC (two decimal strings)") }
             fam = .julia(re: c[0], im: c[1])
-        case "newton":
+        case .newton:
             let text = newton ?? "z^3-1"
             guard let poly = NewtonPolynomial(text) else { throw .badPolynomial(text) }
             fam = .newton(poly)
-        default:
-            throw .unknownFamily(family)
         }
         // Published files sometimes pad numbers with spaces (shared/locations/glitch_test_5):
         // surrounding whitespace is dropped; anything else must be a decimal number.
@@ -273,6 +271,8 @@ public enum FileError: Error, Equatable, CustomStringConvertible {
         case DecodingError.dataCorrupted(let context):
             if context.codingPath.isEmpty { return "not JSON" }
             let path = context.codingPath.map { $0.stringValue }.joined(separator: ".")
+            // A value the type refused with its reason (a family's name, say): the reason.
+            if context.debugDescription.hasPrefix("'") { return "field '\(path)': \(context.debugDescription)" }
             return "field '\(path)' is invalid"
         default: return "\(error)"
         }

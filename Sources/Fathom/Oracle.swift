@@ -6,7 +6,7 @@ public struct OracleFile: Sendable, Decodable {
     /// The location's name.
     public var name: String
     /// The family: `mandelbrot`, `multibrot` or `julia`.
-    public var family: String
+    public var family: Family.Kind
     /// The power p (2 for `mandelbrot` and `julia`).
     public var power: Int
     /// Julia's parameter c as [re, im] decimal strings (nil for the other families).

@@ -84,7 +84,7 @@ public final class VideoEncoder {
     }
 
     /// Hands ffmpeg one frame: a PNG file's bytes.
-    public func append(png: Data) throws {
+    public func append(png: Data) throws(Failure) {
         do { try Self.withoutBrokenPipeSignal { try input.write(contentsOf: png) } } catch {
             // ffmpeg went away (a closed pipe): its own message says why.
             try? input.close()
@@ -123,7 +123,7 @@ public final class VideoEncoder {
     }
 
     /// Ends the input and waits for ffmpeg; the set may then commit the video.
-    public func finish() throws {
+    public func finish() throws(Failure) {
         guard !finished else { return }
         finished = true
         try? input.close()

@@ -68,6 +68,15 @@ struct Arguments {
         return v
     }
 
+    /// `on` or `off` as a Bool (nil: not given); another value is a usage error (`Choice`).
+    func onOff(_ name: String) throws(CLIError) -> Bool? {
+        guard let text = options[name] else { return nil }
+        guard let value = Choice.onOff(text) else {
+            throw .usage("--\(name): " + Choice.refusal(text, accepted: ["on", "off"]))
+        }
+        return value
+    }
+
     /// "WxH" as two integers (range checks are ImageSize's).
     func size(_ name: String = "size") throws(CLIError) -> (width: Int, height: Int)? {
         guard let text = options[name] else { return nil }

@@ -189,11 +189,9 @@ enum RenderCommand {
     static func backend(_ a: Arguments) throws -> (ComputeBackend, Bool) {
         let name = a["backend"] ?? "auto"
         guard let backend = ComputeBackend(named: name) else {
-            throw CLIError.usage("--backend: '\(name)' is not one of auto, cpu, cuda")
+            throw CLIError.usage("--backend: " + Choice.refusal(name, accepted: ComputeBackend.all.map(\.name)))
         }
-        let exact = a["gpu-exact"] ?? "off"
-        guard exact == "on" || exact == "off" else { throw CLIError.usage("--gpu-exact: '\(exact)' is not on or off") }
-        return (backend, exact == "on")
+        return (backend, try a.onOff("gpu-exact") ?? false)
     }
 
     /// The file's engine settings with --path, --glitches, --reference, --delta, --bla,
@@ -203,25 +201,16 @@ enum RenderCommand {
         -> LocationFile.EngineSettings
     {
         var e = base ?? LocationFile.EngineSettings()
-        if let v: ArithmeticPath = try engineValue(a, "path", oneOf: true) { e.path = v }
+        if let v: ArithmeticPath = try engineValue(a, "path") { e.path = v }
         if let v: GlitchMode = try engineValue(a, "glitches") { e.glitches = v }
         if let v: ReferencePlacement = try engineValue(a, "reference") { e.reference = v }
         if let v: DeltaType = try engineValue(a, "delta") { e.delta = v }
         if let v: ApproximationMethod = try engineValue(a, "approximation") { e.approximation = v }
         if let v: EstimateMethod = try engineValue(a, "estimate") { e.estimate = v }
         if let v: OrbitResidency = try engineValue(a, "orbit") { e.orbit = v }
-        if let v = a["bla"] {
-            guard v == "on" || v == "off" else { throw CLIError.usage("--bla: '\(v)' is not on or off") }
-            e.bla = v == "on"
-        }
-        if let v = a["precision-passes"] {
-            guard v == "on" || v == "off" else { throw CLIError.usage("--precision-passes: '\(v)' is not on or off") }
-            e.precisionPasses = v == "on"
-        }
-        if let v = a["coarse-first-pass"] {
-            guard v == "on" || v == "off" else { throw CLIError.usage("--coarse-first-pass: '\(v)' is not on or off") }
-            e.coarseFirstPass = v == "on"
-        }
+        if let v = try a.onOff("bla") { e.bla = v }
+        if let v = try a.onOff("precision-passes") { e.precisionPasses = v }
+        if let v = try a.onOff("coarse-first-pass") { e.coarseFirstPass = v }
         if let v = a["bla-epsilon"] {
             guard let eps = Double(v), LocationFile.EngineSettings.isBLAEpsilon(eps) else {
                 throw CLIError.data("--bla-epsilon: '\(v)' is not a number in (0, 1)")
@@ -244,19 +233,12 @@ enum RenderCommand {
     }
 
     /// The engine's value that --`name` spells (its raw value, as in a location file); another
-    /// is a usage error listing the engine's values ("is not a, b or c", or "is not one of a,
-    /// b, c" with `oneOf`).
-    static func engineValue<T: CaseIterable & RawRepresentable>(_ a: Arguments, _ name: String, oneOf: Bool = false)
-        throws -> T?
+    /// is a usage error listing the engine's values (`Choice`, as a file's value is refused).
+    static func engineValue<T: CaseIterable & RawRepresentable>(_ a: Arguments, _ name: String) throws -> T?
     where T.RawValue == String {
         guard let text = a[name] else { return nil }
-        guard let value = T(rawValue: text) else {
-            let names = T.allCases.map(\.rawValue)
-            let list =
-                oneOf
-                ? "one of " + names.joined(separator: ", ")
-                : names.dropLast().joined(separator: ", ") + " or " + names.last!
-            throw CLIError.usage("\(name): '\(text)' is not \(list)")
+        guard let value = Choice.parse(text, as: T.self) else {
+            throw CLIError.usage("\(name): " + Choice.refusal(text, T.self))
         }
         return value
     }
@@ -320,12 +302,12 @@ enum RenderCommand {
 
     static func applyOverrides(_ a: Arguments, to file: inout LocationFile) throws {
         if let family = a["family"] {
-            guard Catalogue.family(named: family) != nil else {
+            guard let kind = Family.Kind(named: family) else {
                 throw CLIError.usage(
                     "unknown family '\(family)' (known: \(Catalogue.familyNames.joined(separator: ", ")))")
             }
-            file.family = family.lowercased()
-            if family.lowercased() == "multibrot" && file.power == 2 { file.power = 3 }
+            file.family = kind
+            if kind == .multibrot && file.power == 2 { file.power = 3 }
         }
         if let (re, im) = try a.pair("center") { file.center = [re, im] }
         if let re = a["re"] { file.center[0] = re }
@@ -336,12 +318,12 @@ enum RenderCommand {
         if let n = try a.int("iterations") { file.maxIterations = n }
         if let (re, im) = try a.pair("julia") {
             file.juliaC = [re, im]
-            if a["family"] == nil { file.family = "julia" }
+            if a["family"] == nil { file.family = .julia }
         }
         if let p = try a.int("power") { file.power = p }
         if let poly = a["newton"] {
             file.newton = poly
-            if a["family"] == nil { file.family = "newton" }
+            if a["family"] == nil { file.family = .newton }
         }
         if let rot = try a.double("rotation") { file.rotation = rot }
         // Checked with the file's own by `renderSettings`; stored with the view, as in a file.
@@ -369,15 +351,10 @@ enum RenderCommand {
         }
         if let d = density { color.density = d }
         if let o = offset { color.offset = o }
-        if let s = a["smooth"] {
-            guard s == "on" || s == "off" else { throw CLIError.usage("--smooth: '\(s)' is not on or off") }
-            color.smooth = s == "on"
-        }
+        if let smooth = try a.onOff("smooth") { color.smooth = smooth }
         if let s = a["color-scale"] {
-            guard let scale = ColorSettings.Scale(rawValue: s) else {
-                throw CLIError.usage(
-                    "--color-scale: '\(s)' is not \(ColorSettings.Scale.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
+            guard let scale = Choice.parse(s, as: ColorSettings.Scale.self) else {
+                throw CLIError.usage("--color-scale: " + Choice.refusal(s, ColorSettings.Scale.self))
             }
             if scale == .automatic && (density != nil || offset != nil) {
                 throw CLIError.usage(

@@ -139,19 +139,15 @@ extension ColorSettings: Codable {
         }
         var palette = Palette.cosine
         if let text = try c.decodeIfPresent(String.self, forKey: .palette) {
-            guard let p = Palette(rawValue: text.lowercased()) else {
-                throw ColorError.invalid(
-                    field: name(.palette),
-                    reason: "'\(text)' is not one of \(Palette.allCases.map(\.rawValue).joined(separator: ", "))")
+            guard let p = Choice.parse(text, as: Palette.self, ignoringCase: true) else {
+                throw ColorError.invalid(field: name(.palette), reason: Choice.refusal(text, Palette.self))
             }
             palette = p
         }
         var scale: Scale?
         if let text = try c.decodeIfPresent(String.self, forKey: .scale) {
-            guard let s = Scale(rawValue: text.lowercased()) else {
-                throw ColorError.invalid(
-                    field: name(.scale),
-                    reason: "'\(text)' is not one of \(Scale.allCases.map(\.rawValue).joined(separator: ", "))")
+            guard let s = Choice.parse(text, as: Scale.self, ignoringCase: true) else {
+                throw ColorError.invalid(field: name(.scale), reason: Choice.refusal(text, Scale.self))
             }
             scale = s
         }

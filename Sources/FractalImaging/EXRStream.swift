@@ -171,8 +171,9 @@ public final class EXRStream {
     }
 
     /// Rows `rows` of channel `name` of the EXR at `path`, as 32-bit words (N's, or NF's
-    /// floats' bits), and the file's size: a reader through the same library, for tests.
-    public static func read(_ path: String, channel name: String, rows: Range<Int>) throws -> (
+    /// floats' bits), and the file's size: a reader through the same library, for the
+    /// package's tests (not public: it reads what this writer wrote, no more).
+    package static func read(_ path: String, channel name: String, rows: Range<Int>) throws(ImageReadError) -> (
         words: [UInt32], width: Int, height: Int
     ) {
         var message = [CChar](repeating: 0, count: 256)
@@ -180,23 +181,23 @@ public final class EXRStream {
         // The width first (one row), then the rows asked for.
         var probe = [UInt32](repeating: 0, count: 32768)
         guard fathom_exr_read(path, name, 0, 1, &probe, &w, &h, &message, message.count) == 0 else {
-            throw OutputError.cannotCreate(path: path, reason: text(message))
+            throw .unreadable(path: path, reason: text(message))
         }
         var words = [UInt32](repeating: 0, count: Int(w) * rows.count)
         guard
             fathom_exr_read(
                 path, name, Int32(rows.lowerBound), Int32(rows.count), &words, &w, &h, &message, message.count)
                 == 0
-        else { throw OutputError.cannotCreate(path: path, reason: text(message)) }
+        else { throw .unreadable(path: path, reason: text(message)) }
         return (words, Int(w), Int(h))
     }
 
-    /// The int attribute `name` of the EXR at `path`.
-    public static func readInt(_ path: String, attribute name: String) throws -> Int {
+    /// The int attribute `name` of the EXR at `path` (for the package's tests, as `read`).
+    package static func readInt(_ path: String, attribute name: String) throws(ImageReadError) -> Int {
         var message = [CChar](repeating: 0, count: 256)
         var value: Int32 = 0
         guard fathom_exr_read_int(path, name, &value, &message, message.count) == 0 else {
-            throw OutputError.cannotCreate(path: path, reason: text(message))
+            throw .unreadable(path: path, reason: text(message))
         }
         return Int(value)
     }

@@ -360,11 +360,13 @@ struct CLITests {
         let deltas = DeltaType.allCases.map(\.rawValue)
         for (option, message) in [
             ("path", "path: 'foo' is not one of double, double-double, perturbation"),
-            ("glitches", "glitches: 'foo' is not rebase or detect"),
-            ("reference", "reference: 'foo' is not auto, center, probe or nucleus"),
-            ("estimate", "estimate: 'foo' is not variance or product"),
-            ("delta", "delta: 'foo' is not \(deltas.dropLast().joined(separator: ", ")) or \(deltas.last!)"),
-            ("coarse-first-pass", "--coarse-first-pass: 'foo' is not on or off"),
+            ("glitches", "glitches: 'foo' is not one of rebase, detect"),
+            ("reference", "reference: 'foo' is not one of auto, center, probe, nucleus"),
+            ("estimate", "estimate: 'foo' is not one of variance, product"),
+            ("delta", "delta: 'foo' is not one of \(deltas.joined(separator: ", "))"),
+            ("coarse-first-pass", "--coarse-first-pass: 'foo' is not one of on, off"),
+            ("smooth", "--smooth: 'foo' is not one of on, off"),
+            ("color-scale", "--color-scale: 'foo' is not one of auto, linear, log, histogram"),
         ] {
             let bad = try render(["--quiet", "--\(option)", "foo"])
             #expect(bad.code == 64 && bad.stderr == "fathom: \(message) (see 'fathom help')\n", "\(bad.stderr)")

@@ -61,7 +61,7 @@ struct LocationFileTests {
         #expect(throws: FileError.self) { try KFR.parse("Re: 0\nIm: 0\nZoom: 0\nIterations: 100\n", path: "d.kfr") }
         #expect(throws: FileError.self) { try KFR.parse("Re: 0\nIm: 0\nZoom: 1\nIterations: many\n", path: "e.kfr") }
         var julia = file
-        julia.family = "julia"
+        julia.family = .julia
         julia.juliaC = ["-0.8", "0.156"]
         #expect(throws: FathomError.notInKFR("julia")) { try KFR.text(of: julia) }
     }

@@ -43,7 +43,7 @@ struct SequenceTests {
             let t = Double(k) / 8
             let f = seq.frames[k]
             // Palette and family snap to the first keyframe; iterations go linearly.
-            #expect(f.color == nil && f.family == "mandelbrot")
+            #expect(f.color == nil && f.family == .mandelbrot)
             #expect(f.maxIterations == Int((500 + 2500 * t).rounded()))
             let r = try BigFloat(parsing: f.radius, precision: p)
             let expected = Math.exp((1 - t) * Math.log(0.05) + t * Math.log(1e-25))

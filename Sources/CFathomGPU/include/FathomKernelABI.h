@@ -83,8 +83,9 @@ typedef struct {
     unsigned int approximationSteps;
     unsigned int pad;
     double r2;                  /* |z|^2 at escape */
-    double stretch2;            /* |dz/dc|^2 = stretch2 * 2^stretchExponent (variance: the error's variance) */
-    long long stretchExponent;
+    double errorScale;          /* the precision estimate's running value, errorScale * 2^errorScaleExponent:
+                                   |dz/dc|^2 (the product estimate) or the error's variance (variance) */
+    long long errorScaleExponent;
     double blaLoad;
     double ratio;               /* detect mode: |z|^2 / |Z|^2 where it glitched (NaN: it did not) */
 } FKPixelOut;
@@ -130,7 +131,7 @@ typedef struct {
     int power;
     int addsDC;
     int mode;                   /* FK_REBASE or FK_DETECT */
-    int variance;               /* 1: stretch2 is the error variance (ErrorVariance), else the product of |f'(z)|^2 */
+    int variance;               /* 1: errorScale is the error variance (ErrorVariance), else the product of |f'(z)|^2 */
     double tolerance;           /* Pauldelbrot's g */
     double epsilon;             /* the table's epsilon (0 without one): the variance's truncation terms */
     double binomials[FK_MAX_POWER + 1];

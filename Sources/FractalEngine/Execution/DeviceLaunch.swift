@@ -259,10 +259,11 @@ package struct PerturbationLaunch: Sendable {
     package var pad: UInt32
     /// |z|^2 at escape.
     @usableFromInline package var r2: Double
-    /// |dz/dc|^2 = stretch2 * 2^stretchExponent.
-    @usableFromInline package var stretch2: Double
-    /// The binary exponent of |dz/dc|^2 (see `stretch2`).
-    @usableFromInline package var stretchExponent: Int64
+    /// The precision estimate's running value, errorScale * 2^errorScaleExponent: |dz/dc|^2
+    /// under the product estimate, the error's variance under the variance estimate.
+    @usableFromInline package var errorScale: Double
+    /// Its binary exponent (see `errorScale`).
+    @usableFromInline package var errorScaleExponent: Int64
     /// The sum of the approximation steps' truncation loads, scaled to a share of dc, for the
     /// precision estimate (`PixelRun.blaLoad`).
     @usableFromInline package var blaLoad: Double

@@ -32,18 +32,43 @@ public enum Family: Sendable, Equatable, Hashable {
         if case .newton(let poly) = self { poly.degree } else { 0 }
     }
 
-    /// The family's name in location files and on the command line.
-    public var name: String {
-        switch self {
-        case .mandelbrot: "mandelbrot"
-        case .multibrot: "multibrot"
-        case .julia: "julia"
-        case .newton: "newton"
+    /// A family without its parameters: what a location file's `family` names.
+    public enum Kind: String, CaseIterable, Sendable, Hashable, Codable {
+        case mandelbrot, multibrot, julia, newton
+
+        /// The kind `text` names, in any case (`MandelBrot`), nil for none.
+        public init?(named text: String) {
+            guard let kind = Choice.parse(text, as: Kind.self, ignoringCase: true) else { return nil }
+            self = kind
+        }
+
+        /// Decodes a name in any case; another is `DecodingError.dataCorrupted` with the
+        /// one-line refusal (`'tricorn' is not one of mandelbrot, multibrot, julia, newton`).
+        public init(from decoder: any Decoder) throws {
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let kind = Kind(named: text) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: Choice.refusal(text, Kind.self)))
+            }
+            self = kind
         }
     }
 
+    /// The family's kind.
+    public var kind: Kind {
+        switch self {
+        case .mandelbrot: .mandelbrot
+        case .multibrot: .multibrot
+        case .julia: .julia
+        case .newton: .newton
+        }
+    }
+
+    /// The family's name in location files and on the command line.
+    public var name: String { kind.rawValue }
+
     /// The names `name` can take.
-    public static let names = ["mandelbrot", "multibrot", "julia", "newton"]
+    public static let names = Kind.allCases.map(\.rawValue)
 
     /// Julia's parameter c at `precision` (nil for the other families): the one place it is
     /// parsed. A location that passed `Location.validate` always parses.

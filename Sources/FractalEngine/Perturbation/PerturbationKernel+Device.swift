@@ -80,8 +80,9 @@ extension PerturbationKernel {
             case PerturbationOutcome.escaped:
                 // As `finishStep`: the variance holds every step's error already (one term, no load).
                 (result, atRisk) = escaped(
-                    n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), stretch2: out.stretch2,
-                    stretchExponent: Int(out.stretchExponent), blaLoad: B.variance ? 0 : out.blaLoad, epsilon: epsilon,
+                    n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), errorScale: out.errorScale,
+                    errorScaleExponent: Int(out.errorScaleExponent), blaLoad: B.variance ? 0 : out.blaLoad,
+                    epsilon: epsilon,
                     estimateSteps: B.variance ? 1 : nil)
             case PerturbationOutcome.bounded: ratio = out.ratio
             default: result = PixelResult(n2: out.n2, nBig: 0, smooth: .nan)

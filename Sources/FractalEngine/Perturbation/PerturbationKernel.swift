@@ -340,14 +340,14 @@ struct PerturbationKernel<
     /// the GPU backends, which hand back these inputs (the logarithms stay on the CPU).
     @inlinable @inline(__always)
     func escaped(
-        n2: Int, n: Int, r2: Double, dc: Complex<D>, stretch2: Double, stretchExponent: Int,
+        n2: Int, n: Int, r2: Double, dc: Complex<D>, errorScale: Double, errorScaleExponent: Int,
         blaLoad: Double, epsilon: Double, estimateSteps: Int? = nil
     ) -> (PixelResult, Bool) {
         let result = PixelResult(
             n2: UInt32(n2), nBig: UInt32(n), smooth: Escape.smooth(nBig: n, lengthSquared: r2, power: formula.power))
         let exact = PrecisionEstimate.smoothHolds(
-            n: estimateSteps ?? n, lengthSquared: r2, power: formula.power, dc: dc, stretch2: stretch2,
-            stretchExponent: stretchExponent, deltaBits: D.significandBits, referenceBits: referenceBits,
+            n: estimateSteps ?? n, lengthSquared: r2, power: formula.power, dc: dc, errorScale: errorScale,
+            errorScaleExponent: errorScaleExponent, deltaBits: D.significandBits, referenceBits: referenceBits,
             blaLoad: blaLoad, blaEpsilon: epsilon)
         return (result, !exact)
     }
@@ -365,9 +365,9 @@ struct PerturbationKernel<
             dz: dz, epsilon: table.epsilon, tracker: T(julia: !formula.addsDC, trap: trap, x: x, y: y))
         if !formula.addsDC { r.nextStretch = formula.stretchSquared(x * x + y * y) }
         // The error variance starts at 0 (the product from the first step's 1). Set here, not
-        // in PixelRun's init: a stretch2 set there by a condition made every kernel 1.7 times
+        // in PixelRun's init: an errorScale set there by a condition made every kernel 1.7 times
         // slower (flake 1.7e-157; Documentation/Benchmarks.md).
-        if B.variance { r.stretch2 = 0 }
+        if B.variance { r.errorScale = 0 }
         return r
     }
 
@@ -408,11 +408,11 @@ struct PerturbationKernel<
             r.n += length
             r.work.approximationSteps += 1
             // dz/dc (and the error) is stretched by |A| over the step (within eps).
-            r.stretch2 *= step.stretchSignificand
-            r.stretchExponent += step.stretchExponent
+            r.errorScale *= step.stretchSignificand
+            r.errorScaleExponent += step.stretchExponent
             if B.variance {
-                (r.stretch2, r.stretchExponent) = PixelRun<D, T, B, O.Cursor>.blaError(
-                    (r.stretch2, r.stretchExponent), step: step, length: length, before: before, load: load,
+                (r.errorScale, r.errorScaleExponent) = PixelRun<D, T, B, O.Cursor>.blaError(
+                    (r.errorScale, r.errorScaleExponent), step: step, length: length, before: before, load: load,
                     epsilon: r.epsilon, inverseDC: (r.inverseDCSignificand, r.inverseDCExponent))
             }
         } else {
@@ -448,12 +448,12 @@ struct PerturbationKernel<
         r.n += entry.length
         r.work.approximationSteps += 1
         // The exact step stretches dz/dc (and the error) by |f'(z)|, the linear part by |zc|.
-        r.stretch2 *= r.nextStretch * entry.stretchSignificand
-        r.stretchExponent += entry.stretchExponent
+        r.errorScale *= r.nextStretch * entry.stretchSignificand
+        r.errorScaleExponent += entry.stretchExponent
         if B.variance {
-            r.stretchExponent &+= r.nextStretchExponent
-            (r.stretch2, r.stretchExponent) = PixelRun<D, T, B, O.Cursor>.laError(
-                (r.stretch2, r.stretchExponent), entry: entry, before: before, u: u, load: load,
+            r.errorScaleExponent &+= r.nextStretchExponent
+            (r.errorScale, r.errorScaleExponent) = PixelRun<D, T, B, O.Cursor>.laError(
+                (r.errorScale, r.errorScaleExponent), entry: entry, before: before, u: u, load: load,
                 next: (r.nextStretch, r.nextStretchExponent), epsilon: r.epsilon,
                 inverseDC: (r.inverseDCSignificand, r.inverseDCExponent), power: formula.power)
         }
@@ -487,8 +487,8 @@ struct PerturbationKernel<
             if r2 > Escape.radiusSquaredBig {
                 // The variance holds every step's error already: one term, no BLA load.
                 (r.result, r.atRisk) = escaped(
-                    n2: r.n2, n: r.n, r2: r2, dc: r.dc, stretch2: r.stretch2,
-                    stretchExponent: r.stretchExponent, blaLoad: B.variance ? 0 : r.blaLoad, epsilon: r.epsilon,
+                    n2: r.n2, n: r.n, r2: r2, dc: r.dc, errorScale: r.errorScale,
+                    errorScaleExponent: r.errorScaleExponent, blaLoad: B.variance ? 0 : r.blaLoad, epsilon: r.epsilon,
                     estimateSteps: B.variance ? 1 : r.n)
                 return true
             }
@@ -501,12 +501,12 @@ struct PerturbationKernel<
                 r.nextStretchExponent = 0
             }
         }
-        if r.stretch2 > 0x1p600 {
-            r.stretch2 *= 0x1p-600
-            r.stretchExponent += 600
-        } else if r.stretch2 < 0x1p-600 {
-            r.stretch2 *= 0x1p600
-            r.stretchExponent -= 600
+        if r.errorScale > 0x1p600 {
+            r.errorScale *= 0x1p-600
+            r.errorScaleExponent += 600
+        } else if r.errorScale < 0x1p-600 {
+            r.errorScale *= 0x1p600
+            r.errorScaleExponent -= 600
         }
         switch mode {
         case .rebase:
@@ -552,11 +552,12 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound, C: Orbit
     @usableFromInline var m = 0
     @usableFromInline var n = 0
     @usableFromInline var n2 = 0
-    // |dz(n)/dc|^2 = stretch2 * 2^stretchExponent, for the precision estimate: each step
+    // The precision estimate's running value, errorScale * 2^errorScaleExponent. The product
+    // estimate: |dz(n)/dc|^2 (below); the variance estimate: the error's variance. Each step
     // multiplies it by |f'(z)|^2 at the z it starts from (`nextStretch`; 1 for the first
     // Mandelbrot step, where dz/dc = 1 after it), a BLA step by |A|^2.
-    @usableFromInline var stretch2 = 1.0
-    @usableFromInline var stretchExponent = 0
+    @usableFromInline var errorScale = 1.0
+    @usableFromInline var errorScaleExponent = 0
     @usableFromInline var nextStretch = 1.0
     /// With `B.variance`: |f'(z)|^2 = nextStretch * 2^nextStretchExponent.
     @usableFromInline var nextStretchExponent = 0
@@ -615,12 +616,12 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound, C: Orbit
     func localScale() -> Double {
         // A stretch of 0 (|z|^2 underflowed in Double near a deep minibrot) zeroes every
         // term at the end, as it zeroes the rounding term: nothing to add (and no 0 / 0).
-        guard stretch2 > 0 else { return 0 }
+        guard errorScale > 0 else { return 0 }
         let m = D.complexMagnitude(dz.re, dz.im).floatExpValue
-        let k = 2 &* m.exponent &+ inverseDCExponent &- stretchExponent
+        let k = 2 &* m.exponent &+ inverseDCExponent &- errorScaleExponent
         let scale = k > 1000 ? 0x1p1000 : k < -1000 ? 0 : FloatExp.powerOfTwo(k)
         return Swift.min(
-            m.significand * m.significand * inverseDCSignificand / stretch2 * scale, PixelRun.localScaleCap)
+            m.significand * m.significand * inverseDCSignificand / errorScale * scale, PixelRun.localScaleCap)
     }
 
     /// One plain perturbation step to `next`: dz/dc stretched by |f'(z)| (with `B.variance`,
@@ -631,10 +632,10 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound, C: Orbit
         dz = next
         m += 1
         n += 1
-        stretch2 *= nextStretch
+        errorScale *= nextStretch
         if B.variance {
-            (stretch2, stretchExponent) = Self.plainStepError(
-                (stretch2, stretchExponent), next: (nextStretch, nextStretchExponent), before: before,
+            (errorScale, errorScaleExponent) = Self.plainStepError(
+                (errorScale, errorScaleExponent), next: (nextStretch, nextStretchExponent), before: before,
                 inverseDC: (inverseDCSignificand, inverseDCExponent), power: power)
         }
     }
@@ -666,7 +667,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound, C: Orbit
     // normalizing (FloatExp normalizes after every operation, which cost the kernel about 40%
     // against a wrapped reference; Documentation/Benchmarks.md); V is normalized once a step.
 
-    /// With `B.variance`: V = stretch2 2^stretchExponent += m 2^e (m >= 0 finite).
+    /// With `B.variance`: V = errorScale 2^errorScaleExponent += m 2^e (m >= 0 finite).
     @inlinable @inline(__always)
     static func addVariance(_ v: inout (Double, Int), _ m: Double, _ e: Int) {
         if v.0 == 0 {
@@ -681,7 +682,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound, C: Orbit
         }
     }
 
-    /// stretch2 into [1, 2) (the exponent into stretchExponent), after every step: the next
+    /// errorScale into [1, 2) (the exponent into errorScaleExponent), after every step: the next
     /// step multiplies it by |f'(z)|^2, as small as 2^-898 near a deep minibrot, which from the
     /// product's range of 2^+-600 would underflow and lose the variance (four of 155 sampled
     /// deepmini pixels then went unflagged). (Renormalizing in `finishStep` instead, outside
@@ -811,14 +812,14 @@ protocol StretchBound: SendableMetatype {
     static var variance: Bool { get }
 }
 
-/// stretch2 2^stretchExponent = |dz/dc|^2 as the product of |f'(z)|^2 (|A|^2 a BLA step, |zc|^2 an
+/// errorScale 2^errorScaleExponent = |dz/dc|^2 as the product of |f'(z)|^2 (|A|^2 a BLA step, |zc|^2 an
 /// LA entry), and the estimate sqrt(n) u |dc| |dz/dc| plus the BLA load (`PrecisionEstimate`).
 @usableFromInline
 enum ProductStretch: StretchBound {
     @inlinable static var variance: Bool { false }
 }
 
-/// stretch2 2^stretchExponent = V, the variance of z's error in units of (u |dc|)^2 (u the
+/// errorScale 2^errorScaleExponent = V, the variance of z's error in units of (u |dc|)^2 (u the
 /// delta type's unit roundoff), tracked forward: each step multiplies it by |f'(z)|^2 (|A|^2,
 /// |zc|^2) and adds its own rounding and truncation, squared (`PixelRun.stepRounding`,
 /// `linearRounding`), so the estimate is u |dc| sqrt(V) with no assumption on how dz depends
@@ -854,7 +855,7 @@ enum ErrorVariance: StretchBound {
     @inlinable
     package static func smoothHolds<D: DeltaScalar>(
         n: Int, lengthSquared r2: Double, power: Int, dc: Complex<D>,
-        stretch2: Double, stretchExponent: Int, deltaBits: Int, referenceBits: Int = .max,
+        errorScale: Double, errorScaleExponent: Int, deltaBits: Int, referenceBits: Int = .max,
         blaLoad: Double = 0, blaEpsilon: Double = 0
     ) -> Bool {
         let log2dc =
@@ -874,7 +875,7 @@ enum ErrorVariance: StretchBound {
             + blaSafety * 2 * blaEpsilon * blaLoad.squareRoot()
         let log2Error =
             safetyLog2 + Math.log2(unit) + log2dc
-            + 0.5 * (Math.log2(stretch2) + Double(stretchExponent))
+            + 0.5 * (Math.log2(errorScale) + Double(errorScaleExponent))
             - (lnAbsZ / 0.6931471805599453 + Math.log2(lnAbsZ * Math.log(Double(power))))
         return log2Error <= log2Tolerance
     }
@@ -885,7 +886,7 @@ enum ErrorVariance: StretchBound {
     @inlinable
     static func roundingCheckHolds(lengthSquared r2: Double, e2: Double, exponent: Int) -> Bool {
         smoothHolds(
-            n: 1, lengthSquared: r2, power: 2, dc: Complex(1.0, 0), stretch2: e2, stretchExponent: exponent,
+            n: 1, lengthSquared: r2, power: 2, dc: Complex(1.0, 0), errorScale: e2, errorScaleExponent: exponent,
             deltaBits: 53)
     }
 }
