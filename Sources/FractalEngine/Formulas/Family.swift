@@ -34,7 +34,14 @@ public enum Family: Sendable, Equatable, Hashable {
 
     /// A family without its parameters: what a location file's `family` names.
     public enum Kind: String, CaseIterable, Sendable, Hashable, Codable {
-        case mandelbrot, multibrot, julia, newton
+        /// `Family.mandelbrot`.
+        case mandelbrot
+        /// `Family.multibrot(power:)`.
+        case multibrot
+        /// `Family.julia(re:im:)`.
+        case julia
+        /// `Family.newton(_:)`.
+        case newton
 
         /// The kind `text` names, in any case (`MandelBrot`), nil for none.
         public init?(named text: String) {
