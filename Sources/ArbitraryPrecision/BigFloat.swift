@@ -126,8 +126,11 @@ public struct BigFloat: @unchecked Sendable {
     }
 
     /// Decimal digits that read back (at this precision) to the same value: `digits == 0`
-    /// picks the fewest that always round-trip (`mpfr_get_str_ndigits`).
+    /// picks the fewest that always round-trip (`mpfr_get_str_ndigits`). A count below 0 is
+    /// taken as 0, and one past 1,000 digits beyond what the precision holds as that many
+    /// (MPFR would allocate whatever it is asked for).
     public func decimalString(significantDigits digits: Int = 0) -> String {
+        let digits = Swift.min(Swift.max(0, digits), Int(Double(precision.bits) * 0.30103) + 1000)
         if isZero { return signum < 0 || mpfr_signbit(storage.pointer) != 0 ? "-0" : "0" }
         guard isFinite else { return fathom_mpfr_nan_p(storage.pointer) != 0 ? "nan" : (signum < 0 ? "-inf" : "inf") }
         var exp: mpfr_exp_t = 0

@@ -63,6 +63,12 @@ struct SettingsValidationTests {
         #expect(MinibrotFinder.find(near: c, radius: FloatExp(-1e-3)) == nil)
         #expect(MinibrotFinder.find(near: c, radius: FloatExp(3.725e-3), attempts: -1) == nil)
         #expect(MinibrotFinder.nucleus(from: c, period: -1, precision: Precision(bits: 128)) == nil)
+        // A period below 1 takes no step (a negative one made an empty range trap).
+        #expect(MinibrotFinder.residual(c, period: -3).0.isZero)
+        #expect(MinibrotFinder.size(nucleus: c, period: -3).re.isFinite)
+        // Digit counts below 0 or far past the precision: no trap, no runaway allocation.
+        #expect(c.re.decimalString(significantDigits: -1) == c.re.decimalString())
+        #expect(c.re.decimalString(significantDigits: Int.max).count < 2000)
         if case .found = MinibrotFinder.minibrot(period: 0, near: c, radius: FloatExp(1e-3)) {
             Issue.record("period 0 found a minibrot")
         }

@@ -89,10 +89,11 @@ public enum MinibrotFinder {
         return nil
     }
 
-    /// |z_p(c)| and |z_p(c) / z_p'(c)|: how close `c` is to a nucleus of period `period`.
+    /// |z_p(c)| and |z_p(c) / z_p'(c)|: how close `c` is to a nucleus of period `period` (a
+    /// period below 1 takes no step: z_0 = 0).
     public static func residual(_ c: BigComplex, period: Int) -> (FloatExp, FloatExp) {
         let orbit = DerivativeOrbit(c: c, precision: c.precision)
-        for _ in 0..<period { orbit.step() }
+        for _ in 0..<Swift.max(0, period) { orbit.step() }
         let z = FloatExp.complexMagnitude(DerivativeOrbit.floatExp(orbit.ws[0]), DerivativeOrbit.floatExp(orbit.ws[1]))
         let d = FloatExp.complexMagnitude(DerivativeOrbit.floatExp(orbit.dr), DerivativeOrbit.floatExp(orbit.di))
         return (z, d.isZero ? FloatExp(Double.infinity) : z / d)

@@ -67,7 +67,8 @@ public struct IterationField: Sendable, Equatable {
     /// Whether the field holds root indices (a Newton render).
     public var hasRoots: Bool { !root.isEmpty }
 
-    /// The result at pixel (x, y).
+    /// The result at pixel (x, y), inside the field (as an array's subscript, a pixel outside
+    /// it traps: check `width` and `height` first, or use `PixelPosition`s from a report).
     public subscript(x: Int, y: Int) -> PixelResult {
         let i = y * width + x
         return PixelResult(n2: n2[i], nBig: nBig[i], smooth: smooth[i], root: root.isEmpty ? 0 : root[i])
