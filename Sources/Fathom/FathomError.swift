@@ -67,14 +67,7 @@ public enum FathomError: Error, Equatable, CustomStringConvertible {
     static func quoted(_ text: String) -> String { Choice.quoted(text) }
 
     /// `text` with control characters and line separators escaped (`\n`), whole: one line.
-    package static func oneLine(_ text: String) -> String { escapedScalars(text).joined() }
-
-    private static func escapedScalars(_ text: String) -> [String] {
-        text.unicodeScalars.map { scalar in
-            [.control, .lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory)
-                ? scalar.escaped(asASCII: true) : String(scalar)
-        }
-    }
+    package static func oneLine(_ text: String) -> String { Choice.oneLine(text) }
 }
 
 extension FathomError: LocalizedError {

@@ -10,16 +10,6 @@ public enum NPYReader {
     /// The largest file read: the header and 17 bytes a pixel at `ImageSize.maximumPixels`.
     public static let maximumSize = 4096 + 17 * ImageSize.maximumPixels
 
-    /// The field in `path`, with `maxIterations` as its limit (nil: the largest count in it;
-    /// the file does not hold the render's limit). A Newton field's `rootCount` is `rootCount`
-    /// (its polynomial's degree, which the file does not hold; nil: the largest root index in
-    /// it, which differs where a view shows not every root).
-    public static func read(path: String, maxIterations: Int? = nil, rootCount: Int? = nil) throws(NPYError)
-        -> IterationField
-    {
-        try readField(path: path, maxIterations: maxIterations, rootCount: rootCount)
-    }
-
     /// `read(path:maxIterations:rootCount:)` for a `file:` URL (`NPYError.unreadable` for any other).
     public static func read(url: URL, maxIterations: Int? = nil, rootCount: Int? = nil) throws(NPYError)
         -> IterationField
@@ -27,10 +17,14 @@ public enum NPYReader {
         guard let path = url.fileSystemPath else {
             throw .unreadable(path: url.absoluteString, reason: "not a file URL")
         }
-        return try readField(path: path, maxIterations: maxIterations, rootCount: rootCount)
+        return try read(path: path, maxIterations: maxIterations, rootCount: rootCount)
     }
 
-    private static func readField(path: String, maxIterations: Int?, rootCount: Int?) throws(NPYError)
+    /// The field in `path`, with `maxIterations` as its limit (nil: the largest count in it;
+    /// the file does not hold the render's limit). A Newton field's `rootCount` is `rootCount`
+    /// (its polynomial's degree, which the file does not hold; nil: the largest root index in
+    /// it, which differs where a view shows not every root).
+    public static func read(path: String, maxIterations: Int? = nil, rootCount: Int? = nil) throws(NPYError)
         -> IterationField
     {
         if let maxIterations, !(1...Location.maximumIterations).contains(maxIterations) {

@@ -115,7 +115,7 @@ enum FindCommand {
             // Unsettled pixels are reported, as by render.
             if let p = r.report.perturbation, p.unsettledPixels > 0 {
                 FileHandle.standardError.write(
-                    Data((RenderCommand.unverifiedWarning(p, width: r.field.width) + "\n").utf8))
+                    Data((RenderCommand.unverifiedWarning(p) + "\n").utf8))
             }
         }
         if control.isCancelled { throw RenderError.cancelled }

@@ -57,7 +57,7 @@ enum RenderCommand {
         try outputs.set.commit()
         for warning in result.report.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         if let p = result.report.perturbation, p.unsettledPixels > 0 {
-            FileHandle.standardError.write(Data((Self.unverifiedWarning(p, width: width) + "\n").utf8))
+            FileHandle.standardError.write(Data((Self.unverifiedWarning(p) + "\n").utf8))
         }
 
         if !quiet {
@@ -88,7 +88,7 @@ enum RenderCommand {
 
     /// The warning for pixels the passes could not settle within the MPFR budget: how many, and
     /// the first of them as x,y.
-    static func unverifiedWarning(_ p: PerturbationReport, width: Int) -> String {
+    static func unverifiedWarning(_ p: PerturbationReport) -> String {
         let shown = p.unsettledList.prefix(16).map(\.description).joined(separator: " ")
         let more = p.unsettledList.count > 16 ? " and \(p.unsettledList.count - 16) more" : ""
         return "warning: \(p.unsettledPixels) pixels not verified: their smooth values may miss 1e-7 (direct MPFR "
@@ -157,7 +157,8 @@ enum RenderCommand {
     static func renderSettings(_ a: Arguments, _ file: LocationFile) throws -> (
         RenderSettings, LocationFile.EngineSettings
     ) {
-        let width = file.width ?? 1280, height = file.height ?? 720
+        let width = file.width ?? LocationFile.defaultSize.width,
+            height = file.height ?? LocationFile.defaultSize.height
         try ImageSize.validate(width: width, height: height)
         var settings = RenderSettings(width: width, height: height)
         if let t = try threads(a) { settings.threads = t }

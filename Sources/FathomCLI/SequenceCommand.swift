@@ -106,7 +106,7 @@ enum SequenceCommand {
             ) { k, result in
                 // Unsettled pixels are reported with or without --quiet, as by render.
                 if let p = result.report.perturbation, p.unsettledPixels > 0 {
-                    let warning = RenderCommand.unverifiedWarning(p, width: result.field.width)
+                    let warning = RenderCommand.unverifiedWarning(p)
                     FileHandle.standardError.write(Data("frame \(k): \(warning)\n".utf8))
                 }
                 guard !quiet else { return }

@@ -19,11 +19,18 @@ package enum Choice {
     /// A value read from a file or typed as one short line for a message: control characters
     /// and line separators escaped (`\n`), at most 60 characters (then `...`).
     package static func quoted(_ text: String) -> String {
-        let escaped = text.unicodeScalars.map { scalar in
+        let escaped = escapedScalars(text)
+        return escaped.count > 60 ? escaped.prefix(57).joined() + "..." : escaped.joined()
+    }
+
+    /// `text` with control characters and line separators escaped (`\n`), whole: one line.
+    package static func oneLine(_ text: String) -> String { escapedScalars(text).joined() }
+
+    private static func escapedScalars(_ text: String) -> [String] {
+        text.unicodeScalars.map { scalar in
             [.control, .lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory)
                 ? scalar.escaped(asASCII: true) : String(scalar)
         }
-        return escaped.count > 60 ? escaped.prefix(57).joined() + "..." : escaped.joined()
     }
 
     /// `refusal(_:accepted:)` with `T`'s raw values, in declaration order.
