@@ -1,30 +1,36 @@
 import Fathom
 
-/// A minimal option parser: `--name value`, `--name=value`, `--flag`, and positionals.
-/// A value may start with '-' (negative coordinates), since it is taken by position.
+/// The parser of a command's arguments, derived from its declared options (`CommandSpec`,
+/// `CLIOption`): `--name value`, `--name=value`, `--flag`, `--help` or `-h`, and positionals. A
+/// value may start with '-' (negative coordinates), since it is taken by position.
+///
+/// An unknown option, a flag given a value, a value missing or an option given twice is a usage
+/// error, found first; then each value is checked by its declaration (`CLIOption.refusal`), so
+/// a command reads only values of the right form, all before any work.
 ///
 /// Parsing declares the command's input files (`CommandInputs`): the values of the options
-/// that name one (`inputOptions`) and the first `positionalInputs` positionals. Every output
-/// the process then resolves is refused if it is one of them, so no command can overwrite
-/// what it reads.
+/// that name one (`CLIOption.readsInput`) and the command's first `positionalInputs`
+/// positionals. Every output the process then resolves is refused if it is one of them, so no
+/// command can overwrite what it reads.
 struct Arguments {
-    /// The options, of any command, whose value is a file or folder the command reads.
-    static let inputOptions: Set<String> = ["location", "gradient", "load-reference", "expmap", "frames"]
-
     private(set) var options: [String: String] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
+    /// Whether `--help` or `-h` was given.
+    private(set) var wantsHelp = false
 
-    /// `valued`: options that take a value; `flagNames`: options that do not;
-    /// `positionalInputs`: how many of the positionals, from the first, are input files.
-    init(_ args: [String], valued: Set<String>, flagNames: Set<String>, positionalInputs: Int) throws(CLIError) {
+    init(_ args: [String], for command: CommandSpec) throws(CLIError) {
+        let declared = Dictionary(command.options.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var i = 0
         while i < args.count {
             let arg = args[i]
             i += 1
+            if arg == "-h" || arg == "--help" {
+                wantsHelp = true
+                continue
+            }
             guard arg.hasPrefix("--") else {
-                if arg.hasPrefix("-") && arg.count > 1 && arg != "-h" { throw .usage("unknown option '\(arg)'") }
-                if arg == "-h" { flags.insert("help"); continue }
+                if arg.hasPrefix("-") && arg.count > 1 { throw .usage("unknown option '\(arg)'") }
                 positionals.append(arg)
                 continue
             }
@@ -34,67 +40,65 @@ struct Arguments {
                 value = String(name[name.index(after: eq)...])
                 name = String(name[..<eq])
             }
-            if flagNames.contains(name) {
-                guard value == nil else { throw .usage("option '--\(name)' takes no value") }
-                flags.insert(name)
-            } else if valued.contains(name) {
-                if value == nil {
-                    guard i < args.count else { throw .usage("option '--\(name)' needs a value") }
-                    value = args[i]
-                    i += 1
-                }
-                guard options[name] == nil else { throw .usage("option '--\(name)' given twice") }
-                options[name] = value
-            } else {
+            guard let option = declared[name] else {
+                if name == "help" { throw .usage("option '--help' takes no value") }
                 throw .usage("unknown option '--\(name)'")
             }
+            if !option.takesValue {
+                guard value == nil else { throw .usage("option '--\(name)' takes no value") }
+                flags.insert(name)
+                continue
+            }
+            if value == nil {
+                guard i < args.count else { throw .usage("option '--\(name)' needs a value") }
+                value = args[i]
+                i += 1
+            }
+            guard options[name] == nil else { throw .usage("option '--\(name)' given twice") }
+            options[name] = value
+        }
+        if wantsHelp { return }
+        for (name, text) in options.sorted(by: { $0.key < $1.key }) {
+            if let refusal = declared[name]?.refusal(of: text) { throw refusal }
         }
         CommandInputs.declare(
-            Self.inputOptions.sorted().compactMap { options[$0] } + positionals.prefix(positionalInputs))
+            command.options.filter(\.readsInput).compactMap { options[$0.name] }
+                + positionals.prefix(command.positionalInputs))
     }
 
-    subscript(name: String) -> String? { options[name] }
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
+    /// The text given for `option` (nil: not given).
+    subscript(option: CLIOption) -> String? { options[option.name] }
 
-    func int(_ name: String) throws(CLIError) -> Int? {
-        guard let text = options[name] else { return nil }
-        guard let v = Int(text) else { throw .data("--\(name): '\(text)' is not an integer") }
-        return v
+    /// Whether the flag `option` was given.
+    func has(_ option: CLIOption) -> Bool { flags.contains(option.name) }
+
+    /// Whether any of `options` was given.
+    func hasAny(_ options: [CLIOption]) -> Bool { options.contains { self[$0] != nil || has($0) } }
+
+    /// An integer option's value (checked when parsed).
+    func int(_ option: CLIOption) -> Int? { self[option].flatMap { Int($0) } }
+
+    /// A number option's value (checked when parsed).
+    func number(_ option: CLIOption) -> Double? { self[option].flatMap { Double($0) } }
+
+    /// An on/off option's value (checked when parsed).
+    func onOff(_ option: CLIOption) -> Bool? { self[option].flatMap(Choice.onOff) }
+
+    /// A choice option's value as the engine type whose raw values it takes.
+    func choice<T: CaseIterable & RawRepresentable>(_ option: CLIOption, as _: T.Type = T.self) -> T?
+    where T.RawValue == String {
+        self[option].flatMap { Choice.parse($0, as: T.self) }
     }
 
-    func double(_ name: String) throws(CLIError) -> Double? {
-        guard let text = options[name] else { return nil }
-        guard let v = Double(text), v.isFinite else { throw .data("--\(name): '\(text)' is not a number") }
-        return v
-    }
+    /// A size option's width and height (checked when parsed; their range is `ImageSize`'s).
+    func size(_ option: CLIOption) -> (width: Int, height: Int)? { self[option].flatMap(CLIOption.size) }
 
-    /// `on` or `off` as a Bool (nil: not given); another value is a usage error (`Choice`).
-    func onOff(_ name: String) throws(CLIError) -> Bool? {
-        guard let text = options[name] else { return nil }
-        guard let value = Choice.onOff(text) else {
-            throw .usage("--\(name): " + Choice.refusal(text, accepted: ["on", "off"]))
-        }
-        return value
-    }
+    /// A pair option's two values (checked when parsed).
+    func pair(_ option: CLIOption) -> (String, String)? { self[option].flatMap(CLIOption.pair) }
 
-    /// "WxH" as two integers (range checks are ImageSize's).
-    func size(_ name: String = "size") throws(CLIError) -> (width: Int, height: Int)? {
-        guard let text = options[name] else { return nil }
-        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
-            throw .data("--\(name): '\(text)' is not WIDTHxHEIGHT, e.g. 1280x720")
-        }
-        return (w, h)
-    }
-
-    /// "A,B" as two strings.
-    func pair(_ name: String) throws(CLIError) -> (String, String)? {
-        guard let text = options[name] else { return nil }
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: .whitespaces)
-        }
-        guard parts.count == 2 else { throw .data("--\(name): '\(text)' is not two values separated by a comma") }
-        return (parts[0], parts[1])
+    /// Refuses positionals: for commands that take none.
+    func refusePositionals() throws(CLIError) {
+        if let first = positionals.first { throw .usage("unexpected argument '\(first)'") }
     }
 }
 
@@ -109,4 +113,16 @@ extension String {
 
 extension Set where Element == Character {
     static let whitespaces: Set<Character> = [" ", "\t"]
+}
+
+extension CommandSpec {
+    /// This command's arguments parsed; nil when `--help` was given (its help is then printed).
+    func arguments(_ args: [String]) throws(CLIError) -> Arguments? {
+        let parsed = try Arguments(args, for: self)
+        if parsed.wantsHelp {
+            print(help)
+            return nil
+        }
+        return parsed
+    }
 }

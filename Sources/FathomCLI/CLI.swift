@@ -5,7 +5,7 @@ import Foundation
 enum CLI {
     static func run(_ args: [String]) throws {
         guard let command = args.first else {
-            print(Help.overview)
+            print(Commands.overview)
             return
         }
         let rest = Array(args.dropFirst())
@@ -24,14 +24,13 @@ enum CLI {
         case "help", "--help", "-h":
             guard rest.count <= 1 else { throw CLIError.usage("help takes one command name") }
             if let topic = rest.first {
-                guard let text = Help.text(for: topic) else { throw CLIError.usage("no help for '\(topic)'") }
+                guard let text = Commands.help(for: topic) else { throw CLIError.usage("no help for '\(topic)'") }
                 print(text)
             } else {
-                print(Help.overview)
+                print(Commands.overview)
             }
         case "version", "--version":
-            let parsed = try Arguments(rest, valued: [], flagNames: ["help"], positionalInputs: 0)
-            if parsed.has("help") { print(Help.version); return }
+            guard let parsed = try Commands.version.arguments(rest) else { return }
             guard parsed.positionals.isEmpty else { throw CLIError.usage("version takes no arguments") }
             print("fathom \(FathomInfo.version) (MPFR \(mpfrVersion))")
         default:
@@ -42,8 +41,7 @@ enum CLI {
 
 enum PresetsCommand {
     static func run(_ args: [String]) throws {
-        let parsed = try Arguments(args, valued: [], flagNames: ["help"], positionalInputs: 0)
-        if parsed.has("help") { print(Help.presets); return }
+        guard let parsed = try Commands.presets.arguments(args) else { return }
         guard parsed.positionals.isEmpty else { throw CLIError.usage("presets takes no arguments") }
         print(
             pad("name", 24) + pad("family", 12) + pad("radius", 12) + pad("iterations", 12) + pad("path", 16) + "about")
@@ -67,8 +65,8 @@ enum PresetsCommand {
 /// `fathom families` and `fathom palettes`: the library's catalogue.
 enum CatalogueCommand {
     static func run(_ args: [String], topic: String) throws {
-        let parsed = try Arguments(args, valued: [], flagNames: ["help"], positionalInputs: 0)
-        if parsed.has("help") { print(Help.text(for: topic)!); return }
+        let command = topic == "families" ? Commands.families : Commands.palettes
+        guard let parsed = try command.arguments(args) else { return }
         guard parsed.positionals.isEmpty else { throw CLIError.usage("\(topic) takes no arguments") }
         if topic == "families" {
             print(Catalogue.listing(Catalogue.families, common: Catalogue.viewParameters, commonTitle: "every family:"))
@@ -80,4 +78,4 @@ enum CatalogueCommand {
     }
 }
 
-func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
+func pad(_ s: String, _ n: Int) -> String { s.padding(to: n) }

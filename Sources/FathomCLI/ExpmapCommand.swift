@@ -5,16 +5,10 @@ import Foundation
 /// band, streamed to a NumPy file (Documentation/Sequences.md, "Exponential maps").
 enum ExpmapCommand {
     static func run(_ args: [String]) throws {
-        let valued = RenderCommand.valued.subtracting([
-            "output", "size", "supersample", "load-reference", "save-reference", "reference", "bit-depth",
-            "palette", "density", "offset", "smooth", "color-scale", "interior", "gradient", "boundary", "slope",
-            "trap",
-        ]).union(["width", "exr", "kf-frames"])
-        let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet", "distance"], positionalInputs: 0)
-        if a.has("help") { print(Help.expmap); return }
-        guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
+        guard let a = try Commands.expmap.arguments(args) else { return }
+        try a.refusePositionals()
         try RenderCommand.refuseConflicts(a)
-        let npy = a["npy"], exr = a["exr"], keyframes = a["kf-frames"]
+        let npy = a[.mapNPY], exr = a[.exr], keyframes = a[.kfFrames]
         guard npy != nil || exr != nil || keyframes != nil else {
             throw CLIError.usage("give --exr PATH, --npy PATH (or both) or --kf-frames DIR: where the map goes")
         }
@@ -24,11 +18,11 @@ enum ExpmapCommand {
         }
         var file = try RenderCommand.baseLocation(a)
         try RenderCommand.applyOverrides(a, to: &file)
-        let width = try a.int("width") ?? 1024
+        let width = a.int(.mapWidth) ?? 1024
         file.width = width
         file.height = 1
         var (settings, engine) = try RenderCommand.renderSettings(a, file)
-        let distance = a.has("distance")
+        let distance = a.has(.distance)
         if distance {
             guard exr != nil || keyframes != nil else {
                 throw CLIError.usage("--distance goes into the EXR's DEX and DEY: give --exr PATH or --kf-frames DIR")
@@ -43,13 +37,13 @@ enum ExpmapCommand {
         let render = try ExponentialMapRender(file, width: width, layout: keyframes == nil ? .strip : .keyframes)
         let map = render.map
         if let keyframes {
-            try writeKeyframes(render, into: keyframes, file: file, settings: settings, quiet: a.has("quiet"))
+            try writeKeyframes(render, into: keyframes, file: file, settings: settings, quiet: a.has(.quiet))
             return
         }
         // The outputs are resolved (what must not be written refused) before any work.
         let paths = [exr, npy].compactMap { $0 }
         let outputs = try OutputSet(paths)
-        let quiet = a.has("quiet")
+        let quiet = a.has(.quiet)
         // On standard error when an output is standard output (`print`, StandardOutput.swift).
         func report(_ line: String) { print(line) }
         if !quiet {

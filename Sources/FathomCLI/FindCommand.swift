@@ -6,13 +6,8 @@ import FractalNumerics
 /// `--depth R` an automatic descent to a minibrot smaller than R.
 enum FindCommand {
     static func run(_ args: [String]) throws {
-        let valued: Set<String> = [
-            "location", "preset", "center", "re", "im", "radius", "zoom", "iterations", "depth", "fraction",
-            "save", "render", "size", "threads",
-        ]
-        let a = try Arguments(args, valued: valued, flagNames: ["help", "quiet"], positionalInputs: 0)
-        if a.has("help") { print(Help.find); return }
-        guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
+        guard let a = try Commands.find.arguments(args) else { return }
+        try a.refusePositionals()
         var file = try RenderCommand.baseLocation(a)
         try RenderCommand.applyOverrides(a, to: &file)
         let location = try file.location()
@@ -23,7 +18,7 @@ enum FindCommand {
         let viewport = try Viewport(location: location, width: 1, height: 1)
         let radius = viewport.radius.floatExpValue
         var target: FloatExp?
-        if let d = a["depth"] {
+        if let d = a[.depth] {
             let value: BigFloat
             do { value = try BigFloat(parsing: d, precision: Precision(bits: 64)) } catch {
                 throw CLIError.data("--depth: '\(d)' is not a decimal number")
@@ -35,26 +30,26 @@ enum FindCommand {
             }
             target = value.floatExpValue
         }
-        let fraction = try a.double("fraction") ?? 0.5
+        let fraction = a.number(.fraction) ?? 0.5
         guard fraction > 0 && fraction <= 1 else { throw CLIError.data("--fraction: \(fraction) is outside (0, 1]") }
-        if let save = a["save"] {
+        if let save = a[.save] {
             guard save.lowercased().hasSuffix(".json") || save.lowercased().hasSuffix(".kfr") else {
                 throw CLIError.usage("--save: '\(save)' must end in .json or .kfr")
             }
         }
         // The render's size and threads are checked before the search, as every option is.
-        let renderSize = try a.size() ?? (640, 360)
+        let renderSize = a.size(.renderSize) ?? (640, 360)
         try ImageSize.validate(width: renderSize.0, height: renderSize.1)
-        let threads = try RenderCommand.threads(a) ?? 0
-        if a["render"] == nil, let given = ["size", "threads"].first(where: { a[$0] != nil }) {
-            throw CLIError.usage("--\(given) applies to --render's image: give --render PATH")
+        let threads = a.int(.renderThreads) ?? 0
+        if a[.renderImage] == nil, let given = [CLIOption.renderSize, .renderThreads].first(where: { a[$0] != nil }) {
+            throw CLIError.usage("--\(given.name) applies to --render's image: give --render PATH")
         }
         // Both outputs are resolved (and one file for both refused) before the search, and
         // written together at the end.
-        let paths = (a["save"].map { [$0] } ?? []) + (a["render"].map { [$0] } ?? [])
+        let paths = (a[.save].map { [$0] } ?? []) + (a[.renderImage].map { [$0] } ?? [])
         let outputs = try OutputSet(paths)
         let control = Cancellation.control()
-        let quiet = a.has("quiet")
+        let quiet = a.has(.quiet)
 
         let start = Date()
         let center = viewport.center
@@ -98,12 +93,12 @@ enum FindCommand {
             print("radius: \(result.radius)")
             print("period: \(found.period), iterations: \(result.maxIterations)")
         }
-        if let save = a["save"] {
+        if let save = a[.save] {
             let text = save.lowercased().hasSuffix(".kfr") ? try KFR.text(of: result) : result.prettyJSONString()
             try outputs.stage(Data(text.utf8), at: 0)
         }
         var rendered: String?
-        if let png = a["render"] {
+        if let png = a[.renderImage] {
             let size = renderSize
             var settings = RenderSettings(width: size.0, height: size.1)
             settings.threads = threads

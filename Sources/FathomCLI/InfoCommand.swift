@@ -4,12 +4,11 @@ import Foundation
 /// `fathom info FILE`: the location in a Fathom JSON, a .kfr or a Fathom PNG.
 enum InfoCommand {
     static func run(_ args: [String]) throws {
-        let a = try Arguments(args, valued: [], flagNames: ["help", "json"], positionalInputs: 1)
-        if a.has("help") { print(Help.info); return }
+        guard let a = try Commands.info.arguments(args) else { return }
         guard a.positionals.count == 1 else { throw CLIError.usage("info takes one file") }
         let file = try LocationFile.read(path: a.positionals[0])
         let location = try file.location()
-        if a.has("json") {
+        if a.has(.json) {
             print(file.prettyJSONString(), terminator: "")
             return
         }
@@ -71,8 +70,7 @@ enum InfoCommand {
 /// IN may also be a Fathom PNG.
 enum ConvertCommand {
     static func run(_ args: [String]) throws {
-        let a = try Arguments(args, valued: [], flagNames: ["help"], positionalInputs: 1)
-        if a.has("help") { print(Help.convert); return }
+        guard let a = try Commands.convert.arguments(args) else { return }
         guard a.positionals.count == 2 else { throw CLIError.usage("convert takes an input and an output file") }
         let file = try LocationFile.read(path: a.positionals[0])
         _ = try file.location()

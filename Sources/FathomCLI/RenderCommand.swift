@@ -2,24 +2,9 @@ import Fathom
 import Foundation
 
 enum RenderCommand {
-    static let valued: Set<String> = [
-        "family", "center", "re", "im", "radius", "zoom", "size", "iterations", "palette", "density",
-        "offset", "smooth", "color-scale", "interior", "julia", "power", "newton", "rotation",
-        "location", "preset", "output", "threads", "guard-bits", "path", "glitches", "reference", "delta",
-        "load-reference", "save-reference",
-        "bla", "bla-epsilon", "approximation", "orbit", "la-epsilon", "mpfr-budget", "estimate", "precision-passes",
-        "coarse-first-pass", "bit-depth",
-        "npy",
-        "gradient",
-        "supersample", "boundary", "slope",
-        "trap",
-        "backend", "gpu-exact",
-    ]
-
     static func run(_ args: [String]) throws {
-        let a = try Arguments(args, valued: valued, flagNames: ["help", "verbose", "quiet"], positionalInputs: 0)
-        if a.has("help") { print(Help.render); return }
-        guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
+        guard let a = try Commands.render.arguments(args) else { return }
+        try a.refusePositionals()
         try refuseConflicts(a)
         var file = try baseLocation(a)
         try applyOverrides(a, to: &file)
@@ -27,19 +12,16 @@ enum RenderCommand {
         let location = try file.location()
         let (settings, engine) = try renderSettings(a, file)
         let width = settings.width, height = settings.height
-        let output = a["output"] ?? "fathom.png"
-        let npy = a["npy"]
-        let depth = try a.int("bit-depth") ?? 8
-        guard let bitDepth = BitDepth(rawValue: depth) else {
-            throw CLIError.usage("--bit-depth: \(depth) is not 8 or 16")
-        }
+        let output = a[.output] ?? "fathom.png"
+        let npy = a[.npy]
+        let bitDepth = a.int(.bitDepth).flatMap(BitDepth.init(rawValue:)) ?? .eight
         // Every output is resolved (and two on one file refused) before any work.
         let outputs = try ImageRender.Outputs(png: output, npy: npy, reference: settings.perturbation.saveReference)
         // With an image on standard output, the report goes to standard error (`print`,
         // StandardOutput.swift).
         func report(_ line: String) { print(line) }
-        let quiet = a.has("quiet")
-        try announce(location: location, settings: settings, quiet: quiet, verbose: a.has("verbose"))
+        let quiet = a.has(.quiet)
+        try announce(location: location, settings: settings, quiet: quiet, verbose: a.has(.verbose))
 
         // A progress line with an ETA on stderr when it is a terminal (--quiet: none).
         let bar = TerminalProgress(quiet: quiet)
@@ -73,7 +55,7 @@ enum RenderCommand {
             if r.doubleDoublePixels > 0 {
                 report("double: \(r.doubleDoublePixels) pixels again in double-double (rounding check)")
             }
-            if a.has("verbose") {
+            if a.has(.verbose) {
                 report(
                     "threads \(r.threads), guard bits \(settings.guardBits), radius \(abbreviated(location.radius)), iterations \(location.maxIterations)"
                 )
@@ -108,22 +90,22 @@ enum RenderCommand {
 
     /// Options that contradict each other: refused, never one silently winning.
     static func refuseConflicts(_ a: Arguments) throws {
-        if a["center"] != nil && (a["re"] != nil || a["im"] != nil) {
+        if a[.center] != nil && (a[.re] != nil || a[.im] != nil) {
             throw CLIError.usage("give --center or --re/--im, not both")
         }
-        if a.has("verbose") && a.has("quiet") { throw CLIError.usage("give --verbose or --quiet, not both") }
-        if let family = a["family"]?.lowercased() {
-            if a["julia"] != nil && family != "julia" {
+        if a.has(.verbose) && a.has(.quiet) { throw CLIError.usage("give --verbose or --quiet, not both") }
+        if let family = a[.family]?.lowercased() {
+            if a[.julia] != nil && family != "julia" {
                 throw CLIError.usage("--julia is the Julia family's parameter, not \(family)'s")
             }
-            if a["newton"] != nil && family != "newton" {
+            if a[.newton] != nil && family != "newton" {
                 throw CLIError.usage("--newton is the Newton family's polynomial, not \(family)'s")
             }
-            if a["power"] != nil && family != "multibrot" && family != "mandelbrot" {
+            if a[.power] != nil && family != "multibrot" && family != "mandelbrot" {
                 throw CLIError.usage("--power is the Multibrot family's power, not \(family)'s")
             }
         }
-        if a["julia"] != nil && a["newton"] != nil { throw CLIError.usage("give --julia or --newton, not both") }
+        if a[.julia] != nil && a[.newton] != nil { throw CLIError.usage("give --julia or --newton, not both") }
     }
 
     /// Before a long render: the plan (bits, reference steps, time here) on stderr, and a
@@ -161,95 +143,54 @@ enum RenderCommand {
             height = file.height ?? LocationFile.defaultSize.height
         try ImageSize.validate(width: width, height: height)
         var settings = RenderSettings(width: width, height: height)
-        if let t = try threads(a) { settings.threads = t }
-        if let g = try a.int("guard-bits") ?? file.guardBits {
+        if let t = a.int(.threads) { settings.threads = t }
+        if let g = a.int(.guardBits) ?? file.guardBits {
+            // The command line's is checked when parsed; this is the file's.
             guard RenderSettings.guardBitsRange.contains(g) else {
-                throw CLIError.data("--guard-bits: \(g) is outside \(RenderSettings.guardBitsRange)")
+                throw CLIError.data("the location's guardBits: \(g) is outside \(RenderSettings.guardBitsRange)")
             }
             settings.guardBits = g
         }
-        (settings.backend, settings.gpuExact) = try backend(a)
-        let engine = try engineSettings(a, file.engine)
+        (settings.backend, settings.gpuExact) = backend(a)
+        let engine = engineSettings(a, file.engine)
         try engine.apply(to: &settings)
-        settings.perturbation.loadReference = a["load-reference"]
-        settings.perturbation.saveReference = a["save-reference"]
+        settings.perturbation.loadReference = a[.loadReference]
+        settings.perturbation.saveReference = a[.saveReference]
         return (settings, engine)
-    }
-
-    /// --threads, checked (nil: not given).
-    static func threads(_ a: Arguments) throws -> Int? {
-        guard let t = try a.int("threads") else { return nil }
-        guard RenderSettings.threadRange.contains(t) else {
-            throw CLIError.data("--threads: \(t) is outside \(RenderSettings.threadRange) (0 = all cores)")
-        }
-        return t
     }
 
     /// --backend (default auto) and --gpu-exact (default off): where the kernels run, a
     /// property of the machine, so not stored in location files.
-    static func backend(_ a: Arguments) throws -> (ComputeBackend, Bool) {
-        let name = a["backend"] ?? "auto"
-        guard let backend = ComputeBackend(named: name) else {
-            throw CLIError.usage("--backend: " + Choice.refusal(name, accepted: ComputeBackend.all.map(\.name)))
-        }
-        return (backend, try a.onOff("gpu-exact") ?? false)
+    static func backend(_ a: Arguments) -> (ComputeBackend, Bool) {
+        (a[.backend].flatMap(ComputeBackend.init(named:)) ?? .auto, a.onOff(.gpuExact) ?? false)
     }
 
-    /// The file's engine settings with --path, --glitches, --reference, --delta, --bla,
-    /// --bla-epsilon and --precision-passes laid over them (each checked here: a file's are
-    /// checked when it is read).
-    static func engineSettings(_ a: Arguments, _ base: LocationFile.EngineSettings?) throws
-        -> LocationFile.EngineSettings
-    {
+    /// The file's engine settings with the command line's engine options laid over them (each
+    /// checked when parsed; a file's are checked when it is read).
+    static func engineSettings(_ a: Arguments, _ base: LocationFile.EngineSettings?) -> LocationFile.EngineSettings {
         var e = base ?? LocationFile.EngineSettings()
-        if let v: ArithmeticPath = try engineValue(a, "path") { e.path = v }
-        if let v: GlitchMode = try engineValue(a, "glitches") { e.glitches = v }
-        if let v: ReferencePlacement = try engineValue(a, "reference") { e.reference = v }
-        if let v: DeltaType = try engineValue(a, "delta") { e.delta = v }
-        if let v: ApproximationMethod = try engineValue(a, "approximation") { e.approximation = v }
-        if let v: EstimateMethod = try engineValue(a, "estimate") { e.estimate = v }
-        if let v: OrbitResidency = try engineValue(a, "orbit") { e.orbit = v }
-        if let v = try a.onOff("bla") { e.bla = v }
-        if let v = try a.onOff("precision-passes") { e.precisionPasses = v }
-        if let v = try a.onOff("coarse-first-pass") { e.coarseFirstPass = v }
-        if let v = a["bla-epsilon"] {
-            guard let eps = Double(v), LocationFile.EngineSettings.isBLAEpsilon(eps) else {
-                throw CLIError.data("--bla-epsilon: '\(v)' is not a number in (0, 1)")
-            }
-            e.blaEpsilon = eps
-        }
-        if let v = a["la-epsilon"] {
-            guard let eps = Double(v), LocationFile.EngineSettings.isBLAEpsilon(eps) else {
-                throw CLIError.data("--la-epsilon: '\(v)' is not a number in (0, 1)")
-            }
-            e.laEpsilon = eps
-        }
-        if let v = a["mpfr-budget"] {
-            guard let s = Double(v), LocationFile.EngineSettings.isMPFRBudget(s) else {
-                throw CLIError.data("--mpfr-budget: '\(v)' is not a number of seconds from 0 to 1e9")
-            }
-            e.mpfrBudget = s
-        }
+        if let v = a.choice(.path, as: ArithmeticPath.self) { e.path = v }
+        if let v = a.choice(.glitches, as: GlitchMode.self) { e.glitches = v }
+        if let v = a.choice(.reference, as: ReferencePlacement.self) { e.reference = v }
+        if let v = a.choice(.delta, as: DeltaType.self) { e.delta = v }
+        if let v = a.choice(.approximation, as: ApproximationMethod.self) { e.approximation = v }
+        if let v = a.choice(.estimate, as: EstimateMethod.self) { e.estimate = v }
+        if let v = a.choice(.orbit, as: OrbitResidency.self) { e.orbit = v }
+        if let v = a.onOff(.bla) { e.bla = v }
+        if let v = a.onOff(.precisionPasses) { e.precisionPasses = v }
+        if let v = a.onOff(.coarseFirstPass) { e.coarseFirstPass = v }
+        if let v = a.number(.blaEpsilon) { e.blaEpsilon = v }
+        if let v = a.number(.laEpsilon) { e.laEpsilon = v }
+        if let v = a.number(.mpfrBudget) { e.mpfrBudget = v }
         return e
-    }
-
-    /// The engine's value that --`name` spells (its raw value, as in a location file); another
-    /// is a usage error listing the engine's values (`Choice`, as a file's value is refused).
-    static func engineValue<T: CaseIterable & RawRepresentable>(_ a: Arguments, _ name: String) throws -> T?
-    where T.RawValue == String {
-        guard let text = a[name] else { return nil }
-        guard let value = Choice.parse(text, as: T.self) else {
-            throw CLIError.usage("\(name): " + Choice.refusal(text, T.self))
-        }
-        return value
     }
 
     /// Perturbation settings from `e` (`EngineSettings.apply`) and the reference orbit files.
     static func perturbationSettings(_ e: LocationFile.EngineSettings, _ a: Arguments) throws -> PerturbationSettings {
         var p = PerturbationSettings()
         try e.apply(to: &p)
-        p.loadReference = a["load-reference"]
-        p.saveReference = a["save-reference"]
+        p.loadReference = a[.loadReference]
+        p.saveReference = a[.saveReference]
         return p
     }
 
@@ -291,18 +232,18 @@ enum RenderCommand {
 
     /// --location FILE, --preset NAME, or the family's default view.
     static func baseLocation(_ a: Arguments) throws -> LocationFile {
-        if a["location"] != nil && a["preset"] != nil { throw CLIError.usage("give --location or --preset, not both") }
-        if let path = a["location"] { return try LocationFile.read(path: path) }
-        let name = a["preset"] ?? a["family"] ?? "mandelbrot"
+        if a[.location] != nil && a[.preset] != nil { throw CLIError.usage("give --location or --preset, not both") }
+        if let path = a[.location] { return try LocationFile.read(path: path) }
+        let name = a[.preset] ?? a[.family] ?? "mandelbrot"
         if let preset = Presets.named(name) {
             return LocationFile(location: preset.location, width: preset.width, height: preset.height)
         }
-        if a["preset"] != nil { throw CLIError.usage("unknown preset '\(name)' (see 'fathom presets')") }
+        if a[.preset] != nil { throw CLIError.usage("unknown preset '\(name)' (see 'fathom presets')") }
         throw CLIError.usage("unknown family '\(name)' (known: \(Catalogue.familyNames.joined(separator: ", ")))")
     }
 
     static func applyOverrides(_ a: Arguments, to file: inout LocationFile) throws {
-        if let family = a["family"] {
+        if let family = a[.family] {
             guard let kind = Family.Kind(named: family) else {
                 throw CLIError.usage(
                     "unknown family '\(family)' (known: \(Catalogue.familyNames.joined(separator: ", ")))")
@@ -310,31 +251,31 @@ enum RenderCommand {
             file.family = kind
             if kind == .multibrot && file.power == 2 { file.power = 3 }
         }
-        if let (re, im) = try a.pair("center") { file.center = [re, im] }
-        if let re = a["re"] { file.center[0] = re }
-        if let im = a["im"] { file.center[1] = im }
-        if a["radius"] != nil && a["zoom"] != nil { throw CLIError.usage("give --radius or --zoom, not both") }
-        if let r = a["radius"] { file.radius = r }
-        if let z = a["zoom"] { file.radius = try LocationFile.radius(fromZoom: z) }
-        if let n = try a.int("iterations") { file.maxIterations = n }
-        if let (re, im) = try a.pair("julia") {
+        if let (re, im) = a.pair(.center) { file.center = [re, im] }
+        if let re = a[.re] { file.center[0] = re }
+        if let im = a[.im] { file.center[1] = im }
+        if a[.radius] != nil && a[.zoom] != nil { throw CLIError.usage("give --radius or --zoom, not both") }
+        if let r = a[.radius] { file.radius = r }
+        if let z = a[.zoom] { file.radius = try LocationFile.radius(fromZoom: z) }
+        if let n = a.int(.iterations) { file.maxIterations = n }
+        if let (re, im) = a.pair(.julia) {
             file.juliaC = [re, im]
-            if a["family"] == nil { file.family = .julia }
+            if a[.family] == nil { file.family = .julia }
         }
-        if let p = try a.int("power") { file.power = p }
-        if let poly = a["newton"] {
+        if let p = a.int(.power) { file.power = p }
+        if let poly = a[.newton] {
             file.newton = poly
-            if a["family"] == nil { file.family = .newton }
+            if a[.family] == nil { file.family = .newton }
         }
-        if let rot = try a.double("rotation") { file.rotation = rot }
+        if let rot = a.number(.rotation) { file.rotation = rot }
         // Checked with the file's own by `renderSettings`; stored with the view, as in a file.
-        if let g = try a.int("guard-bits") { file.guardBits = g }
-        if let (w, h) = try a.size() {
+        if let g = a.int(.guardBits) { file.guardBits = g }
+        if let (w, h) = a.size(.size) {
             file.width = w
             file.height = h
         }
         var color = file.color ?? ColorSettings()
-        if let name = a["palette"] {
+        if let name = a[.palette] {
             guard let p = Catalogue.palette(named: name) else {
                 throw CLIError.usage(
                     "unknown palette '\(name)' (known: \(Catalogue.paletteNames.joined(separator: ", ")))")
@@ -343,17 +284,17 @@ enum RenderCommand {
         }
         // --density or --offset keep the meaning they always had: with an automatic scale
         // (the default) they make it linear, density 1 and offset 0 unless given.
-        let density = try a.double("density"), offset = try a.double("offset")
-        if let d = density, d <= 0 { throw CLIError.data("--density: '\(a["density"]!)' is not a number > 0") }
-        if (density != nil || offset != nil) && color.scale == .automatic && a["color-scale"] == nil {
+        let density = a.number(.density), offset = a.number(.offset)
+        if let d = density, d <= 0 { throw CLIError.data("--density: '\(a[.density]!)' is not a number > 0") }
+        if (density != nil || offset != nil) && color.scale == .automatic && a[.colorScale] == nil {
             color.scale = .linear
             color.density = 1
             color.offset = 0
         }
         if let d = density { color.density = d }
         if let o = offset { color.offset = o }
-        if let smooth = try a.onOff("smooth") { color.smooth = smooth }
-        if let s = a["color-scale"] {
+        if let smooth = a.onOff(.smooth) { color.smooth = smooth }
+        if let s = a[.colorScale] {
             guard let scale = Choice.parse(s, as: ColorSettings.Scale.self) else {
                 throw CLIError.usage("--color-scale: " + Choice.refusal(s, ColorSettings.Scale.self))
             }
@@ -372,14 +313,14 @@ enum RenderCommand {
             }
             color.scale = scale
         }
-        if let hex = a["interior"] {
+        if let hex = a[.interior] {
             guard hex.count == 6, let v = UInt32(hex, radix: 16) else {
                 throw CLIError.data("--interior: '\(hex)' is not a colour RRGGBB")
             }
             color.interior = RGB(Double(v >> 16) / 255, Double((v >> 8) & 255) / 255, Double(v & 255) / 255)
         }
-        if let k = try a.int("supersample") { file.supersample = k == 1 ? nil : k }
-        if let w = a["boundary"] {
+        if let k = a.int(.supersample) { file.supersample = k == 1 ? nil : k }
+        if let w = a[.boundary] {
             if w == "off" {
                 color.boundaryWidth = nil
             } else {
@@ -389,7 +330,7 @@ enum RenderCommand {
                 color.boundaryWidth = v
             }
         }
-        if let text = a["slope"] {
+        if let text = a[.slope] {
             if text == "off" {
                 color.slope = nil
             } else {
@@ -407,7 +348,7 @@ enum RenderCommand {
                 color.slope = light
             }
         }
-        if let text = a["trap"] {
+        if let text = a[.trap] {
             if text == "off" {
                 color.trap = nil
             } else {
@@ -421,7 +362,7 @@ enum RenderCommand {
                 color.trap = kind == "point" ? .point(re: re, im: im) : .cross(re: re, im: im)
             }
         }
-        if let path = a["gradient"] {
+        if let path = a[.gradient] {
             let data: Data
             do { data = try InputFile.read(path, maximumSize: FileError.maximumSize, kind: "a gradient file") } catch {
                 throw CLIError.noInput("cannot read gradient file '\(path)': \(error.reason)")

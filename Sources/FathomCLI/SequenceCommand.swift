@@ -5,42 +5,30 @@ import Foundation
 /// numbered PNGs; `--frames A..B` renders a slice.
 enum SequenceCommand {
     static func run(_ args: [String]) throws {
-        let valued: Set<String> = [
-            "location", "preset", "zoom-out", "factor", "per-segment", "size", "frames", "output-dir",
-            "threads", "guard-bits", "bit-depth", "glitches", "reference", "delta", "bla", "bla-epsilon",
-            "approximation", "orbit",
-            "la-epsilon", "mpfr-budget", "estimate", "precision-passes", "coarse-first-pass", "path",
-            "backend", "gpu-exact", "save-references", "load-references", "slice-of", "slurm", "tasks", "fps",
-        ]
-        let a = try Arguments(
-            args, valued: valued, flagNames: ["help", "quiet", "resume", "submit"], positionalInputs: .max)
-        if a.has("help") { print(Help.sequence); return }
+        guard let a = try Commands.sequence.arguments(args) else { return }
 
         let planned: FrameSequence
         var first: LocationFile
         if !a.positionals.isEmpty {
             // Keyframes: location files (JSON, .kfr or Fathom PNGs), in order.
-            guard a["zoom-out"] == nil && a["location"] == nil && a["preset"] == nil else {
+            guard a[.zoomOut] == nil && a[.location] == nil && a[.preset] == nil else {
                 throw CLIError.usage("give keyframe files, or --zoom-out with --location or --preset, not both")
             }
             let keys = try a.positionals.map { try LocationFile.read(path: $0) }
             guard keys.count >= 2 else { throw CLIError.usage("a keyframe sequence needs at least two location files") }
-            let perSegment = try a.int("per-segment") ?? 30
+            let perSegment = a.int(.perSegment) ?? 30
             planned = try FrameSequence.between(keys, perSegment: perSegment)
             first = keys[0]
         } else {
-            guard let countText = a["zoom-out"] else {
+            guard let count = a.int(.zoomOut) else {
                 throw CLIError.usage("give --zoom-out N with --location or --preset, or two or more keyframe files")
             }
-            guard let count = Int(countText) else {
-                throw CLIError.data("--zoom-out: '\(countText)' is not a whole number")
-            }
             first = try RenderCommand.baseLocation(a)
-            let factor = try a.double("factor") ?? 2
+            let factor = a.number(.factor) ?? 2
             planned = try FrameSequence.zoomOut(from: first, count: count, factor: factor)
         }
 
-        if let (w, h) = try a.size() {
+        if let (w, h) = a.size(.frameSize) {
             first.width = w
             first.height = h
         }
@@ -49,20 +37,17 @@ enum SequenceCommand {
         first.engine = nil
         let (settings, _) = try RenderCommand.renderSettings(a, first)
         let sequence = FrameSequence(
-            frames: try planned.frames.map { frame in
+            frames: planned.frames.map { frame in
                 var frame = frame
-                frame.engine = try RenderCommand.engineSettings(a, frame.engine)
+                frame.engine = RenderCommand.engineSettings(a, frame.engine)
                 // Stored in each frame's PNG, as render stores it.
-                if a["guard-bits"] != nil { frame.guardBits = settings.guardBits }
+                if a[.guardBits] != nil { frame.guardBits = settings.guardBits }
                 return frame
             })
-        let depth = try a.int("bit-depth") ?? 8
-        guard let bitDepth = BitDepth(rawValue: depth) else {
-            throw CLIError.usage("--bit-depth: \(depth) is not 8 or 16")
-        }
+        let bitDepth = a.int(.bitDepth).flatMap(BitDepth.init(rawValue:)) ?? .eight
 
-        let quiet = a.has("quiet")
-        if let jobs = a["slurm"] {
+        let quiet = a.has(.quiet)
+        if let jobs = a[.slurm] {
             // The zoom-out's deep location as the jobs read it, with the command line's engine
             // options and guard bits in it.
             guard a.positionals.isEmpty else {
@@ -72,14 +57,14 @@ enum SequenceCommand {
             deep.engine = sequence.frames[0].engine
             deep.guardBits = sequence.frames[0].guardBits
             try ClusterJobs.write(
-                into: jobs, deep: deep, frames: sequence.frames.count, factor: try a.double("factor") ?? 2,
-                size: (settings.width, settings.height), bitDepth: bitDepth, tasks: try a.int("tasks") ?? 4,
-                fps: try a.double("fps") ?? 30, submit: a.has("submit"), quiet: quiet)
+                into: jobs, deep: deep, frames: sequence.frames.count, factor: a.number(.factor) ?? 2,
+                size: (settings.width, settings.height), bitDepth: bitDepth, tasks: a.int(.tasks) ?? 4,
+                fps: a.number(.jobFPS) ?? 30, submit: a.has(.submit), quiet: quiet)
             return
         }
         guard
             let range = try ClusterJobs.slice(
-                a["slice-of"], frames: try frameRange(a["frames"], count: sequence.frames.count))
+                a[.sliceOf], frames: try frameRange(a[.frameSlice], count: sequence.frames.count))
         else {
             if !quiet { print("sequence: this task's share of the frames is empty (more tasks than frames)") }
             return
@@ -88,21 +73,21 @@ enum SequenceCommand {
         for k in range { _ = try sequence.frames[k].location() }
         let control = Cancellation.control()
         let cache = ReferenceCache()
-        if let folder = a["save-references"] {
+        if let folder = a[.saveReferences] {
             try ClusterJobs.saveReferences(
                 sequence, range, settings: settings, cache: cache, into: folder, control: control)
             if !quiet { print("saved \(cache.storedOrbits.count) reference orbits in \(folder)") }
             return
         }
-        if let folder = a["load-references"] { cache.add(try ClusterJobs.loadReferences(folder)) }
-        let folder = a["output-dir"] ?? "frames"
+        if let folder = a[.loadReferences] { cache.add(try ClusterJobs.loadReferences(folder)) }
+        let folder = a[.outputFolder] ?? "frames"
         let created = try prepareFolder(folder)
 
         let report: FrameSequence.Report
         do {
             report = try sequence.render(
                 range, into: folder, settings: settings, bitDepth: bitDepth, cache: cache, control: control,
-                resume: a.has("resume")
+                resume: a.has(.resume)
             ) { k, result in
                 // Unsettled pixels are reported with or without --quiet, as by render.
                 if let p = result.report.perturbation, p.unsettledPixels > 0 {

@@ -3,32 +3,20 @@ import Foundation
 
 enum VerifyCommand {
     static func run(_ args: [String]) throws {
-        let a = try Arguments(
-            args,
-            valued: [
-                "threads", "guard-bits", "glitches", "reference", "delta", "bla", "bla-epsilon", "approximation",
-                "orbit",
-                "la-epsilon", "mpfr-budget", "estimate", "precision-passes", "coarse-first-pass",
-                "backend", "gpu-exact",
-            ], flagNames: ["help", "all", "sampled"], positionalInputs: .max)
-        if a.has("help") { print(Help.verify); return }
+        guard let a = try Commands.verify.arguments(args) else { return }
         guard !a.positionals.isEmpty else { throw CLIError.usage("verify needs at least one oracle file") }
-        let threads = try a.int("threads") ?? 0
-        let guardBits = try a.int("guard-bits") ?? RenderSettings.defaultGuardBits
-        guard threads >= 0 && threads <= 1024 else { throw CLIError.data("--threads: \(threads) is outside 0...1024") }
-        guard guardBits >= 0 && guardBits <= 64 else {
-            throw CLIError.data("--guard-bits: \(guardBits) is outside 0...64")
-        }
+        let threads = a.int(.threads) ?? 0
+        let guardBits = a.int(.guardBits) ?? RenderSettings.defaultGuardBits
         let perturbation = try RenderCommand.perturbationSettings(RenderCommand.engineSettings(a, nil), a)
-        let (backend, gpuExact) = try RenderCommand.backend(a)
+        let (backend, gpuExact) = RenderCommand.backend(a)
         let oracles = try a.positionals.map { try OracleFile.read(path: $0) }
         var failed = 0, unsupported = 0
         for oracle in oracles {
             let report = try Verifier.verify(
                 oracle, threads: threads, guardBits: guardBits, perturbation: perturbation,
-                sampledOnly: a.has("sampled"), backend: backend, gpuExact: gpuExact)
+                sampledOnly: a.has(.sampled), backend: backend, gpuExact: gpuExact)
             for warning in report.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
-            printTable(report, all: a.has("all"))
+            printTable(report, all: a.has(.all))
             switch report.outcome {
             case .passed: break
             case .failed: failed += 1

@@ -4,38 +4,29 @@ import Foundation
 /// `fathom video`: an MP4 from a frame sequence's PNGs, made by ffmpeg (Documentation/Sequences.md,
 /// "Videos").
 enum VideoCommand {
-    /// render's options less those a video's frames have no use for (its own outputs, the
-    /// reference files, supersampling and the boundary, slope and trap colourings, which the
-    /// map's frames do not take). The view, colour and engine options serve `--expmap`; with
-    /// `--frames` the PNGs are encoded as they are, and those options are refused.
-    static let valued = RenderCommand.valued.subtracting([
-        "npy", "bit-depth", "load-reference", "save-reference", "supersample", "boundary", "slope", "trap",
-    ]).union(["frames", "fps", "expmap", "zoom-speed", "duration"])
-
     static func run(_ args: [String]) throws {
-        let a = try Arguments(
-            args, valued: valued,
-            flagNames: ["help", "quiet", "reverse"], positionalInputs: 0)
-        if a.has("help") { print(Help.video); return }
-        guard a.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(a.positionals[0])'") }
-        let output = a["output"] ?? "fathom.mp4"
-        let fps = try a.double("fps") ?? 30
-        if let map = a["expmap"] {
-            guard a["frames"] == nil else { throw CLIError.usage("give --frames DIR or --expmap MAP, not both") }
+        guard let a = try Commands.video.arguments(args) else { return }
+        try a.refusePositionals()
+        let output = a[.videoOutput] ?? "fathom.mp4"
+        let fps = a.number(.fps) ?? 30
+        if let map = a[.expmap] {
+            guard a[.frameFolder] == nil else { throw CLIError.usage("give --frames DIR or --expmap MAP, not both") }
             try fromMap(a, map: map, output: output, fps: fps)
             return
         }
-        guard let folder = a["frames"] else {
+        guard let folder = a[.frameFolder] else {
             throw CLIError.usage("give --frames DIR (a folder of frame-NNNNN.png) or --expmap MAP.npy")
         }
-        if let other = a.options.keys.sorted().first(where: { !["frames", "fps", "output"].contains($0) }) {
+        if let other = a.options.keys.sorted().first(where: {
+            ![CLIOption.frameFolder, .fps, .videoOutput].map(\.name).contains($0)
+        }) {
             throw CLIError.usage("--\(other) applies to --expmap, not to --frames (the frames are encoded as they are)")
         }
         // Everything is checked before ffmpeg starts: the frames, the output, ffmpeg itself.
         let frames = try framePaths(folder)
         CommandInputs.declare(frames)
-        let order = a.has("reverse") ? Array(frames.reversed()) : frames
-        let quiet = a.has("quiet")
+        let order = a.has(.reverse) ? Array(frames.reversed()) : frames
+        let quiet = a.has(.quiet)
         let start = Date()
         try encode(to: output, fps: fps, size: nil, count: order.count, quiet: quiet) { encoder, control, done in
             for (k, path) in order.enumerated() {
@@ -61,25 +52,25 @@ enum VideoCommand {
         var file = try RenderCommand.baseLocation(a)
         try RenderCommand.applyOverrides(a, to: &file)
         let video = try ExponentialMapVideo(mapPath: map, location: file)
-        let (width, height) = try a.size() ?? (640, 360)
+        let (width, height) = a.size(.videoSize) ?? (640, 360)
         file.width = width
         file.height = height
         let (settings, _) = try RenderCommand.renderSettings(a, file)
         let octaves = max(0, video.map.log2Radius(row: 0) - video.log2Radius)
         let speed: Double
-        if let duration = try a.double("duration") {
+        if let duration = a.number(.duration) {
             guard duration > 0 && duration <= 1e6 else {
                 throw CLIError.data("--duration: \(duration) is outside 0...1e6 s")
             }
             speed = max(octaves, 1e-9) / duration
         } else {
-            speed = try a.double("zoom-speed") ?? 1
+            speed = a.number(.zoomSpeed) ?? 1
         }
         guard speed > 0 && speed <= 1e6 else {
             throw CLIError.data("--zoom-speed: \(speed) is outside 0...1e6 octaves a second")
         }
         let radii = try video.frameRadii(width: width, height: height, fps: fps, octavesPerSecond: speed)
-        let quiet = a.has("quiet")
+        let quiet = a.has(.quiet)
         let start = Date()
         try encode(to: output, fps: fps, size: (width, height), count: radii.count, quiet: quiet) {
             encoder, control, done in

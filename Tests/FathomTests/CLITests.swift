@@ -359,11 +359,11 @@ struct CLITests {
         // A bad option value: a usage error listing the engine's values (the list follows the enum).
         let deltas = DeltaType.allCases.map(\.rawValue)
         for (option, message) in [
-            ("path", "path: 'foo' is not one of double, double-double, perturbation"),
-            ("glitches", "glitches: 'foo' is not one of rebase, detect"),
-            ("reference", "reference: 'foo' is not one of auto, center, probe, nucleus"),
-            ("estimate", "estimate: 'foo' is not one of variance, product"),
-            ("delta", "delta: 'foo' is not one of \(deltas.joined(separator: ", "))"),
+            ("path", "--path: 'foo' is not one of double, double-double, perturbation"),
+            ("glitches", "--glitches: 'foo' is not one of rebase, detect"),
+            ("reference", "--reference: 'foo' is not one of auto, center, probe, nucleus"),
+            ("estimate", "--estimate: 'foo' is not one of variance, product"),
+            ("delta", "--delta: 'foo' is not one of \(deltas.joined(separator: ", "))"),
             ("coarse-first-pass", "--coarse-first-pass: 'foo' is not one of on, off"),
             ("smooth", "--smooth: 'foo' is not one of on, off"),
             ("color-scale", "--color-scale: 'foo' is not one of auto, linear, log, histogram"),
