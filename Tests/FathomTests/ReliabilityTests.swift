@@ -346,7 +346,8 @@ let situations: [Situation] = [
         label: "oracle file that is not JSON", args: ["verify", "bad.json"], code: 65, files: ["bad.json": "[1, 2"]),
     // Other options.
     Situation(
-        label: "bit depth other than 8 or 16", args: ["render", "--bit-depth", "12"], code: 64, message: "is not one of 8, 16"),
+        label: "bit depth other than 8 or 16", args: ["render", "--bit-depth", "12"], code: 64,
+        message: "is not one of 8, 16"),
     Situation(
         label: "supersampling out of range", args: ["render", "--supersample", "9"], code: 65, message: "supersample"),
     Situation(
