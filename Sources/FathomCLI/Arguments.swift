@@ -21,6 +21,11 @@ struct Arguments {
 
     init(_ args: [String], for command: CommandSpec) throws(CLIError) {
         let declared = Dictionary(command.options.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        // A name declared twice for one command is the declarations' mistake: every command
+        // fails (CLIDocumentationTests runs each one), never one meaning silently winning.
+        guard declared.count == command.options.count else {
+            throw .other("internal: \(command.name) declares an option twice")
+        }
         var i = 0
         while i < args.count {
             let arg = args[i]
