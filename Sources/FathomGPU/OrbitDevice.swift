@@ -1,4 +1,4 @@
-import CFathomGPU
+internal import CFathomGPU
 import Foundation
 import FractalEngine
 

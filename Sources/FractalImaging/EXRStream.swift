@@ -1,4 +1,4 @@
-import CEXR
+internal import CEXR
 import Foundation
 import FractalEngine
 

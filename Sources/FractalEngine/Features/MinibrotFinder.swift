@@ -1,5 +1,5 @@
 import ArbitraryPrecision
-import CMPFR
+internal import CMPFR
 import FractalNumerics
 
 /// Finding minibrots (Documentation/Design.md section 7; Documentation/Finding.md): the period of the

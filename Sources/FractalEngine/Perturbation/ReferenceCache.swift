@@ -1,5 +1,5 @@
 import ArbitraryPrecision
-import CMPFR
+internal import CMPFR
 import Foundation
 import FractalNumerics
 import Synchronization

@@ -1,5 +1,5 @@
 import ArbitraryPrecision
-import CMPFR
+internal import CMPFR
 import FractalNumerics
 
 /// Direct escape-time iteration of one point in MPFR, in place (no allocation per step):

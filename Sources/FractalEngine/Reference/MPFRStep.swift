@@ -1,5 +1,5 @@
 import ArbitraryPrecision
-import CMPFR
+internal import CMPFR
 
 /// z <- z^p + c in place in an `MPFRWorkspace`, with the oracle's arithmetic:
 /// z^2 = ((x + y)(x - y), 2xy), then p - 2 schoolbook products with z, then + c, every

@@ -1,5 +1,5 @@
 import ArbitraryPrecision
-import CMPFR
+internal import CMPFR
 import FractalNumerics
 
 /// The reference orbit's exact escape test near |Z| = 2, decided from Z's leading bits where

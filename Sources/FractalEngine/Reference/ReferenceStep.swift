@@ -1,5 +1,5 @@
 import ArbitraryPrecision
-import CMPFR
+internal import CMPFR
 import Foundation
 
 /// One way of taking a reference orbit's MPFR steps: on one thread (`SerialStep`), on two in

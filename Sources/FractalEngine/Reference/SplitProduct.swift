@@ -1,5 +1,5 @@
 import ArbitraryPrecision
-import CMPFR
+internal import CMPFR
 
 /// One correctly rounded MPFR product, a b, cut into independent pieces for several threads.
 ///
