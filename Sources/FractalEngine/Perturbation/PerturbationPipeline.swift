@@ -287,14 +287,14 @@ extension PerturbationJob {
         let linear = wrapped ? orbit.table?.table.periods : nil
         let variance = tracksVariance(against: orbit.reference)
         func run<B: StretchBound, O: KernelOrbit<E>>(_: B.Type, _ first: O, _ again: O) throws {
-            var kernel = PerturbationKernel<F, E, T, B, O>(
+            var pass = PerturbationPass<F, E, T, B, O>(
                 formula: formula, orbit: first, rebaseOrbit: again, bla: orbit.table?.table,
                 rebaseBLA: rebase.table?.table, grid: grid, maxIterations: maxIterations, mode: mode,
                 tolerance: tolerance, subset: subset, flags: flags, referenceBits: orbit.reference.orbit.precision.bits)
-            kernel.trap = renderSettings.extras.trap
-            kernel.log2Spacing = viewport.log2Spacing
+            pass.trap = renderSettings.extras.trap
+            pass.log2Spacing = viewport.log2Spacing
             if let linear, let values = first.decoded, formula.power == 2 && flags.interior != nil {
-                kernel.interior = InteriorTest(table: linear, orbit: values)
+                pass.interior = InteriorTest(table: linear, orbit: values)
             }
             let count = subset?.count ?? field.pixelCount
             let names =
@@ -304,8 +304,8 @@ extension PerturbationJob {
                     table: orbit.table?.identity, rebaseTable: rebase.table?.identity) : nil
             try executor.run(
                 Pass(
-                    kernel, count: count, tilePixels: tilePixels, control: control, progressBase: progressBase,
-                    device: names.flatMap { kernel.deviceForm(count: count, names: $0) }),
+                    PerturbationKernel(pass), count: count, tilePixels: tilePixels, control: control,
+                    progressBase: progressBase, device: names.flatMap { pass.deviceForm(count: count, names: $0) }),
                 into: &field)
         }
         func run<O: KernelOrbit<E>>(_ first: O, _ again: O) throws {

@@ -241,3 +241,14 @@ public enum OrbitResidency: String, Sendable, CaseIterable {
         }
     }
 }
+
+/// How perturbation handles pixels whose delta stops being small against the reference.
+public enum GlitchMode: String, Sendable, CaseIterable {
+    /// Zhuoran's rebasing (2021): when |Z(m) + dz| < |dz|, or at the end of the reference,
+    /// continue from the start of the critical orbit (Z(0) = 0) with dz = z. One reference
+    /// serves all (two for Julia: its reference pixel's orbit and the critical orbit).
+    case rebase
+    /// Pauldelbrot's test |Z(m) + dz|^2 < g |Z(m)|^2 flags a pixel as glitched; glitched
+    /// pixels are rendered again from new references placed among them.
+    case detect
+}

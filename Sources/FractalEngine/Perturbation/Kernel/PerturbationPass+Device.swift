@@ -8,10 +8,10 @@ struct DeviceNames {
     var rebaseTable: TableIdentity?
 }
 
-extension PerturbationKernel {
-    /// This pass (items 0 ..< count) as a GPU backend runs it (`PerturbationLaunch`), and how its
-    /// outcomes are finished: with this kernel's own `escaped`, so the field and flags equal
-    /// the CPU's when the device rounds like the CPU. Nil where no backend kernel exists:
+extension PerturbationPass {
+    /// This pass (items 0 ..< count) as a GPU backend runs it (`PerturbationLaunch`), its
+    /// outcomes finished by `finish`, as the CPU's are, so the field and flags equal the
+    /// CPU's when the device rounds like the CPU. Nil where no backend kernel exists:
     /// tracking kernels (extras), the interior proof (it runs before a pixel's first step, on
     /// the CPU), powers above `PerturbationLaunch.maximumPower`, a delta type the kernels do not take.
     func deviceForm(count: Int, names: DeviceNames) -> DeviceForm? {
@@ -63,32 +63,27 @@ extension PerturbationKernel {
             power: formula.power,
             addsDC: formula.addsDC, detect: mode == .detect, tolerance: tolerance, variance: B.variance,
             epsilon: bla?.epsilon ?? 0, binomials: formula.binomialRow)
-        let kernel = self
-        return DeviceForm(launch: .perturbation(launch)) { items, raw, writer in kernel.finish(items, raw, writer) }
+        let pass = self
+        return DeviceForm(launch: .perturbation(launch)) { items, raw, writer in
+            DeviceForm.forEachOutcome(PerturbationOutcome.self, items, raw) { j, out in
+                let i = pass.pixel(j)
+                pass.finish(i, pass.outcome(of: out), dc: pass.grid.delta(i), writer: writer)
+            }
+        }
     }
 
-    /// Writes the result and flags of `items` from their outcomes (`items.lowerBound` first).
-    private func finish(_ items: Range<Int>, _ raw: UnsafeRawBufferPointer, _ writer: FieldWriter) {
-        let epsilon = bla?.epsilon ?? 0
-        DeviceForm.forEachOutcome(PerturbationOutcome.self, items, raw) { j, out in
-            let i = subset?[j] ?? j
-            var work = PixelWork()
-            work.steps = Int(out.steps)
-            work.approximationSteps = Int(out.approximationSteps)
-            var result = PixelResult.bounded, ratio = Double.nan, atRisk = false
-            switch out.kind {
-            case PerturbationOutcome.escaped:
-                // As `finishStep`: the variance holds every step's error already (one term, no load).
-                (result, atRisk) = escaped(
-                    n2: Int(out.n2), n: Int(out.n), r2: out.r2, dc: grid.delta(i), errorScale: out.errorScale,
-                    errorScaleExponent: Int(out.errorScaleExponent), blaLoad: B.variance ? 0 : out.blaLoad,
-                    epsilon: epsilon,
-                    estimateSteps: B.variance ? 1 : nil)
-            case PerturbationOutcome.bounded: ratio = out.ratio
-            default: result = PixelResult(n2: out.n2, nBig: 0, smooth: .nan)
-            }
-            writer.write(i, result)
-            flags.record(i, ratio: ratio, atRisk: atRisk, work: work)
+    /// A device's outcome record as the finisher takes it.
+    func outcome(of out: PerturbationOutcome) -> PixelOutcome {
+        var work = PixelWork()
+        work.steps = Int(out.steps)
+        work.approximationSteps = Int(out.approximationSteps)
+        switch out.kind {
+        case PerturbationOutcome.escaped:
+            return PixelOutcome(
+                end: .escaped, n2: Int(out.n2), n: Int(out.n), r2: out.r2, errorScale: out.errorScale,
+                errorScaleExponent: Int(out.errorScaleExponent), blaLoad: out.blaLoad, work: work)
+        case PerturbationOutcome.bounded: return PixelOutcome(end: .bounded, ratio: out.ratio, work: work)
+        default: return PixelOutcome(end: .limit, n2: Int(out.n2), work: work)
         }
     }
 }
@@ -96,17 +91,4 @@ extension PerturbationKernel {
 /// Whether two arrays share their storage (the rebase orbit that is the orbit itself).
 func sameStorage<T>(_ a: [T], _ b: [T]) -> Bool {
     a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
-}
-
-extension DeltaGrid {
-    /// The dc of `count` items (the subset's pixels, or pixels 0 ..< count), on all cores.
-    func deltas(of subset: [Int]?, count: Int) -> [Complex<D>] {
-        [Complex<D>](unsafeUninitializedCapacity: count) { d, initialized in
-            let out = SendablePointer(d.baseAddress!)
-            Parallel.forEachChunk(count, threads: Parallel.cores) { range in
-                for j in range { (out.pointer + j).initialize(to: delta(subset?[j] ?? j)) }
-            }
-            initialized = count
-        }
-    }
 }
