@@ -1,7 +1,7 @@
 // Fathom's GPU kernels: one source for NVRTC (CUDA C++, compiled at run time for the device's
 // architecture) and for the host (the CPU emulation that the tests compare with the Swift
 // kernels bit for bit). It mirrors the Swift kernels operation for operation, in the same
-// order: PerturbationKernel<F, D, NoTracking>.step (PerturbationKernel.swift), BLAView's
+// order: PerturbationKernel<F, D, NoTracking>.step (Perturbation/Kernel/PerturbationKernel.swift), BLAView's
 // lookup (ApproximationTable.swift), the perturbation formulas (PerturbationFormula.swift), FloatExp
 // (FloatExp.swift), DoubleDouble and DoubleDoubleExp (FractalNumerics) and the direct Double escape time (EscapeTime.swift, QuadraticLanes.swift's
 // rounding check). Compiled with --fmad=false (or on a CPU, with -ffp-contract=off) each
@@ -487,7 +487,7 @@ template <class D> FK_DEVICE double laLoad(const LAStep<D> &e, Cx<D> u, Cx<D> dc
     return (ur * ur + ui * ui + cr * cr + ci * ci) * 0.125;
 }
 
-// MARK: The error variance (PixelRun's ErrorVariance helpers, PerturbationKernel.swift)
+// MARK: The error variance (PixelRun's ErrorVariance helpers, Perturbation/Kernel/PixelRun.swift)
 
 /// A pair m 2^e (a Double of modest size and an exponent).
 struct Pair {

@@ -60,10 +60,30 @@ protocol PassExecutor: Sendable {
     func run(_ pass: Pass, into field: inout IterationField) throws
     /// The backend's name in reports: "cpu", or the GPU's device.
     var deviceName: String { get }
-    /// Whether passes should bring their device form (a GPU backend runs those it can).
-    var usesDevice: Bool { get }
+    /// What it can do beyond running a pass's tiles on the CPU: what the phases ask about,
+    /// never which backend it is.
+    var traits: ExecutorTraits { get }
     /// Where the reference orbit's steps may run besides the CPU (the GPU backend's).
     var referenceDevice: (any ReferenceStepDevice)? { get }
+}
+
+/// What an executor can do beyond running tiles on the CPU (`PassExecutor.traits`).
+struct ExecutorTraits: OptionSet, Sendable {
+    let rawValue: Int
+
+    /// It runs a pass's launch form (`DeviceForm`) where the pass brings one, so passes build
+    /// it. A launched pass takes no interior proof (that runs on the CPU before a pixel's first
+    /// step), so a reference that buys only that proof is not worth its time there.
+    static let launches = ExecutorTraits(rawValue: 1 << 0)
+    /// The orbits and tables it receives stay resident between passes under their names
+    /// (`DeviceNames`, `TableIdentity`), so the tables are named.
+    static let residentContents = ExecutorTraits(rawValue: 1 << 1)
+    /// While its passes run, the host's cores are free: work started beside them (a finer
+    /// orbit) costs the passes nothing.
+    static let idleHost = ExecutorTraits(rawValue: 1 << 2)
+    /// Its passes cost what their loop steps cost, as the first pass's probe prices them (so
+    /// the probe's choice of a coarser first pass holds for it).
+    static let stepPricedPasses = ExecutorTraits(rawValue: 1 << 3)
 }
 
 /// The CPU: a pass's tiles on `threads` threads, taken in `order`.
@@ -72,7 +92,7 @@ struct CPUTiles: PassExecutor {
     let order: TileOrder
 
     var deviceName: String { "cpu" }
-    var usesDevice: Bool { false }
+    var traits: ExecutorTraits { [.stepPricedPasses] }
     var referenceDevice: (any ReferenceStepDevice)? { nil }
 
     func run(_ pass: Pass, into field: inout IterationField) throws {
@@ -97,7 +117,7 @@ struct DeviceExecutor: PassExecutor {
     let cpu: CPUTiles
 
     var deviceName: String { launcher.deviceName }
-    var usesDevice: Bool { true }
+    var traits: ExecutorTraits { [.launches, .residentContents, .idleHost] }
     var referenceDevice: (any ReferenceStepDevice)? { launcher.referenceDevice }
 
     func run(_ pass: Pass, into field: inout IterationField) throws {

@@ -150,7 +150,7 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         tables = ApproximationTables(
             formula: formula, viewport: viewport, cache: settings.perturbation.cache, threads: threads,
             enabled: settings.perturbation.usesApproximation && settings.extras.trap == nil,
-            epsilon: settings.perturbation.blaEpsilon, names: executor.usesDevice,
+            epsilon: settings.perturbation.blaEpsilon, names: executor.traits.contains(.residentContents),
             method: settings.perturbation.approximation,
             laRatio: settings.perturbation.laEpsilon / settings.perturbation.blaEpsilon)
     }
@@ -226,7 +226,7 @@ extension PerturbationJob {
     /// `FirstPass` decides); nil: the setting's.
     var coarseEpsilon: Double? {
         guard settings.coarseFirstPass, tables.enabled, tables.method == .linear, settings.settlesPixelsAtRisk,
-            settings.estimate == .variance, !executor.usesDevice
+            settings.estimate == .variance, executor.traits.contains(.stepPricedPasses)
         else { return nil }
         return settings.blaEpsilon * PerturbationSettings.firstPassEpsilonFactor
     }
@@ -298,7 +298,7 @@ extension PerturbationJob {
             }
             let count = subset?.count ?? field.pixelCount
             let names =
-                executor.usesDevice
+                executor.traits.contains(.launches)
                 ? DeviceNames(
                     orbit: orbit.reference.identity, rebaseOrbit: rebase.reference.identity,
                     table: orbit.table?.identity, rebaseTable: rebase.table?.identity) : nil

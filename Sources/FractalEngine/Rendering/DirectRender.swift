@@ -143,7 +143,8 @@ struct DirectRender {
     /// CPU's smooth value and, with `marks`, the lanes' rounding check. Nil where no backend
     /// kernel exists (rotation, a subset, powers above 16) or no backend is used.
     private func directForm(power: Int, juliaC: Complex<Double>?, marks: SendablePointer<UInt8>?) -> DeviceForm? {
-        guard executor.usesDevice, settings.onlyPixels == nil, !grid.rotated, power <= PerturbationLaunch.maximumPower
+        guard executor.traits.contains(.launches), settings.onlyPixels == nil, !grid.rotated,
+            power <= PerturbationLaunch.maximumPower
         else { return nil }
         let launch = DirectLaunch(
             columns: LaunchArray(grid.columnRe.map(\.doubleValue)), rows: LaunchArray(grid.rowIm.map(\.doubleValue)),

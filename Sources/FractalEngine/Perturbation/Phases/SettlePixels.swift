@@ -185,7 +185,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
     /// passes. Used only where `wideOrbit` takes a finer orbit; else cancelled. The same orbit
     /// either way, so the same bytes.
     static func startFinerOrbit(job: PerturbationJob<F, D>, references: References) -> FinerOrbitTask? {
-        guard job.executor.usesDevice, job.settings.settlesPixelsAtRisk, D.significandBits <= 53,
+        guard job.executor.traits.contains(.idleHost), job.settings.settlesPixelsAtRisk, D.significandBits <= 53,
             let bits = finerOrbitBits(job: job, references: references)
         else { return nil }
         return job.orbits.startFinerOrbit(
