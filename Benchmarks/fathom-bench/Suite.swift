@@ -30,6 +30,18 @@ struct SuiteCase {
             mpfrCap: 2_000_000),
     ]
 
+    /// The peer cases (`fathom-bench peers`): Scripts/peer-bench.sh's views (Benchmarks/Locations,
+    /// read from the repository's root) at its size, 800x800, for the nanoseconds a loop step a
+    /// core of each pass that issue 45's targets are stated in.
+    static let peers: [SuiteCase] = [
+        SuiteCase(name: "a shallow", location: "fs_a_shallow", size: "800x800", threads: 0, checkedPixels: 0),
+        SuiteCase(name: "b flake e50", location: "fs_b_flake_e50", size: "800x800", threads: 0, checkedPixels: 0),
+        SuiteCase(name: "c flake e157", location: "fs_c_flake_e157", size: "800x800", threads: 0, checkedPixels: 0),
+        SuiteCase(name: "c2 tlaloc e213", location: "fs_c2_tlaloc_e213", size: "800x800", threads: 0, checkedPixels: 0),
+        SuiteCase(
+            name: "d deepmini e433", location: "fs_d_deepmini_e433", size: "800x800", threads: 0, checkedPixels: 0),
+    ]
+
     /// The GPU group (`fathom-bench gpu --backend cuda`): the exact-mode views and the two
     /// large renders of issue 6.
     static let gpu: [SuiteCase] = [
@@ -81,6 +93,9 @@ struct SuiteCase {
         /// The primary reference's steps and the pixels left unsettled (reported, not shown as exact).
         var referenceSteps: Int = 0
         var unsettledPixels: Int = 0
+        /// Each perturbation pass: its label, pixels, seconds, loop steps, threads, form and
+        /// lane width (nanoseconds a loop step a core derive from them).
+        var passes: [PassTiming] = []
     }
 
     static func runChild(
@@ -155,7 +170,8 @@ struct SuiteCase {
                 mpfrChecked: tried, mpfrExact: exactPixels, mpfrMaxSmoothError: maxSmooth, mpfrSkipped: skipped,
                 interiorPixels: p?.interiorPixels ?? 0,
                 backend: r.report.device, backendStartSeconds: backendStart, gpuSeconds: r.report.gpuSeconds,
-                referenceSteps: max(0, (p?.referenceLength ?? 1) - 1), unsettledPixels: p?.unsettledPixels ?? 0)
+                referenceSteps: max(0, (p?.referenceLength ?? 1) - 1), unsettledPixels: p?.unsettledPixels ?? 0,
+                passes: p?.passes ?? [])
             print(String(decoding: try JSONEncoder().encode(f), as: UTF8.self))
         } catch {
             FileHandle.standardError.write(Data("suite-case \(name): \(error)\n".utf8))
@@ -186,9 +202,13 @@ enum Suite {
                     + ["wall s", "ref s", "BLA s", "pixel s", "eff. it/s", "BLA/px", "steps/px", "interior", "RSS MiB"]
                     .map { pad($0, 10, right: true) }.joined() + "  MPFR check")
         }
+        let peers = options.groups.contains("peers")
         let cases =
-            options.groups.contains("extreme")
-            ? SuiteCase.extreme : options.groups.contains("gpu") ? SuiteCase.gpu : SuiteCase.all
+            peers
+            ? SuiteCase.peers
+            : options.groups.contains("extreme")
+                ? SuiteCase.extreme : options.groups.contains("gpu") ? SuiteCase.gpu : SuiteCase.all
+        let folder = peers ? "Benchmarks/Locations" : options.locations
         if (options.groups.contains("gpu") || options.groups.contains("extreme")) && !options.json {
             print(
                 "gpu: backend \(options.backend.name)\(options.gpuExact ? " (exact)" : ""); GPU s = the render's GPU passes, open s = opening the backend (before the render)"
@@ -203,7 +223,7 @@ enum Suite {
                 process.executableURL = URL(fileURLWithPath: executable)
                 process.arguments =
                     [
-                        "suite-case", c.location, c.size, String(c.threads), options.locations,
+                        "suite-case", c.location, c.size, String(c.threads), folder,
                         options.backend.name, options.gpuExact ? "exact" : "fmad",
                     ] + (options.approximation.map { [$0.rawValue] } ?? [])
                 let pipe = Pipe()
@@ -245,6 +265,14 @@ enum Suite {
                 print(
                     pad(c.name, 16) + pad(c.size, 10) + cells.map { pad($0, 10, right: true) }.joined() + "  " + check
                         + gpu + process + (f.unsettledPixels > 0 ? ", \(f.unsettledPixels) unsettled" : ""))
+                for pass in f.passes {
+                    print(
+                        "    pass " + pad(pass.label, 28) + pad("\(pass.deltas)", 16)
+                            + String(
+                                format: "%9d px %8.3f s %12d steps %7.2f ns/step/core", pass.pixels, pass.seconds,
+                                pass.loopSteps, pass.nanosecondsPerStepPerCore)
+                            + "  lanes \(pass.laneWidth), \(pass.form), \(pass.threads) threads")
+                }
             }
             record(
                 Measurement(

@@ -49,7 +49,8 @@ func parseOptions() -> Options {
         case "--json": o.json = true
         case "--filter": o.filter = it.next()
         case "--locations": o.locations = it.next() ?? o.locations
-        case "direct", "reference", "perturbation", "glitch", "suite", "sequence", "gpu", "device-orbit", "extreme":
+        case "direct", "reference", "perturbation", "glitch", "suite", "sequence", "gpu", "device-orbit", "extreme",
+            "peers":
             o.groups.insert(a)
         case "--device": o.orbitDevice = it.next()
         case "--steps": o.orbitSteps = max(1, Int(it.next() ?? "") ?? 10000)
@@ -88,7 +89,7 @@ func parseOptions() -> Options {
             exit(0)
         case "--help", "-h":
             print(
-                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [extreme] [device-orbit] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact] [--approximation bla|la|both] [--team N] [--device cuda|emulated] [--steps N] [--host-settle] [--global-scratch]"
+                "usage: fathom-bench [direct] [reference] [perturbation] [glitch] [suite] [sequence] [gpu] [extreme] [peers] [device-orbit] [--runs N] [--json] [--filter TEXT] [--locations DIR] [--backend cpu|cuda|auto] [--gpu-exact] [--approximation bla|la|both] [--team N] [--device cuda|emulated] [--steps N] [--host-settle] [--global-scratch]"
             )
             print(
                 "device-orbit: reference orbits on the GPU (or --device emulated) against MPFR on every core, bit for bit: the rabbit at 4k-380k bits, then e1086, e8000, e52465 and fshark30_e114514's centers over --steps steps (default 10000)"
@@ -98,6 +99,9 @@ func parseOptions() -> Options {
             )
             print(
                 "extreme: fshark30_e114514 at 1920x1080 and 640x360, e52465 at 640x360 (reference, pixels, RSS, the whole child process), on --backend"
+            )
+            print(
+                "peers: Scripts/peer-bench.sh's cases a, b, c, c2, d at 800x800 (Benchmarks/Locations, run from the repository's root); every suite group prints each case's perturbation passes: seconds, loop steps, nanoseconds a loop step a core, lane width"
             )
             print(
                 "--filter TEXT: the cases whose name contains TEXT (suite, gpu and extreme: 'name size', e.g. 'fshark30 640x360')"
@@ -384,7 +388,9 @@ if options.groups.contains("sequence") {
 
 // MARK: - suite
 
-if options.groups.contains("suite") || options.groups.contains("gpu") || options.groups.contains("extreme") {
+if options.groups.contains("suite") || options.groups.contains("gpu") || options.groups.contains("extreme")
+    || options.groups.contains("peers")
+{
     try Suite.run(options: options) { results.append($0) }
 }
 

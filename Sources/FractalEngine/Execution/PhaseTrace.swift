@@ -50,3 +50,29 @@ package func addingSeconds<R>(to total: inout Double, _ body: () throws -> R) re
     defer { total += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
     return try body()
 }
+
+/// One perturbation pass as it ran: what it was for, the pixels it covered, its wall time, its
+/// loop steps (each an approximation step or one perturbation step), the threads it ran on and
+/// where: the form that ran it and the pixels it kept in flight on a core (1: the scalar kernel,
+/// one at a time). `fathom-bench` prints each pass's nanoseconds a loop step a core.
+package struct PassTiming: Sendable, Codable {
+    package let label: String
+    package let deltas: String
+    package let pixels: Int
+    package let seconds: Double
+    package let loopSteps: Int
+    package let threads: Int
+    package let form: String
+    package let laneWidth: Int
+
+    /// Wall time times threads over loop steps, in nanoseconds (0 for a pass of no steps).
+    package var nanosecondsPerStepPerCore: Double {
+        loopSteps > 0 ? seconds * 1e9 * Double(threads) / Double(loopSteps) : 0
+    }
+}
+
+/// The passes of one render, in order (kept by its phases, which run one after another on the
+/// render's thread).
+final class PassTimings {
+    var passes: [PassTiming] = []
+}

@@ -117,6 +117,8 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
     let tables: ApproximationTables<F>
     /// How many passes streamed their orbit (the report's `streamedPasses`).
     let streamed = PassCount()
+    /// Each pass as it ran (the report's `passes`).
+    let timings = PassTimings()
     /// The pixels of this render: `RenderSettings.onlyPixels`, or nil for all.
     var only: [Int]? { renderSettings.onlyPixels }
     var maxIterations: Int { location.maxIterations }
@@ -204,6 +206,7 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         (report.loopSteps, report.approximationSteps) = buffers.totalSteps()
         report.interiorPixels = buffers.interiorCount
         report.streamedPasses = streamed.count
+        report.passes = timings.passes
         return report
     }
 }
@@ -274,7 +277,8 @@ extension PerturbationJob {
     /// after rebasing, its device form brought when the executor runs one. Every pass of the
     /// phases is this.
     func perturb<E: PerturbationDelta, T: PixelTracker>(
-        _: T.Type, orbit: PassOrbit<E>, rebase: PassOrbit<E>?, grid: DeltaGrid<E>, mode: GlitchMode, subset: [Int]?,
+        _: T.Type, label: String, orbit: PassOrbit<E>, rebase: PassOrbit<E>?, grid: DeltaGrid<E>, mode: GlitchMode,
+        subset: [Int]?,
         flags: PixelFlags, tilePixels: Int, control: RenderControl?, progressBase: Double = 0,
         into field: inout IterationField
     ) throws {
@@ -287,26 +291,31 @@ extension PerturbationJob {
         let linear = wrapped ? orbit.table?.table.periods : nil
         let variance = tracksVariance(against: orbit.reference)
         func run<B: StretchBound, O: KernelOrbit<E>>(_: B.Type, _ first: O, _ again: O) throws {
-            var pass = PerturbationPass<F, E, T, B, O>(
-                formula: formula, orbit: first, rebaseOrbit: again, bla: orbit.table?.table,
-                rebaseBLA: rebase.table?.table, grid: grid, maxIterations: maxIterations, mode: mode,
-                tolerance: tolerance, subset: subset, flags: flags, referenceBits: orbit.reference.orbit.precision.bits)
-            pass.trap = renderSettings.extras.trap
-            pass.log2Spacing = viewport.log2Spacing
-            if let linear, let values = first.decoded, formula.power == 2 && flags.interior != nil {
-                pass.interior = InteriorTest(table: linear, orbit: values)
+            try timed(label, E.self, subset: subset, flags: flags) { flags in
+                var pass = PerturbationPass<F, E, T, B, O>(
+                    formula: formula, orbit: first, rebaseOrbit: again, bla: orbit.table?.table,
+                    rebaseBLA: rebase.table?.table, grid: grid, maxIterations: maxIterations, mode: mode,
+                    tolerance: tolerance, subset: subset, flags: flags,
+                    referenceBits: orbit.reference.orbit.precision.bits)
+                pass.trap = renderSettings.extras.trap
+                pass.log2Spacing = viewport.log2Spacing
+                if let linear, let values = first.decoded, formula.power == 2 && flags.interior != nil {
+                    pass.interior = InteriorTest(table: linear, orbit: values)
+                }
+                let count = subset?.count ?? field.pixelCount
+                let names =
+                    executor.traits.contains(.launches)
+                    ? DeviceNames(
+                        orbit: orbit.reference.identity, rebaseOrbit: rebase.reference.identity,
+                        table: orbit.table?.identity, rebaseTable: rebase.table?.identity) : nil
+                let device = names.flatMap { pass.deviceForm(count: count, names: $0) }
+                try executor.run(
+                    Pass(
+                        PerturbationKernel(pass), count: count, tilePixels: tilePixels, control: control,
+                        progressBase: progressBase, device: device),
+                    into: &field)
+                return device == nil ? "cpu" : executor.deviceName
             }
-            let count = subset?.count ?? field.pixelCount
-            let names =
-                executor.traits.contains(.launches)
-                ? DeviceNames(
-                    orbit: orbit.reference.identity, rebaseOrbit: rebase.reference.identity,
-                    table: orbit.table?.identity, rebaseTable: rebase.table?.identity) : nil
-            try executor.run(
-                Pass(
-                    PerturbationKernel(pass), count: count, tilePixels: tilePixels, control: control,
-                    progressBase: progressBase, device: names.flatMap { pass.deviceForm(count: count, names: $0) }),
-                into: &field)
         }
         func run<O: KernelOrbit<E>>(_ first: O, _ again: O) throws {
             if variance {
@@ -385,5 +394,39 @@ struct PassBuffers {
 
     func totalSteps() -> (Int, Int) {
         (steps.reduce(0) { $0 + Int($1) }, approximationSteps.reduce(0) { $0 + Int($1) })
+    }
+}
+
+extension PerturbationJob {
+    /// Runs one pass (`body`, given the flags to run it with) and records its wall time and
+    /// loop steps in `timings`: the steps from the pass's per-pixel counts, before and after,
+    /// over its pixels; where its flags count none (the passes for pixels at risk), in a
+    /// scratch count of its own, so the report's totals stay the first passes'. `body` returns
+    /// where the pass ran: "cpu", or the device's name where it brought a device form.
+    func timed(
+        _ label: String, _ delta: (some PerturbationDelta).Type, subset: [Int]?, flags: PixelFlags,
+        _ body: (PixelFlags) throws -> String
+    ) throws {
+        let pixelCount = viewport.width * viewport.height
+        let scratch: UnsafeMutableBufferPointer<UInt32>? =
+            flags.steps == nil ? .allocate(capacity: pixelCount) : nil
+        defer { scratch?.deallocate() }
+        scratch?.initialize(repeating: 0)
+        let counted = scratch.map { flags.counting(steps: $0.baseAddress!) } ?? flags
+        func total() -> Int {
+            guard let steps = counted.steps else { return 0 }
+            if let subset { return subset.reduce(0) { $0 + Int(steps[$1]) } }
+            var sum = 0
+            for i in 0..<pixelCount { sum += Int(steps[i]) }
+            return sum
+        }
+        let before = total()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let form = try body(counted)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        timings.passes.append(
+            PassTiming(
+                label: label, deltas: "\(delta)", pixels: subset?.count ?? pixelCount, seconds: seconds,
+                loopSteps: total() - before, threads: threads, form: form, laneWidth: 1))
     }
 }

@@ -209,6 +209,8 @@ public struct PerturbationReport: Sendable {
     public var interiorPixels: Int = 0
     /// Passes that read the orbit streamed from its compressed form (`OrbitResidency`).
     public var streamedPasses: Int = 0
+    /// Each pass in the order it ran, with its wall time and loop steps.
+    package var passes: [PassTiming] = []
 }
 
 /// How a pass reads the reference orbit, on the CPU or the GPU (Documentation/Perturbation.md,

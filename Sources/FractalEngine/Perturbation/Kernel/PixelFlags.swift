@@ -32,6 +32,13 @@ struct PixelFlags: @unchecked Sendable {
         self.extras = extras
     }
 
+    /// These flags with the loop steps counted into `steps` (and no approximation steps).
+    func counting(steps: UnsafeMutablePointer<UInt32>) -> PixelFlags {
+        PixelFlags(
+            glitched: glitched, ratio: ratio, atRisk: atRisk, steps: steps, approximationSteps: nil,
+            interior: interior, extras: extras)
+    }
+
     /// Pixel i: glitched at `ratio` (NaN: it did not), and whether it is at risk.
     @inlinable @inline(__always)
     func record(_ i: Int, ratio r: Double, atRisk s: Bool, work: PixelWork) {

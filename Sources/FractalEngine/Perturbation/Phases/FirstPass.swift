@@ -55,14 +55,18 @@ final class ReferencePass<F: PerturbationFormula, D: PerturbationDelta> {
     }
 
     /// The pixels of `subset` (nil: all) against `reference`, whose deltas are taken from `point`.
-    func run(_ reference: Reference, at point: BigComplex, subset: [Int]?, into field: inout IterationField) throws {
+    /// `label` names the pass in the report's timings.
+    func run(
+        _ label: String, _ reference: Reference, at point: BigComplex, subset: [Int]?, into field: inout IterationField
+    ) throws {
         let grid = DeltaGrid<D>(viewport: job.viewport, reference: point)
         let orbit =
             primary.flatMap { $0.reference === reference && subset == nil ? $0 : nil }
             ?? job.passOrbit(reference, grid: grid, subset: subset, epsilon: epsilon)
         func pass<T: PixelTracker>(_: T.Type, extras: ExtrasWriter?) throws {
             try job.perturb(
-                T.self, orbit: orbit, rebase: critical, grid: grid, mode: job.settings.glitchMode, subset: subset,
+                T.self, label: label, orbit: orbit, rebase: critical, grid: grid, mode: job.settings.glitchMode,
+                subset: subset,
                 flags: buffers.allFlags(extras: extras), tilePixels: subset == nil ? 1024 : 16,
                 control: subset == nil ? job.control : nil, progressBase: 0.1, into: &field)
         }
@@ -85,7 +89,7 @@ struct FirstPass<F: PerturbationFormula, D: PerturbationDelta> {
         let probe = try job.coarseEpsilon.flatMap { try self.probe($0, into: &field) }
         let pass = ReferencePass(
             job: job, references: references, buffers: buffers, epsilon: probe?.epsilon, built: probe?.orbits)
-        try pass.run(references.primary, at: references.point, subset: job.only, into: &field)
+        try pass.run("first", references.primary, at: references.point, subset: job.only, into: &field)
         return pass
     }
 
@@ -121,7 +125,8 @@ struct FirstPass<F: PerturbationFormula, D: PerturbationDelta> {
         // buffers start cleared).
         func probe(_ orbits: ReferencePass<F, D>.Orbits) throws -> (cost: [Int], atRisk: [Bool]) {
             try job.perturb(
-                NoTracking.self, orbit: orbits.primary, rebase: orbits.critical, grid: grid, mode: .rebase,
+                NoTracking.self, label: "probe", orbit: orbits.primary, rebase: orbits.critical, grid: grid,
+                mode: .rebase,
                 subset: sample, flags: flags, tilePixels: 16, control: nil, into: &field)
             let cost = sample.map { Int(buffers.steps[$0]) + Int(buffers.approximationSteps[$0]) }
             let atRisk = sample.map { buffers.isAtRisk($0) }

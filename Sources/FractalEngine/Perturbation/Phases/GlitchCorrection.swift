@@ -33,7 +33,7 @@ struct GlitchCorrection<F: PerturbationFormula, D: PerturbationDelta> {
             let point = job.viewport.exactPoint(x: pick % job.viewport.width, y: pick / job.viewport.width)
             let reference = Reference(try job.orbits.orbit(at: point.rounded(to: job.precision)))
             points.append(reference.orbit.point)
-            try first.run(reference, at: reference.orbit.point, subset: glitched, into: &field)
+            try first.run("glitch", reference, at: reference.orbit.point, subset: glitched, into: &field)
             let before = glitched.count
             glitched = glitched.filter { buffers.isGlitched($0) }
             // No progress, even at the reference itself: stop.

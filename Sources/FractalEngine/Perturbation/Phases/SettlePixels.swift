@@ -60,14 +60,17 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             outcome.settingEpsilonPixels = atRisk.count
             try again {
                 try pass(
-                    D.self, atRisk, orbit: primary, critical: critical, epsilon: job.settings.blaEpsilon, into: &field)
+                    "at risk, setting's epsilon", D.self, atRisk, orbit: primary, critical: critical,
+                    epsilon: job.settings.blaEpsilon, into: &field)
             }
             trace.mark("setting's epsilon")
         }
         if !atRisk.isEmpty && job.tables.enabled && job.settings.blaEpsilon > Self.fineBLAEpsilon {
             outcome.fineApproximationPixels = atRisk.count
             try again {
-                try pass(D.self, atRisk, orbit: primary, critical: critical, epsilon: Self.fineBLAEpsilon, into: &field)
+                try pass(
+                    "at risk, epsilon 2^-53", D.self, atRisk, orbit: primary, critical: critical,
+                    epsilon: Self.fineBLAEpsilon, into: &field)
             }
             trace.mark("2^-53")
         }
@@ -84,13 +87,17 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             let epsilon = job.settings.blaEpsilon
             let coarse = job.tracksVariance(against: orbit) ? Swift.max(epsilon, Self.coarseWideEpsilon) : epsilon
             try again {
-                try pass(D.Wide.self, atRisk, orbit: orbit, critical: critical, epsilon: coarse, into: &field)
+                try pass(
+                    "at risk, 106-bit", D.Wide.self, atRisk, orbit: orbit, critical: critical, epsilon: coarse,
+                    into: &field)
             }
             trace.mark("106-bit")
             if !atRisk.isEmpty && epsilon < coarse && job.tables.enabled {
                 outcome.fineWidePixels = atRisk.count
                 try again {
-                    try pass(D.Wide.self, atRisk, orbit: orbit, critical: critical, epsilon: epsilon, into: &field)
+                    try pass(
+                        "at risk, 106-bit fine", D.Wide.self, atRisk, orbit: orbit, critical: critical,
+                        epsilon: epsilon, into: &field)
                 }
                 trace.mark("106-bit fine")
             }
@@ -195,7 +202,7 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
     /// One pass over `pixels`, in rebase mode against `fine` (with `fineCritical` for Julia),
     /// with deltas E and BLA at `epsilon`.
     private func pass<E: PerturbationDelta>(
-        _: E.Type, _ pixels: [Int], orbit fine: Reference, critical fineCritical: Reference?,
+        _ label: String, _: E.Type, _ pixels: [Int], orbit fine: Reference, critical fineCritical: Reference?,
         epsilon: Double, into field: inout IterationField
     ) throws {
         let grid = DeltaGrid<E>(viewport: job.viewport, reference: references.point)
@@ -203,7 +210,8 @@ struct SettlePixels<F: PerturbationFormula, D: PerturbationDelta> {
             job.passOrbit(reference, grid: grid, subset: subset, epsilon: epsilon)
         }
         try job.perturb(
-            NoTracking.self, orbit: orbit(fine, subset: pixels), rebase: fineCritical.map { orbit($0, subset: []) },
+            NoTracking.self, label: label, orbit: orbit(fine, subset: pixels),
+            rebase: fineCritical.map { orbit($0, subset: []) },
             grid: grid, mode: .rebase, subset: pixels, flags: buffers.riskFlags, tilePixels: 16, control: nil,
             into: &field)
     }
