@@ -269,7 +269,7 @@ enum Suite {
                     print(
                         "    pass " + pad(pass.label, 28) + pad("\(pass.deltas)", 16)
                             + String(
-                                format: "%9d px %8.3f s %12d steps %7.2f ns/step/core", pass.pixels, pass.seconds,
+                                format: "%9ld px %8.3f s %12ld steps %7.2f ns/step/core", pass.pixels, pass.seconds,
                                 pass.loopSteps, pass.nanosecondsPerStepPerCore)
                             + "  lanes \(pass.laneWidth), \(pass.form), \(pass.threads) threads")
                 }

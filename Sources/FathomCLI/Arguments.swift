@@ -5,8 +5,11 @@ import Fathom
 /// value may start with '-' (negative coordinates), since it is taken by position.
 ///
 /// An unknown option, a flag given a value, a value missing or an option given twice is a usage
-/// error, found first; then each value is checked by its declaration (`CLIOption.refusal`), so
-/// a command reads only values of the right form, all before any work.
+/// error (64), found first; then each value's kind is checked by its declaration
+/// (`CLIOption.refusal`), in the order given: a word not among an option's choices (or not
+/// on/off) is a usage error (64), a malformed number, size or pair bad data (65). So a command
+/// reads only values of the right form; what a value means (a radius's range, a polynomial) the
+/// command checks after, still before any work.
 ///
 /// Parsing declares the command's input files (`CommandInputs`): the values of the options
 /// that name one (`CLIOption.readsInput`) and the command's first `positionalInputs`
@@ -14,6 +17,8 @@ import Fathom
 /// command can overwrite what it reads.
 struct Arguments {
     private(set) var options: [String: String] = [:]
+    /// The valued options' names in the order given.
+    private var order: [String] = []
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
     /// Whether `--help` or `-h` was given.
@@ -51,7 +56,7 @@ struct Arguments {
             }
             if !option.takesValue {
                 guard value == nil else { throw .usage("option '--\(name)' takes no value") }
-                flags.insert(name)
+                guard flags.insert(name).inserted else { throw .usage("option '--\(name)' given twice") }
                 continue
             }
             if value == nil {
@@ -61,10 +66,11 @@ struct Arguments {
             }
             guard options[name] == nil else { throw .usage("option '--\(name)' given twice") }
             options[name] = value
+            order.append(name)
         }
         if wantsHelp { return }
-        for (name, text) in options.sorted(by: { $0.key < $1.key }) {
-            if let refusal = declared[name]?.refusal(of: text) { throw refusal }
+        for name in order {
+            if let refusal = declared[name]?.refusal(of: options[name]!) { throw refusal }
         }
         CommandInputs.declare(
             command.options.filter(\.readsInput).compactMap { options[$0.name] }
@@ -76,9 +82,6 @@ struct Arguments {
 
     /// Whether the flag `option` was given.
     func has(_ option: CLIOption) -> Bool { flags.contains(option.name) }
-
-    /// Whether any of `options` was given.
-    func hasAny(_ options: [CLIOption]) -> Bool { options.contains { self[$0] != nil || has($0) } }
 
     /// An integer option's value (checked when parsed).
     func int(_ option: CLIOption) -> Int? { self[option].flatMap { Int($0) } }

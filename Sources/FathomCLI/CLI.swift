@@ -78,4 +78,5 @@ enum CatalogueCommand {
     }
 }
 
-func pad(_ s: String, _ n: Int) -> String { s.padding(to: n) }
+/// `s` followed by spaces up to `n` characters (at least one space).
+func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }

@@ -14,8 +14,8 @@ struct CLIOption: Sendable {
         case flag
         /// Any text, read by the command (a decimal of any length, a polynomial, a colour).
         case text
-        /// A path; `reads`: the command reads it, so no output may be written over it.
-        case path(reads: Bool)
+        /// A file or folder; `reads`: the command reads it, so no output may be written over it.
+        case file(reads: Bool)
         /// An integer (`Int`), within `range` when one is given; `note` explains the range.
         case integer(ClosedRange<Int>?, note: String? = nil)
         /// A finite number, and where `bound` is given, one it accepts.
@@ -35,6 +35,10 @@ struct CLIOption: Sendable {
     struct NumberBound: Sendable {
         let description: String
         let accepts: @Sendable (Double) -> Bool
+
+        /// An approximation table's epsilon: in (0, 1).
+        static let epsilon = NumberBound(
+            description: "in (0, 1)", accepts: LocationFile.EngineSettings.isBLAEpsilon)
     }
 
     /// The name, without the leading `--`.
@@ -48,9 +52,15 @@ struct CLIOption: Sendable {
     /// A flag: an option without a value.
     init(flag name: String, _ help: String) { self.init(name, "", .flag, help) }
 
+    /// `placeholder` empty for a choice: its words, `a|b|c`, so the help lists what the parser
+    /// takes.
     init(_ name: String, _ placeholder: String, _ value: Value, _ help: String) {
         self.name = name
-        self.placeholder = placeholder
+        if placeholder.isEmpty, case .choice(let words) = value {
+            self.placeholder = words.joined(separator: "|")
+        } else {
+            self.placeholder = placeholder
+        }
         self.value = value
         self.help = help
     }
@@ -62,7 +72,7 @@ struct CLIOption: Sendable {
 
     /// Whether the value names a file or folder the command reads.
     var readsInput: Bool {
-        if case .path(reads: true) = value { return true }
+        if case .file(reads: true) = value { return true }
         return false
     }
 
@@ -73,7 +83,7 @@ struct CLIOption: Sendable {
     /// (usage for a word not among the accepted ones, bad data for a malformed number).
     func refusal(of text: String) -> CLIError? {
         switch value {
-        case .flag, .text, .path: return nil
+        case .flag, .text, .file: return nil
         case .pair:
             return Self.pair(text) == nil
                 ? .data("--\(name): '\(Choice.quoted(text))' is not two values separated by a comma") : nil

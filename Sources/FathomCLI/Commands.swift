@@ -33,7 +33,7 @@ enum Commands {
             or every pixel with --all). Exits 1 if any file does not match or cannot be verified.
             """,
         groups: [
-            OptionGroup("options", [.sampled, .all]),
+            OptionGroup("options", [.sampled, .allPixels]),
             engine([.threads, .guardBits, .reference] + CLIOption.perturbation + CLIOption.device),
         ], positionalInputs: .max)
 
@@ -152,10 +152,10 @@ enum Commands {
         groups: [
             OptionGroup("options", [.frameFolder, .expmap, .videoOutput, .fps, .reverse, .quiet]),
             OptionGroup("options of --expmap", [.videoSize, .zoomSpeed, .duration]),
-            OptionGroup("view", CLIOption.source + CLIOption.view, shared: "as for render"),
-            OptionGroup("colour", CLIOption.colour, shared: "as for render"),
+            OptionGroup("view (with --expmap)", CLIOption.source + CLIOption.view, shared: "as for render"),
+            OptionGroup("colour (with --expmap)", CLIOption.colour, shared: "as for render"),
             OptionGroup(
-                "engine (the flat render)",
+                "engine (with --expmap: the flat render)",
                 [.threads, .guardBits, .path, .reference] + CLIOption.perturbation + CLIOption.device,
                 shared: "as for render"),
         ])
@@ -193,7 +193,7 @@ enum Commands {
 
     /// `fathom help`'s text: the commands and the exit codes.
     static var overview: String {
-        let list = all.map { "  " + $0.name.padding(to: 11) + $0.summary }
+        let list = all.map { "  " + pad($0.name, 11) + $0.summary }
         return """
             fathom: deep-zoom escape-time fractal renderer
 
@@ -213,12 +213,5 @@ enum Commands {
     /// The help for `topic`: a command's, or the overview for `help`; nil for an unknown topic.
     static func help(for topic: String) -> String? {
         topic == "help" ? overview : all.first { $0.name == topic }?.help
-    }
-}
-
-extension String {
-    /// The string followed by spaces up to `width` characters (at least one space).
-    func padding(to width: Int) -> String {
-        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
     }
 }

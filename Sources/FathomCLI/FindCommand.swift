@@ -31,7 +31,6 @@ enum FindCommand {
             target = value.floatExpValue
         }
         let fraction = a.number(.fraction) ?? 0.5
-        guard fraction > 0 && fraction <= 1 else { throw CLIError.data("--fraction: \(fraction) is outside (0, 1]") }
         if let save = a[.save] {
             guard save.lowercased().hasSuffix(".json") || save.lowercased().hasSuffix(".kfr") else {
                 throw CLIError.usage("--save: '\(save)' must end in .json or .kfr")

@@ -7,7 +7,7 @@ extension CLIOption {
     // MARK: The view
 
     static let location = CLIOption(
-        "location", "FILE", .path(reads: true),
+        "location", "FILE", .file(reads: true),
         "a location file: Fathom JSON (also oracle files and shared/locations), Kalles Fraktaler .kfr, or a PNG Fathom wrote"
     )
     static let preset = CLIOption(
@@ -50,7 +50,7 @@ extension CLIOption {
         Catalogue.paletteNames.joined(separator: " | ")
             + " (default \(ColorSettings().palette.rawValue); see 'fathom palettes')")
     static let gradient = CLIOption(
-        "gradient", "FILE", .path(reads: true),
+        "gradient", "FILE", .file(reads: true),
         "a user palette: one colour stop a line, RRGGBB or POSITION RRGGBB (positions in [0, 1), cyclic, linear in RGB)"
     )
     static let density = CLIOption(
@@ -60,8 +60,8 @@ extension CLIOption {
     static let offset = CLIOption("offset", "X", .number(), "palette phase offset in cycles (default 0)")
     static let smooth = CLIOption("smooth", "on|off", .onOff, "smooth iteration count (default on)")
     static let colorScale = CLIOption(
-        "color-scale", "S", .choice(words(of: ColorSettings.Scale.self)),
-        "auto | linear | log | histogram (default auto: the view's histogram, 4 cycles across it, stored explicitly in the PNG)"
+        "color-scale", "", .choice(words(of: ColorSettings.Scale.self)),
+        "how counts become the palette's phase (default auto: the view's histogram, 4 cycles across it, stored explicitly in the PNG)"
     )
     static let interior = CLIOption(
         "interior", "RRGGBB", .text, "colour of points that do not escape (default 000000)")
@@ -85,8 +85,8 @@ extension CLIOption {
         "threads", "N", .integer(RenderSettings.threadRange, note: "0 = all cores"),
         "worker threads, 0 = all cores (default 0)")
     static let backend = CLIOption(
-        "backend", "B", .choice(ComputeBackend.all.map(\.name)),
-        "auto (default: CUDA when a driver loads, else the CPU) | cpu | cuda (an error without a GPU); see Documentation/GPU.md"
+        "backend", "", .choice(ComputeBackend.all.map(\.name)),
+        "where the kernels run: auto (default) takes CUDA when a driver loads, else the CPU; cuda is an error without a GPU; emulated runs the GPU kernels on the CPU (for tests); see Documentation/GPU.md"
     )
     static let gpuExact = CLIOption(
         "gpu-exact", "on|off", .onOff,
@@ -96,31 +96,31 @@ extension CLIOption {
         "bits kept below the pixel spacing when choosing Double or double-double, \(RenderSettings.guardBitsRange) (default \(RenderSettings.defaultGuardBits))"
     )
     static let path = CLIOption(
-        "path", "P", .choice(words(of: ArithmeticPath.self)), "force double, double-double or perturbation")
+        "path", "", .choice(words(of: ArithmeticPath.self)), "force an arithmetic (default: by the view's depth)")
     static let glitches = CLIOption(
-        "glitches", "M", .choice(words(of: GlitchMode.self)),
-        "perturbation glitch handling: rebase (default) | detect")
+        "glitches", "", .choice(words(of: GlitchMode.self)),
+        "perturbation glitch handling (default rebase)")
     static let reference = CLIOption(
-        "reference", "R", .choice(words(of: ReferencePlacement.self)),
-        "first reference: auto (default: nucleus where a minibrot dominates the view, else center; the center's orbit ends at the period where Newton's method would exceed 60 s, and on a GPU at the view's first period) | center | probe (longest of a 5x5 probe) | nucleus (the dominant minibrot's nucleus if in view: never escapes; one period of it, wrapped, with --glitches rebase)"
+        "reference", "", .choice(words(of: ReferencePlacement.self)),
+        "first reference: auto (default) the nucleus where a minibrot dominates the view, else the center (its orbit ends at the period where Newton's method would exceed 60 s, and on a GPU at the view's first period); center; probe: the longest orbit of a 5x5 probe; nucleus: the dominant minibrot's nucleus if in view (never escapes; one period of it, wrapped, with --glitches rebase)"
     )
     static let delta = CLIOption(
-        "delta", "T", .choice(words(of: DeltaType.self)),
-        "perturbation deltas: double | double-double | floatexp; default: by pixel spacing")
+        "delta", "", .choice(words(of: DeltaType.self)),
+        "perturbation deltas (default: by the pixel spacing)")
     static let bla = CLIOption(
         "bla", "on|off", .onOff, "skip iterations by approximation (default on; off: every step)")
     static let approximation = CLIOption(
-        "approximation", "A", .choice(words(of: ApproximationMethod.self)),
-        "la (linear approximation with period detection; the default) | bla (bilinear approximation) | both (LA at its entries' starts, BLA between)"
+        "approximation", "", .choice(words(of: ApproximationMethod.self)),
+        "la (default): linear approximation with period detection; bla: bilinear approximation; both: LA at its entries' starts, BLA between"
     )
     static let orbit = CLIOption(
-        "orbit", "R", .choice(words(of: OrbitResidency.self)),
-        "how passes (CPU or GPU) read the reference orbit: auto (the default: streamed where it has 2^20 steps or more and 256 a pixel of the pass) | decoded | streamed (from the compressed orbit, with a lean LA table; decoded where that cannot serve: Julia, a wrapped reference, BLA levels)"
+        "orbit", "", .choice(words(of: OrbitResidency.self)),
+        "how passes (CPU or GPU) read the reference orbit: auto (default) streamed where it has 2^20 steps or more and 256 a pixel of the pass; decoded; streamed: from the compressed orbit, with a lean LA table (decoded where that cannot serve: Julia, a wrapped reference, BLA levels)"
     )
     static let blaEpsilon = CLIOption(
-        "bla-epsilon", "E", .number(epsilon), "BLA's relative error bound per step (default 2^-40)")
+        "bla-epsilon", "E", .number(.epsilon), "BLA's relative error bound per step (default 2^-40)")
     static let laEpsilon = CLIOption(
-        "la-epsilon", "E", .number(epsilon), "LA's relative error bound per linearized step (default 2^-40)")
+        "la-epsilon", "E", .number(.epsilon), "LA's relative error bound per linearized step (default 2^-40)")
     static let precisionPasses = CLIOption(
         "precision-passes", "on|off", .onOff,
         "render again pixels whose smooth value may miss 1e-7 (default on; off trades that guarantee for speed)")
@@ -129,8 +129,8 @@ extension CLIOption {
         "where a probe of the image finds it cheaper, a first pass at 2^8 times the epsilons, its pixels at risk again at them (default on)"
     )
     static let estimate = CLIOption(
-        "estimate", "E", .choice(words(of: EstimateMethod.self)),
-        "the precision estimate: variance (default; the error's variance tracked forward) | product (the product of |f'(z)|, faster, but it misses wrong pixels on rebasing views)"
+        "estimate", "", .choice(words(of: EstimateMethod.self)),
+        "the precision estimate: variance (default): the error's variance tracked forward; product: the product of |f'(z)|, faster, but it misses wrong pixels on rebasing views"
     )
     static let mpfrBudget = CLIOption(
         "mpfr-budget", "S",
@@ -139,11 +139,9 @@ extension CLIOption {
         "CPU seconds those passes may spend iterating pixels in MPFR (default 30; the cheapest first; the others are reported as not verified, with --verbose by pixel)"
     )
     static let saveReference = CLIOption(
-        "save-reference", "FILE", .path(reads: false), "write the reference orbit (reusable by a later render)")
+        "save-reference", "FILE", .file(reads: false), "write the reference orbit (reusable by a later render)")
     static let loadReference = CLIOption(
-        "load-reference", "FILE", .path(reads: true), "read the reference orbit instead of computing it")
-
-    static let epsilon = NumberBound(description: "in (0, 1)", accepts: LocationFile.EngineSettings.isBLAEpsilon)
+        "load-reference", "FILE", .file(reads: true), "read the reference orbit instead of computing it")
 
     /// The perturbation settings a location file can carry (`LocationFile.EngineSettings`) but
     /// the arithmetic path and the reference's placement.
@@ -157,13 +155,13 @@ extension CLIOption {
     // MARK: Output and reporting
 
     static let output = CLIOption(
-        "output", "PATH", .path(reads: false),
+        "output", "PATH", .file(reads: false),
         "PNG file (default fathom.png; - for stdout); all outputs written or none")
     static let bitDepth = CLIOption(
-        "bit-depth", "8|16", .choice(BitDepth.allCases.map { String($0.rawValue) }),
-        "PNG samples of 8 (default) or 16 bits")
+        "bit-depth", "", .choice(BitDepth.allCases.map { String($0.rawValue) }),
+        "bits a PNG sample (default 8)")
     static let npy = CLIOption(
-        "npy", "PATH", .path(reads: false),
+        "npy", "PATH", .file(reads: false),
         "also write the per-pixel data as a NumPy .npy file: a (height, width) structured array of n2, nBig (uint32), smooth (float64); with --supersample K every sample, shape (K height, K width)"
     )
     static let verbose = CLIOption(flag: "verbose", "more output (the estimate, reference points)")
@@ -173,7 +171,7 @@ extension CLIOption {
 
     static let sampled = CLIOption(
         flag: "sampled", "render only the sampled pixels (same path, much faster at extreme depth)")
-    static let all = CLIOption(flag: "all", "print every sampled pixel, not only the mismatches")
+    static let allPixels = CLIOption(flag: "all", "print every sampled pixel, not only the mismatches")
 
     // MARK: sequence
 
@@ -189,22 +187,22 @@ extension CLIOption {
     static let frameSize = CLIOption(
         "size", "WxH", .size, "frame size (default: the location's, else 1280x720)")
     static let outputFolder = CLIOption(
-        "output-dir", "DIR", .path(reads: false), "where the frames go (default frames, created if its parent exists)")
+        "output-dir", "DIR", .file(reads: false), "where the frames go (default frames, created if its parent exists)")
     static let resume = CLIOption(
         flag: "resume",
         "skip frames already in --output-dir whose PNG is whole and whose stored view, guard bits and engine settings are the frame's"
     )
     static let slurm = CLIOption(
-        "slurm", "DIR", .path(reads: false),
+        "slurm", "DIR", .file(reads: false),
         "write Slurm jobs into DIR instead of rendering: reference.sbatch (the orbits, once), frames.sbatch (an array of --tasks N, default 4, each a slice, after it), video.sbatch (the MP4 at --fps, after them) and submit.sh, which submits the three; --submit runs it"
     )
     static let tasks = CLIOption("tasks", "N", .integer(nil), "the Slurm array's tasks (default 4)")
     static let jobFPS = CLIOption("fps", "F", .number(), "the video job's frames a second (default 30)")
     static let submit = CLIOption(flag: "submit", "run submit.sh once the jobs are written")
     static let saveReferences = CLIOption(
-        "save-references", "DIR", .path(reads: false), "compute the frames' reference orbits and save them in DIR")
+        "save-references", "DIR", .file(reads: false), "compute the frames' reference orbits and save them in DIR")
     static let loadReferences = CLIOption(
-        "load-references", "DIR", .path(reads: false),
+        "load-references", "DIR", .file(reads: false),
         "take the orbits saved there (refused until that job finished)")
     static let sliceOf = CLIOption(
         "slice-of", "T", .text,
@@ -214,13 +212,13 @@ extension CLIOption {
     // MARK: expmap
 
     static let exr = CLIOption(
-        "exr", "PATH", .path(reads: false),
+        "exr", "PATH", .file(reads: false),
         "OpenEXR with Kalles Fraktaler's channels for zoomasm: N (uint, escape count + IterationsBias 1024; 0xFFFFFFFF: did not escape) and NF (float, the smooth count's fraction); needs OpenEXR's C library (libopenexr-dev) at run time"
     )
     static let mapNPY = CLIOption(
-        "npy", "PATH", .path(reads: false), "the iteration data as for render's --npy, shape (H, W)")
+        "npy", "PATH", .file(reads: false), "the iteration data as for render's --npy, shape (H, W)")
     static let kfFrames = CLIOption(
-        "kf-frames", "DIR", .path(reads: false),
+        "kf-frames", "DIR", .file(reads: false),
         "instead: Kalles Fraktaler's layout, one EXR per octave (00001.exr the deepest, W x H with H = ceil(W ln 2 / (2 pi))), file k's row y at radius rho 2^(k-1) hypot(W, H) / H 2^(-y/H) and column x at the angle 2 pi x / W; DIR is made if its parent exists"
     )
     static let mapWidth = CLIOption(
@@ -233,10 +231,10 @@ extension CLIOption {
     // MARK: video
 
     static let frameFolder = CLIOption(
-        "frames", "DIR", .path(reads: true), "a folder of frame-00000.png, frame-00001.png, ... to encode")
+        "frames", "DIR", .file(reads: true), "a folder of frame-00000.png, frame-00001.png, ... to encode")
     static let expmap = CLIOption(
-        "expmap", "MAP.npy", .path(reads: true), "instead: the frames reprojected from this exponential map")
-    static let videoOutput = CLIOption("output", "OUT.mp4", .path(reads: false), "the MP4 (default fathom.mp4)")
+        "expmap", "MAP.npy", .file(reads: true), "instead: the frames reprojected from this exponential map")
+    static let videoOutput = CLIOption("output", "OUT.mp4", .file(reads: false), "the MP4 (default fathom.mp4)")
     static let fps = CLIOption("fps", "F", .number(), "frames a second, 1 to 240 (default 30)")
     static let reverse = CLIOption(flag: "reverse", "the frames backwards (a zoom-out played as a zoom in)")
     static let videoSize = CLIOption("size", "WxH", .size, "the frame size (default 640x360)")
@@ -251,8 +249,8 @@ extension CLIOption {
         "fraction", "F", .number(NumberBound(description: "in (0, 1]") { $0 > 0 && $0 <= 1 }),
         "how far each descent step zooms towards the minibrot, in log radius (default 0.5)")
     static let save = CLIOption(
-        "save", "FILE", .path(reads: false), "write the location found (.json or .kfr)")
-    static let renderImage = CLIOption("render", "PNG", .path(reads: false), "render the location found to a PNG")
+        "save", "FILE", .file(reads: false), "write the location found (.json or .kfr)")
+    static let renderImage = CLIOption("render", "PNG", .file(reads: false), "render the location found to a PNG")
     static let renderSize = CLIOption(
         "size", "WxH", .size, "the size of --render's image (default 640x360)")
     static let renderThreads = CLIOption(

@@ -268,7 +268,7 @@ enum RenderCommand {
             if a[.family] == nil { file.family = .newton }
         }
         if let rot = a.number(.rotation) { file.rotation = rot }
-        // Checked with the file's own by `renderSettings`; stored with the view, as in a file.
+        // Its range checked when parsed (a file's by `renderSettings`); stored with the view, as in a file.
         if let g = a.int(.guardBits) { file.guardBits = g }
         if let (w, h) = a.size(.size) {
             file.width = w
@@ -285,7 +285,6 @@ enum RenderCommand {
         // --density or --offset keep the meaning they always had: with an automatic scale
         // (the default) they make it linear, density 1 and offset 0 unless given.
         let density = a.number(.density), offset = a.number(.offset)
-        if let d = density, d <= 0 { throw CLIError.data("--density: '\(a[.density]!)' is not a number > 0") }
         if (density != nil || offset != nil) && color.scale == .automatic && a[.colorScale] == nil {
             color.scale = .linear
             color.density = 1
@@ -294,10 +293,7 @@ enum RenderCommand {
         if let d = density { color.density = d }
         if let o = offset { color.offset = o }
         if let smooth = a.onOff(.smooth) { color.smooth = smooth }
-        if let s = a[.colorScale] {
-            guard let scale = Choice.parse(s, as: ColorSettings.Scale.self) else {
-                throw CLIError.usage("--color-scale: " + Choice.refusal(s, ColorSettings.Scale.self))
-            }
+        if let scale = a.choice(.colorScale, as: ColorSettings.Scale.self) {
             if scale == .automatic && (density != nil || offset != nil) {
                 throw CLIError.usage(
                     "--color-scale auto adapts density and offset to the view: give it without --density and --offset")

@@ -16,7 +16,7 @@ enum VerifyCommand {
                 oracle, threads: threads, guardBits: guardBits, perturbation: perturbation,
                 sampledOnly: a.has(.sampled), backend: backend, gpuExact: gpuExact)
             for warning in report.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
-            printTable(report, all: a.has(.all))
+            printTable(report, all: a.has(.allPixels))
             switch report.outcome {
             case .passed: break
             case .failed: failed += 1

@@ -123,6 +123,31 @@ func makeFolder() throws -> String {
 
 @Suite("The fathom executable")
 struct CLITests {
+    @Test("arguments: usage errors first, then each value's kind in the order given; nothing written")
+    func argumentOrder() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (args, code, message) in [
+            (["render", "--quiet", "--quiet"], Int32(64), "fathom: option '--quiet' given twice"),
+            (["render", "--threads", "1", "--threads", "2"], 64, "fathom: option '--threads' given twice"),
+            (["render", "--threads", "x", "--bit-depth", "12"], 65, "fathom: --threads: 'x' is not an integer"),
+            (["render", "--bit-depth", "12", "--threads", "x"], 64, "fathom: --bit-depth: '12' is not one of 8, 16"),
+            (["render", "--threads=x", "--nope"], 64, "fathom: unknown option '--nope'"),
+            (["render", "--threads", "2000"], 65, "fathom: --threads: 2000 is outside 0...1024 (0 = all cores)"),
+            (["render", "--density", "0"], 65, "fathom: --density: '0' is not a number > 0"),
+            (
+                ["render", "--path", "fast"], 64,
+                "fathom: --path: 'fast' is not one of double, double-double, perturbation"
+            ),
+            (["find", "--fraction", "2"], 65, "fathom: --fraction: '2' is not a number in (0, 1]"),
+        ] {
+            let r = try FathomProcess.run(args, in: folder)
+            #expect(r.code == code && r.stderr.hasPrefix(message), "\(args): \(r.code) \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
     @Test("render writes a PNG whose tEXt chunk holds the full location")
     func renderWritesLocation() throws {
         let folder = try makeFolder()

@@ -83,7 +83,7 @@ package struct DeviceContent: Hashable, Sendable {
     }
 }
 
-/// A perturbation pass (`PerturbationKernel`): Double, FloatExp or 106-bit (DoubleDouble,
+/// A perturbation pass (`PerturbationPass.deviceForm`): Double, FloatExp or 106-bit (DoubleDouble,
 /// DoubleDoubleExp) deltas, LA and/or BLA, rebasing or Pauldelbrot detection, z^2 + c (Julia:
 /// without dc) or z^p + c.
 package struct PerturbationLaunch: Sendable {

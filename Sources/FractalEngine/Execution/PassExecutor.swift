@@ -57,7 +57,9 @@ protocol PassExecutor: Sendable {
     /// Runs `pass` into `field`. When the pass's control cancels, the CPU stops taking tiles
     /// and returns (the phases and the renderer check the control after it), a GPU backend
     /// throws `RenderError.cancelled` between launches; GPU backends also throw their errors.
-    func run(_ pass: Pass, into field: inout IterationField) throws
+    /// Returns whether a device ran the pass (false: the CPU's tiles did).
+    @discardableResult
+    func run(_ pass: Pass, into field: inout IterationField) throws -> Bool
     /// The backend's name in reports: "cpu", or the GPU's device.
     var deviceName: String { get }
     /// What it can do beyond running a pass's tiles on the CPU: what the phases ask about,
@@ -79,7 +81,8 @@ struct ExecutorTraits: OptionSet, Sendable {
     /// (`DeviceNames`, `TableIdentity`), so the tables are named.
     static let residentContents = ExecutorTraits(rawValue: 1 << 1)
     /// While its passes run, the host's cores are free: work started beside them (a finer
-    /// orbit) costs the passes nothing.
+    /// orbit) costs the passes nothing. (The emulated device runs its kernels on the host's
+    /// cores: there the finer orbit competes with them, the same work in another order.)
     static let idleHost = ExecutorTraits(rawValue: 1 << 2)
     /// Its passes cost what their loop steps cost, as the first pass's probe prices them (so
     /// the probe's choice of a coarser first pass holds for it).
@@ -95,7 +98,8 @@ struct CPUTiles: PassExecutor {
     var traits: ExecutorTraits { [.stepPricedPasses] }
     var referenceDevice: (any ReferenceStepDevice)? { nil }
 
-    func run(_ pass: Pass, into field: inout IterationField) throws {
+    @discardableResult
+    func run(_ pass: Pass, into field: inout IterationField) throws -> Bool {
         let count = pass.count, tileSize = max(1, pass.tilePixels)
         let tiles = (count + tileSize - 1) / tileSize
         let base = pass.progressBase
@@ -107,6 +111,7 @@ struct CPUTiles: PassExecutor {
                 progressBase: base, order: order,
                 body: { tile in tiler(tile * tileSize..<min(count, (tile + 1) * tileSize), writer) })
         }
+        return false
     }
 }
 
@@ -120,15 +125,16 @@ struct DeviceExecutor: PassExecutor {
     var traits: ExecutorTraits { [.launches, .residentContents, .idleHost] }
     var referenceDevice: (any ReferenceStepDevice)? { launcher.referenceDevice }
 
-    func run(_ pass: Pass, into field: inout IterationField) throws {
-        guard pass.count > 0 else { return }
+    @discardableResult
+    func run(_ pass: Pass, into field: inout IterationField) throws -> Bool {
+        guard pass.count > 0 else { return false }
         if let form = pass.device {
             let ran = try launcher.run(form.launch, control: pass.control, progressBase: pass.progressBase) {
                 items, outcomes in
                 field.withWriter { writer in form.finish(items, outcomes, writer) }
             }
-            if ran { return }
+            if ran { return true }
         }
-        try cpu.run(pass, into: &field)
+        return try cpu.run(pass, into: &field)
     }
 }

@@ -309,12 +309,12 @@ extension PerturbationJob {
                         orbit: orbit.reference.identity, rebaseOrbit: rebase.reference.identity,
                         table: orbit.table?.identity, rebaseTable: rebase.table?.identity) : nil
                 let device = names.flatMap { pass.deviceForm(count: count, names: $0) }
-                try executor.run(
+                let ranOnDevice = try executor.run(
                     Pass(
                         PerturbationKernel(pass), count: count, tilePixels: tilePixels, control: control,
                         progressBase: progressBase, device: device),
                     into: &field)
-                return device == nil ? "cpu" : executor.deviceName
+                return ranOnDevice ? executor.deviceName : nil
             }
         }
         func run<O: KernelOrbit<E>>(_ first: O, _ again: O) throws {
@@ -401,32 +401,34 @@ extension PerturbationJob {
     /// Runs one pass (`body`, given the flags to run it with) and records its wall time and
     /// loop steps in `timings`: the steps from the pass's per-pixel counts, before and after,
     /// over its pixels; where its flags count none (the passes for pixels at risk), in a
-    /// scratch count of its own, so the report's totals stay the first passes'. `body` returns
-    /// where the pass ran: "cpu", or the device's name where it brought a device form.
+    /// zeroed scratch count of its own (from `calloc`: only the pages its pixels touch are
+    /// committed), so the report's totals stay the first passes'. `body` returns the device's
+    /// name where a device ran the pass, nil where the CPU did (then the pass's threads are
+    /// this render's; a device pass is counted as one "core").
     func timed(
         _ label: String, _ delta: (some PerturbationDelta).Type, subset: [Int]?, flags: PixelFlags,
-        _ body: (PixelFlags) throws -> String
+        _ body: (PixelFlags) throws -> String?
     ) throws {
         let pixelCount = viewport.width * viewport.height
-        let scratch: UnsafeMutableBufferPointer<UInt32>? =
-            flags.steps == nil ? .allocate(capacity: pixelCount) : nil
-        defer { scratch?.deallocate() }
-        scratch?.initialize(repeating: 0)
-        let counted = scratch.map { flags.counting(steps: $0.baseAddress!) } ?? flags
+        let scratch =
+            flags.steps == nil
+            ? calloc(pixelCount, MemoryLayout<UInt32>.stride)?.assumingMemoryBound(to: UInt32.self) : nil
+        defer { free(scratch) }
+        let counted = scratch.map { flags.counting(steps: $0) } ?? flags
         func total() -> Int {
             guard let steps = counted.steps else { return 0 }
             if let subset { return subset.reduce(0) { $0 + Int(steps[$1]) } }
-            var sum = 0
-            for i in 0..<pixelCount { sum += Int(steps[i]) }
-            return sum
+            let shared = SendablePointer(steps)
+            return Parallel.sum(pixelCount) { Int(shared.pointer[$0]) }
         }
         let before = total()
         let start = DispatchTime.now().uptimeNanoseconds
-        let form = try body(counted)
+        let device = try body(counted)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         timings.passes.append(
             PassTiming(
                 label: label, deltas: "\(delta)", pixels: subset?.count ?? pixelCount, seconds: seconds,
-                loopSteps: total() - before, threads: threads, form: form, laneWidth: 1))
+                loopSteps: total() - before, threads: device == nil ? threads : 1, form: device ?? "cpu",
+                laneWidth: 1))
     }
 }

@@ -28,6 +28,20 @@ package enum Parallel {
         }
     }
 
+    /// The sum of `term(i)` over 0..<count, in chunks on all cores (one chunk below 2^16).
+    package static func sum(_ count: Int, _ term: @Sendable (Int) -> Int) -> Int {
+        let chunks = count < 1 << 16 ? 1 : cores * 4
+        let partial = UnsafeMutableBufferPointer<Int>.allocate(capacity: chunks)
+        defer { partial.deallocate() }
+        let out = SendablePointer(partial.baseAddress!)
+        DispatchQueue.concurrentPerform(iterations: chunks) { c in
+            var s = 0
+            for i in count * c / chunks..<count * (c + 1) / chunks { s &+= term(i) }
+            out.pointer[c] = s
+        }
+        return partial.reduce(0, &+)
+    }
+
     /// The cores this process may use.
     package static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
 }

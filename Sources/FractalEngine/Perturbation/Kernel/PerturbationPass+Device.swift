@@ -67,7 +67,10 @@ extension PerturbationPass {
         return DeviceForm(launch: .perturbation(launch)) { items, raw, writer in
             DeviceForm.forEachOutcome(PerturbationOutcome.self, items, raw) { j, out in
                 let i = pass.pixel(j)
-                pass.finish(i, pass.outcome(of: out), dc: pass.grid.delta(i), writer: writer)
+                let outcome = pass.outcome(of: out)
+                // The delta only where the finisher reads it.
+                pass.finish(
+                    i, outcome, dc: outcome.end == .escaped ? pass.grid.delta(i) : .zero, writer: writer)
             }
         }
     }

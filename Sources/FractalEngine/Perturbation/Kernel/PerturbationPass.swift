@@ -9,7 +9,8 @@ import FractalNumerics
 /// (`PerturbationKernel`) and the launch a GPU backend runs (`deviceForm`). Each form runs a
 /// pixel's steps its own way and hands how they ended (`PixelOutcome`) to `finish`, the one
 /// code that turns an outcome into the pixel's field entry and flags, so that the forms differ
-/// only in how they step.
+/// only in how they step. (A tracking pass's extras, the derivative and the trap, come from the
+/// scalar kernel's tracker, the one form that tracks: it writes them before `finish`.)
 @usableFromInline
 struct PerturbationPass<
     F: PerturbationFormula, D: PerturbationDelta, T: PixelTracker, B: StretchBound, O: KernelOrbit<D>
@@ -33,6 +34,8 @@ struct PerturbationPass<
     @usableFromInline let flags: PixelFlags
     /// The reference orbit's MPFR precision: its rounding is part of the precision estimate.
     @usableFromInline let referenceBits: Int
+    /// The first table's epsilon (0 without one): the precision estimate's truncation term.
+    @usableFromInline let epsilon: Double
     /// For the tracker: the trap, and log2 of the pixel spacing (distance estimates in pixels).
     @usableFromInline var trap: OrbitTrap? = nil
     @usableFromInline var log2Spacing: Double = 0
@@ -57,6 +60,7 @@ struct PerturbationPass<
         self.subset = subset
         self.flags = flags
         self.referenceBits = referenceBits
+        epsilon = bla?.epsilon ?? 0
     }
 
     /// The pixel of item `j` of the pass.
@@ -74,7 +78,7 @@ struct PerturbationPass<
             (result, atRisk) = escaped(
                 n2: outcome.n2, n: outcome.n, r2: outcome.r2, dc: dc, errorScale: outcome.errorScale,
                 errorScaleExponent: outcome.errorScaleExponent, blaLoad: B.variance ? 0 : outcome.blaLoad,
-                epsilon: bla?.epsilon ?? 0, estimateSteps: B.variance ? 1 : outcome.n)
+                epsilon: epsilon, estimateSteps: B.variance ? 1 : outcome.n)
         case .bounded: break
         case .limit: result = PixelResult(n2: UInt32(outcome.n2), nBig: 0, smooth: .nan)
         }

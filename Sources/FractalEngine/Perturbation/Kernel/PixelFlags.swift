@@ -32,10 +32,10 @@ struct PixelFlags: @unchecked Sendable {
         self.extras = extras
     }
 
-    /// These flags with the loop steps counted into `steps` (and no approximation steps).
+    /// These flags with the loop steps counted into `steps`.
     func counting(steps: UnsafeMutablePointer<UInt32>) -> PixelFlags {
         PixelFlags(
-            glitched: glitched, ratio: ratio, atRisk: atRisk, steps: steps, approximationSteps: nil,
+            glitched: glitched, ratio: ratio, atRisk: atRisk, steps: steps, approximationSteps: approximationSteps,
             interior: interior, extras: extras)
     }
 
