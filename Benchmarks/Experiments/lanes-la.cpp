@@ -7,34 +7,12 @@
 // lanes' new indices. Both take the same loop steps per pixel (checked: equal totals). Not part
 // of the package; results in Documentation/Benchmarks.md ("Lanes and the error variance").
 //   clang++ -O3 -std=c++17 -ffp-contract=off lanes-la.cpp -o lanes-la && ./lanes-la
-#pragma STDC FP_CONTRACT OFF
+#include "lanes-common.h"
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <cstdint>
 #include <cmath>
 #include <initializer_list>
 
-static inline double bitsToDouble(int64_t b) { double d; memcpy(&d, &b, 8); return d; }
-static inline int64_t doubleToBits(double d) { int64_t b; memcpy(&b, &d, 8); return b; }
-static inline double powerOfTwo(int64_t k) { return bitsToDouble((int64_t)((uint64_t)(k + 1023) << 52)); }
-struct Pair { double m; int64_t e; };
-static inline Pair normalized(Pair v) {
-    int64_t bits = doubleToBits(v.m);
-    int64_t biased = (bits >> 52) & 0x7ff;
-    if (biased != 0 && biased != 0x7ff) {
-        int64_t sig = (bits & (int64_t)0x800fffffffffffffULL) | 0x3ff0000000000000LL;
-        return {bitsToDouble(sig), v.e + biased - 1023};
-    }
-    if (v.m == 0) return {0, 0};
-    return v;
-}
-static inline void addVariance(Pair &v, double m, int64_t e) {
-    if (v.m == 0) { v = {m, e}; return; }
-    int64_t j = e - v.e;
-    if (j > 900) v = {m, e};
-    else if (j >= -900) v.m += m * powerOfTwo(j);
-}
 
 const int N = 1 << 14;   // orbit length
 const int K = 4;          // entries a chain: lengths 8, 32, 128, 512
@@ -101,11 +79,6 @@ __attribute__((noinline)) void scalarRun(long long iterations, int pixels) {
     loopSteps = total;
 }
 
-template <int W> struct V {
-    typedef double d __attribute__((vector_size(8 * W)));
-    typedef int64_t i __attribute__((vector_size(8 * W)));
-};
-
 template <int W>
 static inline __attribute__((always_inline)) void laneRun(long long iterations, int pixels, long long *laneSteps) {
     typedef typename V<W>::d vd;
@@ -157,38 +130,20 @@ static inline __attribute__((always_inline)) void laneRun(long long iterations, 
             vd laR = (ezr * ur - ezi * ui) + (ecr * dcr - eci * dci);
             vd laI = (ezr * ui + ezi * ur) + (ecr * dci + eci * dcr);
             vd plR = ur + dcr, plI = ui + dci;
-            auto addV = [&](vd &vmm, vi &vee, vd mm, vi ee, vi mask) {
-                vi zero = vmm == 0;
-                vi j = ee - vee;
-                vi take = (zero | (j > 900)) & mask;
-                vi add = (~take) & (j >= -900) & mask;
-                vi jc = add ? j : (vi){};
-                vd scale = (vd)((jc + 1023) << 52);
-                vd sum = vmm + mm * scale;
-                vmm = take ? mm : (add ? sum : vmm);
-                vee = take ? ee : vee;
-            };
             vd lm = wm * est;
             vi le = we;
-            addV(lm, le, (next + s) * s * p2 * est, (vi){}, la);
-            addV(lm, le, est, (vi){}, la);
+            laneAddVariance<W>(lm, le, (next + s) * s * p2 * est, (vi){}, la);
+            laneAddVariance<W>(lm, le, est, (vi){}, la);
             vd u2 = ur * ur + ui * ui;
-            addV(lm, le, (est * u2 * invm + 1e-3) * 6.0, (vi){}, la);
+            laneAddVariance<W>(lm, le, (est * u2 * invm + 1e-3) * 6.0, (vi){}, la);
             vd pm = wm;
             vi pe = we;
             vi plain = ~la;
-            addV(pm, pe, (next + s) * s * p2, (vi){}, plain);
-            addV(pm, pe, (vd){} + 1.0, (vi){}, plain);
+            laneAddVariance<W>(pm, pe, (next + s) * s * p2, (vi){}, plain);
+            laneAddVariance<W>(pm, pe, (vd){} + 1.0, (vi){}, plain);
             vd nm = la ? lm : pm;
             vi ne = la ? le : pe;
-            {
-                vi bits = (vi)nm;
-                vi biased = (bits >> 52) & 0x7ff;
-                vi normal = (biased != 0) & (biased != 0x7ff);
-                vi sig = (bits & (int64_t)0x800fffffffffffffULL) | 0x3ff0000000000000LL;
-                nm = normal ? (vd)sig : nm;
-                ne = normal ? ne + biased - 1023 : ((nm == 0) ? (vi){} : ne);
-            }
+            laneNormalized<W>(nm, ne);
             vd ndr = la ? laR : plR, ndi = la ? laI : plI;
             vi nmv = la ? m + elen : m + 1;
             vi nn = la ? n + elen : n + 1;

@@ -7,35 +7,12 @@
 // in Documentation/Benchmarks.md ("Lanes and the error variance, a microbenchmark").
 //   clang++ -O3 -std=c++17 -ffp-contract=off lanes-variance.cpp -o lanes && ./lanes
 //   (also with -mavx2 -mfma, or -march=znver4, to compare the widths by hand)
-#pragma STDC FP_CONTRACT OFF
+#include "lanes-common.h"
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <cstdint>
 #include <vector>
 #include <cmath>
 
-static inline double bitsToDouble(int64_t b) { double d; memcpy(&d, &b, 8); return d; }
-static inline int64_t doubleToBits(double d) { int64_t b; memcpy(&b, &d, 8); return b; }
-static inline double powerOfTwo(int64_t k) { return bitsToDouble((int64_t)((uint64_t)(k + 1023) << 52)); }
-
-struct Pair { double m; int64_t e; };
-static inline Pair normalized(Pair v) {
-    int64_t bits = doubleToBits(v.m);
-    int64_t biased = (bits >> 52) & 0x7ff;
-    if (biased != 0 && biased != 0x7ff) {
-        int64_t sig = (bits & (int64_t)0x800fffffffffffffULL) | 0x3ff0000000000000LL;
-        return {bitsToDouble(sig), v.e + biased - 1023};
-    }
-    if (v.m == 0) return {0, 0};
-    return {v.m, v.e};  // rare (subnormal/inf): not reached here
-}
-static inline void addVariance(Pair &v, double m, int64_t e) {
-    if (v.m == 0) { v = {m, e}; return; }
-    int64_t j = e - v.e;
-    if (j > 900) v = {m, e};
-    else if (j >= -900) v.m += m * powerOfTwo(j);
-}
 
 const int N = 4096;  // orbit length
 volatile double sink;
@@ -74,11 +51,6 @@ __attribute__((noinline)) double scalarRun(long long steps, int pixels) {
     return acc;
 }
 
-template <int W> struct V {
-    typedef double d __attribute__((vector_size(8 * W)));
-    typedef int64_t i __attribute__((vector_size(8 * W)));
-};
-
 template <int W>
 static inline __attribute__((always_inline)) double laneRun(long long steps, int pixels) {
     typedef typename V<W>::d vd;
@@ -107,39 +79,10 @@ static inline __attribute__((always_inline)) double laneRun(long long steps, int
             vi fast = (s >= 0x1p-450) & (s <= 0x1p450);
             vd rm = fast ? (next + s) * s * p2 : (vd){};
             vi re = fast ? inve : (vi){};
-            // addVariance(v, rm, re)
-            {
-                vi zero = vm == 0;
-                vi j = re - ve;
-                vi take = zero | (j > 900);
-                vi add = (~take) & (j >= -900);
-                vi jc = add ? j : (vi){};
-                vd scale = (vd)((jc + 1023) << 52);
-                vd sum = vm + rm * scale;
-                vm = take ? rm : (add ? sum : vm);
-                ve = take ? re : ve;
-            }
-            // addVariance(v, 1, 0)
-            {
-                vi zero = vm == 0;
-                vi j = -ve;
-                vi take = zero | (j > 900);
-                vi add = (~take) & (j >= -900);
-                vi jc = add ? j : (vi){};
-                vd scale = (vd)((jc + 1023) << 52);
-                vd sum = vm + scale;
-                vm = take ? (vd){} + 1.0 : (add ? sum : vm);
-                ve = take ? (vi){} : ve;
-            }
-            // normalized
-            {
-                vi bits = (vi)vm;
-                vi biased = (bits >> 52) & 0x7ff;
-                vi normal = (biased != 0) & (biased != 0x7ff);
-                vi sig = (bits & (int64_t)0x800fffffffffffffULL) | 0x3ff0000000000000LL;
-                vm = normal ? (vd)sig : vm;
-                ve = normal ? ve + biased - 1023 : ((vm == 0) ? (vi){} : ve);
-            }
+            vi all = (vi){} - 1;
+            laneAddVariance<W>(vm, ve, rm, re, all);
+            laneAddVariance<W>(vm, ve, (vd){} + 1.0, (vi){}, all);
+            laneNormalized<W>(vm, ve);
             double Zr1 = Zr[m], Zi1 = Zi[m];
             vd zr = Zr1 + dzr, zi = Zi1 + dzi;
             vd r2 = zr * zr + zi * zi;

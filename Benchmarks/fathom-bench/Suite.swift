@@ -271,7 +271,8 @@ enum Suite {
                             + String(
                                 format: "%9ld px %8.3f s %12ld steps %7.2f ns/step/core", pass.pixels, pass.seconds,
                                 pass.loopSteps, pass.nanosecondsPerStepPerCore)
-                            + "  lanes \(pass.laneWidth), \(pass.form), \(pass.threads) threads")
+                            + "  lanes \(pass.laneWidth), \(pass.form), \(pass.threads) threads"
+                            + (pass.streamed ? ", orbit streamed" : ""))
                 }
             }
             record(

@@ -111,7 +111,7 @@ package enum Catalogue {
             meaning: "colour by the smooth count nu = n + 1 - log2(log2 |z|), or by n"),
         Parameter(
             option: "--color-scale S", key: "color.scale",
-            values: ColorSettings.Scale.allCases.map(\.rawValue).joined(separator: ", "),
+            values: Choice.words(of: ColorSettings.Scale.self).joined(separator: ", "),
             defaultValue: ColorSettings().scale.rawValue,
             meaning: "auto: the view's histogram; log: 32 ln(1 + nu); histogram: 32 x the share of the view below nu"),
         Parameter(

@@ -127,7 +127,7 @@ extension LocationFile.EngineSettings: Codable {
             guard let text = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
             guard let value = T(rawValue: text) else {
                 throw FathomError.unknownEngineValue(
-                    field: field(key), value: text, accepted: T.allCases.map(\.rawValue))
+                    field: field(key), value: text, accepted: Choice.words(of: T.self))
             }
             return value
         }

@@ -20,8 +20,6 @@ struct CLIOption: Sendable {
         case integer(ClosedRange<Int>?, note: String? = nil)
         /// A finite number, and where `bound` is given, one it accepts.
         case number(NumberBound? = nil)
-        /// `on` or `off`.
-        case onOff
         /// One of these words, exactly.
         case choice([String])
         /// WIDTHxHEIGHT, two integers (their range is `ImageSize`'s, checked with the file's).
@@ -99,9 +97,6 @@ struct CLIOption: Sendable {
                     "--\(name): '\(Choice.quoted(text))' is not a number" + (bound.map { " " + $0.description } ?? ""))
             }
             return nil
-        case .onOff:
-            return Choice.onOff(text) == nil
-                ? .usage("--\(name): " + Choice.refusal(text, accepted: ["on", "off"])) : nil
         case .choice(let words):
             return words.contains(text) ? nil : .usage("--\(name): " + Choice.refusal(text, accepted: words))
         case .size:
@@ -126,9 +121,12 @@ struct CLIOption: Sendable {
     }
 
     /// The choices of an engine setting: its type's raw values, in declaration order.
-    static func words<T: CaseIterable & RawRepresentable>(of _: T.Type) -> [String] where T.RawValue == String {
-        T.allCases.map(\.rawValue)
+    static func words<T: CaseIterable & RawRepresentable>(of type: T.Type) -> [String] where T.RawValue == String {
+        Choice.words(of: type)
     }
+
+    /// A switch: `on` or `off` (`Choice.onOff` reads it).
+    static let onOff = Value.choice(["on", "off"])
 }
 
 /// A titled list of options in a command's help. `shared` names options whose help another

@@ -19,7 +19,7 @@ enum Commands {
         + CLIOption.perturbation + [CLIOption.saveReference, .loadReference, .verbose, .quiet]
 
     /// The engine options of a command that renders as render does, named by its help.
-    static func engine(title: String = "engine", _ options: [CLIOption]) -> OptionGroup {
+    static func asForRender(_ title: String, _ options: [CLIOption]) -> OptionGroup {
         OptionGroup(title, options, shared: "as for render")
     }
 
@@ -34,7 +34,7 @@ enum Commands {
             """,
         groups: [
             OptionGroup("options", [.sampled, .allPixels]),
-            engine([.threads, .guardBits, .reference] + CLIOption.perturbation + CLIOption.device),
+            asForRender("engine", [.threads, .guardBits, .reference] + CLIOption.perturbation + CLIOption.device),
         ], positionalInputs: .max)
 
     static let presets = CommandSpec(
@@ -98,8 +98,8 @@ enum Commands {
             OptionGroup(
                 "options",
                 [.location, .preset, .zoomOut, .factor, .perSegment, .frameSlice, .frameSize, .outputFolder, .resume]),
-            engine(
-                title: "engine and output",
+            asForRender(
+                "engine and output",
                 [.threads, .bitDepth, .quiet, .guardBits, .path, .reference] + CLIOption.perturbation + CLIOption.device
             ),
             OptionGroup(
@@ -125,8 +125,8 @@ enum Commands {
         groups: [
             OptionGroup("outputs", [.exr, .mapNPY, .kfFrames]),
             OptionGroup("options", [.mapWidth, .distance]),
-            OptionGroup("view options", CLIOption.source + CLIOption.view, shared: "as for render"),
-            engine([.threads, .quiet, .guardBits, .path] + CLIOption.perturbation + CLIOption.device),
+            asForRender("view options", CLIOption.source + CLIOption.view),
+            asForRender("engine", [.threads, .quiet, .guardBits, .path] + CLIOption.perturbation + CLIOption.device),
         ])
 
     static let video = CommandSpec(
@@ -152,12 +152,11 @@ enum Commands {
         groups: [
             OptionGroup("options", [.frameFolder, .expmap, .videoOutput, .fps, .reverse, .quiet]),
             OptionGroup("options of --expmap", [.videoSize, .zoomSpeed, .duration]),
-            OptionGroup("view (with --expmap)", CLIOption.source + CLIOption.view, shared: "as for render"),
-            OptionGroup("colour (with --expmap)", CLIOption.colour, shared: "as for render"),
-            OptionGroup(
+            asForRender("view (with --expmap)", CLIOption.source + CLIOption.view),
+            asForRender("colour (with --expmap)", CLIOption.colour),
+            asForRender(
                 "engine (with --expmap: the flat render)",
-                [.threads, .guardBits, .path, .reference] + CLIOption.perturbation + CLIOption.device,
-                shared: "as for render"),
+                [.threads, .guardBits, .path, .reference] + CLIOption.perturbation + CLIOption.device),
         ])
 
     static let find = CommandSpec(
@@ -177,9 +176,7 @@ enum Commands {
             """,
         groups: [
             OptionGroup("options", [.depth, .fraction, .save, .renderImage, .renderSize, .renderThreads, .quiet]),
-            OptionGroup(
-                "view options", [.location, .preset, .center, .re, .im, .radius, .zoom, .iterations],
-                shared: "as for render"),
+            asForRender("view options", [.location, .preset, .center, .re, .im, .radius, .zoom, .iterations]),
         ])
 
     static let version = CommandSpec(

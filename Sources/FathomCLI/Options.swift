@@ -58,7 +58,7 @@ extension CLIOption {
         "palette cycles per 32 iterations (linear, log), across the view (histogram); > 0 (default 1; given alone: scale linear)"
     )
     static let offset = CLIOption("offset", "X", .number(), "palette phase offset in cycles (default 0)")
-    static let smooth = CLIOption("smooth", "on|off", .onOff, "smooth iteration count (default on)")
+    static let smooth = CLIOption("smooth", "", onOff, "smooth iteration count (default on)")
     static let colorScale = CLIOption(
         "color-scale", "", .choice(words(of: ColorSettings.Scale.self)),
         "how counts become the palette's phase (default auto: the view's histogram, 4 cycles across it, stored explicitly in the PNG)"
@@ -89,7 +89,7 @@ extension CLIOption {
         "where the kernels run: auto (default) takes CUDA when a driver loads, else the CPU; cuda is an error without a GPU; emulated runs the GPU kernels on the CPU (for tests); see Documentation/GPU.md"
     )
     static let gpuExact = CLIOption(
-        "gpu-exact", "on|off", .onOff,
+        "gpu-exact", "", onOff,
         "CUDA kernels without fused multiply-adds: iteration data equal to the CPU's bit for bit (default off)")
     static let guardBits = CLIOption(
         "guard-bits", "N", .integer(RenderSettings.guardBitsRange),
@@ -108,7 +108,7 @@ extension CLIOption {
         "delta", "", .choice(words(of: DeltaType.self)),
         "perturbation deltas (default: by the pixel spacing)")
     static let bla = CLIOption(
-        "bla", "on|off", .onOff, "skip iterations by approximation (default on; off: every step)")
+        "bla", "", onOff, "skip iterations by approximation (default on; off: every step)")
     static let approximation = CLIOption(
         "approximation", "", .choice(words(of: ApproximationMethod.self)),
         "la (default): linear approximation with period detection; bla: bilinear approximation; both: LA at its entries' starts, BLA between"
@@ -122,10 +122,10 @@ extension CLIOption {
     static let laEpsilon = CLIOption(
         "la-epsilon", "E", .number(.epsilon), "LA's relative error bound per linearized step (default 2^-40)")
     static let precisionPasses = CLIOption(
-        "precision-passes", "on|off", .onOff,
+        "precision-passes", "", onOff,
         "render again pixels whose smooth value may miss 1e-7 (default on; off trades that guarantee for speed)")
     static let coarseFirstPass = CLIOption(
-        "coarse-first-pass", "on|off", .onOff,
+        "coarse-first-pass", "", onOff,
         "where a probe of the image finds it cheaper, a first pass at 2^8 times the epsilons, its pixels at risk again at them (default on)"
     )
     static let estimate = CLIOption(
@@ -254,7 +254,7 @@ extension CLIOption {
     static let renderSize = CLIOption(
         "size", "WxH", .size, "the size of --render's image (default 640x360)")
     static let renderThreads = CLIOption(
-        "threads", "N", .integer(RenderSettings.threadRange, note: "0 = all cores"),
+        "threads", "N", threads.value,
         "the threads of --render's image, 0 = all cores (default 0)")
 
     // MARK: info

@@ -185,15 +185,6 @@ enum RenderCommand {
         return e
     }
 
-    /// Perturbation settings from `e` (`EngineSettings.apply`) and the reference orbit files.
-    static func perturbationSettings(_ e: LocationFile.EngineSettings, _ a: Arguments) throws -> PerturbationSettings {
-        var p = PerturbationSettings()
-        try e.apply(to: &p)
-        p.loadReference = a[.loadReference]
-        p.saveReference = a[.saveReference]
-        return p
-    }
-
     /// One line about a perturbation render.
     static func describe(_ p: PerturbationReport) -> String {
         var line =

@@ -7,7 +7,8 @@ enum VerifyCommand {
         guard !a.positionals.isEmpty else { throw CLIError.usage("verify needs at least one oracle file") }
         let threads = a.int(.threads) ?? 0
         let guardBits = a.int(.guardBits) ?? RenderSettings.defaultGuardBits
-        let perturbation = try RenderCommand.perturbationSettings(RenderCommand.engineSettings(a, nil), a)
+        var perturbation = PerturbationSettings()
+        try RenderCommand.engineSettings(a, nil).apply(to: &perturbation)
         let (backend, gpuExact) = RenderCommand.backend(a)
         let oracles = try a.positionals.map { try OracleFile.read(path: $0) }
         var failed = 0, unsupported = 0

@@ -64,6 +64,8 @@ package struct PassTiming: Sendable, Codable {
     package let threads: Int
     package let form: String
     package let laneWidth: Int
+    /// Whether it read the orbit streamed from its compressed form (`OrbitResidency`).
+    package let streamed: Bool
 
     /// Wall time times threads over loop steps, in nanoseconds (0 for a pass of no steps).
     package var nanosecondsPerStepPerCore: Double {

@@ -115,9 +115,7 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
     let tolerance: Double
     let orbits: OrbitSupply
     let tables: ApproximationTables<F>
-    /// How many passes streamed their orbit (the report's `streamedPasses`).
-    let streamed = PassCount()
-    /// Each pass as it ran (the report's `passes`).
+    /// Each pass as it ran (the report's `passes`, and its `streamedPasses`).
     let timings = PassTimings()
     /// The pixels of this render: `RenderSettings.onlyPixels`, or nil for all.
     var only: [Int]? { renderSettings.onlyPixels }
@@ -205,15 +203,10 @@ struct PerturbationJob<F: PerturbationFormula, D: PerturbationDelta> {
         report.approximationSeconds = tables.seconds
         (report.loopSteps, report.approximationSteps) = buffers.totalSteps()
         report.interiorPixels = buffers.interiorCount
-        report.streamedPasses = streamed.count
+        report.streamedPasses = timings.passes.count { $0.streamed }
         report.passes = timings.passes
         return report
     }
-}
-
-/// A count kept by a render's phases, which run one after another on the render's thread.
-final class PassCount {
-    var count = 0
 }
 
 /// An orbit as a pass iterates against it: the reference, its values in the pass's delta type
@@ -291,7 +284,7 @@ extension PerturbationJob {
         let linear = wrapped ? orbit.table?.table.periods : nil
         let variance = tracksVariance(against: orbit.reference)
         func run<B: StretchBound, O: KernelOrbit<E>>(_: B.Type, _ first: O, _ again: O) throws {
-            try timed(label, E.self, subset: subset, flags: flags) { flags in
+            try timed(label, E.self, subset: subset, streamed: first.streamed != nil, flags: flags) { flags in
                 var pass = PerturbationPass<F, E, T, B, O>(
                     formula: formula, orbit: first, rebaseOrbit: again, bla: orbit.table?.table,
                     rebaseBLA: rebase.table?.table, grid: grid, maxIterations: maxIterations, mode: mode,
@@ -329,7 +322,6 @@ extension PerturbationJob {
         } else {
             // Only where the rebase orbit is the orbit itself (`streams`).
             let stream = StreamedOrbit<E>(orbit.reference.orbit)
-            streamed.count += 1
             try run(stream, stream)
         }
     }
@@ -406,7 +398,7 @@ extension PerturbationJob {
     /// name where a device ran the pass, nil where the CPU did (then the pass's threads are
     /// this render's; a device pass is counted as one "core").
     func timed(
-        _ label: String, _ delta: (some PerturbationDelta).Type, subset: [Int]?, flags: PixelFlags,
+        _ label: String, _ delta: (some PerturbationDelta).Type, subset: [Int]?, streamed: Bool, flags: PixelFlags,
         _ body: (PixelFlags) throws -> String?
     ) throws {
         let pixelCount = viewport.width * viewport.height
@@ -429,6 +421,6 @@ extension PerturbationJob {
             PassTiming(
                 label: label, deltas: "\(delta)", pixels: subset?.count ?? pixelCount, seconds: seconds,
                 loopSteps: total() - before, threads: device == nil ? threads : 1, form: device ?? "cpu",
-                laneWidth: 1))
+                laneWidth: 1, streamed: streamed))
     }
 }

@@ -33,10 +33,16 @@ package enum Choice {
         }
     }
 
-    /// `refusal(_:accepted:)` with `T`'s raw values, in declaration order.
-    package static func refusal<T: CaseIterable & RawRepresentable>(_ text: String, _: T.Type) -> String
+    /// `T`'s raw values, in declaration order: the words a choice of `T` accepts.
+    package static func words<T: CaseIterable & RawRepresentable>(of _: T.Type) -> [String]
     where T.RawValue == String {
-        refusal(text, accepted: T.allCases.map(\.rawValue))
+        T.allCases.map(\.rawValue)
+    }
+
+    /// `refusal(_:accepted:)` with `T`'s raw values, in declaration order.
+    package static func refusal<T: CaseIterable & RawRepresentable>(_ text: String, _ type: T.Type) -> String
+    where T.RawValue == String {
+        refusal(text, accepted: words(of: type))
     }
 
     /// `on` or `off` as a Bool, nil for another text (options and keys that switch something).

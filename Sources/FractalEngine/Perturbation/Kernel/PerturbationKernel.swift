@@ -73,7 +73,7 @@ struct PerturbationKernel<
         let x = z0.re.leadingDouble, y = z0.im.leadingDouble
         var r = PixelRun<D, T, B, O.Cursor>(
             pixel: i, dc: dc, dcStep: pass.formula.addsDC ? dc : .zero, orbit: cursor, table: table,
-            dz: dz, epsilon: table.epsilon, tracker: T(julia: !pass.formula.addsDC, trap: pass.trap, x: x, y: y))
+            dz: dz, tracker: T(julia: !pass.formula.addsDC, trap: pass.trap, x: x, y: y))
         if !pass.formula.addsDC { r.nextStretch = pass.formula.stretchSquared(x * x + y * y) }
         // The error variance starts at 0 (the product from the first step's 1). Set here, not
         // in PixelRun's init: an errorScale set there by a condition made every kernel 1.7 times
@@ -124,7 +124,7 @@ struct PerturbationKernel<
             if B.variance {
                 (r.errorScale, r.errorScaleExponent) = PixelRun<D, T, B, O.Cursor>.blaError(
                     (r.errorScale, r.errorScaleExponent), step: step, length: length, before: before, load: load,
-                    epsilon: r.epsilon, inverseDC: (r.inverseDCSignificand, r.inverseDCExponent))
+                    epsilon: pass.epsilon, inverseDC: (r.inverseDCSignificand, r.inverseDCExponent))
             }
         } else {
             if T.isActive { r.tracker.plain(power: pass.formula.power) }
@@ -165,7 +165,7 @@ struct PerturbationKernel<
             r.errorScaleExponent &+= r.nextStretchExponent
             (r.errorScale, r.errorScaleExponent) = PixelRun<D, T, B, O.Cursor>.laError(
                 (r.errorScale, r.errorScaleExponent), entry: entry, before: before, u: u, load: load,
-                next: (r.nextStretch, r.nextStretchExponent), epsilon: r.epsilon,
+                next: (r.nextStretch, r.nextStretchExponent), epsilon: pass.epsilon,
                 inverseDC: (r.inverseDCSignificand, r.inverseDCExponent), power: pass.formula.power)
         }
     }

@@ -34,7 +34,8 @@ struct PerturbationPass<
     @usableFromInline let flags: PixelFlags
     /// The reference orbit's MPFR precision: its rounding is part of the precision estimate.
     @usableFromInline let referenceBits: Int
-    /// The first table's epsilon (0 without one): the precision estimate's truncation term.
+    /// The first table's epsilon (0 without one): the precision estimate's truncation term, for
+    /// every step of the pass (after a rebase too).
     @usableFromInline let epsilon: Double
     /// For the tracker: the trap, and log2 of the pixel spacing (distance estimates in pixels).
     @usableFromInline var trap: OrbitTrap? = nil

@@ -32,7 +32,6 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound, C: Orbit
     /// error is about 2 eps |dz| / radius relative to dz, and the second factor turns an
     /// error relative to dz at that step into one relative to dc (the precision estimate).
     @usableFromInline var blaLoad = 0.0
-    @usableFromInline let epsilon: Double
     @usableFromInline var work = PixelWork()
     /// Set when the pixel is finished: how it ended, |z|^2 where it escaped, the glitch ratio
     /// (NaN: none).
@@ -45,7 +44,7 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound, C: Orbit
     @inlinable @inline(__always)
     init(
         pixel: Int, dc: Complex<D>, dcStep: Complex<D>, orbit: C, table: BLAView<D>,
-        dz: Complex<D>, epsilon: Double, tracker: T
+        dz: Complex<D>, tracker: T
     ) {
         self.tracker = tracker
         self.pixel = pixel
@@ -55,7 +54,6 @@ struct PixelRun<D: PerturbationDelta, T: PixelTracker, B: StretchBound, C: Orbit
         self.table = table
         self.last = orbit.last
         self.dz = dz
-        self.epsilon = epsilon
         let dcx = dc.re.floatExpValue, dcy = dc.im.floatExpValue
         let dc2 = dcx * dcx + dcy * dcy
         if dc2.isZero {
