@@ -18,7 +18,7 @@ static __device__ __forceinline__ long long fk_double_to_bits(double d) { return
 #define FK_SQRT(x) sqrt(x)
 #else
 #define FK_SQRT(x) __builtin_sqrt(x)
-#define FK_DEVICE inline
+#define FK_DEVICE inline __attribute__((always_inline))
 static inline double fk_bits_to_double(long long b) { double d; __builtin_memcpy(&d, &b, 8); return d; }
 static inline long long fk_double_to_bits(double d) { long long b; __builtin_memcpy(&b, &d, 8); return b; }
 #endif
@@ -587,10 +587,6 @@ template <class D> FK_DEVICE Pair tinyStretch(Cx<D> z, int power) {
     return parts(t);
 }
 
-// MARK: One pixel (PerturbationKernel.iterate with NoTracking, ProductStretch or ErrorVariance)
-
-/// Item `item`'s dc: from the list, or for a whole image without rotation (column's Re, row's
-/// Im), as DeltaGrid.delta.
 // MARK: The orbit streamed from its compressed form (CompressedOrbit.swift, KernelOrbit.swift)
 
 // The prediction's arithmetic is the format's: each operation rounded once, never contracted
@@ -751,71 +747,99 @@ template <class D> FK_DEVICE Cx<D> streamAt(const FKStream &s, StreamCursor<D> &
     return k.current;
 }
 
+// MARK: One pixel (PerturbationKernel.iterate with NoTracking, ProductStretch or ErrorVariance)
+
+/// Item `item`'s dc: from the list, or for a whole image without rotation (column's Re, row's
+/// Im), as DeltaGrid.delta.
 template <class D> FK_DEVICE Cx<D> pixelDelta(const FKPerturbParams &p, long long item) {
     if (p.dc) return ((const Cx<D> *)p.dc)[item];
     long long row = item / p.width, column = item - row * p.width;
     return cx(((const D *)p.columns)[column], ((const D *)p.rows)[row]);
 }
 
-template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long long item, bool multibrot) {
+/// One pixel's run (PixelRun, PerturbationKernel.iterate): its state, the step it takes next
+/// (`advance`: an LA entry, a BLA step or the plain step), what follows every step (`settle`:
+/// escape, the stretch, rebasing, the Pauldelbrot test) and its record (`out`). The scalar
+/// kernel (`perturbPixel`) is `start`, then `advance` and `settle` until the pixel ends; the
+/// CPU's lanes (Lanes.cpp) take the plain steps of many pixels at once and hand a pixel to
+/// these members for every other step, so both round as one source does.
+template <class D> struct Pixel {
     typedef Delta<D> T;
-    const Cx<D> *orbit = (const Cx<D> *)p.orbit;
-    const Cx<D> *rebaseOrbit = (const Cx<D> *)p.rebaseOrbit;
+    const FKPerturbParams *p;
+    bool multibrot;
     // Z(m): from the decoded orbit, or streamed (the orbit its own rebase orbit then).
-    const bool streamed = p.stream.keys != 0;
+    const Cx<D> *orbit;
+    bool streamed;
     StreamCursor<D> cursor;
-    if (streamed) {
-        streamSeek(p.stream, cursor, 0);
-        streamSettle(p.stream, cursor);
-    }
-    auto Zat = [&](long long m) -> Cx<D> { return streamed ? streamAt(p.stream, cursor, m) : orbit[m]; };
-    Table<D> tab = table<D>(p.table);
-    const Table<D> rebaseTab = table<D>(p.rebaseTable);
-    const bool addsDC = p.addsDC != 0;
-    const bool variance = p.variance != 0;
-    const long long maxIterations = p.maxIterations;
-
-    // start()
-    const Cx<D> dc = pixelDelta<D>(p, item);
-    Cx<D> dz = addsDC ? cx(T::zero(), T::zero()) : dc;
-    const Cx<D> dcStep = addsDC ? dc : cx(T::zero(), T::zero());
-    double nextStretch = 1.0;
-    long long nextStretchExponent = 0;
-    {
-        Cx<D> z0 = Zat(0) + dz;
-        double x = T::leading(z0.re), y = T::leading(z0.im);
-        if (!addsDC) nextStretch = stretchSquared(p.power, x * x + y * y);
-    }
-    long long last = p.orbitCount - 1;
-    long long m = 0, n = 0, n2 = 0;
-    double errorScale = 1.0;
-    long long errorScaleExponent = 0;
-    double inverseDCSignificand, blaLoad = 0.0;
+    Table<D> tab;
+    Cx<D> dz, dcStep;
+    double nextStretch;
+    long long nextStretchExponent;
+    long long last, m, n, n2;
+    double errorScale;
+    long long errorScaleExponent;
+    double inverseDCSignificand, blaLoad;
     long long inverseDCExponent;
-    {
-        FExp dcx = T::floatExp(dc.re), dcy = T::floatExp(dc.im);
-        FExp dc2 = dcx * dcx + dcy * dcy;
-        if (isZero(dc2)) {
-            inverseDCSignificand = 0;
-            inverseDCExponent = 0;
-        } else {
-            inverseDCSignificand = 1 / dc2.s;
-            inverseDCExponent = -dc2.e;
-        }
-    }
-    // The error variance starts at 0 (the product at the first step's 1).
-    if (variance) errorScale = 0;
-    const Pair inverseDC = pair(inverseDCSignificand, inverseDCExponent);
-    unsigned int steps = 0, approximationSteps = 0;
+    unsigned int steps, approximationSteps;
     FKPixelOut out;
-    out.kind = FK_MAX_ITERATIONS;
-    out.n = 0;
-    out.pad = 0;
-    out.r2 = 0;
-    out.ratio = notANumber();
 
-    // PixelRun.addLoad; the variance counts each step's truncation itself (blaError, laError).
-    auto addLoad = [&](double load) {
+    FK_DEVICE Cx<D> Zat(long long k) { return streamed ? streamAt(p->stream, cursor, k) : orbit[k]; }
+
+    /// PerturbationKernel.start for item `item` of `params`.
+    FK_DEVICE void start(const FKPerturbParams &params, long long item, bool isMultibrot) {
+        p = &params;
+        multibrot = isMultibrot;
+        orbit = (const Cx<D> *)params.orbit;
+        streamed = params.stream.keys != 0;
+        if (streamed) {
+            streamSeek(params.stream, cursor, 0);
+            streamSettle(params.stream, cursor);
+        }
+        tab = table<D>(params.table);
+        const bool addsDC = params.addsDC != 0;
+        const Cx<D> dc = pixelDelta<D>(params, item);
+        dz = addsDC ? cx(T::zero(), T::zero()) : dc;
+        dcStep = addsDC ? dc : cx(T::zero(), T::zero());
+        nextStretch = 1.0;
+        nextStretchExponent = 0;
+        {
+            Cx<D> z0 = Zat(0) + dz;
+            double x = T::leading(z0.re), y = T::leading(z0.im);
+            if (!addsDC) nextStretch = stretchSquared(params.power, x * x + y * y);
+        }
+        last = params.orbitCount - 1;
+        m = 0;
+        n = 0;
+        n2 = 0;
+        errorScale = 1.0;
+        errorScaleExponent = 0;
+        blaLoad = 0.0;
+        {
+            FExp dcx = T::floatExp(dc.re), dcy = T::floatExp(dc.im);
+            FExp dc2 = dcx * dcx + dcy * dcy;
+            if (isZero(dc2)) {
+                inverseDCSignificand = 0;
+                inverseDCExponent = 0;
+            } else {
+                inverseDCSignificand = 1 / dc2.s;
+                inverseDCExponent = -dc2.e;
+            }
+        }
+        // The error variance starts at 0 (the product at the first step's 1).
+        if (params.variance) errorScale = 0;
+        steps = 0;
+        approximationSteps = 0;
+        out.kind = FK_MAX_ITERATIONS;
+        out.n = 0;
+        out.pad = 0;
+        out.r2 = 0;
+        out.ratio = notANumber();
+    }
+
+    FK_DEVICE Pair inverseDC() const { return pair(inverseDCSignificand, inverseDCExponent); }
+
+    /// PixelRun.addLoad; the variance counts each step's truncation itself (blaError, laError).
+    FK_DEVICE void addLoad(double load) {
         double term;
         if (load < 0x1p-24) {
             term = load * kLocalScaleCap;
@@ -834,34 +858,40 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
             term = (isFinite(load) ? load : 1) * localScale;
         }
         blaLoad += term;
-    };
-    // PixelRun.takePlainStep.
-    auto plainStep = [&](Cx<D> next) {
+    }
+
+    /// PixelRun.takePlainStep.
+    FK_DEVICE void plainStep(Cx<D> next) {
         const Cx<D> before = dz;
         dz = next;
         m += 1;
         n += 1;
         errorScale *= nextStretch;
-        if (variance) {
+        if (p->variance) {
             Pair v = plainStepError<D>(
-                pair(errorScale, errorScaleExponent), pair(nextStretch, nextStretchExponent), before, inverseDC,
-                p.power);
+                pair(errorScale, errorScaleExponent), pair(nextStretch, nextStretchExponent), before, inverseDC(),
+                p->power);
             errorScale = v.m;
             errorScaleExponent = v.e;
         }
-    };
+    }
 
-    for (;;) {
-        if (!(n < maxIterations)) {
-            out.kind = FK_MAX_ITERATIONS;
-            break;
-        }
-        // LA: at an entry's start the exact step there, then the longest entry that holds (none:
-        // the plain step); elsewhere BLA may take the pixel at most to the next start.
+    /// Whether the pixel has taken its iterations (then its record says so).
+    FK_DEVICE bool atLimit() {
+        if (n < p->maxIterations) return false;
+        out.kind = FK_MAX_ITERATIONS;
+        return true;
+    }
+
+    /// One step. LA: at an entry's start the exact step there, then the longest entry that
+    /// holds (none: the plain step); elsewhere BLA may take the pixel at most to the next start.
+    FK_DEVICE void advance() {
+        const long long maxIterations = p->maxIterations;
+        const bool variance = p->variance != 0;
         const long long chain = tab.la ? (long long)tab.chainAt[m] : -1;
         if (tab.la && chain >= 0) {
             // PerturbationKernel.linearStep
-            const Cx<D> u = formulaStep(p, multibrot, Zat(m), dz, cx(T::zero(), T::zero()));
+            const Cx<D> u = formulaStep(*p, multibrot, Zat(m), dz, cx(T::zero(), T::zero()));
             long long index = laLongest<D>(tab, chain, u, dcStep, maxIterations - n);
             if (index < 0) {
                 plainStep(u + dcStep);
@@ -879,8 +909,8 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
                 if (variance) {
                     errorScaleExponent += nextStretchExponent;
                     Pair v = laError<D>(
-                        pair(errorScale, errorScaleExponent), e, before, u, load, pair(nextStretch, nextStretchExponent),
-                        p.epsilon, inverseDC, p.power);
+                        pair(errorScale, errorScaleExponent), e, before, u, load,
+                        pair(nextStretch, nextStretchExponent), p->epsilon, inverseDC(), p->power);
                     errorScale = v.m;
                     errorScaleExponent = v.e;
                 }
@@ -901,32 +931,43 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
                 errorScale *= s.stretchSignificand;
                 errorScaleExponent += s.stretchExponent;
                 if (variance) {
-                    Pair v = blaError<D>(pair(errorScale, errorScaleExponent), s, length, before, load, p.epsilon, inverseDC);
+                    Pair v = blaError<D>(
+                        pair(errorScale, errorScaleExponent), s, length, before, load, p->epsilon, inverseDC());
                     errorScale = v.m;
                     errorScaleExponent = v.e;
                 }
             } else {
-                plainStep(formulaStep(p, multibrot, Zat(m), dz, dcStep));
+                plainStep(formulaStep(*p, multibrot, Zat(m), dz, dcStep));
             }
         }
+    }
+
+    /// After a step: counts it, then `settleAt` with z = Z(m) + dz and |z|^2.
+    FK_DEVICE bool settle() {
         steps += 1;
         const Cx<D> Z = Zat(m);
         const Cx<D> z = Z + dz;
         const double x = T::leading(z.re), y = T::leading(z.im);
-        const double r2 = x * x + y * y;
+        return settleAt(Z, z, x * x + y * y);
+    }
+
+    /// After a step (counted), with Z = Z(m), z = Z + dz and r2 = |z|^2 from their leading
+    /// words: escape, the next stretch, the scale's range, then rebasing (PixelRun.rebase) or
+    /// the Pauldelbrot test. True when the pixel ends here (its record set).
+    FK_DEVICE bool settleAt(Cx<D> Z, Cx<D> z, double r2) {
         if (r2 > kRadiusSquared2) {
             if (n2 == 0) n2 = n;
             if (r2 > kRadiusSquaredBig) {
                 out.kind = FK_ESCAPED;
                 out.n = (unsigned int)n;
                 out.r2 = r2;
-                break;
+                return true;
             }
         }
-        nextStretch = stretchSquared(p.power, r2);
-        if (variance) {
+        nextStretch = stretchSquared(p->power, r2);
+        if (p->variance) {
             if (r2 < 0x1p-900) {
-                Pair t = tinyStretch(z, p.power);
+                Pair t = tinyStretch(z, p->power);
                 nextStretch = t.m;
                 nextStretchExponent = t.e;
             } else {
@@ -940,41 +981,57 @@ template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long lo
             errorScale *= 0x1p600;
             errorScaleExponent -= 600;
         }
-        // PixelRun.rebase: continue on the critical orbit (Z(0) = 0) from dz = z.
-        auto rebase = [&]() {
-            dz = z;
-            m = 0;
-            orbit = rebaseOrbit;
-            tab = rebaseTab;
-            last = p.rebaseCount - 1;
-        };
-        if (p.mode == FK_REBASE) {
-            if (m == last || T::less(lengthSquared(z), lengthSquared(dz))) rebase();
+        if (p->mode == FK_REBASE) {
+            if (m == last || T::less(lengthSquared(z), lengthSquared(dz))) rebase(z);
         } else {
             const double zx = T::leading(Z.re), zy = T::leading(Z.im);
             const double big = zx * zx + zy * zy;
-            if (r2 < p.tolerance * big) {
+            if (r2 < p->tolerance * big) {
                 out.kind = FK_BOUNDED;
                 out.ratio = r2 / big;
-                break;
+                return true;
             }
-            if (m == last && n < maxIterations) {
+            if (m == last && n < p->maxIterations) {
                 if (!(r2 > kRadiusSquared2)) {
                     out.kind = FK_BOUNDED;
                     out.ratio = 0;
-                    break;
+                    return true;
                 }
-                rebase();
+                rebase(z);
             }
         }
+        return false;
     }
-    out.n2 = (unsigned int)n2;
-    out.steps = steps;
-    out.approximationSteps = approximationSteps;
-    out.errorScale = errorScale;
-    out.errorScaleExponent = errorScaleExponent;
-    out.blaLoad = blaLoad;
-    p.out[item - p.first] = out;
+
+    /// PixelRun.rebase: continue on the critical orbit (Z(0) = 0) from dz = z.
+    FK_DEVICE void rebase(Cx<D> z) {
+        dz = z;
+        m = 0;
+        orbit = (const Cx<D> *)p->rebaseOrbit;
+        tab = table<D>(p->rebaseTable);
+        last = p->rebaseCount - 1;
+    }
+
+    /// The record, complete.
+    FK_DEVICE FKPixelOut record() {
+        out.n2 = (unsigned int)n2;
+        out.steps = steps;
+        out.approximationSteps = approximationSteps;
+        out.errorScale = errorScale;
+        out.errorScaleExponent = errorScaleExponent;
+        out.blaLoad = blaLoad;
+        return out;
+    }
+};
+
+template <class D> FK_DEVICE void perturbPixel(const FKPerturbParams &p, long long item, bool multibrot) {
+    Pixel<D> pixel;
+    pixel.start(p, item, multibrot);
+    while (!pixel.atLimit()) {
+        pixel.advance();
+        if (pixel.settle()) break;
+    }
+    p.out[item - p.first] = pixel.record();
 }
 
 // MARK: Direct Double escape time (iterateEscape for Double, with the lanes' rounding check)
