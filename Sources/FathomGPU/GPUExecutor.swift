@@ -42,10 +42,15 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     private var kernelSecondsTotal = 0.0
     private var passCount = 0
 
-    private init(kind: Kind, deviceName: String, functions: [String: UnsafeMutableRawPointer]) {
+    /// The CPU's lane form (Lanes.cpp) for the passes it takes, this many lanes a core; 0: the
+    /// emulation's scalar kernels only. Set on emulated executors only.
+    let laneWidth: Int
+
+    private init(kind: Kind, deviceName: String, functions: [String: UnsafeMutableRawPointer], laneWidth: Int = 0) {
         self.kind = kind
         self.deviceName = deviceName
         self.functions = functions
+        self.laneWidth = laneWidth
     }
 
     var counters: LauncherCounters {
@@ -72,13 +77,20 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
             switch kind {
             case .cuda:
                 orbitDevice = function("fathom_orbit_steps").map { CUDAOrbitDevice(executor: self, function: $0) }
-            case .emulated: orbitDevice = EmulatedOrbitDevice()
+            // The lanes are the CPU's: its reference orbit is the CPU's too.
+            case .emulated: orbitDevice = laneWidth > 0 ? nil : EmulatedOrbitDevice()
             }
         }
         return orbitDevice
     }
 
     static let emulation = GPUExecutor(kind: .emulated, deviceName: "CPU emulation", functions: [:])
+
+    /// The emulation with the CPU's lane form, one executor per width (2, 4, 8).
+    private static let laneExecutors = Dictionary(
+        uniqueKeysWithValues: LaneWidth.all.map {
+            ($0, GPUExecutor(kind: .emulated, deviceName: "CPU lanes, \($0) wide", functions: [:], laneWidth: $0))
+        })
 
     /// One executor per mode (exact or not) for the process: opening the driver and loading
     /// the module happen once.
@@ -89,6 +101,7 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     static func resolve(_ backend: GPUBackendKind, exact: Bool, warning: inout String?) throws -> GPUExecutor? {
         switch backend {
         case .emulated: return emulation
+        case .lanes(let width): return laneExecutors[try width ?? LaneWidth.resolved()]!
         case .cuda: return try shared.executor(exact: exact)
         case .auto:
             do { return try shared.executor(exact: exact) } catch GPUError.noDriver {
@@ -437,7 +450,31 @@ enum KernelCache {
 }
 
 /// The backends FathomGPU provides.
-enum GPUBackendKind { case auto, cuda, emulated }
+enum GPUBackendKind {
+    case auto, cuda, emulated
+    /// The lane form at this width (nil: `LaneWidth.resolved()`).
+    case lanes(Int?)
+}
+
+/// How many pixels the CPU's lane form keeps in flight a core (Lanes.cpp): the widest this CPU
+/// runs natively (8 with AVX-512, 4 with AVX2, else 2), or FATHOM_LANES's 2, 4 or 8.
+enum LaneWidth {
+    static let all = [2, 4, 8]
+
+    /// FATHOM_LANES where set (an error unless 2, 4 or 8), else the CPU's widest.
+    static func resolved() throws -> Int {
+        if let text = ProcessInfo.processInfo.environment["FATHOM_LANES"] {
+            guard let width = Int(text), all.contains(width) else {
+                throw GPUError.failed("FATHOM_LANES must be 2, 4 or 8, not '\(text)'")
+            }
+            return width
+        }
+        return widest
+    }
+
+    /// The widest lanes this CPU runs natively.
+    static let widest = Int(fg_lanes_widest())
+}
 
 extension ComputeBackend {
     /// CUDA when a driver and a GPU are there, else the CPU (with a warning when a driver is
@@ -455,8 +492,27 @@ extension ComputeBackend {
         try GPUExecutor.resolve(.emulated, exact: exact, warning: &warning)
     }
 
+    /// The CPU's lane form of the perturbation kernel (several pixels a core in SIMD lanes,
+    /// each pixel's record equal to the CPU kernel's) for the passes it takes (Double deltas,
+    /// z^2 + c, a decoded orbit), the emulated kernels for the others. The widest lanes the CPU
+    /// runs, or FATHOM_LANES's 2, 4 or 8. Experimental: not yet faster than `cpu`
+    /// (Documentation/Benchmarks.md, "The lane form").
+    public static let lanes = ComputeBackend(name: "lanes", fallsBackToCPU: false) { exact, warning in
+        try GPUExecutor.resolve(.lanes(nil), exact: exact, warning: &warning)
+    }
+
+    /// The lane form at `width` (2, 4 or 8) lanes, whatever the CPU (the tests run each).
+    package static func lanes(width: Int) -> ComputeBackend {
+        ComputeBackend(name: "lanes", fallsBackToCPU: false) { exact, warning in
+            try GPUExecutor.resolve(.lanes(width), exact: exact, warning: &warning)
+        }
+    }
+
+    /// The widest lanes this CPU runs natively (8 with AVX-512, 4 with AVX2, else 2).
+    package static var widestLanes: Int { LaneWidth.widest }
+
     /// Every backend Fathom offers, in the order the help lists them.
-    public static let all: [ComputeBackend] = [.auto, .cpu, .cuda, .emulated]
+    public static let all: [ComputeBackend] = [.auto, .cpu, .cuda, .emulated, .lanes]
 
     /// The backend called `name` (`ComputeBackend.name`), nil for none.
     public init?(named name: String) {

@@ -123,9 +123,13 @@ extension GPUExecutor {
         }
         let delta = launch.delta, multibrot = launch.binomials != nil
         let name = "fathom_perturb_\(delta.kernelName)\(multibrot ? "_multibrot" : "")"
+        // The lane form where it takes the pass (it declines the others: 0), else the emulation.
+        let lanes = delta == .double && !multibrot ? Int32(laneWidth) : 0
         try self.launch(
             name, parameters: p, count: launch.count,
             emulate: { pointer, begin, end in
+                let params = pointer.assumingMemoryBound(to: FKPerturbParams.self)
+                if lanes > 0 && fg_lanes_perturb(params, lanes, Int64(begin), Int64(end)) != 0 { return }
                 fg_emulate_perturb(
                     pointer.assumingMemoryBound(to: FKPerturbParams.self), delta.rawValue, multibrot ? 1 : 0,
                     Int64(begin), Int64(end))

@@ -69,6 +69,54 @@ struct GPUTests {
         }
     }
 
+    /// The Double cases the CPU's lane form takes (z^2 + c, Double deltas in the first pass).
+    static let laneCases = [0, 1, 2, 3, 9]
+
+    @Test(
+        "the CPU's lane form at every width gives the CPU kernel's iteration field, loop steps and flags",
+        arguments: laneCases, LaneWidthCase.all)
+    func lanesEqualCPU(_ k: Int, _ width: LaneWidthCase) throws {
+        let (name, w, h, glitches, delta, estimate, approximation) = Self.cases[k]
+        let cpu = try Self.render(
+            Self.location(name), width: w, height: h, backend: .cpu, glitches: glitches, delta: delta,
+            estimate: estimate, approximation: approximation)
+        let lanes = try Self.render(
+            Self.location(name), width: w, height: h, backend: .lanes(width: width.rawValue), glitches: glitches,
+            delta: delta, estimate: estimate, approximation: approximation)
+        #expect(lanes.report.device == "CPU lanes, \(width.rawValue) wide")
+        #expect(lanes.report.perturbation?.deltaType == .double)
+        #expect(lanes.report.gpuPasses > 0)
+        #expect(
+            Self.differing(lanes.field, cpu.field) == 0,
+            "\(name): \(Self.differing(lanes.field, cpu.field)) pixels differ")
+        #expect(lanes.field == cpu.field)
+        #expect(lanes.report.perturbation?.loopSteps == cpu.report.perturbation?.loopSteps)
+        #expect(lanes.report.perturbation?.approximationSteps == cpu.report.perturbation?.approximationSteps)
+        #expect(lanes.report.perturbation?.glitchedPixels == cpu.report.perturbation?.glitchedPixels)
+        #expect(lanes.field.nBig.contains { $0 > 0 }, "the view has escaping pixels")
+    }
+
+    @Test("the lane form takes Julia sets (no dc added) at every width as the CPU kernel", arguments: LaneWidthCase.all)
+    func lanesJulia(_ width: LaneWidthCase) throws {
+        let julia = Location(
+            family: .julia(re: "-0.8", im: "0.156"), centerRe: "0.0302", centerIm: "0.0402", radius: "1e-20",
+            maxIterations: 3000)
+        var settings = RenderSettings(width: 40, height: 24, path: .perturbation)
+        settings.perturbation.deltaType = .double
+        let cpu = try Renderer.render(location: julia, settings: settings)
+        settings.backend = .lanes(width: width.rawValue)
+        let lanes = try Renderer.render(location: julia, settings: settings)
+        #expect(lanes.report.gpuPasses > 0)
+        #expect(lanes.field == cpu.field)
+        #expect(lanes.field.nBig.contains { $0 > 0 }, "the view has escaping pixels")
+    }
+
+    @Test("FATHOM_LANES: the lanes' width where it is 2, 4 or 8; the CPU's widest is one of them")
+    func laneWidths() {
+        #expect([2, 4, 8].contains(ComputeBackend.widestLanes))
+        #expect(ComputeBackend(named: "lanes") != nil)
+    }
+
     @Test(
         "Julia and Multibrot perturbation with LA on the emulated kernels equal the CPU's, Double and double-double deltas"
     )
@@ -336,4 +384,14 @@ struct GPUTests {
         #expect(auto.code == 0)
         #expect(auto.stderr.isEmpty, "auto without a driver falls back without a warning")
     }
+}
+
+/// A lane width the tests run (every width runs on every CPU: narrower vectors where the CPU
+/// has no wider ones).
+enum LaneWidthCase: Int, CaseIterable, CustomTestStringConvertible, Sendable {
+    case two = 2
+    case four = 4
+    case eight = 8
+    static let all = allCases
+    var testDescription: String { "\(rawValue) lanes" }
 }
