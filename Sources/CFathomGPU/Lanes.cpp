@@ -48,6 +48,8 @@ template <int W> struct Lanes {
     // The state of the pixels in the lanes that the plain step reads and writes (the rest
     // lives in `pixel` only, and the lanes copy it there before a scalar step).
     vd dzr, dzi, dcr, dci, scale, stretch, inverseDC;
+    /// Z(m) of each lane on the orbit (0 in the others).
+    vd Zr, Zi;
     vi m, n, n2, scaleExponent, stretchExponent, inverseDCExponent, steps, live;
     /// Lanes whose pixel reads the pass's orbit and table (not rebased onto another).
     vi onOrbit;
@@ -96,6 +98,9 @@ template <int W> struct Lanes {
                 && x.tab.radii == p->table.radii
             ? -1LL
             : 0LL);
+        const bool on = onOrbit[k] != 0;
+        set(Zr, k, on ? orbit[x.m].re : 0.0);
+        set(Zi, k, on ? orbit[x.m].im : 0.0);
     }
     FK_LANE void store(int k) {
         Pixel<double> &x = pixel[k];
@@ -114,7 +119,7 @@ template <int W> struct Lanes {
     FK_LANE void empty(int k) {
         live[k] = 0;
         onOrbit[k] = 0;
-        dzr[k] = dzi[k] = dcr[k] = dci[k] = scale[k] = stretch[k] = inverseDC[k] = 0;
+        dzr[k] = dzi[k] = dcr[k] = dci[k] = scale[k] = stretch[k] = inverseDC[k] = Zr[k] = Zi[k] = 0;
         m[k] = n[k] = n2[k] = scaleExponent[k] = stretchExponent[k] = inverseDCExponent[k] = steps[k] = 0;
     }
     /// Lane k takes the range's next item, or empties.
@@ -135,9 +140,9 @@ template <int W> struct Lanes {
     }
 
     static FK_LANE unsigned bits(vi mask) {
-        unsigned b = 0;
-        for (int k = 0; k < W; k++) b |= (mask[k] != 0 ? 1u : 0u) << k;
-        return b;
+        vi weight;
+        for (int k = 0; k < W; k++) weight[k] = 1LL << k;
+        return (unsigned)__builtin_reduce_or(mask & weight);
     }
 
     FK_LANE void run() {
@@ -153,11 +158,6 @@ template <int W> struct Lanes {
             const vd s = dzr * dzr + dzi * dzi;
             // Indices read only in lanes on the orbit (0 elsewhere: always in range).
             const vi at = (live & onOrbit) ? m : (vi){};
-            vd Zr, Zi;
-            for (int k = 0; k < W; k++) {
-                Zr[k] = orbit0[at[k]].re;
-                Zi[k] = orbit0[at[k]].im;
-            }
             // (2Z + dz) dz (quadraticStep before dc).
             const vd tr = (Zr + Zr) + dzr, ti = (Zi + Zi) + dzi;
             const vd pr = tr * dzr - ti * dzi, pi = tr * dzi + ti * dzr;
@@ -174,14 +174,15 @@ template <int W> struct Lanes {
                     ur = pr + 0.0;
                     ui = pi + 0.0;
                 }
-                const vi first = (fast & start) ? chain : (vi){};
-                vi length;
-                vd threshold, dcThreshold;
-                for (int k = 0; k < W; k++) {
-                    const FKLAEntryDouble &e = la[first[k]];
-                    length[k] = e.length;
-                    threshold[k] = e.threshold;
-                    dcThreshold[k] = e.dcThreshold;
+                // The first entry's bounds in the lanes at a start (0 elsewhere, unread).
+                vi length = (vi){};
+                vd threshold = (vd){}, dcThreshold = (vd){};
+                for (unsigned b = bits(fast & start); b; b &= b - 1) {
+                    const int k = __builtin_ctz(b);
+                    const FKLAEntryDouble &e = la[chain[k]];
+                    set(length, k, e.length);
+                    set(threshold, k, e.threshold);
+                    set(dcThreshold, k, e.dcThreshold);
                 }
                 const vi holds = (length <= maxIterations - n) & magnitudeIsBelow(ur, ui, threshold)
                     & magnitudeIsBelow(dcr, dci, dcThreshold);
@@ -256,10 +257,13 @@ template <int W> struct Lanes {
             // Settle (Pixel.settleAt): the lanes that neither escape nor rebase nor meet the
             // Pauldelbrot test nor fall below 2^-900; the others through the scalar settle.
             const vi to = fast ? m : (vi){};
+            vd Yr, Yi;
             for (int k = 0; k < W; k++) {
-                Zr[k] = orbit0[to[k]].re;
-                Zi[k] = orbit0[to[k]].im;
+                Yr[k] = orbit0[to[k]].re;
+                Yi[k] = orbit0[to[k]].im;
             }
+            Zr = fast ? Yr : Zr;
+            Zi = fast ? Yi : Zi;
             const vd zr = Zr + dzr, zi = Zi + dzi;
             const vd r2 = zr * zr + zi * zi;
             vi special = (vi)(r2 > kRadiusSquaredBig) | (m == last);

@@ -44,13 +44,17 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
 
     /// The CPU's lane form (Lanes.cpp) for the passes it takes, this many lanes a core; 0: the
     /// emulation's scalar kernels only. Set on emulated executors only.
-    let laneWidth: Int
+    let lanes: Int
+    /// Pixels in flight a thread: the lanes' width (its Double passes), else 1.
+    var laneWidth: Int { max(1, lanes) }
+    /// The emulation runs on every core of the host; CUDA on its device.
+    var hostThreads: Int { kind == .emulated ? Parallel.cores : 0 }
 
     private init(kind: Kind, deviceName: String, functions: [String: UnsafeMutableRawPointer], laneWidth: Int = 0) {
         self.kind = kind
         self.deviceName = deviceName
         self.functions = functions
-        self.laneWidth = laneWidth
+        self.lanes = laneWidth
     }
 
     var counters: LauncherCounters {
@@ -78,7 +82,7 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
             case .cuda:
                 orbitDevice = function("fathom_orbit_steps").map { CUDAOrbitDevice(executor: self, function: $0) }
             // The lanes are the CPU's: its reference orbit is the CPU's too.
-            case .emulated: orbitDevice = laneWidth > 0 ? nil : EmulatedOrbitDevice()
+            case .emulated: orbitDevice = lanes > 0 ? nil : EmulatedOrbitDevice()
             }
         }
         return orbitDevice

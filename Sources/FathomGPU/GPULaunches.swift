@@ -124,7 +124,7 @@ extension GPUExecutor {
         let delta = launch.delta, multibrot = launch.binomials != nil
         let name = "fathom_perturb_\(delta.kernelName)\(multibrot ? "_multibrot" : "")"
         // The lane form where it takes the pass (it declines the others: 0), else the emulation.
-        let lanes = delta == .double && !multibrot ? Int32(laneWidth) : 0
+        let lanes = delta == .double && !multibrot ? Int32(self.lanes) : 0
         try self.launch(
             name, parameters: p, count: launch.count,
             emulate: { pointer, begin, end in

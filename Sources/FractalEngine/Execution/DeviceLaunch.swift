@@ -25,10 +25,16 @@ package protocol KernelLauncher: AnyObject, Sendable {
     /// Where this backend takes a reference orbit's z^2 + c steps (nil: not at all), used from
     /// `ReferenceThreading.deviceMinimumBits` on.
     var referenceDevice: (any ReferenceStepDevice)? { get }
+    /// The host threads its launches run on (0: a device's own), and the pixels a launch
+    /// keeps in flight a thread (1: one at a time), for the passes' timings.
+    var hostThreads: Int { get }
+    var laneWidth: Int { get }
 }
 
 extension KernelLauncher {
     package var referenceDevice: (any ReferenceStepDevice)? { nil }
+    package var hostThreads: Int { 0 }
+    package var laneWidth: Int { 1 }
 }
 
 /// What a `KernelLauncher` has done since it was opened.

@@ -67,6 +67,10 @@ protocol PassExecutor: Sendable {
     var traits: ExecutorTraits { get }
     /// Where the reference orbit's steps may run besides the CPU (the GPU backend's).
     var referenceDevice: (any ReferenceStepDevice)? { get }
+    /// The host threads its launches run on (0: a device's), and the pixels a launch keeps in
+    /// flight a thread (1: one at a time), for the passes' timings.
+    var hostThreads: Int { get }
+    var laneWidth: Int { get }
 }
 
 /// What an executor can do beyond running tiles on the CPU (`PassExecutor.traits`).
@@ -97,6 +101,8 @@ struct CPUTiles: PassExecutor {
     var deviceName: String { "cpu" }
     var traits: ExecutorTraits { [.stepPricedPasses] }
     var referenceDevice: (any ReferenceStepDevice)? { nil }
+    var hostThreads: Int { threads }
+    var laneWidth: Int { 1 }
 
     @discardableResult
     func run(_ pass: Pass, into field: inout IterationField) throws -> Bool {
@@ -124,6 +130,8 @@ struct DeviceExecutor: PassExecutor {
     var deviceName: String { launcher.deviceName }
     var traits: ExecutorTraits { [.launches, .residentContents, .idleHost] }
     var referenceDevice: (any ReferenceStepDevice)? { launcher.referenceDevice }
+    var hostThreads: Int { launcher.hostThreads }
+    var laneWidth: Int { launcher.laneWidth }
 
     @discardableResult
     func run(_ pass: Pass, into field: inout IterationField) throws -> Bool {

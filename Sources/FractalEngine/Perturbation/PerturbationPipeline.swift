@@ -307,7 +307,7 @@ extension PerturbationJob {
                         PerturbationKernel(pass), count: count, tilePixels: tilePixels, control: control,
                         progressBase: progressBase, device: device),
                     into: &field)
-                return ranOnDevice ? executor.deviceName : nil
+                return ranOnDevice ? executor : nil
             }
         }
         func run<O: KernelOrbit<E>>(_ first: O, _ again: O) throws {
@@ -394,12 +394,12 @@ extension PerturbationJob {
     /// loop steps in `timings`: the steps from the pass's per-pixel counts, before and after,
     /// over its pixels; where its flags count none (the passes for pixels at risk), in a
     /// zeroed scratch count of its own (from `calloc`: only the pages its pixels touch are
-    /// committed), so the report's totals stay the first passes'. `body` returns the device's
-    /// name where a device ran the pass, nil where the CPU did (then the pass's threads are
-    /// this render's; a device pass is counted as one "core").
+    /// committed), so the report's totals stay the first passes'. `body` returns the executor
+    /// where a device ran the pass, nil where the CPU did (then the pass's threads are
+    /// this render's; a device pass counts the host threads it ran on, or one "core" for a GPU).
     func timed(
         _ label: String, _ delta: (some PerturbationDelta).Type, subset: [Int]?, streamed: Bool, flags: PixelFlags,
-        _ body: (PixelFlags) throws -> String?
+        _ body: (PixelFlags) throws -> (any PassExecutor)?
     ) throws {
         let pixelCount = viewport.width * viewport.height
         let scratch =
@@ -420,7 +420,8 @@ extension PerturbationJob {
         timings.passes.append(
             PassTiming(
                 label: label, deltas: "\(delta)", pixels: subset?.count ?? pixelCount, seconds: seconds,
-                loopSteps: total() - before, threads: device == nil ? threads : 1, form: device ?? "cpu",
-                laneWidth: 1, streamed: streamed))
+                loopSteps: total() - before, threads: device.map { max(1, $0.hostThreads) } ?? threads,
+                form: device?.deviceName ?? "cpu", laneWidth: device.map { max(1, $0.laneWidth) } ?? 1,
+                streamed: streamed))
     }
 }
