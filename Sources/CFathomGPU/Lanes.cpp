@@ -1,13 +1,15 @@
 // The perturbation kernel's lane form for the CPU: W pixels in flight per core in SIMD lanes
 // (Documentation/Perturbation.md, "The lane form").
 //
-// Each lane holds one pixel (`Pixel<double>`, FathomKernels.h). A round gives every lane one
-// step. The common step, a plain step of z^2 + c with the error variance's fast path and a
-// settle without escape, rebase or Pauldelbrot test, runs in all its lanes at once; every
-// other step (an LA entry or a BLA step, a variance outside the fast path, a rebased pixel, an
-// escape, a rebase, the iteration limit) is the pixel's own scalar step through the same
-// `Pixel` members the GPU and the emulation run. Each lane's operations are those of the scalar
-// step in the same order, and nothing is contracted into a multiply-add, so every pixel's
+// Each lane holds one pixel (`Pixel<double>`, FathomKernels.h) at its own reference index. A
+// round gives every lane one step. In all lanes at once: the plain step of z^2 + c (also from an
+// LA start whose chain's first entry does not hold), an LA entry that holds (the chain walked
+// per lane), the error variance (both of its paths, FloatExp where |dz|^2 leaves 2^+-450), and a
+// settle without escape, rebase, Pauldelbrot test or |z|^2 below 2^-900. Every other step (a
+// BLA step, a rebased pixel, an escape, a rebase, the iteration limit, a FloatExp of a subnormal
+// or infinite value) is the pixel's own scalar step through the same `Pixel` members the GPU and
+// the emulation run. Each lane's operations are those of the scalar step in the same order,
+// with selects for branches, and nothing is contracted into a multiply-add, so every pixel's
 // record equals the scalar kernel's bit for bit at every width. A lane whose pixel ends takes
 // the next item of the range.
 //
@@ -50,7 +52,7 @@ template <int W> struct Lanes {
     vd dzr, dzi, dcr, dci, scale, stretch, inverseDC;
     /// Z(m) of each lane on the orbit (0 in the others).
     vd Zr, Zi;
-    vi m, n, n2, scaleExponent, stretchExponent, inverseDCExponent, steps, live;
+    vi m, n, n2, scaleExponent, stretchExponent, inverseDCExponent, steps, approximationSteps, live;
     /// Lanes whose pixel reads the pass's orbit and table (not rebased onto another).
     vi onOrbit;
     long long next, end;
@@ -94,6 +96,7 @@ template <int W> struct Lanes {
         set(stretchExponent, k, x.nextStretchExponent);
         set(inverseDCExponent, k, x.inverseDCExponent);
         set(steps, k, (long long)x.steps);
+        set(approximationSteps, k, (long long)x.approximationSteps);
         set(onOrbit, k, x.orbit == orbit && x.last == last && x.tab.la == p->table.la && x.tab.chainAt == p->table.chainAt
                 && x.tab.radii == p->table.radii
             ? -1LL
@@ -114,13 +117,14 @@ template <int W> struct Lanes {
         x.errorScaleExponent = scaleExponent[k];
         x.nextStretchExponent = stretchExponent[k];
         x.steps = (unsigned int)steps[k];
+        x.approximationSteps = (unsigned int)approximationSteps[k];
     }
     /// A lane without a pixel: values any lane step reads safely (m = 0 in the orbit).
     FK_LANE void empty(int k) {
         live[k] = 0;
         onOrbit[k] = 0;
         dzr[k] = dzi[k] = dcr[k] = dci[k] = scale[k] = stretch[k] = inverseDC[k] = Zr[k] = Zi[k] = 0;
-        m[k] = n[k] = n2[k] = scaleExponent[k] = stretchExponent[k] = inverseDCExponent[k] = steps[k] = 0;
+        m[k] = n[k] = n2[k] = scaleExponent[k] = stretchExponent[k] = inverseDCExponent[k] = steps[k] = approximationSteps[k] = 0;
     }
     /// Lane k takes the range's next item, or empties.
     FK_LANE void refill(int k) {
@@ -149,55 +153,150 @@ template <int W> struct Lanes {
         const long long maxIterations = p->maxIterations;
         const bool variance = p->variance != 0, addsDC = p->addsDC != 0, rebaseMode = p->mode == FK_REBASE;
         const C *const orbit0 = orbit;
+        const double laLoadScale = p->table.laLoadScale;
+        // linearRounding's factor for Double's LA entries: 2 + 4 * 0 + w^2 load.
+        const double w = 2 * 2.0 * p->epsilon * powerOfTwo(53), ww = w * w;
         for (;;) {
-            // Which lanes take the lanes' plain step: those on the orbit the lanes read, not at
-            // the limit, with |dz|^2 in the variance's fast range (PixelRun.stepRounding), and
-            // either between LA starts with no BLA step holding (BLAView.longestStep's first
-            // test) or at an LA start whose chain's first entry does not hold
-            // (LAView.longest), where the plain step goes on from the exact step u.
-            const vd s = dzr * dzr + dzi * dzi;
-            // Indices read only in lanes on the orbit (0 elsewhere: always in range).
-            const vi at = (live & onOrbit) ? m : (vi){};
-            // (2Z + dz) dz (quadraticStep before dc).
+            // The lanes that may step in the lanes: on the orbit the lanes read, below the limit.
+            const vi on = live & onOrbit & (n < maxIterations);
+            // Indices read only there (0 elsewhere: always in range).
+            const vi at = on ? m : (vi){};
+            // (2Z + dz) dz: the quadratic step before dc (quadraticStep), and u, the exact
+            // step at an LA start (formulaStep with dc = 0, PerturbationKernel.linearStep).
             const vd tr = (Zr + Zr) + dzr, ti = (Zi + Zi) + dzi;
             const vd pr = tr * dzr - ti * dzi, pi = tr * dzi + ti * dzr;
-            vi fast = live & onOrbit & (n < maxIterations) & (vi)(s >= 0x1p-450) & (vi)(s <= 0x1p450);
-            if (variance) fast &= stretchExponent == 0;
-            vi start = (vi){}, fromU = (vi){};
-            vd ur = pr, ui = pi;
+            const vd ur = addsDC ? pr + 0.0 : pr, ui = addsDC ? pi + 0.0 : pi;
+            // Which step each lane takes (Pixel.advance): the plain step, from u where an LA
+            // start's chain has no entry that holds; an LA entry (with the variance); others
+            // (a BLA step, an LA entry without the variance, a lane off the orbit) scalar.
+            vi plain = on, fromU = (vi){}, viaLA = (vi){}, chain = (vi){};
+            vi firstEnd = (vi){};
             if (chainAt) {
-                vi chain;
                 for (int k = 0; k < W; k++) chain[k] = chainAt[at[k]];
-                start = chain >= 0;
-                // u: formulaStep with dc = 0 (PerturbationKernel.linearStep).
-                if (addsDC) {
-                    ur = pr + 0.0;
-                    ui = pi + 0.0;
-                }
-                // The first entry's bounds in the lanes at a start (0 elsewhere, unread).
+                const vi start = on & (chain >= 0);
+                // The chain's first entry (LAView.longest's first test).
                 vi length = (vi){};
                 vd threshold = (vd){}, dcThreshold = (vd){};
-                for (unsigned b = bits(fast & start); b; b &= b - 1) {
+                for (unsigned b = bits(start); b; b &= b - 1) {
                     const int k = __builtin_ctz(b);
                     const FKLAEntryDouble &e = la[chain[k]];
                     set(length, k, e.length);
                     set(threshold, k, e.threshold);
                     set(dcThreshold, k, e.dcThreshold);
+                    set(firstEnd, k, e.chainEnd);
                 }
                 const vi holds = (length <= maxIterations - n) & magnitudeIsBelow(ur, ui, threshold)
                     & magnitudeIsBelow(dcr, dci, dcThreshold);
-                fromU = fast & start & ~holds;
-                fast &= ~start | fromU;
+                fromU = start & ~holds;
+                plain &= ~start | fromU;
+                if (variance) viaLA = start & holds;
             }
             if (radii) {
                 const vi j = at - 1;
-                const vi in = (at >= 1) & (j < level1) & ~start;
-                vd r;
-                for (int k = 0; k < W; k++) r[k] = radii[in[k] ? j[k] : 0];
-                fast &= ~(in & (vi)(s < r * r));
+                const vi in = plain & ~fromU & (at >= 1) & (j < level1);
+                vd r = (vd){};
+                for (unsigned b = bits(in); b; b &= b - 1) {
+                    const int k = __builtin_ctz(b);
+                    set(r, k, radii[j[k]]);
+                }
+                plain &= ~(in & magnitudeIsBelow(dzr, dzi, r));
             }
+            // Lanes whose arithmetic leaves the lanes' cases (a FloatExp of a subnormal or
+            // infinite value): their step is redone scalar.
+            vi rare = (vi){};
+
+            // The plain step (PixelRun.takePlainStep): z^2 + c's step, or u + dc.
+            vd nr = addsDC ? pr + dcr : pr, ni = addsDC ? pi + dci : pi;
+            nr = fromU ? ur + dcr : nr;
+            ni = fromU ? ui + dci : ni;
+            const vd before2 = dzr * dzr + dzi * dzi;
+            vd es = scale * stretch;
+            vi ese = scaleExponent;
+            if (variance) {
+                // PixelRun.plainStepError.
+                vi we = ese + stretchExponent;
+                vd rm;
+                vi re, plainRare = (vi){};
+                stepRounding(plain, dzr, dzi, before2, stretch, stretchExponent, rm, re, plainRare);
+                addVariance(es, we, rm, re);
+                addVariance(es, we, (vd){} + 1.0, (vi){});
+                normalized(es, we, plainRare);
+                ese = we;
+                rare |= plain & plainRare;
+            }
+
+            // An LA entry (Pixel.advance's LA branch, with the variance).
+            vd lr = dzr, li = dzi, ls = scale;
+            vi lse = scaleExponent, lm = m;
+            if (bits(viaLA)) {
+                // LAView.longest: the longest entry of the chain that holds, from the first.
+                vi best = chain, i = chain + 1;
+                vi walking = viaLA & (i < firstEnd);
+                while (unsigned b = bits(walking)) {
+                    vi length = (vi){};
+                    vd threshold = (vd){}, dcThreshold = (vd){};
+                    for (; b; b &= b - 1) {
+                        const int k = __builtin_ctz(b);
+                        const FKLAEntryDouble &e = la[i[k]];
+                        set(length, k, e.length);
+                        set(threshold, k, e.threshold);
+                        set(dcThreshold, k, e.dcThreshold);
+                    }
+                    const vi ok = (length <= maxIterations - n) & magnitudeIsBelow(ur, ui, threshold)
+                        & magnitudeIsBelow(dcr, dci, dcThreshold);
+                    best = (walking & ok) ? i : best;
+                    walking &= ok;
+                    i += 1;
+                    walking &= i < firstEnd;
+                }
+                vd zcr = (vd){}, zci = (vd){}, ccr = (vd){}, cci = (vd){}, it = (vd){}, idt = (vd){};
+                vd ss = (vd){}, ccs = (vd){};
+                vi se = (vi){}, cce = (vi){}, length = (vi){};
+                for (unsigned b = bits(viaLA); b; b &= b - 1) {
+                    const int k = __builtin_ctz(b);
+                    const FKLAEntryDouble &e = la[best[k]];
+                    set(zcr, k, e.zcr);
+                    set(zci, k, e.zci);
+                    set(ccr, k, e.ccr);
+                    set(cci, k, e.cci);
+                    set(it, k, e.inverseThreshold);
+                    set(idt, k, e.inverseDCThreshold);
+                    set(ss, k, e.stretchSignificand);
+                    set(se, k, e.stretchExponent);
+                    set(ccs, k, e.ccSignificand);
+                    set(cce, k, e.ccExponent);
+                    set(length, k, e.length);
+                }
+                // LAEntry.load, scaled.
+                const vd a = ur * it, b = ui * it, c = dcr * idt, d = dci * idt;
+                const vd load = (a * a + b * b + c * c + d * d) * 0.125 * laLoadScale;
+                // dz = zc u + cc dc.
+                lr = (zcr * ur - zci * ui) + (ccr * dcr - cci * dci);
+                li = (zcr * ui + zci * ur) + (ccr * dci + cci * dcr);
+                lm = m + length;
+                ls = scale * (stretch * ss);
+                lse = scaleExponent + se + stretchExponent;
+                // PixelRun.laError.
+                vd rm;
+                vi re;
+                vi laRare = (vi){};
+                stepRounding(viaLA, dzr, dzi, before2, stretch, stretchExponent, rm, re, laRare);
+                addVariance(ls, lse, rm * ss, re + se);
+                addVariance(ls, lse, ss, se);
+                const FE u2 = lengthSquared(ur, ui, laRare);
+                // linearRounding(|zc|^2 |u|^2 / |dc|^2 + |cc|^2, k = 2 + w^2 load).
+                const vd k = 2.0 + ww * ((vi)(load - load == 0) ? load : 1.0);
+                vd tm = ss * u2.s * inverseDC;
+                vi te = se + u2.e + inverseDCExponent;
+                pairSum(tm, te, ccs * ccs, 2 * cce);
+                addVariance(ls, lse, tm * k, te);
+                normalized(ls, lse, laRare);
+                rare |= viaLA & laRare;
+            }
+
+            const vi vector = (plain | viaLA) & ~rare;
             // The others, one scalar step each.
-            for (unsigned b = bits(live & ~fast); b; b &= b - 1) {
+            for (unsigned b = bits(live & ~vector); b; b &= b - 1) {
                 const int k = __builtin_ctz(b);
                 store(k);
                 Pixel<double> &x = pixel[k];
@@ -209,61 +308,30 @@ template <int W> struct Lanes {
                 if (x.settle()) retire(k);
                 else load(k);
             }
-            const unsigned fastBits = bits(fast);
-            if (fastBits == 0) {
+            if (bits(vector) == 0) {
                 if (bits(live) == 0) return;
                 continue;
             }
-            // The plain step (PixelRun.takePlainStep) in the fast lanes: z^2 + c's step, or u + dc.
-            vd nr = pr, ni = pi;
-            if (addsDC) {
-                nr = pr + dcr;
-                ni = pi + dci;
-            }
-            nr = fromU ? ur + dcr : nr;
-            ni = fromU ? ui + dci : ni;
-            vd es = scale * stretch;
-            vi ese = scaleExponent;
-            if (variance) {
-                // plainStepError's fast path: w = v (next's exponent 0), the step's rounding
-                // ((next + s) s p^2 / |dc|^2), then 1, then normalized.
-                vd wm = es;
-                vi we = ese;
-                const vd rm = (stretch + s) * s * (4.0 * inverseDC);
-                const vi re = inverseDCExponent;
-                addVariance(wm, we, rm, re);
-                addVariance(wm, we, (vd){} + 1.0, (vi){});
-                // normalized
-                const vi b = (vi)wm, biased = (b >> 52) & 0x7ff;
-                const vi normal = (biased != 0) & (biased != 0x7ff);
-                const vi zero = (vi)(wm == 0);
-                const vi sig = (b & (long long)0x800fffffffffffffULL) | 0x3ff0000000000000LL;
-                es = normal ? (vd)sig : wm;
-                ese = normal ? we + biased - 1023 : (zero ? (vi){} : we);
-                for (unsigned r = bits(fast & ~normal & ~zero); r; r &= r - 1) {
-                    const int k = __builtin_ctz(r);
-                    const Pair q = normalized(pair(wm[k], we[k]));
-                    es[k] = q.m;
-                    ese[k] = q.e;
-                }
-            }
-            dzr = fast ? nr : dzr;
-            dzi = fast ? ni : dzi;
-            scale = fast ? es : scale;
-            scaleExponent = fast ? ese : scaleExponent;
-            m = fast ? m + 1 : m;
-            n = fast ? n + 1 : n;
-            steps = fast ? steps + 1 : steps;
+            const vi stepped = vector & plain, linear = vector & viaLA;
+            dzr = stepped ? nr : (linear ? lr : dzr);
+            dzi = stepped ? ni : (linear ? li : dzi);
+            scale = stepped ? es : (linear ? ls : scale);
+            scaleExponent = stepped ? ese : (linear ? lse : scaleExponent);
+            const vi advanced = stepped ? m + 1 : (linear ? lm : m);
+            n = vector ? n + (advanced - m) : n;
+            m = advanced;
+            steps = vector ? steps + 1 : steps;
+            approximationSteps = linear ? approximationSteps + 1 : approximationSteps;
             // Settle (Pixel.settleAt): the lanes that neither escape nor rebase nor meet the
             // Pauldelbrot test nor fall below 2^-900; the others through the scalar settle.
-            const vi to = fast ? m : (vi){};
+            const vi to = vector ? m : (vi){};
             vd Yr, Yi;
             for (int k = 0; k < W; k++) {
                 Yr[k] = orbit0[to[k]].re;
                 Yi[k] = orbit0[to[k]].im;
             }
-            Zr = fast ? Yr : Zr;
-            Zi = fast ? Yi : Zi;
+            Zr = vector ? Yr : Zr;
+            Zi = vector ? Yi : Zi;
             const vd zr = Zr + dzr, zi = Zi + dzi;
             const vd r2 = zr * zr + zi * zi;
             vi special = (vi)(r2 > kRadiusSquaredBig) | (m == last);
@@ -273,12 +341,12 @@ template <int W> struct Lanes {
             } else {
                 special |= (vi)(r2 < p->tolerance * (Zr * Zr + Zi * Zi));
             }
-            special &= fast;
-            const vi plain = fast & ~special;
-            n2 = (plain & (vi)(r2 > kRadiusSquared2) & (n2 == 0)) ? n : n2;
-            stretch = plain ? 4 * r2 : stretch;
-            if (variance) stretchExponent = plain ? (vi){} : stretchExponent;
-            const vi high = plain & (vi)(scale > 0x1p600), low = plain & ~high & (vi)(scale < 0x1p-600);
+            special &= vector;
+            const vi settled = vector & ~special;
+            n2 = (settled & (vi)(r2 > kRadiusSquared2) & (n2 == 0)) ? n : n2;
+            stretch = settled ? 4 * r2 : stretch;
+            if (variance) stretchExponent = settled ? (vi){} : stretchExponent;
+            const vi high = settled & (vi)(scale > 0x1p600), low = settled & ~high & (vi)(scale < 0x1p-600);
             scale = high ? scale * 0x1p-600 : (low ? scale * 0x1p600 : scale);
             scaleExponent = high ? scaleExponent + 600 : (low ? scaleExponent - 600 : scaleExponent);
             for (unsigned b = bits(special); b; b &= b - 1) {
@@ -288,6 +356,79 @@ template <int W> struct Lanes {
                 else load(k);
             }
         }
+    }
+
+    /// A FloatExp in every lane (FExp).
+    struct FE {
+        vd s;
+        vi e;
+    };
+    /// `normalize(m, e)` in every lane: zero as (0, kZeroExponent); a subnormal, infinite or
+    /// NaN m marks its lane in `rare` (its value here is not normalize's).
+    static FK_LANE FE normalize(vd m, vi e, vi &rare) {
+        const vi b = (vi)m, biased = (b >> 52) & 0x7ff;
+        const vi normal = (biased != 0) & (biased != 0x7ff);
+        const vi zero = (vi)(m == 0);
+        rare |= ~normal & ~zero;
+        const vi sig = (b & (long long)0x800fffffffffffffULL) | 0x3ff0000000000000LL;
+        return FE{normal ? (vd)sig : (vd){}, normal ? e + biased - 1023 : (vi){} + kZeroExponent};
+    }
+    /// FExp's product and sum in every lane.
+    static FK_LANE FE multiply(FE a, FE b, vi &rare) { return normalize(a.s * b.s, a.e + b.e, rare); }
+    static FK_LANE FE add(FE a, FE b, vi &rare) {
+        const vi d = a.e - b.e, ge = d >= 0;
+        const vi far = ge ? (d > 64) : (d < -64);
+        const vi k = far ? (vi){} : (ge ? -d : d);
+        const vd big = ge ? a.s : b.s, small = ge ? b.s : a.s;
+        const vi e = ge ? a.e : b.e;
+        vi sumRare = (vi){};
+        const FE sum = normalize(big + small * (vd)((k + 1023) << 52), e, sumRare);
+        rare |= ~far & sumRare;
+        return FE{far ? big : sum.s, far ? e : sum.e};
+    }
+    /// Complex.floatExpLengthSquared in every lane.
+    static FK_LANE FE lengthSquared(vd re, vd im, vi &rare) {
+        const FE x = normalize(re, (vi){}, rare), y = normalize(im, (vi){}, rare);
+        return add(multiply(x, x, rare), multiply(y, y, rare), rare);
+    }
+    /// PixelRun.pairSum in every lane: (am, ae) += (bm, be).
+    static FK_LANE void pairSum(vd &am, vi &ae, vd bm, vi be) {
+        const vi aZero = (vi)(am == 0), bZero = (vi)(bm == 0);
+        const vi k = ae - be, ge = k >= 0;
+        const vi far = ge ? (k > 60) : (k < -60);
+        const vi j = far ? (vi){} : (ge ? -k : k);
+        const vd big = ge ? am : bm, small = ge ? bm : am;
+        const vi e = ge ? ae : be;
+        const vd sum = far ? big : big + small * (vd)((j + 1023) << 52);
+        const vd m = aZero ? bm : (bZero ? am : sum);
+        ae = aZero ? be : (bZero ? ae : e);
+        am = m;
+    }
+    /// PixelRun.stepRounding for z^2 + c in every lane: from |before|^2 (`s`, in Double) where
+    /// it lies in 2^+-450 and the next stretch's exponent is 0, else in FloatExp (computed only
+    /// where a lane of `mask` needs it).
+    FK_LANE void stepRounding(vi mask, vd br, vd bi, vd s, vd nm, vi ne, vd &rm, vi &re, vi &rare) const {
+        const vd p2 = 4.0 * inverseDC;
+        const vi fastPath = (vi)(s >= 0x1p-450) & (vi)(s <= 0x1p450) & (ne == 0);
+        rm = (nm + s) * s * p2;
+        re = inverseDCExponent;
+        if (bits(~fastPath & mask) == 0) return;
+        vi slowRare = (vi){};
+        const FE d = lengthSquared(br, bi, slowRare);
+        const FE f = normalize(nm, ne, slowRare);
+        vd sm = f.s;
+        vi se = f.e;
+        pairSum(sm, se, d.s, d.e);
+        rm = fastPath ? rm : sm * d.s * p2;
+        re = fastPath ? re : se + d.e + inverseDCExponent;
+        rare |= ~fastPath & slowRare;
+    }
+    /// PixelRun.normalized in every lane: zero as (0, 0); others as `normalize`.
+    static FK_LANE void normalized(vd &m, vi &e, vi &rare) {
+        const vi zero = (vi)(m == 0);
+        const FE f = normalize(m, e, rare);
+        m = f.s;
+        e = zero ? (vi){} : f.e;
     }
 
     /// Delta<double>::magnitudeIsBelow in every lane: |re + i im| < r, scaled by 2^600 where
