@@ -20,6 +20,7 @@
 #pragma clang diagnostic ignored "-Wpsabi"
 #include "CFathomGPU.h"
 #include "FathomKernels.h"
+#include <type_traits>
 
 namespace {
 using namespace fathom;
@@ -149,6 +150,43 @@ template <int W> struct Lanes {
         return (unsigned)__builtin_reduce_or(mask & weight);
     }
 
+    /// An LA entry's fields per lane (zero where a lane takes none), written lane by lane and
+    /// read as vectors.
+    struct LAFields {
+        alignas(64) double zcr[W], zci[W], ccr[W], cci[W], it[W], idt[W], ss[W], ccs[W];
+        alignas(64) long long se[W], cce[W], length[W], taken[W];
+        FK_LANE void clear() {
+            for (int k = 0; k < W; k++) taken[k] = 0;
+        }
+        FK_LANE void take(int k, const FKLAEntryDouble &e) {
+            zcr[k] = e.zcr;
+            zci[k] = e.zci;
+            ccr[k] = e.ccr;
+            cci[k] = e.cci;
+            it[k] = e.inverseThreshold;
+            idt[k] = e.inverseDCThreshold;
+            ss[k] = e.stretchSignificand;
+            se[k] = e.stretchExponent;
+            ccs[k] = e.ccSignificand;
+            cce[k] = e.ccExponent;
+            length[k] = e.length;
+            taken[k] = -1;
+        }
+        /// The lanes that took an entry.
+        FK_LANE vi loaded() const {
+            vi t;
+            __builtin_memcpy(&t, taken, sizeof t);
+            return t;
+        }
+        /// A field as a vector: its taken lanes' values (others zero).
+        template <class T> FK_LANE auto get(const T (&field)[W]) const {
+            typedef typename std::conditional<std::is_same<T, double>::value, vd, vi>::type Vec;
+            Vec v;
+            __builtin_memcpy(&v, field, sizeof v);
+            return loaded() ? v : (Vec){};
+        }
+    };
+
     FK_LANE void run() {
         const long long maxIterations = p->maxIterations;
         const bool variance = p->variance != 0, addsDC = p->addsDC != 0, rebaseMode = p->mode == FK_REBASE;
@@ -169,27 +207,29 @@ template <int W> struct Lanes {
             // Which step each lane takes (Pixel.advance): the plain step, from u where an LA
             // start's chain has no entry that holds; an LA entry (with the variance); others
             // (a BLA step, an LA entry without the variance, a lane off the orbit) scalar.
-            vi plain = on, fromU = (vi){}, viaLA = (vi){}, chain = (vi){};
-            vi firstEnd = (vi){};
+            vi plain = on, fromU = (vi){}, viaLA = (vi){};
+            // The LA entry each lane at a start takes (LAView.longest, the scalar kernel's own
+            // walk, per lane), and its coefficients, laid out for the lanes.
+            LAFields entry;
             if (chainAt) {
+                vi chain;
                 for (int k = 0; k < W; k++) chain[k] = chainAt[at[k]];
                 const vi start = on & (chain >= 0);
-                // The chain's first entry (LAView.longest's first test).
-                vi length = (vi){};
-                vd threshold = (vd){}, dcThreshold = (vd){};
-                for (unsigned b = bits(start); b; b &= b - 1) {
-                    const int k = __builtin_ctz(b);
-                    const FKLAEntryDouble &e = la[chain[k]];
-                    set(length, k, e.length);
-                    set(threshold, k, e.threshold);
-                    set(dcThreshold, k, e.dcThreshold);
-                    set(firstEnd, k, e.chainEnd);
+                if (unsigned b = bits(start)) {
+                    entry.clear();
+                    const Table<double> &table = pixel[__builtin_ctz(b)].tab;
+                    for (; b; b &= b - 1) {
+                        const int k = __builtin_ctz(b);
+                        const long long best = laLongest<double>(
+                            table, chain[k], cx(ur[k], ui[k]), cx(dcr[k], dci[k]), maxIterations - n[k]);
+                        if (best < 0) continue;
+                        entry.take(k, la[best]);
+                    }
+                    const vi holds = entry.loaded();
+                    fromU = start & ~holds;
+                    plain &= ~start | fromU;
+                    if (variance) viaLA = start & holds;
                 }
-                const vi holds = (length <= maxIterations - n) & magnitudeIsBelow(ur, ui, threshold)
-                    & magnitudeIsBelow(dcr, dci, dcThreshold);
-                fromU = start & ~holds;
-                plain &= ~start | fromU;
-                if (variance) viaLA = start & holds;
             }
             if (radii) {
                 const vi j = at - 1;
@@ -229,44 +269,10 @@ template <int W> struct Lanes {
             vd lr = dzr, li = dzi, ls = scale;
             vi lse = scaleExponent, lm = m;
             if (bits(viaLA)) {
-                // LAView.longest: the longest entry of the chain that holds, from the first.
-                vi best = chain, i = chain + 1;
-                vi walking = viaLA & (i < firstEnd);
-                while (unsigned b = bits(walking)) {
-                    vi length = (vi){};
-                    vd threshold = (vd){}, dcThreshold = (vd){};
-                    for (; b; b &= b - 1) {
-                        const int k = __builtin_ctz(b);
-                        const FKLAEntryDouble &e = la[i[k]];
-                        set(length, k, e.length);
-                        set(threshold, k, e.threshold);
-                        set(dcThreshold, k, e.dcThreshold);
-                    }
-                    const vi ok = (length <= maxIterations - n) & magnitudeIsBelow(ur, ui, threshold)
-                        & magnitudeIsBelow(dcr, dci, dcThreshold);
-                    best = (walking & ok) ? i : best;
-                    walking &= ok;
-                    i += 1;
-                    walking &= i < firstEnd;
-                }
-                vd zcr = (vd){}, zci = (vd){}, ccr = (vd){}, cci = (vd){}, it = (vd){}, idt = (vd){};
-                vd ss = (vd){}, ccs = (vd){};
-                vi se = (vi){}, cce = (vi){}, length = (vi){};
-                for (unsigned b = bits(viaLA); b; b &= b - 1) {
-                    const int k = __builtin_ctz(b);
-                    const FKLAEntryDouble &e = la[best[k]];
-                    set(zcr, k, e.zcr);
-                    set(zci, k, e.zci);
-                    set(ccr, k, e.ccr);
-                    set(cci, k, e.cci);
-                    set(it, k, e.inverseThreshold);
-                    set(idt, k, e.inverseDCThreshold);
-                    set(ss, k, e.stretchSignificand);
-                    set(se, k, e.stretchExponent);
-                    set(ccs, k, e.ccSignificand);
-                    set(cce, k, e.ccExponent);
-                    set(length, k, e.length);
-                }
+                const vd zcr = entry.get(entry.zcr), zci = entry.get(entry.zci), ccr = entry.get(entry.ccr);
+                const vd cci = entry.get(entry.cci), it = entry.get(entry.it), idt = entry.get(entry.idt);
+                const vd ss = entry.get(entry.ss), ccs = entry.get(entry.ccs);
+                const vi se = entry.get(entry.se), cce = entry.get(entry.cce), length = entry.get(entry.length);
                 // LAEntry.load, scaled.
                 const vd a = ur * it, b = ui * it, c = dcr * idt, d = dci * idt;
                 const vd load = (a * a + b * b + c * c + d * d) * 0.125 * laLoadScale;
@@ -386,10 +392,26 @@ template <int W> struct Lanes {
         rare |= ~far & sumRare;
         return FE{far ? big : sum.s, far ? e : sum.e};
     }
-    /// Complex.floatExpLengthSquared in every lane.
+    /// Complex.floatExpLengthSquared in every lane, without FloatExp's steps: both parts
+    /// scaled by the power of two that brings the larger into [1, 2), squared and summed in
+    /// Double, the exponent put back. Its value is FloatExp's: scaling by a power of two
+    /// changes no rounding while nothing is subnormal, a square below 2^-66 of the other (all
+    /// that may be subnormal here) moves neither sum, and FloatExp drops an addend 2^64 below
+    /// the other. A larger part that is zero gives (0, kZeroExponent); subnormal, infinite or
+    /// NaN, its lane is marked in `rare`.
     static FK_LANE FE lengthSquared(vd re, vd im, vi &rare) {
-        const FE x = normalize(re, (vi){}, rare), y = normalize(im, (vi){}, rare);
-        return add(multiply(x, x, rare), multiply(y, y, rare), rare);
+        const vi magnitude = (vi){} + (long long)0x7fffffffffffffffULL;
+        const vi a = (vi)re & magnitude, b = (vi)im & magnitude;
+        const vi larger = a > b ? a : b;
+        const vi biased = larger >> 52;
+        const vi zero = larger == 0;
+        rare |= ~zero & ((biased == 0) | (biased >= 2046));
+        // 2^(1023 - biased): the larger part times it lies in [1, 2).
+        const vd scale = (vd)((2046 - biased) << 52);
+        const vd x = re * scale, y = im * scale;
+        vi ignored = (vi){};
+        const FE v = normalize(x * x + y * y, biased * 2 - 2046, ignored);
+        return FE{zero ? (vd){} : v.s, zero ? (vi){} + kZeroExponent : v.e};
     }
     /// PixelRun.pairSum in every lane: (am, ae) += (bm, be).
     static FK_LANE void pairSum(vd &am, vi &ae, vd bm, vi be) {
