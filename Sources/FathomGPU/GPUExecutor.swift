@@ -49,6 +49,8 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     var laneWidth: Int { max(1, lanes) }
     /// The emulation runs on every core of the host; CUDA on its device.
     var hostThreads: Int { kind == .emulated ? Parallel.cores : 0 }
+    /// The lanes are a form of the CPU; the emulation stands in for the GPU.
+    var runsOnHost: Bool { lanes > 0 }
 
     private init(kind: Kind, deviceName: String, functions: [String: UnsafeMutableRawPointer], laneWidth: Int = 0) {
         self.kind = kind

@@ -29,12 +29,16 @@ package protocol KernelLauncher: AnyObject, Sendable {
     /// keeps in flight a thread (1: one at a time), for the passes' timings.
     var hostThreads: Int { get }
     var laneWidth: Int { get }
+    /// Whether it is a form of the CPU (its passes priced as the CPU's, by their steps), not a
+    /// device (the emulation counts as a device: it stands in for the GPU in the tests).
+    var runsOnHost: Bool { get }
 }
 
 extension KernelLauncher {
     package var referenceDevice: (any ReferenceStepDevice)? { nil }
     package var hostThreads: Int { 0 }
     package var laneWidth: Int { 1 }
+    package var runsOnHost: Bool { false }
 }
 
 /// What a `KernelLauncher` has done since it was opened.

@@ -91,6 +91,10 @@ struct ExecutorTraits: OptionSet, Sendable {
     /// Its passes cost what their loop steps cost, as the first pass's probe prices them (so
     /// the probe's choice of a coarser first pass holds for it).
     static let stepPricedPasses = ExecutorTraits(rawValue: 1 << 3)
+    /// Its launches run on the host's own cores (the CPU's lane form): the CPU's reference
+    /// policy holds for it, since a pass it declines (one with the interior proof) runs on the
+    /// CPU's tiles at the CPU's cost.
+    static let runsOnHost = ExecutorTraits(rawValue: 1 << 4)
 }
 
 /// The CPU: a pass's tiles on `threads` threads, taken in `order`.
@@ -128,7 +132,13 @@ struct DeviceExecutor: PassExecutor {
     let cpu: CPUTiles
 
     var deviceName: String { launcher.deviceName }
-    var traits: ExecutorTraits { [.launches, .residentContents, .idleHost] }
+    /// A GPU's: its host idles while its passes run. A launcher on the host's own cores (the
+    /// CPU's lane form) prices its passes by their steps, as the CPU does, and leaves no idle host.
+    var traits: ExecutorTraits {
+        launcher.runsOnHost
+            ? [.launches, .residentContents, .stepPricedPasses, .runsOnHost]
+            : [.launches, .residentContents, .idleHost]
+    }
     var referenceDevice: (any ReferenceStepDevice)? { launcher.referenceDevice }
     var hostThreads: Int { launcher.hostThreads }
     var laneWidth: Int { launcher.laneWidth }

@@ -143,7 +143,9 @@ struct DirectRender {
     /// CPU's smooth value and, with `marks`, the lanes' rounding check. Nil where no backend
     /// kernel exists (rotation, a subset, powers above 16) or no backend is used.
     private func directForm(power: Int, juliaC: Complex<Double>?, marks: SendablePointer<UInt8>?) -> DeviceForm? {
-        guard executor.traits.contains(.launches), settings.onlyPixels == nil, !grid.rotated,
+        // (A form of the CPU takes none: the CPU's own direct lanes run there.)
+        guard executor.traits.contains(.launches), !executor.traits.contains(.runsOnHost), settings.onlyPixels == nil,
+            !grid.rotated,
             power <= PerturbationLaunch.maximumPower
         else { return nil }
         let launch = DirectLaunch(
