@@ -26,6 +26,9 @@ extension GPUExecutor {
         completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
         guard launch.power <= Int(FK_MAX_POWER), ABI.matches(launch.delta) else { return false }
+        // The lanes, a form of the CPU, take Double passes of z^2 + c over a decoded orbit; the
+        // CPU's own kernel runs the others (not the emulation).
+        if lanes > 0 && !(launch.delta == .double && launch.binomials == nil && launch.stream == nil) { return false }
         passLock.lock()
         defer { passLock.unlock() }
         var trace = PhaseTrace("GPU pass, \(launch.count) items")
@@ -123,8 +126,8 @@ extension GPUExecutor {
         }
         let delta = launch.delta, multibrot = launch.binomials != nil
         let name = "fathom_perturb_\(delta.kernelName)\(multibrot ? "_multibrot" : "")"
-        // The lane form where it takes the pass (it declines the others: 0), else the emulation.
-        let lanes = delta == .double && !multibrot ? Int32(self.lanes) : 0
+        // The lane form (it takes every pass that reaches here), else the emulation.
+        let lanes = Int32(self.lanes)
         try self.launch(
             name, parameters: p, count: launch.count,
             emulate: { pointer, begin, end in
