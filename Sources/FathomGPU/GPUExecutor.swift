@@ -500,9 +500,9 @@ extension ComputeBackend {
 
     /// The CPU's lane form of the perturbation kernel (several pixels a core in SIMD lanes,
     /// each pixel's record equal to the CPU kernel's) for the passes it takes (Double deltas,
-    /// z^2 + c, a decoded orbit), the emulated kernels for the others. The widest lanes the CPU
-    /// runs, or FATHOM_LANES's 2, 4 or 8. Experimental: not yet faster than `cpu`
-    /// (Documentation/Benchmarks.md, "The lane form").
+    /// z^2 + c, a decoded orbit), the CPU's kernel for the others: the CPU's bytes. The widest
+    /// lanes the CPU runs, or FATHOM_LANES's 2, 4 or 8. Experimental: about as fast as `cpu`
+    /// (Documentation/Benchmarks.md, "The lane form, second version").
     public static let lanes = ComputeBackend(name: "lanes", fallsBackToCPU: false) { exact, warning in
         try GPUExecutor.resolve(.lanes(nil), exact: exact, warning: &warning)
     }
