@@ -66,3 +66,16 @@ static inline __attribute__((always_inline)) void laneNormalized(typename V<W>::
     vm = normal ? (vd)sig : vm;
     ve = normal ? ve + biased - 1023 : ((vm == 0) ? (vi){} : ve);
 }
+
+/// The scalar loops' settle after a step: z = Z(m) + dz; true where it escapes (|z|^2 > 1e10),
+/// else the next stretch 4|z|^2 and, where m reaches the orbit's end (n) or |z| < |dz|, the
+/// rebase to Z(0) from dz = z.
+static inline bool scalarSettle(const double *Zr, const double *Zi, int64_t n, int64_t &m, double &dzr, double &dzi,
+                                double &next) {
+    double zr = Zr[m] + dzr, zi = Zi[m] + dzi;
+    double r2 = zr * zr + zi * zi;
+    if (r2 > 1e10) return true;
+    next = 4 * r2;
+    if (m >= n || r2 < dzr * dzr + dzi * dzi) { dzr = zr; dzi = zi; m = 0; }
+    return false;
+}

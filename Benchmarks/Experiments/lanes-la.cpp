@@ -31,7 +31,7 @@ __attribute__((noinline)) void scalarRun(long long iterations, int pixels) {
         double invm = 1.0 / (dcr * dcr + dci * dci);
         Pair v = {0, 0};
         double next = 1.0;
-        long long m = 0, n = 0;
+        int64_t m = 0, n = 0;
         while (n < iterations) {
             total++;
             double br = dzr, bi = dzi;
@@ -68,11 +68,7 @@ __attribute__((noinline)) void scalarRun(long long iterations, int pixels) {
                 addVariance(v, 1, 0);
             }
             v = normalized(v);
-            double zr = Zr[m] + dzr, zi = Zi[m] + dzi;
-            double r2 = zr * zr + zi * zi;
-            if (r2 > 1e10) break;
-            next = 4 * r2;
-            if (m >= N || r2 < dzr * dzr + dzi * dzi) { dzr = zr; dzi = zi; m = 0; }
+            if (scalarSettle(Zr, Zi, N, m, dzr, dzi, next)) break;
         }
         sink = v.m + dzr;
     }

@@ -39,11 +39,7 @@ __attribute__((noinline)) double scalarRun(long long steps, int pixels) {
             addVariance(v, r.m, r.e);
             addVariance(v, 1, 0);
             v = normalized(v);
-            double zr = Zr[m] + dzr, zi = Zi[m] + dzi;
-            double r2 = zr * zr + zi * zi;
-            if (r2 > 1e10) break;
-            next = 4 * r2;
-            if (m == N || r2 < dzr * dzr + dzi * dzi) { dzr = zr; dzi = zi; m = 0; }
+            if (scalarSettle(Zr, Zi, N, m, dzr, dzi, next)) break;
         }
         acc += v.m + dzr;
         sink = v.m + dzr + (double)m;  // kept: the optimiser may not drop a pixel's work

@@ -190,7 +190,6 @@ template <int W> struct Lanes {
     FK_LANE void run() {
         const long long maxIterations = p->maxIterations;
         const bool variance = p->variance != 0, addsDC = p->addsDC != 0, rebaseMode = p->mode == FK_REBASE;
-        const C *const orbit0 = orbit;
         const double laLoadScale = p->table.laLoadScale;
         // linearRounding's factor for Double's LA entries: 2 + 4 * 0 + w^2 load.
         const double w = 2 * 2.0 * p->epsilon * powerOfTwo(53), ww = w * w;
@@ -333,8 +332,8 @@ template <int W> struct Lanes {
             const vi to = vector ? m : (vi){};
             vd Yr, Yi;
             for (int k = 0; k < W; k++) {
-                Yr[k] = orbit0[to[k]].re;
-                Yi[k] = orbit0[to[k]].im;
+                Yr[k] = orbit[to[k]].re;
+                Yi[k] = orbit[to[k]].im;
             }
             Zr = vector ? Yr : Zr;
             Zi = vector ? Yi : Zi;
@@ -364,6 +363,9 @@ template <int W> struct Lanes {
         }
     }
 
+    /// 2^k in every lane, for -1022 <= k <= 1023 (powerOfTwo).
+    static FK_LANE vd powersOfTwo(vi k) { return (vd)((k + 1023) << 52); }
+
     /// A FloatExp in every lane (FExp).
     struct FE {
         vd s;
@@ -388,7 +390,7 @@ template <int W> struct Lanes {
         const vd big = ge ? a.s : b.s, small = ge ? b.s : a.s;
         const vi e = ge ? a.e : b.e;
         vi sumRare = (vi){};
-        const FE sum = normalize(big + small * (vd)((k + 1023) << 52), e, sumRare);
+        const FE sum = normalize(big + small * powersOfTwo(k), e, sumRare);
         rare |= ~far & sumRare;
         return FE{far ? big : sum.s, far ? e : sum.e};
     }
@@ -407,7 +409,7 @@ template <int W> struct Lanes {
         const vi zero = larger == 0;
         rare |= ~zero & ((biased == 0) | (biased >= 2046));
         // 2^(1023 - biased): the larger part times it lies in [1, 2).
-        const vd scale = (vd)((2046 - biased) << 52);
+        const vd scale = powersOfTwo(1023 - biased);
         const vd x = re * scale, y = im * scale;
         vi ignored = (vi){};
         const FE v = normalize(x * x + y * y, biased * 2 - 2046, ignored);
@@ -421,7 +423,7 @@ template <int W> struct Lanes {
         const vi j = far ? (vi){} : (ge ? -k : k);
         const vd big = ge ? am : bm, small = ge ? bm : am;
         const vi e = ge ? ae : be;
-        const vd sum = far ? big : big + small * (vd)((j + 1023) << 52);
+        const vd sum = far ? big : big + small * powersOfTwo(j);
         const vd m = aZero ? bm : (bZero ? am : sum);
         ae = aZero ? be : (bZero ? ae : e);
         am = m;
@@ -468,7 +470,7 @@ template <int W> struct Lanes {
         const vi take = zero | (j > 900);
         const vi add = ~take & (j >= -900);
         const vi jc = add ? j : (vi){};
-        const vd sum = vm + mm * (vd)((jc + 1023) << 52);
+        const vd sum = vm + mm * powersOfTwo(jc);
         vm = take ? mm : (add ? sum : vm);
         ve = take ? e : ve;
     }

@@ -126,16 +126,15 @@ extension GPUExecutor {
         }
         let delta = launch.delta, multibrot = launch.binomials != nil
         let name = "fathom_perturb_\(delta.kernelName)\(multibrot ? "_multibrot" : "")"
-        // The lane form (it takes every pass that reaches here), else the emulation.
+        // The lane form (it takes every pass that reaches here; were it to decline one, the
+        // emulation gives the same records), else the emulation.
         let lanes = Int32(self.lanes)
         try self.launch(
             name, parameters: p, count: launch.count,
             emulate: { pointer, begin, end in
                 let params = pointer.assumingMemoryBound(to: FKPerturbParams.self)
                 if lanes > 0 && fg_lanes_perturb(params, lanes, Int64(begin), Int64(end)) != 0 { return }
-                fg_emulate_perturb(
-                    pointer.assumingMemoryBound(to: FKPerturbParams.self), delta.rawValue, multibrot ? 1 : 0,
-                    Int64(begin), Int64(end))
+                fg_emulate_perturb(params, delta.rawValue, multibrot ? 1 : 0, Int64(begin), Int64(end))
             }, control: control, progressBase: progressBase
         ) { items in
             trace.mark("kernel")

@@ -74,7 +74,7 @@ struct GPUTests {
 
     @Test(
         "the CPU's lane form at every width gives the CPU kernel's iteration field, loop steps and flags",
-        arguments: laneCases, LaneWidthCase.all)
+        arguments: laneCases, LaneWidthCase.allCases)
     func lanesEqualCPU(_ k: Int, _ width: LaneWidthCase) throws {
         let (name, w, h, glitches, delta, estimate, approximation) = Self.cases[k]
         let cpu = try Self.render(
@@ -96,7 +96,9 @@ struct GPUTests {
         #expect(lanes.field.nBig.contains { $0 > 0 }, "the view has escaping pixels")
     }
 
-    @Test("the lane form takes Julia sets (no dc added) at every width as the CPU kernel", arguments: LaneWidthCase.all)
+    @Test(
+        "the lane form takes Julia sets (no dc added) at every width as the CPU kernel",
+        arguments: LaneWidthCase.allCases)
     func lanesJulia(_ width: LaneWidthCase) throws {
         let julia = Location(
             family: .julia(re: "-0.8", im: "0.156"), centerRe: "0.0302", centerIm: "0.0402", radius: "1e-20",
@@ -392,6 +394,5 @@ enum LaneWidthCase: Int, CaseIterable, CustomTestStringConvertible, Sendable {
     case two = 2
     case four = 4
     case eight = 8
-    static let all = allCases
     var testDescription: String { "\(rawValue) lanes" }
 }

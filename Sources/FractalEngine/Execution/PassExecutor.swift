@@ -57,9 +57,9 @@ protocol PassExecutor: Sendable {
     /// Runs `pass` into `field`. When the pass's control cancels, the CPU stops taking tiles
     /// and returns (the phases and the renderer check the control after it), a GPU backend
     /// throws `RenderError.cancelled` between launches; GPU backends also throw their errors.
-    /// Returns whether a device ran the pass (false: the CPU's tiles did).
+    /// Returns the executor that ran it: itself, or the CPU's tiles where a backend declined it.
     @discardableResult
-    func run(_ pass: Pass, into field: inout IterationField) throws -> Bool
+    func run(_ pass: Pass, into field: inout IterationField) throws -> any PassExecutor
     /// The backend's name in reports: "cpu", or the GPU's device.
     var deviceName: String { get }
     /// What it can do beyond running a pass's tiles on the CPU: what the phases ask about,
@@ -95,6 +95,10 @@ struct ExecutorTraits: OptionSet, Sendable {
     /// policy holds for it, since a pass it declines (one with the interior proof) runs on the
     /// CPU's tiles at the CPU's cost.
     static let runsOnHost = ExecutorTraits(rawValue: 1 << 4)
+
+    /// A device of its own (a GPU, or the emulation standing in for one): it launches passes
+    /// and is no form of the CPU. The reference policy and the direct path ask this.
+    var isDevice: Bool { contains(.launches) && !contains(.runsOnHost) }
 }
 
 /// The CPU: a pass's tiles on `threads` threads, taken in `order`.
@@ -109,7 +113,7 @@ struct CPUTiles: PassExecutor {
     var laneWidth: Int { 1 }
 
     @discardableResult
-    func run(_ pass: Pass, into field: inout IterationField) throws -> Bool {
+    func run(_ pass: Pass, into field: inout IterationField) throws -> any PassExecutor {
         let count = pass.count, tileSize = max(1, pass.tilePixels)
         let tiles = (count + tileSize - 1) / tileSize
         let base = pass.progressBase
@@ -121,7 +125,7 @@ struct CPUTiles: PassExecutor {
                 progressBase: base, order: order,
                 body: { tile in tiler(tile * tileSize..<min(count, (tile + 1) * tileSize), writer) })
         }
-        return false
+        return self
     }
 }
 
@@ -144,14 +148,14 @@ struct DeviceExecutor: PassExecutor {
     var laneWidth: Int { launcher.laneWidth }
 
     @discardableResult
-    func run(_ pass: Pass, into field: inout IterationField) throws -> Bool {
-        guard pass.count > 0 else { return false }
+    func run(_ pass: Pass, into field: inout IterationField) throws -> any PassExecutor {
+        guard pass.count > 0 else { return cpu }
         if let form = pass.device {
             let ran = try launcher.run(form.launch, control: pass.control, progressBase: pass.progressBase) {
                 items, outcomes in
                 field.withWriter { writer in form.finish(items, outcomes, writer) }
             }
-            if ran { return true }
+            if ran { return self }
         }
         return try cpu.run(pass, into: &field)
     }

@@ -302,12 +302,11 @@ extension PerturbationJob {
                         orbit: orbit.reference.identity, rebaseOrbit: rebase.reference.identity,
                         table: orbit.table?.identity, rebaseTable: rebase.table?.identity) : nil
                 let device = names.flatMap { pass.deviceForm(count: count, names: $0) }
-                let ranOnDevice = try executor.run(
+                return try executor.run(
                     Pass(
                         PerturbationKernel(pass), count: count, tilePixels: tilePixels, control: control,
                         progressBase: progressBase, device: device),
                     into: &field)
-                return ranOnDevice ? executor : nil
             }
         }
         func run<O: KernelOrbit<E>>(_ first: O, _ again: O) throws {
@@ -395,11 +394,10 @@ extension PerturbationJob {
     /// over its pixels; where its flags count none (the passes for pixels at risk), in a
     /// zeroed scratch count of its own (from `calloc`: only the pages its pixels touch are
     /// committed), so the report's totals stay the first passes'. `body` returns the executor
-    /// where a device ran the pass, nil where the CPU did (then the pass's threads are
-    /// this render's; a device pass counts the host threads it ran on, or one "core" for a GPU).
+    /// that ran the pass: its threads are the host threads it ran on (one "core" for a GPU).
     func timed(
         _ label: String, _ delta: (some PerturbationDelta).Type, subset: [Int]?, streamed: Bool, flags: PixelFlags,
-        _ body: (PixelFlags) throws -> (any PassExecutor)?
+        _ body: (PixelFlags) throws -> any PassExecutor
     ) throws {
         let pixelCount = viewport.width * viewport.height
         let scratch =
@@ -415,13 +413,12 @@ extension PerturbationJob {
         }
         let before = total()
         let start = DispatchTime.now().uptimeNanoseconds
-        let device = try body(counted)
+        let ran = try body(counted)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         timings.passes.append(
             PassTiming(
                 label: label, deltas: "\(delta)", pixels: subset?.count ?? pixelCount, seconds: seconds,
-                loopSteps: total() - before, threads: device.map { max(1, $0.hostThreads) } ?? threads,
-                form: device?.deviceName ?? "cpu", laneWidth: device.map { max(1, $0.laneWidth) } ?? 1,
-                streamed: streamed))
+                loopSteps: total() - before, threads: max(1, ran.hostThreads), form: ran.deviceName,
+                laneWidth: ran.laneWidth, streamed: streamed))
     }
 }

@@ -144,8 +144,7 @@ struct DirectRender {
     /// kernel exists (rotation, a subset, powers above 16) or no backend is used.
     private func directForm(power: Int, juliaC: Complex<Double>?, marks: SendablePointer<UInt8>?) -> DeviceForm? {
         // (A form of the CPU takes none: the CPU's own direct lanes run there.)
-        guard executor.traits.contains(.launches), !executor.traits.contains(.runsOnHost), settings.onlyPixels == nil,
-            !grid.rotated,
+        guard executor.traits.isDevice, settings.onlyPixels == nil, !grid.rotated,
             power <= PerturbationLaunch.maximumPower
         else { return nil }
         let launch = DirectLaunch(

@@ -144,7 +144,7 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
                 && job.maxIterations >= 64 * 16
         else { return nil }
         let radius = job.viewport.radius.floatExpValue
-        let device = job.executor.traits.contains(.launches) && !job.executor.traits.contains(.runsOnHost)
+        let device = job.executor.traits.isDevice
         return PeriodWatch(
             radius: radius, maxPeriod: job.maxIterations / 64, minimumLog2Size: radius.log2Magnitude - 4,
             maxNewtonPeriod: device ? 0 : Self.maxNewtonPeriod(bits: job.precision.bits),
