@@ -20,7 +20,7 @@
 #pragma clang diagnostic ignored "-Wpsabi"
 #include "CFathomGPU.h"
 #include "FathomKernels.h"
-#include <type_traits>
+#include <utility>
 
 namespace {
 using namespace fathom;
@@ -80,6 +80,18 @@ template <int W> struct Lanes {
         vi lane;
         for (int j = 0; j < W; j++) lane[j] = j;
         v = (lane == k) ? ((Vec){} + x) : v;
+    }
+    /// Gathers, built in registers from one load per lane (lanes written one by one through
+    /// memory and read back as a vector would stall the read on the writes).
+    typedef std::make_index_sequence<W> Lane;
+    /// base[index] in every lane.
+    template <class Vec, class T, size_t... K> static FK_LANE Vec gather(const T *base, vi index, std::index_sequence<K...>) {
+        return (Vec){base[index[K]]...};
+    }
+    /// base[index].*field in every lane.
+    template <class Vec, class S, class T, size_t... K>
+    static FK_LANE Vec gather(const S *base, T S::*field, vi index, std::index_sequence<K...>) {
+        return (Vec){base[index[K]].*field...};
     }
     FK_LANE void load(int k) {
         const Pixel<double> &x = pixel[k];
@@ -150,40 +162,25 @@ template <int W> struct Lanes {
         return (unsigned)__builtin_reduce_or(mask & weight);
     }
 
-    /// An LA entry's fields per lane (zero where a lane takes none), written lane by lane and
-    /// read as vectors.
+    /// An LA entry's fields in the lanes that take one (zero in the others).
     struct LAFields {
-        alignas(64) double zcr[W], zci[W], ccr[W], cci[W], it[W], idt[W], ss[W], ccs[W];
-        alignas(64) long long se[W], cce[W], length[W], taken[W];
-        FK_LANE void clear() {
-            for (int k = 0; k < W; k++) taken[k] = 0;
-        }
-        FK_LANE void take(int k, const FKLAEntryDouble &e) {
-            zcr[k] = e.zcr;
-            zci[k] = e.zci;
-            ccr[k] = e.ccr;
-            cci[k] = e.cci;
-            it[k] = e.inverseThreshold;
-            idt[k] = e.inverseDCThreshold;
-            ss[k] = e.stretchSignificand;
-            se[k] = e.stretchExponent;
-            ccs[k] = e.ccSignificand;
-            cce[k] = e.ccExponent;
-            length[k] = e.length;
-            taken[k] = -1;
-        }
-        /// The lanes that took an entry.
-        FK_LANE vi loaded() const {
-            vi t;
-            __builtin_memcpy(&t, taken, sizeof t);
-            return t;
-        }
-        /// A field as a vector: its taken lanes' values (others zero).
-        template <class T> FK_LANE auto get(const T (&field)[W]) const {
-            typedef typename std::conditional<std::is_same<T, double>::value, vd, vi>::type Vec;
-            Vec v;
-            __builtin_memcpy(&v, field, sizeof v);
-            return loaded() ? v : (Vec){};
+        vd zcr, zci, ccr, cci, it, idt, ss, ccs;
+        vi se, cce, length;
+        FK_LANE void gather(const FKLAEntryDouble *la, vi mask, vi best) {
+            typedef FKLAEntryDouble E;
+            const vi index = mask ? best : (vi){};
+            const Lane lane;
+            zcr = mask ? Lanes::gather<vd>(la, &E::zcr, index, lane) : (vd){};
+            zci = mask ? Lanes::gather<vd>(la, &E::zci, index, lane) : (vd){};
+            ccr = mask ? Lanes::gather<vd>(la, &E::ccr, index, lane) : (vd){};
+            cci = mask ? Lanes::gather<vd>(la, &E::cci, index, lane) : (vd){};
+            it = mask ? Lanes::gather<vd>(la, &E::inverseThreshold, index, lane) : (vd){};
+            idt = mask ? Lanes::gather<vd>(la, &E::inverseDCThreshold, index, lane) : (vd){};
+            ss = mask ? Lanes::gather<vd>(la, &E::stretchSignificand, index, lane) : (vd){};
+            ccs = mask ? Lanes::gather<vd>(la, &E::ccSignificand, index, lane) : (vd){};
+            se = mask ? Lanes::gather<vi>(la, &E::stretchExponent, index, lane) : (vi){};
+            cce = mask ? Lanes::gather<vi>(la, &E::ccExponent, index, lane) : (vi){};
+            length = mask ? Lanes::gather<vi>(la, &E::length, index, lane) : (vi){};
         }
     };
 
@@ -211,20 +208,12 @@ template <int W> struct Lanes {
             // walk, per lane), and its coefficients, laid out for the lanes.
             LAFields entry;
             if (chainAt) {
-                vi chain;
-                for (int k = 0; k < W; k++) chain[k] = chainAt[at[k]];
+                const vi chain = gather<vi>(chainAt, at, Lane());
                 const vi start = on & (chain >= 0);
-                if (unsigned b = bits(start)) {
-                    entry.clear();
-                    const Table<double> &table = pixel[__builtin_ctz(b)].tab;
-                    for (; b; b &= b - 1) {
-                        const int k = __builtin_ctz(b);
-                        const long long best = laLongest<double>(
-                            table, chain[k], cx(ur[k], ui[k]), cx(dcr[k], dci[k]), maxIterations - n[k]);
-                        if (best < 0) continue;
-                        entry.take(k, la[best]);
-                    }
-                    const vi holds = entry.loaded();
+                if (bits(start)) {
+                    const vi best = longest(start, chain, ur, ui, maxIterations - n);
+                    const vi holds = best >= 0;
+                    entry.gather(la, holds, best);
                     fromU = start & ~holds;
                     plain &= ~start | fromU;
                     if (variance) viaLA = start & holds;
@@ -233,11 +222,7 @@ template <int W> struct Lanes {
             if (radii) {
                 const vi j = at - 1;
                 const vi in = plain & ~fromU & (at >= 1) & (j < level1);
-                vd r = (vd){};
-                for (unsigned b = bits(in); b; b &= b - 1) {
-                    const int k = __builtin_ctz(b);
-                    set(r, k, radii[j[k]]);
-                }
+                const vd r = in ? gather<vd>(radii, in ? j : (vi){}, Lane()) : (vd){};
                 plain &= ~(in & magnitudeIsBelow(dzr, dzi, r));
             }
             // Lanes whose arithmetic leaves the lanes' cases (a FloatExp of a subnormal or
@@ -268,10 +253,9 @@ template <int W> struct Lanes {
             vd lr = dzr, li = dzi, ls = scale;
             vi lse = scaleExponent, lm = m;
             if (bits(viaLA)) {
-                const vd zcr = entry.get(entry.zcr), zci = entry.get(entry.zci), ccr = entry.get(entry.ccr);
-                const vd cci = entry.get(entry.cci), it = entry.get(entry.it), idt = entry.get(entry.idt);
-                const vd ss = entry.get(entry.ss), ccs = entry.get(entry.ccs);
-                const vi se = entry.get(entry.se), cce = entry.get(entry.cce), length = entry.get(entry.length);
+                const vd zcr = entry.zcr, zci = entry.zci, ccr = entry.ccr, cci = entry.cci, it = entry.it;
+                const vd idt = entry.idt, ss = entry.ss, ccs = entry.ccs;
+                const vi se = entry.se, cce = entry.cce, length = entry.length;
                 // LAEntry.load, scaled.
                 const vd a = ur * it, b = ui * it, c = dcr * idt, d = dci * idt;
                 const vd load = (a * a + b * b + c * c + d * d) * 0.125 * laLoadScale;
@@ -330,13 +314,8 @@ template <int W> struct Lanes {
             // Settle (Pixel.settleAt): the lanes that neither escape nor rebase nor meet the
             // Pauldelbrot test nor fall below 2^-900; the others through the scalar settle.
             const vi to = vector ? m : (vi){};
-            vd Yr, Yi;
-            for (int k = 0; k < W; k++) {
-                Yr[k] = orbit[to[k]].re;
-                Yi[k] = orbit[to[k]].im;
-            }
-            Zr = vector ? Yr : Zr;
-            Zi = vector ? Yi : Zi;
+            Zr = vector ? gather<vd>(orbit, &C::re, to, Lane()) : Zr;
+            Zi = vector ? gather<vd>(orbit, &C::im, to, Lane()) : Zi;
             const vd zr = Zr + dzr, zi = Zi + dzi;
             const vd r2 = zr * zr + zi * zi;
             vi special = (vi)(r2 > kRadiusSquaredBig) | (m == last);
@@ -361,6 +340,27 @@ template <int W> struct Lanes {
                 else load(k);
             }
         }
+    }
+
+    /// LAView.longest (`laLongest`) in the lanes of `mask`: from each lane's chain offset, the
+    /// last entry of the chain's run that holds for u and dc within `maxLength` iterations (-1
+    /// where the first does not), the lanes walking their chains together.
+    FK_LANE vi longest(vi mask, vi chain, vd ur, vd ui, vi maxLength) const {
+        typedef FKLAEntryDouble E;
+        vi index = mask ? chain : (vi){}, best = (vi){} - 1, walking = mask;
+        const vi end = gather<vi>(la, &E::chainEnd, index, Lane());
+        while (bits(walking)) {
+            const vi at = walking ? index : (vi){};
+            const vd threshold = gather<vd>(la, &E::threshold, at, Lane());
+            const vd dcThreshold = gather<vd>(la, &E::dcThreshold, at, Lane());
+            const vi length = gather<vi>(la, &E::length, at, Lane());
+            const vi holds = walking & (length <= maxLength) & magnitudeIsBelow(ur, ui, threshold)
+                & magnitudeIsBelow(dcr, dci, dcThreshold);
+            best = holds ? index : best;
+            index += 1;
+            walking = holds & (index < end);
+        }
+        return best;
     }
 
     /// 2^k in every lane, for -1022 <= k <= 1023 (powerOfTwo).
