@@ -57,6 +57,8 @@ template <int W> struct Lanes {
     /// Lanes whose pixel reads the pass's orbit and table (not rebased onto another).
     vi onOrbit;
     long long next, end;
+    /// Whether a rebase stays in the lanes: the pass's orbit and table are the critical orbit's.
+    bool rebasesInLanes;
 
     /// (A member, not a constructor: clang emits no constructor for a target_clones caller.)
     FK_LANE void begin(const FKPerturbParams *params, long long first, long long stop) {
@@ -70,6 +72,10 @@ template <int W> struct Lanes {
         radii = (const double *)p->table.radii;
         level1 = radii ? p->table.levelStarts[1] : 0;
         if (level1 <= 0) radii = nullptr;
+        const FKTable &t = p->table, &r = p->rebaseTable;
+        rebasesInLanes = p->mode == FK_REBASE && p->rebaseOrbit == p->orbit && p->rebaseCount == p->orbitCount
+            && t.steps == r.steps && t.radii == r.radii && t.levelStarts == r.levelStarts && t.levels == r.levels
+            && t.la == r.la && t.chainAt == r.chainAt && t.laLoadScale == r.laLoadScale;
         for (int k = 0; k < W; k++) empty(k);
         for (int k = 0; k < W; k++) refill(k);
     }
@@ -311,19 +317,21 @@ template <int W> struct Lanes {
             m = advanced;
             steps = vector ? steps + 1 : steps;
             approximationSteps = linear ? approximationSteps + 1 : approximationSteps;
-            // Settle (Pixel.settleAt): the lanes that neither escape nor rebase nor meet the
-            // Pauldelbrot test nor fall below 2^-900; the others through the scalar settle.
+            // Settle (Pixel.settleAt): the lanes that neither escape nor meet the Pauldelbrot
+            // test nor fall below 2^-900, and rebase only onto the orbit they are on; the others
+            // through the scalar settle.
             const vi to = vector ? m : (vi){};
             Zr = vector ? gather<vd>(orbit, &C::re, to, Lane()) : Zr;
             Zi = vector ? gather<vd>(orbit, &C::im, to, Lane()) : Zi;
             const vd zr = Zr + dzr, zi = Zi + dzi;
             const vd r2 = zr * zr + zi * zi;
-            vi special = (vi)(r2 > kRadiusSquaredBig) | (m == last);
+            vi special = (vi)(r2 > kRadiusSquaredBig), rebase = (vi){};
             if (variance) special |= (vi)(r2 < 0x1p-900);
             if (rebaseMode) {
-                special |= (vi)(r2 < dzr * dzr + dzi * dzi);
+                rebase = (m == last) | (vi)(r2 < dzr * dzr + dzi * dzi);
+                if (!rebasesInLanes) special |= rebase;
             } else {
-                special |= (vi)(r2 < p->tolerance * (Zr * Zr + Zi * Zi));
+                special |= (m == last) | (vi)(r2 < p->tolerance * (Zr * Zr + Zi * Zi));
             }
             special &= vector;
             const vi settled = vector & ~special;
@@ -333,6 +341,15 @@ template <int W> struct Lanes {
             const vi high = settled & (vi)(scale > 0x1p600), low = settled & ~high & (vi)(scale < 0x1p-600);
             scale = high ? scale * 0x1p-600 : (low ? scale * 0x1p600 : scale);
             scaleExponent = high ? scaleExponent + 600 : (low ? scaleExponent - 600 : scaleExponent);
+            // Pixel.rebase onto the same orbit: dz = z at m = 0.
+            rebase &= settled;
+            if (bits(rebase)) {
+                dzr = rebase ? zr : dzr;
+                dzi = rebase ? zi : dzi;
+                m = rebase ? (vi){} : m;
+                Zr = rebase ? orbit[0].re : Zr;
+                Zi = rebase ? orbit[0].im : Zi;
+            }
             for (unsigned b = bits(special); b; b &= b - 1) {
                 const int k = __builtin_ctz(b);
                 store(k);
