@@ -366,11 +366,14 @@ template <int W> struct Lanes {
         typedef FKLAEntryDouble E;
         vi index = mask ? chain : (vi){}, best = (vi){} - 1, walking = mask;
         const vi end = gather<vi>(la, &E::chainEnd, index, Lane());
+        const bool shortOfLast = bits(mask & (maxLength < last)) != 0;
         while (bits(walking)) {
             const vi at = walking ? index : (vi){};
             const vd threshold = gather<vd>(la, &E::threshold, at, Lane());
             const vd dcThreshold = gather<vd>(la, &E::dcThreshold, at, Lane());
-            const vi length = gather<vi>(la, &E::length, at, Lane());
+            // (An entry ends on the orbit, so no longer than `last`: lanes with at least that
+            // many iterations left need not read the lengths.)
+            const vi length = shortOfLast ? gather<vi>(la, &E::length, at, Lane()) : (vi){};
             const vi holds = walking & (length <= maxLength) & magnitudeIsBelow(ur, ui, threshold)
                 & magnitudeIsBelow(dcr, dci, dcThreshold);
             best = holds ? index : best;
