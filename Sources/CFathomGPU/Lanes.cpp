@@ -57,6 +57,10 @@ template <int W> struct Lanes {
     /// Lanes whose pixel reads the pass's orbit and table (not rebased onto another).
     vi onOrbit;
     long long next, end;
+    /// The pass's table (the one the lanes on the orbit read).
+    Table<double> passTable;
+    /// At most this many lanes at an LA start walk and load their entries one by one.
+    static constexpr int kFewStarts = 3;
     /// Whether a rebase stays in the lanes: the pass's orbit and table are the critical orbit's.
     bool rebasesInLanes;
 
@@ -72,6 +76,7 @@ template <int W> struct Lanes {
         radii = (const double *)p->table.radii;
         level1 = radii ? p->table.levelStarts[1] : 0;
         if (level1 <= 0) radii = nullptr;
+        passTable = table<double>(p->table);
         const FKTable &t = p->table, &r = p->rebaseTable;
         rebasesInLanes = p->mode == FK_REBASE && p->rebaseOrbit == p->orbit && p->rebaseCount == p->orbitCount
             && t.steps == r.steps && t.radii == r.radii && t.levelStarts == r.levelStarts && t.levels == r.levels
@@ -172,6 +177,27 @@ template <int W> struct Lanes {
     struct LAFields {
         vd zcr, zci, ccr, cci, it, idt, ss, ccs;
         vi se, cce, length;
+        /// The entries `best` in the lanes of `mask`, one lane at a time.
+        FK_LANE void insert(const FKLAEntryDouble *la, vi mask, vi best) {
+            zcr = zci = ccr = cci = it = idt = ss = ccs = (vd){};
+            se = cce = length = (vi){};
+            for (unsigned b = bits(mask); b; b &= b - 1) {
+                const int k = __builtin_ctz(b);
+                const FKLAEntryDouble &e = la[best[k]];
+                set(zcr, k, e.zcr);
+                set(zci, k, e.zci);
+                set(ccr, k, e.ccr);
+                set(cci, k, e.cci);
+                set(it, k, e.inverseThreshold);
+                set(idt, k, e.inverseDCThreshold);
+                set(ss, k, e.stretchSignificand);
+                set(ccs, k, e.ccSignificand);
+                set(se, k, e.stretchExponent);
+                set(cce, k, e.ccExponent);
+                set(length, k, e.length);
+            }
+        }
+        /// The entries `best` in the lanes of `mask`, gathered.
         FK_LANE void gather(const FKLAEntryDouble *la, vi mask, vi best) {
             typedef FKLAEntryDouble E;
             const vi index = mask ? best : (vi){};
@@ -216,10 +242,15 @@ template <int W> struct Lanes {
             if (chainAt) {
                 const vi chain = gather<vi>(chainAt, at, Lane());
                 const vi start = on & (chain >= 0);
-                if (bits(start)) {
-                    const vi best = longest(start, chain, ur, ui, maxIterations - n);
+                if (const unsigned b = bits(start)) {
+                    // Few lanes at a start walk one by one (a walk in the lanes reads every
+                    // lane); many walk together.
+                    const vi best = __builtin_popcount(b) <= kFewStarts
+                        ? longestEach(b, chain, ur, ui)
+                        : longest(start, chain, ur, ui, maxIterations - n);
                     const vi holds = best >= 0;
-                    entry.gather(la, holds, best);
+                    if (__builtin_popcount(bits(holds)) <= kFewStarts) entry.insert(la, holds, best);
+                    else entry.gather(la, holds, best);
                     fromU = start & ~holds;
                     plain &= ~start | fromU;
                     if (variance) viaLA = start & holds;
@@ -359,6 +390,17 @@ template <int W> struct Lanes {
         }
     }
 
+    /// LAView.longest (`laLongest`), the scalar kernel's own walk, for the lanes in `b`.
+    FK_LANE vi longestEach(unsigned b, vi chain, vd ur, vd ui) const {
+        vi best = (vi){} - 1;
+        for (; b; b &= b - 1) {
+            const int k = __builtin_ctz(b);
+            set(best, k,
+                laLongest<double>(
+                    passTable, chain[k], cx(ur[k], ui[k]), cx(dcr[k], dci[k]), p->maxIterations - n[k]));
+        }
+        return best;
+    }
     /// LAView.longest (`laLongest`) in the lanes of `mask`: from each lane's chain offset, the
     /// last entry of the chain's run that holds for u and dc within `maxLength` iterations (-1
     /// where the first does not), the lanes walking their chains together.
