@@ -403,26 +403,28 @@ template <int W> struct Lanes {
     }
     /// LAView.longest (`laLongest`) in the lanes of `mask`: from each lane's chain offset, the
     /// last entry of the chain's run that holds for u and dc within `maxLength` iterations (-1
-    /// where the first does not), the lanes walking their chains together.
+    /// where the first does not). Along a chain the thresholds only shrink and the lengths only
+    /// grow (LATable.swift), so the entries that hold are a prefix of the chain and the last of
+    /// them is found by bisection, all lanes together: the same entry as the walk's.
     FK_LANE vi longest(vi mask, vi chain, vd ur, vd ui, vi maxLength) const {
         typedef FKLAEntryDouble E;
-        vi index = mask ? chain : (vi){}, best = (vi){} - 1, walking = mask;
-        const vi end = gather<vi>(la, &E::chainEnd, index, Lane());
+        // Entries up to `low` hold; `high` does not (or is the chain's end).
+        vi low = (mask ? chain : (vi){}) - 1;
+        vi high = gather<vi>(la, &E::chainEnd, low + 1, Lane());
         const bool shortOfLast = bits(mask & (maxLength < last)) != 0;
-        while (bits(walking)) {
-            const vi at = walking ? index : (vi){};
+        for (vi open = mask & (high - low > 1); bits(open); open &= high - low > 1) {
+            const vi at = open ? (low + high) >> 1 : (vi){};
             const vd threshold = gather<vd>(la, &E::threshold, at, Lane());
             const vd dcThreshold = gather<vd>(la, &E::dcThreshold, at, Lane());
             // (An entry ends on the orbit, so no longer than `last`: lanes with at least that
             // many iterations left need not read the lengths.)
             const vi length = shortOfLast ? gather<vi>(la, &E::length, at, Lane()) : (vi){};
-            const vi holds = walking & (length <= maxLength) & magnitudeIsBelow(ur, ui, threshold)
+            const vi holds = (length <= maxLength) & magnitudeIsBelow(ur, ui, threshold)
                 & magnitudeIsBelow(dcr, dci, dcThreshold);
-            best = holds ? index : best;
-            index += 1;
-            walking = holds & (index < end);
+            low = (open & holds) ? at : low;
+            high = (open & ~holds) ? at : high;
         }
-        return best;
+        return (mask & (low >= chain)) ? low : (vi){} - 1;
     }
 
     /// 2^k in every lane, for -1022 <= k <= 1023 (powerOfTwo).

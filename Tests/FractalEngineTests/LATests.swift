@@ -75,6 +75,8 @@ struct LATests {
         #expect(long > 0, "some entries span a long stretch")
     }
 
+    // The CPU's lanes find a chain's longest entry that holds by bisection, which relies on
+    // the lengths growing and the thresholds shrinking along every chain (Lanes.cpp, `longest`).
     @Test("stage-0 entries tile the orbit, chains grow in length and shrink in thresholds")
     func structure() throws {
         let z = try orbit(re: PerturbationTests.e55Re, im: PerturbationTests.e55Im, steps: 4096)
