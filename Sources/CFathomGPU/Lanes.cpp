@@ -167,10 +167,11 @@ template <int W> struct Lanes {
         refill(k);
     }
 
+    /// The lanes of a mask as bits (lane k: bit k), through a vector of bools (a mask register
+    /// or a move of the sign bits, not a reduction).
+    typedef bool vb __attribute__((ext_vector_type(W)));
     static FK_LANE unsigned bits(vi mask) {
-        vi weight;
-        for (int k = 0; k < W; k++) weight[k] = 1LL << k;
-        return (unsigned)__builtin_reduce_or(mask & weight);
+        return __builtin_bit_cast(unsigned char, __builtin_convertvector(mask < 0, vb)) & ((1u << W) - 1);
     }
 
     /// An LA entry's fields in the lanes that take one (zero in the others).
