@@ -317,8 +317,8 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     /// control, those over a subset, report none, as on the CPU).
     func launch<P: LaunchParameters>(
         _ kernel: String, parameters: P, count: Int,
-        emulate: @escaping @Sendable (UnsafeRawPointer, Int, Int) -> Void, control: RenderControl?,
-        progressBase: Double, completed: (Range<Int>) throws -> Void
+        emulate: @escaping @Sendable (UnsafeRawPointer, Int, Int) -> Void, threads: Int,
+        control: RenderControl?, progressBase: Double, completed: (Range<Int>) throws -> Void
     ) throws {
         lock.lock()
         defer { lock.unlock() }
@@ -345,7 +345,8 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
                 withUnsafeMutablePointer(to: &p) { pointer in
                     // Read only by the pieces; untyped, so that the pieces capture no metatype.
                     let shared = ParameterAddress(pointer: UnsafeRawPointer(pointer))
-                    Parallel.forEachChunk(items, chunks: Swift.min(items, Parallel.cores * 8)) { range in
+                    let chunks = Swift.min(items, Parallel.cores * 8)
+                    Parallel.forEachChunk(items, chunks: chunks, threads: threads) { range in
                         emulate(shared.pointer, base + range.lowerBound, base + range.upperBound)
                     }
                 }

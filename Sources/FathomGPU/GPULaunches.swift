@@ -10,19 +10,21 @@ import FractalEngine
 
 extension GPUExecutor {
     func run(
-        _ launch: DeviceLaunch, control: RenderControl?, progressBase: Double,
+        _ launch: DeviceLaunch, threads: Int, control: RenderControl?, progressBase: Double,
         completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
         switch launch {
-        case .perturbation(let p): try perturb(p, control: control, progressBase: progressBase, completed: completed)
-        case .direct(let d): try direct(d, control: control, progressBase: progressBase, completed: completed)
+        case .perturbation(let p):
+            try perturb(p, threads: threads, control: control, progressBase: progressBase, completed: completed)
+        case .direct(let d):
+            try direct(d, threads: threads, control: control, progressBase: progressBase, completed: completed)
         }
     }
 
     /// A perturbation pass; false when the kernels do not take it (a power above theirs, or
     /// layouts that differ from the ABI's).
     private func perturb(
-        _ launch: PerturbationLaunch, control: RenderControl?, progressBase: Double,
+        _ launch: PerturbationLaunch, threads: Int, control: RenderControl?, progressBase: Double,
         completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
         guard launch.power <= Int(FK_MAX_POWER), ABI.matches(launch.delta) else { return false }
@@ -135,7 +137,7 @@ extension GPUExecutor {
                 let params = pointer.assumingMemoryBound(to: FKPerturbParams.self)
                 if lanes > 0 && fg_lanes_perturb(params, lanes, Int64(begin), Int64(end)) != 0 { return }
                 fg_emulate_perturb(params, delta.rawValue, multibrot ? 1 : 0, Int64(begin), Int64(end))
-            }, control: control, progressBase: progressBase
+            }, threads: threads, control: control, progressBase: progressBase
         ) { items in
             trace.mark("kernel")
             let bytes = items.count * MemoryLayout<FKPixelOut>.stride
@@ -149,7 +151,7 @@ extension GPUExecutor {
 
     /// Direct Double escape time of every pixel; false for powers above the kernels'.
     private func direct(
-        _ launch: DirectLaunch, control: RenderControl?, progressBase: Double,
+        _ launch: DirectLaunch, threads: Int, control: RenderControl?, progressBase: Double,
         completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
         guard launch.power <= Int(FK_MAX_POWER), ABI.directMatches else { return false }
@@ -173,7 +175,7 @@ extension GPUExecutor {
             "fathom_direct_double", parameters: p, count: launch.count,
             emulate: { pointer, begin, end in
                 fg_emulate_direct(pointer.assumingMemoryBound(to: FKDirectParams.self), Int64(begin), Int64(end))
-            }, control: control, progressBase: progressBase
+            }, threads: threads, control: control, progressBase: progressBase
         ) { items in
             let bytes = items.count * MemoryLayout<FKDirectOut>.stride
             try results.download(host.pointer, bytes: bytes)

@@ -174,7 +174,7 @@ struct PluggedBackendTests {
         let deviceName = "failing test device"
         var counters: LauncherCounters { LauncherCounters() }
         func run(
-            _ launch: DeviceLaunch, control: RenderControl?, progressBase: Double,
+            _ launch: DeviceLaunch, threads: Int, control: RenderControl?, progressBase: Double,
             completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
         ) throws -> Bool { throw DeviceBroke() }
     }

@@ -17,9 +17,10 @@ package protocol KernelLauncher: AnyObject, Sendable {
     /// launch's items and their outcomes (`PerturbationOutcome` or `DirectOutcome`, in item
     /// order), reporting progress from `progressBase` to 1 through `control`. False
     /// when this backend does not run the launch (its kernels or memory cannot): the engine then
-    /// runs the pass on the CPU.
+    /// runs the pass on the CPU. A launch that runs on the host's cores (the emulation, the
+    /// CPU's lanes) uses at most `threads` of them: the render's.
     func run(
-        _ launch: DeviceLaunch, control: RenderControl?, progressBase: Double,
+        _ launch: DeviceLaunch, threads: Int, control: RenderControl?, progressBase: Double,
         completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool
     /// Where this backend takes a reference orbit's z^2 + c steps (nil: not at all), used from

@@ -144,14 +144,16 @@ struct DeviceExecutor: PassExecutor {
             : [.launches, .residentContents, .idleHost]
     }
     var referenceDevice: (any ReferenceStepDevice)? { launcher.referenceDevice }
-    var hostThreads: Int { launcher.hostThreads }
+    var hostThreads: Int { min(launcher.hostThreads, cpu.threads) }
     var laneWidth: Int { launcher.laneWidth }
 
     @discardableResult
     func run(_ pass: Pass, into field: inout IterationField) throws -> any PassExecutor {
         guard pass.count > 0 else { return cpu }
         if let form = pass.device {
-            let ran = try launcher.run(form.launch, control: pass.control, progressBase: pass.progressBase) {
+            let ran = try launcher.run(
+                form.launch, threads: cpu.threads, control: pass.control, progressBase: pass.progressBase
+            ) {
                 items, outcomes in
                 field.withWriter { writer in form.finish(items, outcomes, writer) }
             }

@@ -28,6 +28,18 @@ package enum Parallel {
         }
     }
 
+    /// `forEachChunk(count, chunks:)` on at most `threads` threads: thread w takes chunks w,
+    /// w + threads, ... (all the cores' at `cores` or more).
+    package static func forEachChunk(
+        _ count: Int, chunks: Int, threads: Int, _ body: @Sendable (Range<Int>) -> Void
+    ) {
+        let workers = Swift.max(1, Swift.min(threads, chunks))
+        guard workers < cores else { return forEachChunk(count, chunks: chunks, body) }
+        DispatchQueue.concurrentPerform(iterations: workers) { w in
+            for c in stride(from: w, to: chunks, by: workers) { body(count * c / chunks..<count * (c + 1) / chunks) }
+        }
+    }
+
     /// The sum of `term(i)` over 0..<count, in chunks on all cores (one chunk below 2^16).
     package static func sum(_ count: Int, _ term: @Sendable (Int) -> Int) -> Int {
         let chunks = count < 1 << 16 ? 1 : cores * 4
