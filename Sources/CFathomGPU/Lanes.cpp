@@ -244,17 +244,24 @@ template <int W> struct Lanes {
                 const vi chain = gather<vi>(chainAt, at, Lane());
                 const vi start = on & (chain >= 0);
                 if (const unsigned b = bits(start)) {
-                    // Few lanes at a start walk one by one (a walk in the lanes reads every
-                    // lane); many walk together.
-                    const vi best = __builtin_popcount(b) <= kFewStarts
-                        ? longestEach(b, chain, ur, ui)
-                        : longest(start, chain, ur, ui, maxIterations - n);
+                    // Few lanes at a start walk their chains one by one (a search in the lanes
+                    // reads every lane). Many test their chains' first entries at once (about
+                    // half fail there), then search together.
+                    vi best = (vi){} - 1;
+                    if (__builtin_popcount(b) <= kFewStarts) {
+                        best = longestEach(b, chain, ur, ui);
+                    } else {
+                        const vi maxLength = maxIterations - n;
+                        const bool shortOfLast = bits(start & (maxLength < last)) != 0;
+                        const vi first = start & holdsAt(start ? chain : (vi){}, ur, ui, maxLength, shortOfLast);
+                        if (bits(first)) best = longest(first, chain, ur, ui, maxLength, shortOfLast);
+                    }
                     const vi holds = best >= 0;
                     if (__builtin_popcount(bits(holds)) <= kFewStarts) entry.insert(la, holds, best);
                     else entry.gather(la, holds, best);
                     fromU = start & ~holds;
                     plain &= ~start | fromU;
-                    if (variance) viaLA = start & holds;
+                    if (variance) viaLA = holds;
                 }
             }
             if (radii) {
@@ -402,30 +409,31 @@ template <int W> struct Lanes {
         }
         return best;
     }
-    /// LAView.longest (`laLongest`) in the lanes of `mask`: from each lane's chain offset, the
-    /// last entry of the chain's run that holds for u and dc within `maxLength` iterations (-1
-    /// where the first does not). Along a chain the thresholds only shrink and the lengths only
-    /// grow (LATable.swift), so the entries that hold are a prefix of the chain and the last of
-    /// them is found by bisection, all lanes together: the same entry as the walk's.
-    FK_LANE vi longest(vi mask, vi chain, vd ur, vd ui, vi maxLength) const {
+    /// Whether entry `at` holds for u and dc within `maxLength` iterations, in every lane
+    /// (LAView.longest's test). An entry ends on the orbit, so it is no longer than `last`:
+    /// unless `shortOfLast` (a lane has fewer iterations left), the lengths are not read.
+    FK_LANE vi holdsAt(vi at, vd ur, vd ui, vi maxLength, bool shortOfLast) const {
         typedef FKLAEntryDouble E;
+        const vd threshold = gather<vd>(la, &E::threshold, at, Lane());
+        const vd dcThreshold = gather<vd>(la, &E::dcThreshold, at, Lane());
+        const vi length = shortOfLast ? gather<vi>(la, &E::length, at, Lane()) : (vi){};
+        return (length <= maxLength) & magnitudeIsBelow(ur, ui, threshold) & magnitudeIsBelow(dcr, dci, dcThreshold);
+    }
+    /// LAView.longest (`laLongest`) in the lanes of `mask`, whose chains' first entries hold:
+    /// the last entry of the chain's run that holds. Along a chain the thresholds only shrink
+    /// and the lengths only grow (LATable.swift), so the entries that hold are a prefix of the
+    /// chain and the last of them is found by bisection, all lanes together: the walk's entry.
+    FK_LANE vi longest(vi mask, vi chain, vd ur, vd ui, vi maxLength, bool shortOfLast) const {
         // Entries up to `low` hold; `high` does not (or is the chain's end).
-        vi low = (mask ? chain : (vi){}) - 1;
-        vi high = gather<vi>(la, &E::chainEnd, low + 1, Lane());
-        const bool shortOfLast = bits(mask & (maxLength < last)) != 0;
+        vi low = mask ? chain : (vi){};
+        vi high = gather<vi>(la, &FKLAEntryDouble::chainEnd, low, Lane());
         for (vi open = mask & (high - low > 1); bits(open); open &= high - low > 1) {
             const vi at = open ? (low + high) >> 1 : (vi){};
-            const vd threshold = gather<vd>(la, &E::threshold, at, Lane());
-            const vd dcThreshold = gather<vd>(la, &E::dcThreshold, at, Lane());
-            // (An entry ends on the orbit, so no longer than `last`: lanes with at least that
-            // many iterations left need not read the lengths.)
-            const vi length = shortOfLast ? gather<vi>(la, &E::length, at, Lane()) : (vi){};
-            const vi holds = (length <= maxLength) & magnitudeIsBelow(ur, ui, threshold)
-                & magnitudeIsBelow(dcr, dci, dcThreshold);
+            const vi holds = holdsAt(at, ur, ui, maxLength, shortOfLast);
             low = (open & holds) ? at : low;
             high = (open & ~holds) ? at : high;
         }
-        return (mask & (low >= chain)) ? low : (vi){} - 1;
+        return mask ? low : (vi){} - 1;
     }
 
     /// 2^k in every lane, for -1022 <= k <= 1023 (powerOfTwo).
