@@ -502,8 +502,9 @@ extension ComputeBackend {
     /// The CPU's lane form of the perturbation kernel (several pixels a core in SIMD lanes,
     /// each pixel's record equal to the CPU kernel's) for the passes it takes (Double deltas,
     /// z^2 + c, a decoded orbit), the CPU's kernel for the others: the CPU's bytes. The widest
-    /// lanes the CPU runs, or FATHOM_LANES's 2, 4 or 8. Experimental: about as fast as `cpu`
-    /// (Documentation/Benchmarks.md, "The lane form, second version").
+    /// lanes the CPU runs, or FATHOM_LANES's 2, 4 or 8, on at most the render's threads.
+    /// Experimental: about 20% faster than `cpu` on Double views (Documentation/Benchmarks.md,
+    /// "The lane form, third version").
     public static let lanes = ComputeBackend(name: "lanes", fallsBackToCPU: false) { exact, warning in
         try GPUExecutor.resolve(.lanes(nil), exact: exact, warning: &warning)
     }
