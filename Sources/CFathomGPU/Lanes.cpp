@@ -3,12 +3,13 @@
 //
 // Each lane holds one pixel (`Pixel<double>`, FathomKernels.h) at its own reference index. A
 // round gives every lane one step. In all lanes at once: the plain step of z^2 + c (also from an
-// LA start whose chain's first entry does not hold), an LA entry that holds (the chain walked
-// per lane), the error variance (both of its paths, FloatExp where |dz|^2 leaves 2^+-450), and a
-// settle without escape, rebase, Pauldelbrot test or |z|^2 below 2^-900. Every other step (a
-// BLA step, a rebased pixel, an escape, a rebase, the iteration limit, a FloatExp of a subnormal
-// or infinite value) is the pixel's own scalar step through the same `Pixel` members the GPU and
-// the emulation run. Each lane's operations are those of the scalar step in the same order,
+// LA start whose chain has no entry that holds), an LA entry that holds (found by the scalar
+// walk for a few lanes at a start, else by bisection in the lanes: `longest`), the error
+// variance (both of its paths, FloatExp where |dz|^2 leaves 2^+-450), and a settle without
+// escape, Pauldelbrot test or |z|^2 below 2^-900, including a rebase onto the orbit the lane
+// is on. Every other step (a BLA step, a pixel rebased onto another orbit, an escape, the
+// iteration limit, a FloatExp of a subnormal or infinite value) is the pixel's own scalar step
+// through the same `Pixel` members the GPU and the emulation run. Each lane's operations are those of the scalar step in the same order,
 // with selects for branches, and nothing is contracted into a multiply-add, so every pixel's
 // record equals the scalar kernel's bit for bit at every width. A lane whose pixel ends takes
 // the next item of the range.
@@ -59,7 +60,8 @@ template <int W> struct Lanes {
     long long next, end;
     /// The pass's table (the one the lanes on the orbit read).
     Table<double> passTable;
-    /// At most this many lanes at an LA start walk and load their entries one by one.
+    /// At most this many lanes at an LA start walk their chains one by one (more: `longest`),
+    /// and at most this many lanes that take an entry load it lane by lane (more: gathered).
     static constexpr int kFewStarts = 3;
     /// Whether a rebase stays in the lanes: the pass's orbit and table are the critical orbit's.
     bool rebasesInLanes;
@@ -179,7 +181,7 @@ template <int W> struct Lanes {
         vd zcr, zci, ccr, cci, it, idt, ss, ccs;
         vi se, cce, length;
         /// The entries `best` in the lanes of `mask`, one lane at a time.
-        FK_LANE void insert(const FKLAEntryDouble *la, vi mask, vi best) {
+        FK_LANE void loadEach(const FKLAEntryDouble *la, vi mask, vi best) {
             zcr = zci = ccr = cci = it = idt = ss = ccs = (vd){};
             se = cce = length = (vi){};
             for (unsigned b = bits(mask); b; b &= b - 1) {
@@ -199,7 +201,7 @@ template <int W> struct Lanes {
             }
         }
         /// The entries `best` in the lanes of `mask`, gathered.
-        FK_LANE void gather(const FKLAEntryDouble *la, vi mask, vi best) {
+        FK_LANE void loadGathered(const FKLAEntryDouble *la, vi mask, vi best) {
             typedef FKLAEntryDouble E;
             const vi index = mask ? best : (vi){};
             const Lane lane;
@@ -237,8 +239,9 @@ template <int W> struct Lanes {
             // start's chain has no entry that holds; an LA entry (with the variance); others
             // (a BLA step, an LA entry without the variance, a lane off the orbit) scalar.
             vi plain = on, fromU = (vi){}, viaLA = (vi){};
-            // The LA entry each lane at a start takes (LAView.longest, the scalar kernel's own
-            // walk, per lane), and its coefficients, laid out for the lanes.
+            // The LA entry each lane at a start takes (LAView.longest: the scalar walk per lane
+            // for a few lanes, else the first entries' test and bisection in the lanes), and its
+            // coefficients, laid out for the lanes.
             LAFields entry;
             if (chainAt) {
                 const vi chain = gather<vi>(chainAt, at, Lane());
@@ -257,8 +260,8 @@ template <int W> struct Lanes {
                         if (bits(first)) best = longest(first, chain, ur, ui, maxLength, shortOfLast);
                     }
                     const vi holds = best >= 0;
-                    if (__builtin_popcount(bits(holds)) <= kFewStarts) entry.insert(la, holds, best);
-                    else entry.gather(la, holds, best);
+                    if (__builtin_popcount(bits(holds)) <= kFewStarts) entry.loadEach(la, holds, best);
+                    else entry.loadGathered(la, holds, best);
                     fromU = start & ~holds;
                     plain &= ~start | fromU;
                     if (variance) viaLA = holds;

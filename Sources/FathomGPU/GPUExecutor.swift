@@ -47,7 +47,8 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     let lanes: Int
     /// Pixels in flight a thread: the lanes' width (its Double passes), else 1.
     var laneWidth: Int { max(1, lanes) }
-    /// The emulation runs on every core of the host; CUDA on its device.
+    /// The emulation runs on the host's cores (at most the render's threads: `DeviceExecutor`
+    /// caps it); CUDA on its device.
     var hostThreads: Int { kind == .emulated ? Parallel.cores : 0 }
     /// The lanes are a form of the CPU; the emulation stands in for the GPU.
     var runsOnHost: Bool { lanes > 0 }
@@ -334,11 +335,11 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
             p.first = Int64(first)
             switch kind {
             case .cuda:
-                let threads = 128
-                let blocks = (end - first + threads - 1) / threads
+                let blockThreads = 128
+                let blocks = (end - first + blockThreads - 1) / blockThreads
                 let function = functions[kernel]!
                 try withUnsafeMutablePointer(to: &p) { pointer in
-                    try GPUExecutor.call { fg_launch(function, UInt32(blocks), UInt32(threads), pointer, $0, $1) }
+                    try GPUExecutor.call { fg_launch(function, UInt32(blocks), UInt32(blockThreads), pointer, $0, $1) }
                 }
             case .emulated:
                 let items = end - first, base = first

@@ -80,23 +80,34 @@ struct LATests {
     @Test("stage-0 entries tile the orbit, chains grow in length and shrink in thresholds")
     func structure() throws {
         let z = try orbit(re: PerturbationTests.e55Re, im: PerturbationTests.e55Im, steps: 4096)
-        let table = LATable(orbit: z, epsilon: 0x1p-36)
         let n = z.count - 1
-        #expect(table.stageSizes.count >= 2)
-        #expect(zip(table.stageSizes, table.stageSizes.dropFirst()).allSatisfy { $0 > $1 })
-        var m = 0
-        while m < n {
-            let offset = Int(table.chainAt[m])
-            try #require(offset >= 0, "index \(m) is not a start")
-            let first = table.entries[offset]
-            for j in 1..<first.length { #expect(Int(table.chainAt[m + j]) == -(first.length - j)) }
-            for i in offset..<(first.chainEnd - 1) {
-                let a = table.entries[i], b = table.entries[i + 1]
-                #expect(a.length < b.length && b.threshold <= a.threshold && b.dcThreshold <= a.dcThreshold)
+        // Also with `spanning` (a wrapped reference's table): its chain at 0 ends in one entry
+        // over the whole orbit.
+        for spanning in [false, true] {
+            let table = LATable(orbit: z, epsilon: 0x1p-36, spanning: spanning)
+            #expect(table.stageSizes.count >= 2)
+            #expect(zip(table.stageSizes, table.stageSizes.dropFirst()).allSatisfy { $0 > $1 })
+            var m = 0
+            while m < n {
+                let offset = Int(table.chainAt[m])
+                try #require(offset >= 0, "index \(m) is not a start")
+                let first = table.entries[offset]
+                for j in 1..<first.length { #expect(Int(table.chainAt[m + j]) == -(first.length - j)) }
+                for i in offset..<(first.chainEnd - 1) {
+                    let a = table.entries[i], b = table.entries[i + 1]
+                    #expect(a.length < b.length && b.threshold <= a.threshold && b.dcThreshold <= a.dcThreshold)
+                }
+                // Every entry ends on the orbit (the lanes skip reading lengths on this).
+                #expect(m + table.entries[first.chainEnd - 1].length <= n)
+                m += first.length
             }
-            m += first.length
+            #expect(m == n)
+            if spanning {
+                #expect(
+                    table.entries[Int(table.chainAt[0])..<table.entries[Int(table.chainAt[0])].chainEnd].last?.length
+                        == n)
+            }
         }
-        #expect(m == n)
     }
 
     @Test("period detection: just off the period-3 nucleus, stage-0 entries start every third iteration")

@@ -28,8 +28,8 @@ package enum Parallel {
         }
     }
 
-    /// `forEachChunk(count, chunks:)` on at most `threads` threads: thread w takes chunks w,
-    /// w + threads, ... (all the cores' at `cores` or more).
+    /// `forEachChunk(count, chunks:)` on at most `threads` threads: with `workers` = min(threads,
+    /// chunks), worker w takes chunks w, w + workers, ... (all the cores at `cores` or more).
     package static func forEachChunk(
         _ count: Int, chunks: Int, threads: Int, _ body: @Sendable (Range<Int>) -> Void
     ) {
