@@ -9,10 +9,10 @@
 // escape, Pauldelbrot test or |z|^2 below 2^-900, including a rebase onto the orbit the lane
 // is on. Every other step (a BLA step, a pixel rebased onto another orbit, an escape, the
 // iteration limit, a FloatExp of a subnormal or infinite value) is the pixel's own scalar step
-// through the same `Pixel` members the GPU and the emulation run. Each lane's operations are those of the scalar step in the same order,
-// with selects for branches, and nothing is contracted into a multiply-add, so every pixel's
-// record equals the scalar kernel's bit for bit at every width. A lane whose pixel ends takes
-// the next item of the range.
+// through the same `Pixel` members the GPU and the emulation run. Each lane's operations are
+// those of the scalar step in the same order, with selects for branches, and nothing is
+// contracted into a multiply-add, so every pixel's record equals the scalar kernel's bit for bit
+// at every width. A lane whose pixel ends takes the next item of the range.
 //
 // The widths (8, 4, 2) are compiled for AVX-512, AVX2 and the baseline by `target_clones`
 // (clang emits a resolver that picks the build for this CPU at load time: no build flag), and
@@ -176,6 +176,22 @@ template <int W> struct Lanes {
         return __builtin_bit_cast(unsigned char, __builtin_convertvector(mask < 0, vb)) & ((1u << W) - 1);
     }
 
+    /// |re + i im| in every lane as Delta<double>::magnitudeIsBelow compares it with a radius:
+    /// |re + i im|^2, and the same scaled by 2^1200 for where it is below 2^-1000. Computed once
+    /// for the comparisons with every radius a search reads.
+    struct Magnitude {
+        vd squared, scaled;
+        /// Delta<double>::magnitudeIsBelow in every lane: |re + i im| < r.
+        FK_LANE vi isBelow(vd r) const {
+            const vd q = r * 0x1p600;
+            return (vi)(squared >= 0x1p-1000) ? (vi)(squared < r * r) : (vi)(scaled < q * q);
+        }
+    };
+    static FK_LANE Magnitude magnitude(vd re, vd im) {
+        const vd a = re * 0x1p600, b = im * 0x1p600;
+        return Magnitude{re * re + im * im, a * a + b * b};
+    }
+
     /// An LA entry's fields in the lanes that take one (zero in the others).
     struct LAFields {
         vd zcr, zci, ccr, cci, it, idt, ss, ccs;
@@ -256,8 +272,9 @@ template <int W> struct Lanes {
                     } else {
                         const vi maxLength = maxIterations - n;
                         const bool shortOfLast = bits(start & (maxLength < last)) != 0;
-                        const vi first = start & holdsAt(start ? chain : (vi){}, ur, ui, maxLength, shortOfLast);
-                        if (bits(first)) best = longest(first, chain, ur, ui, maxLength, shortOfLast);
+                        const Magnitude u = magnitude(ur, ui), dc = magnitude(dcr, dci);
+                        const vi first = start & holdsAt(start ? chain : (vi){}, u, dc, maxLength, shortOfLast);
+                        if (bits(first)) best = longest(first, chain, u, dc, maxLength, shortOfLast);
                     }
                     const vi holds = best >= 0;
                     if (__builtin_popcount(bits(holds)) <= kFewStarts) entry.loadEach(la, holds, best);
@@ -271,7 +288,7 @@ template <int W> struct Lanes {
                 const vi j = at - 1;
                 const vi in = plain & ~fromU & (at >= 1) & (j < level1);
                 const vd r = in ? gather<vd>(radii, in ? j : (vi){}, Lane()) : (vd){};
-                plain &= ~(in & magnitudeIsBelow(dzr, dzi, r));
+                plain &= ~(in & magnitude(dzr, dzi).isBelow(r));
             }
             // Lanes whose arithmetic leaves the lanes' cases (a FloatExp of a subnormal or
             // infinite value): their step is redone scalar.
@@ -415,24 +432,24 @@ template <int W> struct Lanes {
     /// Whether entry `at` holds for u and dc within `maxLength` iterations, in every lane
     /// (LAView.longest's test). An entry ends on the orbit, so it is no longer than `last`:
     /// unless `shortOfLast` (a lane has fewer iterations left), the lengths are not read.
-    FK_LANE vi holdsAt(vi at, vd ur, vd ui, vi maxLength, bool shortOfLast) const {
+    FK_LANE vi holdsAt(vi at, Magnitude u, Magnitude dc, vi maxLength, bool shortOfLast) const {
         typedef FKLAEntryDouble E;
         const vd threshold = gather<vd>(la, &E::threshold, at, Lane());
         const vd dcThreshold = gather<vd>(la, &E::dcThreshold, at, Lane());
         const vi length = shortOfLast ? gather<vi>(la, &E::length, at, Lane()) : (vi){};
-        return (length <= maxLength) & magnitudeIsBelow(ur, ui, threshold) & magnitudeIsBelow(dcr, dci, dcThreshold);
+        return (length <= maxLength) & u.isBelow(threshold) & dc.isBelow(dcThreshold);
     }
     /// LAView.longest (`laLongest`) in the lanes of `mask`, whose chains' first entries hold:
     /// the last entry of the chain's run that holds. Along a chain the thresholds only shrink
     /// and the lengths only grow (LATable.swift), so the entries that hold are a prefix of the
     /// chain and the last of them is found by bisection, all lanes together: the walk's entry.
-    FK_LANE vi longest(vi mask, vi chain, vd ur, vd ui, vi maxLength, bool shortOfLast) const {
+    FK_LANE vi longest(vi mask, vi chain, Magnitude u, Magnitude dc, vi maxLength, bool shortOfLast) const {
         // Entries up to `low` hold; `high` does not (or is the chain's end).
         vi low = mask ? chain : (vi){};
         vi high = gather<vi>(la, &FKLAEntryDouble::chainEnd, low, Lane());
         for (vi open = mask & (high - low > 1); bits(open); open &= high - low > 1) {
             const vi at = open ? (low + high) >> 1 : (vi){};
-            const vi holds = holdsAt(at, ur, ui, maxLength, shortOfLast);
+            const vi holds = holdsAt(at, u, dc, maxLength, shortOfLast);
             low = (open & holds) ? at : low;
             high = (open & ~holds) ? at : high;
         }
@@ -456,19 +473,6 @@ template <int W> struct Lanes {
         rare |= ~normal & ~zero;
         const vi sig = (b & (long long)0x800fffffffffffffULL) | 0x3ff0000000000000LL;
         return FE{normal ? (vd)sig : (vd){}, normal ? e + biased - 1023 : (vi){} + kZeroExponent};
-    }
-    /// FExp's product and sum in every lane.
-    static FK_LANE FE multiply(FE a, FE b, vi &rare) { return normalize(a.s * b.s, a.e + b.e, rare); }
-    static FK_LANE FE add(FE a, FE b, vi &rare) {
-        const vi d = a.e - b.e, ge = d >= 0;
-        const vi far = ge ? (d > 64) : (d < -64);
-        const vi k = far ? (vi){} : (ge ? -d : d);
-        const vd big = ge ? a.s : b.s, small = ge ? b.s : a.s;
-        const vi e = ge ? a.e : b.e;
-        vi sumRare = (vi){};
-        const FE sum = normalize(big + small * powersOfTwo(k), e, sumRare);
-        rare |= ~far & sumRare;
-        return FE{far ? big : sum.s, far ? e : sum.e};
     }
     /// Complex.floatExpLengthSquared in every lane, without FloatExp's steps: both parts
     /// scaled by the power of two that brings the larger into [1, 2), squared and summed in
@@ -529,14 +533,6 @@ template <int W> struct Lanes {
         const FE f = normalize(m, e, rare);
         m = f.s;
         e = zero ? (vi){} : f.e;
-    }
-
-    /// Delta<double>::magnitudeIsBelow in every lane: |re + i im| < r, scaled by 2^600 where
-    /// |re + i im|^2 is below 2^-1000.
-    static FK_LANE vi magnitudeIsBelow(vd re, vd im, vd r) {
-        const vd s = re * re + im * im;
-        const vd a = re * 0x1p600, b = im * 0x1p600, q = r * 0x1p600;
-        return (vi)(s >= 0x1p-1000) ? (vi)(s < r * r) : (vi)(a * a + b * b < q * q);
     }
 
     /// PixelRun.addVariance in every lane: v += m 2^e.

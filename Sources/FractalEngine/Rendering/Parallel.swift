@@ -17,7 +17,7 @@ package enum Parallel {
             body(0..<count)
             return
         }
-        forEachChunk(count, chunks: threads * 4, body)
+        forEachChunk(count, chunks: threads * 4, threads: threads, body)
     }
 
     /// Runs `body` over 0..<count split into `chunks` ranges (chunk c: count c / chunks ..<
