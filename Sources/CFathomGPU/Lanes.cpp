@@ -1,7 +1,9 @@
 // The perturbation kernel's lane form for the CPU: W pixels in flight per core in SIMD lanes
 // (Documentation/Perturbation.md, "The lane form").
 //
-// Each lane holds one pixel (`Pixel<double>`, FathomKernels.h) at its own reference index. A
+// Each lane holds one pixel (`Pixel<D>`, FathomKernels.h) at its own reference index, with
+// Double or FloatExp deltas (D = double or FExp: a FloatExp lane is a vector of significands and
+// one of exponents, its operations FExp's, so normalised as FloatExp.swift does). A
 // round gives every lane one step. In all lanes at once: the plain step of z^2 + c (also from an
 // LA start whose chain has no entry that holds), an LA entry that holds (found by the scalar
 // walk for a few lanes at a start, else by bisection in the lanes: `longest`), the error
@@ -21,6 +23,7 @@
 #pragma clang diagnostic ignored "-Wpsabi"
 #include "CFathomGPU.h"
 #include "FathomKernels.h"
+#include <type_traits>
 #include <utility>
 
 namespace {
@@ -31,40 +34,56 @@ template <int W> struct V {
     typedef double d __attribute__((vector_size(8 * W)));
     typedef long long i __attribute__((vector_size(8 * W)));
 };
+/// A FloatExp in every lane (FExp): significands and exponents.
+template <int W> struct FV {
+    typename V<W>::d s;
+    typename V<W>::i e;
+};
 
 // Every member is inlined into the width's function, so all of it is compiled for the ISA its
 // clone targets (a member called out of line would be compiled once, for the baseline).
 #define FK_LANE inline __attribute__((always_inline))
 
-template <int W> struct Lanes {
+/// W lanes of pixels with deltas of type D (double or FExp).
+template <int W, class D> struct Lanes {
     typedef typename V<W>::d vd;
     typedef typename V<W>::i vi;
-    typedef Cx<double> C;
+    typedef FV<W> FE;
+    /// Whether the deltas carry their own exponent (FloatExp).
+    static constexpr bool hasExponent = std::is_same<D, FExp>::value;
+    /// A delta in every lane: a vector of doubles, or of FloatExps.
+    typedef typename std::conditional<hasExponent, FE, vd>::type L;
+    typedef Cx<D> C;
+    typedef typename Delta<D>::LAEntry E;
 
     const FKPerturbParams *p;
     const C *orbit;
     long long last, level1;
     const int *chainAt;
-    const double *radii;
-    const FKLAEntryDouble *la;
-    Pixel<double> pixel[W];
+    const D *radii;
+    const E *la;
+    Pixel<D> pixel[W];
     long long item[W];
     // The state of the pixels in the lanes that the plain step reads and writes (the rest
     // lives in `pixel` only, and the lanes copy it there before a scalar step).
-    vd dzr, dzi, dcr, dci, scale, stretch, inverseDC;
+    L dzr, dzi, dcr, dci;
+    vd scale, stretch, inverseDC;
     /// Z(m) of each lane on the orbit (0 in the others).
-    vd Zr, Zi;
+    L Zr, Zi;
     vi m, n, n2, scaleExponent, stretchExponent, inverseDCExponent, steps, approximationSteps, live;
     /// Lanes whose pixel reads the pass's orbit and table (not rebased onto another).
     vi onOrbit;
     long long next, end;
     /// The pass's table (the one the lanes on the orbit read).
-    Table<double> passTable;
+    Table<D> passTable;
     /// At most this many lanes at an LA start walk their chains one by one (more: `longest`),
     /// and at most this many lanes that take an entry load it lane by lane (more: gathered).
     static constexpr int kFewStarts = 3;
     /// Whether a rebase stays in the lanes: the pass's orbit and table are the critical orbit's.
     bool rebasesInLanes;
+    /// Lanes where a FloatExp operation met a value it does not normalise in lanes (subnormal,
+    /// infinite or NaN): their step is redone scalar.
+    mutable vi fault;
 
     /// (A member, not a constructor: clang emits no constructor for a target_clones caller.)
     FK_LANE void begin(const FKPerturbParams *params, long long first, long long stop) {
@@ -74,11 +93,12 @@ template <int W> struct Lanes {
         orbit = (const C *)p->orbit;
         last = p->orbitCount - 1;
         chainAt = p->table.la ? p->table.chainAt : nullptr;
-        la = (const FKLAEntryDouble *)p->table.la;
-        radii = (const double *)p->table.radii;
+        la = (const E *)p->table.la;
+        radii = (const D *)p->table.radii;
         level1 = radii ? p->table.levelStarts[1] : 0;
         if (level1 <= 0) radii = nullptr;
-        passTable = table<double>(p->table);
+        passTable = table<D>(p->table);
+        fault = (vi){};
         const FKTable &t = p->table, &r = p->rebaseTable;
         rebasesInLanes = p->mode == FK_REBASE && p->rebaseOrbit == p->orbit && p->rebaseCount == p->orbitCount
             && t.steps == r.steps && t.radii == r.radii && t.levelStarts == r.levelStarts && t.levels == r.levels
@@ -87,6 +107,8 @@ template <int W> struct Lanes {
         for (int k = 0; k < W; k++) refill(k);
     }
 
+    // MARK: Lanes of deltas (D's operations, FathomKernels.h, in every lane)
+
     /// Lane k of `v` set to x: a blend in registers (a store into one lane, read back as a
     /// whole vector, would stall the load on the store).
     template <class Vec, class S> static FK_LANE void set(Vec &v, int k, S x) {
@@ -94,6 +116,103 @@ template <int W> struct Lanes {
         for (int j = 0; j < W; j++) lane[j] = j;
         v = (lane == k) ? ((Vec){} + x) : v;
     }
+    static FK_LANE void set(FE &v, int k, FExp x) {
+        set(v.s, k, x.s);
+        set(v.e, k, x.e);
+    }
+    /// Lane k of a delta.
+    static FK_LANE D element(L v, int k) {
+        if constexpr (hasExponent) return raw(v.s[k], v.e[k]);
+        else return v[k];
+    }
+    /// x in every lane.
+    static FK_LANE L splat(D x) {
+        if constexpr (hasExponent) return FE{(vd){} + x.s, (vi){} + x.e};
+        else return (vd){} + x;
+    }
+    /// D's zero in every lane.
+    static FK_LANE L zero() { return splat(Delta<D>::zero()); }
+    /// mask ? a : b, lane by lane.
+    static FK_LANE L select(vi mask, L a, L b) {
+        if constexpr (hasExponent) return FE{mask ? a.s : b.s, mask ? a.e : b.e};
+        else return mask ? a : b;
+    }
+    /// a + b.
+    FK_LANE L add(L a, L b) const {
+        if constexpr (hasExponent) {
+            // FExp's +: the operand with the larger exponent, or normalize(big + small 2^-k).
+            const vi d = a.e - b.e, ge = d >= 0;
+            const vi k = ge ? d : -d;
+            const vi far = k > 64;
+            const vd big = ge ? a.s : b.s, small = ge ? b.s : a.s;
+            const vi e = ge ? a.e : b.e;
+            vi rare = (vi){};
+            const FE sum = normalize(big + small * powersOfTwo(far ? (vi){} : -k), e, rare);
+            fault |= ~far & rare;
+            return FE{far ? big : sum.s, far ? e : sum.e};
+        } else {
+            return a + b;
+        }
+    }
+    /// a * b.
+    FK_LANE L mul(L a, L b) const {
+        if constexpr (hasExponent) {
+            vi rare = (vi){};
+            const FE r = normalize(a.s * b.s, a.e + b.e, rare);
+            fault |= rare;
+            return r;
+        } else {
+            return a * b;
+        }
+    }
+    /// -a.
+    static FK_LANE L negated(L a) {
+        if constexpr (hasExponent) return FE{-a.s, a.e};
+        else return -a;
+    }
+    /// a - b (FExp: a + (-b)).
+    FK_LANE L sub(L a, L b) const { return add(a, negated(b)); }
+    /// Delta<D>::doubled: a + a.
+    static FK_LANE L doubled(L a) {
+        if constexpr (hasExponent) return FE{a.s, a.s == 0 ? a.e : a.e + 1};
+        else return a + a;
+    }
+    /// Delta<D>::leading: the delta as a Double (FExp's toDouble, with swiftScaled's steps).
+    static FK_LANE vd leading(L a) {
+        if constexpr (hasExponent) {
+            const vi e = a.e;
+            const vi normal = (e >= -1022) & (e <= 1023), low = (e < -1022) & (e >= -1200);
+            const vi high = (e > 1023) & (e <= 1100);
+            const vi k = normal ? e : (low ? e + 1022 : (high ? e - 1023 : (vi){}));
+            const vd first = low ? a.s * 0x1p-1022 : (high ? a.s * 0x1p1023 : a.s);
+            const vd inRange = first * powersOfTwo(k);
+            const vd outside = a.s * ((e > 1100) ? (vd){} + infinity() : (vd){});
+            return (a.s == 0) ? (vd){} : ((normal | low | high) ? inRange : outside);
+        } else {
+            return a;
+        }
+    }
+    /// Delta<D>::less, lane by lane (FExp's <).
+    static FK_LANE vi less(L a, L b) {
+        if constexpr (hasExponent) {
+            const vi aNeg = (vi)(a.s < 0), bNeg = (vi)(b.s < 0);
+            const vi anyZero = (vi)(a.s == 0) | (vi)(b.s == 0);
+            const vd aAbs = aNeg ? -a.s : a.s, bAbs = bNeg ? -b.s : b.s;
+            const vi aLess = (a.e != b.e) ? (a.e < b.e) : (vi)(aAbs < bAbs);
+            const vi bLess = (a.e != b.e) ? (b.e < a.e) : (vi)(bAbs < aAbs);
+            const vi same = aNeg ? bLess : aLess;
+            return (aNeg != bNeg) ? aNeg : (anyZero ? (vi)(a.s < b.s) : same);
+        } else {
+            return (vi)(a < b);
+        }
+    }
+    /// A FloatExp's |re + i im|^2 in the delta's own arithmetic (Complex.floatExpLengthSquared
+    /// for FExp; Double deltas use the lanes' `lengthSquared` below).
+    FK_LANE FE floatExpLengthSquared(L re, L im) const {
+        static_assert(hasExponent, "FloatExp deltas only");
+        return add(mul(re, re), mul(im, im));
+    }
+
     /// Gathers, built in registers from one load per lane (lanes written one by one through
     /// memory and read back as a vector would stall the read on the writes).
     typedef std::make_index_sequence<W> Lane;
@@ -106,8 +225,22 @@ template <int W> struct Lanes {
     static FK_LANE Vec gather(const S *base, T S::*field, vi index, std::index_sequence<K...>) {
         return (Vec){base[index[K]].*field...};
     }
+    /// The delta base[index].*field in every lane (F: D, or the ABI's layout of D).
+    template <class S, class F, size_t... K>
+    static FK_LANE L gatherDelta(const S *base, F S::*field, vi index, std::index_sequence<K...>) {
+        if constexpr (hasExponent) return FE{(vd){(base[index[K]].*field).s...}, (vi){(base[index[K]].*field).e...}};
+        else return gather<vd>(base, field, index, Lane());
+    }
+    /// The delta base[index] in every lane.
+    template <size_t... K> static FK_LANE L gatherDelta(const D *base, vi index, std::index_sequence<K...>) {
+        if constexpr (hasExponent) return FE{(vd){base[index[K]].s...}, (vi){base[index[K]].e...}};
+        else return gather<vd>(base, index, Lane());
+    }
+
+    // MARK: Pixels in and out of the lanes
+
     FK_LANE void load(int k) {
-        const Pixel<double> &x = pixel[k];
+        const Pixel<D> &x = pixel[k];
         set(dzr, k, x.dz.re);
         set(dzi, k, x.dz.im);
         set(dcr, k, x.dcStep.re);
@@ -123,18 +256,18 @@ template <int W> struct Lanes {
         set(inverseDCExponent, k, x.inverseDCExponent);
         set(steps, k, (long long)x.steps);
         set(approximationSteps, k, (long long)x.approximationSteps);
-        set(onOrbit, k, x.orbit == orbit && x.last == last && x.tab.la == p->table.la && x.tab.chainAt == p->table.chainAt
-                && x.tab.radii == p->table.radii
+        set(onOrbit, k, x.orbit == orbit && x.last == last && x.tab.la == passTable.la && x.tab.chainAt == passTable.chainAt
+                && x.tab.radii == passTable.radii
             ? -1LL
             : 0LL);
         const bool on = onOrbit[k] != 0;
-        set(Zr, k, on ? orbit[x.m].re : 0.0);
-        set(Zi, k, on ? orbit[x.m].im : 0.0);
+        set(Zr, k, on ? orbit[x.m].re : Delta<D>::zero());
+        set(Zi, k, on ? orbit[x.m].im : Delta<D>::zero());
     }
     FK_LANE void store(int k) {
-        Pixel<double> &x = pixel[k];
-        x.dz.re = dzr[k];
-        x.dz.im = dzi[k];
+        Pixel<D> &x = pixel[k];
+        x.dz.re = element(dzr, k);
+        x.dz.im = element(dzi, k);
         x.errorScale = scale[k];
         x.nextStretch = stretch[k];
         x.m = m[k];
@@ -149,7 +282,14 @@ template <int W> struct Lanes {
     FK_LANE void empty(int k) {
         live[k] = 0;
         onOrbit[k] = 0;
-        dzr[k] = dzi[k] = dcr[k] = dci[k] = scale[k] = stretch[k] = inverseDC[k] = Zr[k] = Zi[k] = 0;
+        const D z = Delta<D>::zero();
+        set(dzr, k, z);
+        set(dzi, k, z);
+        set(dcr, k, z);
+        set(dci, k, z);
+        set(Zr, k, z);
+        set(Zi, k, z);
+        scale[k] = stretch[k] = inverseDC[k] = 0;
         m[k] = n[k] = n2[k] = scaleExponent[k] = stretchExponent[k] = inverseDCExponent[k] = steps[k] = approximationSteps[k] = 0;
     }
     /// Lane k takes the range's next item, or empties.
@@ -176,39 +316,52 @@ template <int W> struct Lanes {
         return __builtin_bit_cast(unsigned char, __builtin_convertvector(mask < 0, vb)) & ((1u << W) - 1);
     }
 
-    /// |re + i im| in every lane as Delta<double>::magnitudeIsBelow compares it with a radius:
-    /// |re + i im|^2, and the same scaled by 2^1200 for where it is below 2^-1000. Computed once
-    /// for the comparisons with every radius a search reads.
+    // MARK: Magnitudes against radii (Delta<D>::magnitudeIsBelow)
+
+    /// |re + i im| in every lane as Delta<D>::magnitudeIsBelow compares it with a radius,
+    /// computed once for the comparisons with every radius a search reads. Double: |re + i im|^2,
+    /// and the same scaled by 2^1200 for where it is below 2^-1000; FExp: re re + im im.
     struct Magnitude {
-        vd squared, scaled;
-        /// Delta<double>::magnitudeIsBelow in every lane: |re + i im| < r.
-        FK_LANE vi isBelow(vd r) const {
-            const vd q = r * 0x1p600;
-            return (vi)(squared >= 0x1p-1000) ? (vi)(squared < r * r) : (vi)(scaled < q * q);
-        }
+        L squared;
+        vd scaled;
     };
-    static FK_LANE Magnitude magnitude(vd re, vd im) {
-        const vd a = re * 0x1p600, b = im * 0x1p600;
-        return Magnitude{re * re + im * im, a * a + b * b};
+    FK_LANE Magnitude magnitude(L re, L im) const {
+        if constexpr (hasExponent) {
+            return Magnitude{add(mul(re, re), mul(im, im)), (vd){}};
+        } else {
+            const vd a = re * 0x1p600, b = im * 0x1p600;
+            return Magnitude{re * re + im * im, a * a + b * b};
+        }
+    }
+    /// Delta<D>::magnitudeIsBelow in every lane: |re + i im| < r.
+    FK_LANE vi isBelow(const Magnitude &g, L r) const {
+        if constexpr (hasExponent) {
+            return less(g.squared, mul(r, r));
+        } else {
+            const vd q = r * 0x1p600;
+            return (vi)(g.squared >= 0x1p-1000) ? (vi)(g.squared < r * r) : (vi)(g.scaled < q * q);
+        }
     }
 
     /// An LA entry's fields in the lanes that take one (zero in the others).
     struct LAFields {
-        vd zcr, zci, ccr, cci, it, idt, ss, ccs;
+        L zcr, zci, ccr, cci, it, idt;
+        vd ss, ccs;
         vi se, cce, length;
         /// The entries `best` in the lanes of `mask`, one lane at a time.
-        FK_LANE void loadEach(const FKLAEntryDouble *la, vi mask, vi best) {
-            zcr = zci = ccr = cci = it = idt = ss = ccs = (vd){};
+        FK_LANE void loadEach(const E *la, vi mask, vi best) {
+            zcr = zci = ccr = cci = it = idt = zero();
+            ss = ccs = (vd){};
             se = cce = length = (vi){};
             for (unsigned b = bits(mask); b; b &= b - 1) {
                 const int k = __builtin_ctz(b);
-                const FKLAEntryDouble &e = la[best[k]];
-                set(zcr, k, e.zcr);
-                set(zci, k, e.zci);
-                set(ccr, k, e.ccr);
-                set(cci, k, e.cci);
-                set(it, k, e.inverseThreshold);
-                set(idt, k, e.inverseDCThreshold);
+                const E &e = la[best[k]];
+                set(zcr, k, fromABI(e.zcr));
+                set(zci, k, fromABI(e.zci));
+                set(ccr, k, fromABI(e.ccr));
+                set(cci, k, fromABI(e.cci));
+                set(it, k, fromABI(e.inverseThreshold));
+                set(idt, k, fromABI(e.inverseDCThreshold));
                 set(ss, k, e.stretchSignificand);
                 set(ccs, k, e.ccSignificand);
                 set(se, k, e.stretchExponent);
@@ -217,16 +370,25 @@ template <int W> struct Lanes {
             }
         }
         /// The entries `best` in the lanes of `mask`, gathered.
-        FK_LANE void loadGathered(const FKLAEntryDouble *la, vi mask, vi best) {
-            typedef FKLAEntryDouble E;
+        FK_LANE void loadGathered(const E *la, vi mask, vi best) {
             const vi index = mask ? best : (vi){};
             const Lane lane;
-            zcr = mask ? Lanes::gather<vd>(la, &E::zcr, index, lane) : (vd){};
-            zci = mask ? Lanes::gather<vd>(la, &E::zci, index, lane) : (vd){};
-            ccr = mask ? Lanes::gather<vd>(la, &E::ccr, index, lane) : (vd){};
-            cci = mask ? Lanes::gather<vd>(la, &E::cci, index, lane) : (vd){};
-            it = mask ? Lanes::gather<vd>(la, &E::inverseThreshold, index, lane) : (vd){};
-            idt = mask ? Lanes::gather<vd>(la, &E::inverseDCThreshold, index, lane) : (vd){};
+            if constexpr (hasExponent) {
+                const L z = zero();
+                zcr = select(mask, gatherDelta(la, &E::zcr, index, lane), z);
+                zci = select(mask, gatherDelta(la, &E::zci, index, lane), z);
+                ccr = select(mask, gatherDelta(la, &E::ccr, index, lane), z);
+                cci = select(mask, gatherDelta(la, &E::cci, index, lane), z);
+                it = select(mask, gatherDelta(la, &E::inverseThreshold, index, lane), z);
+                idt = select(mask, gatherDelta(la, &E::inverseDCThreshold, index, lane), z);
+            } else {
+                zcr = mask ? Lanes::gather<vd>(la, &E::zcr, index, lane) : (vd){};
+                zci = mask ? Lanes::gather<vd>(la, &E::zci, index, lane) : (vd){};
+                ccr = mask ? Lanes::gather<vd>(la, &E::ccr, index, lane) : (vd){};
+                cci = mask ? Lanes::gather<vd>(la, &E::cci, index, lane) : (vd){};
+                it = mask ? Lanes::gather<vd>(la, &E::inverseThreshold, index, lane) : (vd){};
+                idt = mask ? Lanes::gather<vd>(la, &E::inverseDCThreshold, index, lane) : (vd){};
+            }
             ss = mask ? Lanes::gather<vd>(la, &E::stretchSignificand, index, lane) : (vd){};
             ccs = mask ? Lanes::gather<vd>(la, &E::ccSignificand, index, lane) : (vd){};
             se = mask ? Lanes::gather<vi>(la, &E::stretchExponent, index, lane) : (vi){};
@@ -235,22 +397,31 @@ template <int W> struct Lanes {
         }
     };
 
+    // MARK: The rounds
+
     FK_LANE void run() {
         const long long maxIterations = p->maxIterations;
         const bool variance = p->variance != 0, addsDC = p->addsDC != 0, rebaseMode = p->mode == FK_REBASE;
         const double laLoadScale = p->table.laLoadScale;
-        // linearRounding's factor for Double's LA entries: 2 + 4 * 0 + w^2 load.
-        const double w = 2 * 2.0 * p->epsilon * powerOfTwo(53), ww = w * w;
+        // linearRounding's factor for the 53-bit deltas' LA entries: 2 + 4 * 0 + w^2 load.
+        const double w = 2 * 2.0 * p->epsilon * powerOfTwo(Delta<D>::significandBits), ww = w * w;
         for (;;) {
+            if constexpr (hasExponent) fault = (vi){};
             // The lanes that may step in the lanes: on the orbit the lanes read, below the limit.
             const vi on = live & onOrbit & (n < maxIterations);
             // Indices read only there (0 elsewhere: always in range).
             const vi at = on ? m : (vi){};
             // (2Z + dz) dz: the quadratic step before dc (quadraticStep), and u, the exact
             // step at an LA start (formulaStep with dc = 0, PerturbationKernel.linearStep).
-            const vd tr = (Zr + Zr) + dzr, ti = (Zi + Zi) + dzi;
-            const vd pr = tr * dzr - ti * dzi, pi = tr * dzi + ti * dzr;
-            const vd ur = addsDC ? pr + 0.0 : pr, ui = addsDC ? pi + 0.0 : pi;
+            const L tr = add(doubled(Zr), dzr), ti = add(doubled(Zi), dzi);
+            const L pr = sub(mul(tr, dzr), mul(ti, dzi)), pi = add(mul(tr, dzi), mul(ti, dzr));
+            // u = p + 0: Double's + 0.0 turns -0 into +0; FExp's + zero gives p itself (a
+            // normalised p's exponent is more than 64 above the zero's).
+            L ur = pr, ui = pi;
+            if constexpr (!hasExponent) {
+                ur = addsDC ? pr + 0.0 : pr;
+                ui = addsDC ? pi + 0.0 : pi;
+            }
             // Which step each lane takes (Pixel.advance): the plain step, from u where an LA
             // start's chain has no entry that holds; an LA entry (with the variance); others
             // (a BLA step, an LA entry without the variance, a lane off the orbit) scalar.
@@ -287,18 +458,23 @@ template <int W> struct Lanes {
             if (radii) {
                 const vi j = at - 1;
                 const vi in = plain & ~fromU & (at >= 1) & (j < level1);
-                const vd r = in ? gather<vd>(radii, in ? j : (vi){}, Lane()) : (vd){};
-                plain &= ~(in & magnitude(dzr, dzi).isBelow(r));
+                L r;
+                if constexpr (hasExponent) r = select(in, gatherDelta(radii, in ? j : (vi){}, Lane()), zero());
+                else r = in ? gather<vd>(radii, in ? j : (vi){}, Lane()) : (vd){};
+                plain &= ~(in & isBelow(magnitude(dzr, dzi), r));
             }
             // Lanes whose arithmetic leaves the lanes' cases (a FloatExp of a subnormal or
             // infinite value): their step is redone scalar.
             vi rare = (vi){};
 
             // The plain step (PixelRun.takePlainStep): z^2 + c's step, or u + dc.
-            vd nr = addsDC ? pr + dcr : pr, ni = addsDC ? pi + dci : pi;
-            nr = fromU ? ur + dcr : nr;
-            ni = fromU ? ui + dci : ni;
-            const vd before2 = dzr * dzr + dzi * dzi;
+            L nr = addsDC ? add(pr, dcr) : pr, ni = addsDC ? add(pi, dci) : pi;
+            if constexpr (!hasExponent) {
+                nr = fromU ? ur + dcr : nr;
+                ni = fromU ? ui + dci : ni;
+            }
+            vd before2 = (vd){};
+            if constexpr (!hasExponent) before2 = dzr * dzr + dzi * dzi;
             vd es = scale * stretch;
             vi ese = scaleExponent;
             if (variance) {
@@ -315,18 +491,21 @@ template <int W> struct Lanes {
             }
 
             // An LA entry (Pixel.advance's LA branch, with the variance).
-            vd lr = dzr, li = dzi, ls = scale;
+            L lr = dzr, li = dzi;
+            vd ls = scale;
             vi lse = scaleExponent, lm = m;
             if (bits(viaLA)) {
-                const vd zcr = entry.zcr, zci = entry.zci, ccr = entry.ccr, cci = entry.cci, it = entry.it;
-                const vd idt = entry.idt, ss = entry.ss, ccs = entry.ccs;
+                const L zcr = entry.zcr, zci = entry.zci, ccr = entry.ccr, cci = entry.cci, it = entry.it;
+                const L idt = entry.idt;
+                const vd ss = entry.ss, ccs = entry.ccs;
                 const vi se = entry.se, cce = entry.cce, length = entry.length;
                 // LAEntry.load, scaled.
-                const vd a = ur * it, b = ui * it, c = dcr * idt, d = dci * idt;
+                const vd a = leading(mul(ur, it)), b = leading(mul(ui, it));
+                const vd c = leading(mul(dcr, idt)), d = leading(mul(dci, idt));
                 const vd load = (a * a + b * b + c * c + d * d) * 0.125 * laLoadScale;
                 // dz = zc u + cc dc.
-                lr = (zcr * ur - zci * ui) + (ccr * dcr - cci * dci);
-                li = (zcr * ui + zci * ur) + (ccr * dci + cci * dcr);
+                lr = add(sub(mul(zcr, ur), mul(zci, ui)), sub(mul(ccr, dcr), mul(cci, dci)));
+                li = add(add(mul(zcr, ui), mul(zci, ur)), add(mul(ccr, dci), mul(cci, dcr)));
                 lm = m + length;
                 ls = scale * (stretch * ss);
                 lse = scaleExponent + se + stretchExponent;
@@ -337,7 +516,9 @@ template <int W> struct Lanes {
                 stepRounding(viaLA, dzr, dzi, before2, stretch, stretchExponent, rm, re, laRare);
                 addVariance(ls, lse, rm * ss, re + se);
                 addVariance(ls, lse, ss, se);
-                const FE u2 = lengthSquared(ur, ui, laRare);
+                FE u2;
+                if constexpr (hasExponent) u2 = floatExpLengthSquared(ur, ui);
+                else u2 = lengthSquared(ur, ui, laRare);
                 // linearRounding(|zc|^2 |u|^2 / |dc|^2 + |cc|^2, k = 2 + w^2 load).
                 const vd k = 2.0 + ww * ((vi)(load - load == 0) ? load : 1.0);
                 vd tm = ss * u2.s * inverseDC;
@@ -347,13 +528,14 @@ template <int W> struct Lanes {
                 normalized(ls, lse, laRare);
                 rare |= viaLA & laRare;
             }
+            if constexpr (hasExponent) rare |= fault;
 
             const vi vector = (plain | viaLA) & ~rare;
             // The others, one scalar step each.
             for (unsigned b = bits(live & ~vector); b; b &= b - 1) {
                 const int k = __builtin_ctz(b);
                 store(k);
-                Pixel<double> &x = pixel[k];
+                Pixel<D> &x = pixel[k];
                 if (x.atLimit()) {
                     retire(k);
                     continue;
@@ -367,8 +549,8 @@ template <int W> struct Lanes {
                 continue;
             }
             const vi stepped = vector & plain, linear = vector & viaLA;
-            dzr = stepped ? nr : (linear ? lr : dzr);
-            dzi = stepped ? ni : (linear ? li : dzi);
+            dzr = select(stepped, nr, select(linear, lr, dzr));
+            dzi = select(stepped, ni, select(linear, li, dzi));
             scale = stepped ? es : (linear ? ls : scale);
             scaleExponent = stepped ? ese : (linear ? lse : scaleExponent);
             const vi advanced = stepped ? m + 1 : (linear ? lm : m);
@@ -379,19 +561,32 @@ template <int W> struct Lanes {
             // Settle (Pixel.settleAt): the lanes that neither escape nor meet the Pauldelbrot
             // test nor fall below 2^-900, and rebase only onto the orbit they are on; the others
             // through the scalar settle.
+            if constexpr (hasExponent) fault = (vi){};
             const vi to = vector ? m : (vi){};
-            Zr = vector ? gather<vd>(orbit, &C::re, to, Lane()) : Zr;
-            Zi = vector ? gather<vd>(orbit, &C::im, to, Lane()) : Zi;
-            const vd zr = Zr + dzr, zi = Zi + dzi;
-            const vd r2 = zr * zr + zi * zi;
+            if constexpr (hasExponent) {
+                Zr = select(vector, gatherDelta(orbit, &C::re, to, Lane()), Zr);
+                Zi = select(vector, gatherDelta(orbit, &C::im, to, Lane()), Zi);
+            } else {
+                Zr = vector ? gather<vd>(orbit, &C::re, to, Lane()) : Zr;
+                Zi = vector ? gather<vd>(orbit, &C::im, to, Lane()) : Zi;
+            }
+            const L zr = add(Zr, dzr), zi = add(Zi, dzi);
+            const vd xr = leading(zr), xi = leading(zi);
+            const vd r2 = xr * xr + xi * xi;
             vi special = (vi)(r2 > kRadiusSquaredBig), rebase = (vi){};
             if (variance) special |= (vi)(r2 < 0x1p-900);
             if (rebaseMode) {
-                rebase = (m == last) | (vi)(r2 < dzr * dzr + dzi * dzi);
+                // T::less(|z|^2, |dz|^2) (for Double, |z|^2 is r2).
+                vi below;
+                if constexpr (hasExponent) below = less(add(mul(zr, zr), mul(zi, zi)), add(mul(dzr, dzr), mul(dzi, dzi)));
+                else below = (vi)(r2 < dzr * dzr + dzi * dzi);
+                rebase = (m == last) | below;
                 if (!rebasesInLanes) special |= rebase;
             } else {
-                special |= (m == last) | (vi)(r2 < p->tolerance * (Zr * Zr + Zi * Zi));
+                const vd Xr = leading(Zr), Xi = leading(Zi);
+                special |= (m == last) | (vi)(r2 < p->tolerance * (Xr * Xr + Xi * Xi));
             }
+            if constexpr (hasExponent) special |= fault;
             special &= vector;
             const vi settled = vector & ~special;
             n2 = (settled & (vi)(r2 > kRadiusSquared2) & (n2 == 0)) ? n : n2;
@@ -403,50 +598,59 @@ template <int W> struct Lanes {
             // Pixel.rebase onto the same orbit: dz = z at m = 0.
             rebase &= settled;
             if (bits(rebase)) {
-                dzr = rebase ? zr : dzr;
-                dzi = rebase ? zi : dzi;
+                dzr = select(rebase, zr, dzr);
+                dzi = select(rebase, zi, dzi);
                 m = rebase ? (vi){} : m;
-                Zr = rebase ? orbit[0].re : Zr;
-                Zi = rebase ? orbit[0].im : Zi;
+                Zr = select(rebase, splat(orbit[0].re), Zr);
+                Zi = select(rebase, splat(orbit[0].im), Zi);
             }
             for (unsigned b = bits(special); b; b &= b - 1) {
                 const int k = __builtin_ctz(b);
                 store(k);
-                if (pixel[k].settleAt(cx(Zr[k], Zi[k]), cx(zr[k], zi[k]), r2[k])) retire(k);
+                const C Z = cx(element(Zr, k), element(Zi, k));
+                bool ends;
+                if constexpr (hasExponent) {
+                    // z and |z|^2 again, scalar (a lane that faulted has none in the lanes).
+                    const C z = Z + pixel[k].dz;
+                    const double x = Delta<D>::leading(z.re), y = Delta<D>::leading(z.im);
+                    ends = pixel[k].settleAt(Z, z, x * x + y * y);
+                } else {
+                    ends = pixel[k].settleAt(Z, cx(zr[k], zi[k]), r2[k]);
+                }
+                if (ends) retire(k);
                 else load(k);
             }
         }
     }
 
     /// LAView.longest (`laLongest`), the scalar kernel's own walk, for the lanes in `b`.
-    FK_LANE vi longestEach(unsigned b, vi chain, vd ur, vd ui) const {
+    FK_LANE vi longestEach(unsigned b, vi chain, L ur, L ui) const {
         vi best = (vi){} - 1;
         for (; b; b &= b - 1) {
             const int k = __builtin_ctz(b);
             set(best, k,
-                laLongest<double>(
-                    passTable, chain[k], cx(ur[k], ui[k]), cx(dcr[k], dci[k]), p->maxIterations - n[k]));
+                laLongest<D>(passTable, chain[k], cx(element(ur, k), element(ui, k)), cx(element(dcr, k), element(dci, k)),
+                    p->maxIterations - n[k]));
         }
         return best;
     }
     /// Whether entry `at` holds for u and dc within `maxLength` iterations, in every lane
     /// (LAView.longest's test). An entry ends on the orbit, so it is no longer than `last`:
     /// unless `shortOfLast` (a lane has fewer iterations left), the lengths are not read.
-    FK_LANE vi holdsAt(vi at, Magnitude u, Magnitude dc, vi maxLength, bool shortOfLast) const {
-        typedef FKLAEntryDouble E;
-        const vd threshold = gather<vd>(la, &E::threshold, at, Lane());
-        const vd dcThreshold = gather<vd>(la, &E::dcThreshold, at, Lane());
+    FK_LANE vi holdsAt(vi at, const Magnitude &u, const Magnitude &dc, vi maxLength, bool shortOfLast) const {
+        const L threshold = gatherDelta(la, &E::threshold, at, Lane());
+        const L dcThreshold = gatherDelta(la, &E::dcThreshold, at, Lane());
         const vi length = shortOfLast ? gather<vi>(la, &E::length, at, Lane()) : (vi){};
-        return (length <= maxLength) & u.isBelow(threshold) & dc.isBelow(dcThreshold);
+        return (length <= maxLength) & isBelow(u, threshold) & isBelow(dc, dcThreshold);
     }
     /// LAView.longest (`laLongest`) in the lanes of `mask`, whose chains' first entries hold:
     /// the last entry of the chain's run that holds. Along a chain the thresholds only shrink
     /// and the lengths only grow (LATable.swift), so the entries that hold are a prefix of the
     /// chain and the last of them is found by bisection, all lanes together: the walk's entry.
-    FK_LANE vi longest(vi mask, vi chain, Magnitude u, Magnitude dc, vi maxLength, bool shortOfLast) const {
+    FK_LANE vi longest(vi mask, vi chain, const Magnitude &u, const Magnitude &dc, vi maxLength, bool shortOfLast) const {
         // Entries up to `low` hold; `high` does not (or is the chain's end).
         vi low = mask ? chain : (vi){};
-        vi high = gather<vi>(la, &FKLAEntryDouble::chainEnd, low, Lane());
+        vi high = gather<vi>(la, &E::chainEnd, low, Lane());
         for (vi open = mask & (high - low > 1); bits(open); open &= high - low > 1) {
             const vi at = open ? (low + high) >> 1 : (vi){};
             const vi holds = holdsAt(at, u, dc, maxLength, shortOfLast);
@@ -456,14 +660,11 @@ template <int W> struct Lanes {
         return mask ? low : (vi){} - 1;
     }
 
+    // MARK: The error variance's arithmetic (PixelRun's helpers) in every lane
+
     /// 2^k in every lane, for -1022 <= k <= 1023 (powerOfTwo).
     static FK_LANE vd powersOfTwo(vi k) { return (vd)((k + 1023) << 52); }
 
-    /// A FloatExp in every lane (FExp).
-    struct FE {
-        vd s;
-        vi e;
-    };
     /// `normalize(m, e)` in every lane: zero as (0, kZeroExponent); a subnormal, infinite or
     /// NaN m marks its lane in `rare` (its value here is not normalize's).
     static FK_LANE FE normalize(vd m, vi e, vi &rare) {
@@ -474,13 +675,13 @@ template <int W> struct Lanes {
         const vi sig = (b & (long long)0x800fffffffffffffULL) | 0x3ff0000000000000LL;
         return FE{normal ? (vd)sig : (vd){}, normal ? e + biased - 1023 : (vi){} + kZeroExponent};
     }
-    /// Complex.floatExpLengthSquared in every lane, without FloatExp's steps: both parts
-    /// scaled by the power of two that brings the larger into [1, 2), squared and summed in
-    /// Double, the exponent put back. Its value is FloatExp's: scaling by a power of two
-    /// changes no rounding while nothing is subnormal, a square below 2^-66 of the other (all
-    /// that may be subnormal here) moves neither sum, and FloatExp drops an addend 2^64 below
-    /// the other. A larger part that is zero gives (0, kZeroExponent); subnormal, infinite or
-    /// NaN, its lane is marked in `rare`.
+    /// Complex.floatExpLengthSquared of Double deltas in every lane, without FloatExp's steps:
+    /// both parts scaled by the power of two that brings the larger into [1, 2), squared and
+    /// summed in Double, the exponent put back. Its value is FloatExp's: scaling by a power of
+    /// two changes no rounding while nothing is subnormal, a square below 2^-66 of the other
+    /// (all that may be subnormal here) moves neither sum, and FloatExp drops an addend 2^64
+    /// below the other. A larger part that is zero gives (0, kZeroExponent); subnormal,
+    /// infinite or NaN, its lane is marked in `rare`.
     static FK_LANE FE lengthSquared(vd re, vd im, vi &rare) {
         const vi magnitude = (vi){} + (long long)0x7fffffffffffffffULL;
         const vi a = (vi)re & magnitude, b = (vi)im & magnitude;
@@ -508,24 +709,35 @@ template <int W> struct Lanes {
         ae = aZero ? be : (bZero ? ae : e);
         am = m;
     }
-    /// PixelRun.stepRounding for z^2 + c in every lane: from |before|^2 (`s`, in Double) where
-    /// it lies in 2^+-450 and the next stretch's exponent is 0, else in FloatExp (computed only
-    /// where a lane of `mask` needs it).
-    FK_LANE void stepRounding(vi mask, vd br, vd bi, vd s, vd nm, vi ne, vd &rm, vi &re, vi &rare) const {
+    /// PixelRun.stepRounding for z^2 + c in every lane: Double deltas from |before|^2 (`s`)
+    /// where it lies in 2^+-450 and the next stretch's exponent is 0, else in FloatExp
+    /// (computed only where a lane of `mask` needs it); FloatExp deltas always in FloatExp.
+    FK_LANE void stepRounding(vi mask, L br, L bi, vd s, vd nm, vi ne, vd &rm, vi &re, vi &rare) const {
         const vd p2 = 4.0 * inverseDC;
-        const vi fastPath = (vi)(s >= 0x1p-450) & (vi)(s <= 0x1p450) & (ne == 0);
-        rm = (nm + s) * s * p2;
-        re = inverseDCExponent;
-        if (bits(~fastPath & mask) == 0) return;
+        vi fastPath = (vi){};
+        if constexpr (!hasExponent) {
+            fastPath = (vi)(s >= 0x1p-450) & (vi)(s <= 0x1p450) & (ne == 0);
+            rm = (nm + s) * s * p2;
+            re = inverseDCExponent;
+            if (bits(~fastPath & mask) == 0) return;
+        }
         vi slowRare = (vi){};
-        const FE d = lengthSquared(br, bi, slowRare);
+        FE d;
+        if constexpr (hasExponent) d = floatExpLengthSquared(br, bi);
+        else d = lengthSquared(br, bi, slowRare);
         const FE f = normalize(nm, ne, slowRare);
         vd sm = f.s;
         vi se = f.e;
         pairSum(sm, se, d.s, d.e);
-        rm = fastPath ? rm : sm * d.s * p2;
-        re = fastPath ? re : se + d.e + inverseDCExponent;
-        rare |= ~fastPath & slowRare;
+        if constexpr (hasExponent) {
+            rm = sm * d.s * p2;
+            re = se + d.e + inverseDCExponent;
+            rare |= slowRare;
+        } else {
+            rm = fastPath ? rm : sm * d.s * p2;
+            re = fastPath ? re : se + d.e + inverseDCExponent;
+            rare |= ~fastPath & slowRare;
+        }
     }
     /// PixelRun.normalized in every lane: zero as (0, 0); others as `normalize`.
     static FK_LANE void normalized(vd &m, vi &e, vi &rare) {
@@ -548,8 +760,8 @@ template <int W> struct Lanes {
     }
 };
 
-template <int W> FK_LANE void runLanes(const FKPerturbParams *p, long long begin, long long end) {
-    Lanes<W> lanes;
+template <int W, class D> FK_LANE void runLanes(const FKPerturbParams *p, long long begin, long long end) {
+    Lanes<W, D> lanes;
     lanes.begin(p, begin, end);
     lanes.run();
 }
@@ -560,9 +772,12 @@ template <int W> FK_LANE void runLanes(const FKPerturbParams *p, long long begin
 #define FK_CLONES
 #endif
 
-FK_CLONES void lanes8(const FKPerturbParams *p, long long begin, long long end) { runLanes<8>(p, begin, end); }
-FK_CLONES void lanes4(const FKPerturbParams *p, long long begin, long long end) { runLanes<4>(p, begin, end); }
-FK_CLONES void lanes2(const FKPerturbParams *p, long long begin, long long end) { runLanes<2>(p, begin, end); }
+FK_CLONES void lanes8(const FKPerturbParams *p, long long begin, long long end) { runLanes<8, double>(p, begin, end); }
+FK_CLONES void lanes4(const FKPerturbParams *p, long long begin, long long end) { runLanes<4, double>(p, begin, end); }
+FK_CLONES void lanes2(const FKPerturbParams *p, long long begin, long long end) { runLanes<2, double>(p, begin, end); }
+FK_CLONES void floatExpLanes8(const FKPerturbParams *p, long long begin, long long end) { runLanes<8, FExp>(p, begin, end); }
+FK_CLONES void floatExpLanes4(const FKPerturbParams *p, long long begin, long long end) { runLanes<4, FExp>(p, begin, end); }
+FK_CLONES void floatExpLanes2(const FKPerturbParams *p, long long begin, long long end) { runLanes<2, FExp>(p, begin, end); }
 }  // namespace
 
 extern "C" int fg_lanes_widest(void) {
@@ -574,12 +789,23 @@ extern "C" int fg_lanes_widest(void) {
     return 2;
 }
 
-extern "C" int fg_lanes_perturb(const FKPerturbParams *params, int width, long long begin, long long end) {
+extern "C" int fg_lanes_perturb(const FKPerturbParams *params, int delta, int width, long long begin, long long end) {
     if (params->stream.keys != 0 || params->power != 2 || params->orbit == 0) return 0;
-    switch (width) {
-    case 8: lanes8(params, begin, end); return 1;
-    case 4: lanes4(params, begin, end); return 1;
-    case 2: lanes2(params, begin, end); return 1;
-    default: return 0;
+    if (delta == FK_DELTA_DOUBLE) {
+        switch (width) {
+        case 8: lanes8(params, begin, end); return 1;
+        case 4: lanes4(params, begin, end); return 1;
+        case 2: lanes2(params, begin, end); return 1;
+        default: return 0;
+        }
     }
+    if (delta == FK_DELTA_FLOATEXP) {
+        switch (width) {
+        case 8: floatExpLanes8(params, begin, end); return 1;
+        case 4: floatExpLanes4(params, begin, end); return 1;
+        case 2: floatExpLanes2(params, begin, end); return 1;
+        default: return 0;
+        }
+    }
+    return 0;
 }

@@ -28,9 +28,13 @@ extension GPUExecutor {
         completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
         guard launch.power <= Int(FK_MAX_POWER), ABI.matches(launch.delta) else { return false }
-        // The lanes, a form of the CPU, take Double passes of z^2 + c over a decoded orbit; the
-        // CPU's own kernel runs the others (not the emulation).
-        if lanes > 0 && !(launch.delta == .double && launch.binomials == nil && launch.stream == nil) { return false }
+        // The lanes, a form of the CPU, take Double and FloatExp passes of z^2 + c over a decoded
+        // orbit; the CPU's own kernel runs the others (not the emulation).
+        if lanes > 0
+            && !([.double, .floatExp].contains(launch.delta) && launch.binomials == nil && launch.stream == nil)
+        {
+            return false
+        }
         passLock.lock()
         defer { passLock.unlock() }
         var trace = PhaseTrace("GPU pass, \(launch.count) items")
@@ -135,7 +139,9 @@ extension GPUExecutor {
             name, parameters: p, count: launch.count,
             emulate: { pointer, begin, end in
                 let params = pointer.assumingMemoryBound(to: FKPerturbParams.self)
-                if lanes > 0 && fg_lanes_perturb(params, lanes, Int64(begin), Int64(end)) != 0 { return }
+                if lanes > 0 && fg_lanes_perturb(params, delta.rawValue, lanes, Int64(begin), Int64(end)) != 0 {
+                    return
+                }
                 fg_emulate_perturb(params, delta.rawValue, multibrot ? 1 : 0, Int64(begin), Int64(end))
             }, threads: threads, control: control, progressBase: progressBase
         ) { items in

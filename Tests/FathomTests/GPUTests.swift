@@ -69,8 +69,8 @@ struct GPUTests {
         }
     }
 
-    /// The Double cases the CPU's lane form takes (z^2 + c, Double deltas in the first pass).
-    static let laneCases = [0, 1, 2, 3, 9]
+    /// The cases the CPU's lane form takes (z^2 + c, Double or FloatExp deltas in the first pass).
+    static let laneCases = [0, 1, 2, 3, 4, 5, 6, 7, 9]
 
     @Test(
         "the CPU's lane form at every width gives the CPU kernel's iteration field, loop steps and flags",
@@ -84,7 +84,8 @@ struct GPUTests {
             Self.location(name), width: w, height: h, backend: .lanes(width: width.rawValue), glitches: glitches,
             delta: delta, estimate: estimate, approximation: approximation)
         #expect(lanes.report.device == "CPU lanes, \(width.rawValue) wide")
-        #expect(lanes.report.perturbation?.deltaType == .double)
+        #expect(
+            lanes.report.perturbation?.deltaType == (name == "e50" || name == "glitch_test_4" ? .double : .floatExp))
         #expect(lanes.report.gpuPasses > 0)
         #expect(
             Self.differing(lanes.field, cpu.field) == 0,

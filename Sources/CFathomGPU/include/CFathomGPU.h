@@ -56,10 +56,11 @@ unsigned int fg_allow_shared(void *function, unsigned int bytes);
  * kernels); `delta` is one of FK_DELTA_DOUBLE ... FK_DELTA_DOUBLEDOUBLEEXP. */
 void fg_emulate_perturb(const FKPerturbParams *params, int delta, int multibrot, long long begin, long long end);
 
-/* The CPU's lane form of a Double perturbation pass of z^2 + c over a decoded orbit (Lanes.cpp):
- * items begin ..< end in `width` lanes (8, 4 or 2), each record as the scalar kernel's. Returns 0,
- * running nothing, for a pass or width it does not take. */
-int fg_lanes_perturb(const FKPerturbParams *params, int width, long long begin, long long end);
+/* The CPU's lane form of a perturbation pass of z^2 + c over a decoded orbit (Lanes.cpp), with
+ * `delta` FK_DELTA_DOUBLE or FK_DELTA_FLOATEXP: items begin ..< end in `width` lanes (8, 4 or 2),
+ * each record as the scalar kernel's. Returns 0, running nothing, for a pass or width it does not
+ * take. */
+int fg_lanes_perturb(const FKPerturbParams *params, int delta, int width, long long begin, long long end);
 /* The widest lanes this CPU runs natively: 8 (AVX-512), 4 (AVX2) or 2. */
 int fg_lanes_widest(void);
 void fg_emulate_direct(const FKDirectParams *params, long long begin, long long end);

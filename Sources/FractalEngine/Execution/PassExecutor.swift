@@ -35,7 +35,10 @@ struct Pass: Sendable {
 /// launch's outcomes into the field and the pass's flags (with the CPU kernel's own code).
 struct DeviceForm: Sendable {
     let launch: DeviceLaunch
-    /// Items `items` of the pass, their outcomes (the launch's outcome type, in order), the
+    /// Writes the pass's items that the host settled before the launch (the interior proof's),
+    /// once the launch ran; nil: none.
+    var finishOnHost: (@Sendable (_ writer: FieldWriter) -> Void)? = nil
+    /// Items `items` of the launch, their outcomes (the launch's outcome type, in order), the
     /// field's writer.
     let finish: @Sendable (_ items: Range<Int>, _ outcomes: UnsafeRawBufferPointer, _ writer: FieldWriter) -> Void
 
@@ -157,7 +160,10 @@ struct DeviceExecutor: PassExecutor {
                 items, outcomes in
                 field.withWriter { writer in form.finish(items, outcomes, writer) }
             }
-            if ran { return self }
+            if ran {
+                if let finishOnHost = form.finishOnHost { field.withWriter(finishOnHost) }
+                return self
+            }
         }
         return try cpu.run(pass, into: &field)
     }

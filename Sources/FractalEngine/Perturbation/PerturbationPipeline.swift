@@ -301,7 +301,7 @@ extension PerturbationJob {
                     ? DeviceNames(
                         orbit: orbit.reference.identity, rebaseOrbit: rebase.reference.identity,
                         table: orbit.table?.identity, rebaseTable: rebase.table?.identity) : nil
-                let device = names.flatMap { pass.deviceForm(count: count, names: $0) }
+                let device = names.flatMap { pass.deviceForm(count: count, names: $0, threads: threads) }
                 return try executor.run(
                     Pass(
                         PerturbationKernel(pass), count: count, tilePixels: tilePixels, control: control,

@@ -11,11 +11,14 @@ struct DeviceNames {
 extension PerturbationPass {
     /// This pass (items 0 ..< count) as a GPU backend runs it (`PerturbationLaunch`), its
     /// outcomes finished by `finish`, as the CPU's are, so the field and flags equal the
-    /// CPU's when the device rounds like the CPU. Nil where no backend kernel exists:
-    /// tracking kernels (extras), the interior proof (it runs before a pixel's first step, on
-    /// the CPU), powers above `PerturbationLaunch.maximumPower`, a delta type the kernels do not take.
-    func deviceForm(count: Int, names: DeviceNames) -> DeviceForm? {
-        guard !T.isActive, interior == nil, formula.power <= PerturbationLaunch.maximumPower else { return nil }
+    /// CPU's when the device rounds like the CPU. With the interior proof, the proof runs here
+    /// on the host first, on `threads` threads (as the CPU's tiles run it before a pixel's first
+    /// step): the pixels it proves are finished on the host (`DeviceForm.finishOnHost`), and
+    /// only the others launch. Nil where no backend kernel exists: tracking kernels (extras),
+    /// powers above `PerturbationLaunch.maximumPower`, a delta type the kernels do not take;
+    /// and where the proof leaves no pixel to launch.
+    func deviceForm(count: Int, names: DeviceNames, threads: Int) -> DeviceForm? {
+        guard !T.isActive, formula.power <= PerturbationLaunch.maximumPower else { return nil }
         // The orbit decoded (both orbits), or streamed (then its own rebase orbit).
         let decoded = orbit.decoded.flatMap { a in rebaseOrbit.decoded.map { (a, $0) } }
         let stream = decoded == nil ? orbit.streamed : nil
@@ -45,8 +48,13 @@ extension PerturbationPass {
         // One table for both (Mandelbrot): the same content's name (storage would not tell: two
         // LA-only tables may share an empty steps array or a constant level-starts literal).
         let sharesTable = bla != nil && rebaseBLA != nil && names.table != nil && names.table == names.rebaseTable
+        // The items that launch (nil: all), and those the interior proof settled.
+        let (launched, proven) = interior.map { provenItems(count: count, by: $0, threads: threads) } ?? (nil, [])
+        if let launched, launched.isEmpty { return nil }
         let deltas: PerturbationLaunch.Deltas
-        if subset == nil && !grid.rotated {
+        if let launched {
+            deltas = .list(LaunchArray(grid.deltas(of: launched.map(pixel), count: launched.count)))
+        } else if subset == nil && !grid.rotated {
             deltas = .grid(columns: LaunchArray(grid.columns), rows: LaunchArray(grid.rows), width: grid.width)
         } else {
             deltas = .list(LaunchArray(grid.deltas(of: subset, count: count)))
@@ -59,20 +67,51 @@ extension PerturbationPass {
             rebaseOrbit: sharesOrbit ? nil : array(decoded!.1, names.rebaseOrbit, nil, .orbit),
             table: launchTable(bla, names.table),
             rebaseTable: sharesTable ? nil : launchTable(rebaseBLA, names.rebaseTable),
-            rebaseSharesTable: sharesTable, deltas: deltas, count: count, maxIterations: maxIterations,
+            rebaseSharesTable: sharesTable, deltas: deltas, count: launched?.count ?? count,
+            maxIterations: maxIterations,
             power: formula.power,
             addsDC: formula.addsDC, detect: mode == .detect, tolerance: tolerance, variance: B.variance,
             epsilon: bla?.epsilon ?? 0, binomials: formula.binomialRow)
         let pass = self
-        return DeviceForm(launch: .perturbation(launch)) { items, raw, writer in
-            DeviceForm.forEachOutcome(PerturbationOutcome.self, items, raw) { j, out in
-                let i = pass.pixel(j)
+        var finishOnHost: (@Sendable (FieldWriter) -> Void)?
+        if !proven.isEmpty {
+            finishOnHost = { writer in pass.finishProven(proven, threads: threads, writer: writer) }
+        }
+        return DeviceForm(launch: .perturbation(launch), finishOnHost: finishOnHost) { items, raw, writer in
+            DeviceForm.forEachOutcome(PerturbationOutcome.self, items, raw) { k, out in
+                let i = pass.pixel(launched?[k] ?? k)
                 let outcome = pass.outcome(of: out)
                 // The delta only where the finisher reads it.
                 pass.finish(
                     i, outcome, dc: outcome.end == .escaped ? pass.grid.delta(i) : .zero, writer: writer)
             }
         }
+    }
+
+    /// Writes items `proven`, which the interior proof settled, as the CPU's tiles write them.
+    func finishProven(_ proven: [Int], threads: Int, writer: FieldWriter) {
+        let pass = self
+        Parallel.forEachChunk(proven.count, threads: threads) { range in
+            for k in range {
+                var work = PixelWork()
+                work.provenInterior = true
+                pass.finish(pass.pixel(proven[k]), PixelOutcome(end: .bounded, work: work), dc: .zero, writer: writer)
+            }
+        }
+    }
+
+    /// The interior proof of items 0 ..< count on `threads` threads (`PerturbationKernel`
+    /// runs the same test before a pixel's first step): the items it leaves, and those it proves.
+    func provenItems(count: Int, by interior: InteriorTest<D>, threads: Int) -> (left: [Int], proven: [Int]) {
+        var isProven = [Bool](repeating: false, count: count)
+        isProven.withUnsafeMutableBufferPointer { buffer in
+            let out = SendablePointer(buffer.baseAddress!)
+            let pass = self
+            Parallel.forEachChunk(count, threads: threads) { range in
+                for j in range { out.pointer[j] = interior.proves(dc: pass.grid.delta(pass.pixel(j))) }
+            }
+        }
+        return ((0..<count).filter { !isProven[$0] }, (0..<count).filter { isProven[$0] })
     }
 
     /// A device's outcome record as the finisher takes it.
