@@ -98,6 +98,25 @@ struct GPUTests {
     }
 
     @Test(
+        "the lane form takes a first pass with the interior proof (a minibrot's nucleus as the reference): the proof on the host, the rest in lanes, the CPU's field",
+        arguments: LaneWidthCase.allCases)
+    func lanesInteriorProof(_ width: LaneWidthCase) throws {
+        // Peer case d (a minibrot at 2.5e-433, FloatExp deltas): its reference is the nucleus.
+        let location = try LocationFile.read(url: repositoryFile("Benchmarks/Locations/fs_d_deepmini_e433.json"))
+            .location()
+        let cpu = try Self.render(location, width: 40, height: 40, backend: .cpu)
+        let lanes = try Self.render(location, width: 40, height: 40, backend: .lanes(width: width.rawValue))
+        let proven = try #require(cpu.report.perturbation?.interiorPixels)
+        #expect(proven > 0, "the view has pixels proven interior")
+        #expect(lanes.report.perturbation?.interiorPixels == proven)
+        #expect(lanes.report.perturbation?.deltaType == .floatExp)
+        let first = lanes.report.perturbation?.passes.first { $0.label == "first" }
+        #expect(first?.laneWidth == width.rawValue, "the first pass ran in lanes")
+        #expect(lanes.field == cpu.field)
+        #expect(lanes.report.perturbation?.loopSteps == cpu.report.perturbation?.loopSteps)
+    }
+
+    @Test(
         "the lane form takes Julia sets (no dc added) at every width as the CPU kernel",
         arguments: LaneWidthCase.allCases)
     func lanesJulia(_ width: LaneWidthCase) throws {
