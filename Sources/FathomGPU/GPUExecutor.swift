@@ -45,7 +45,7 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     /// The CPU's lane form (Lanes.cpp) for the passes it takes, this many lanes a core; 0: the
     /// emulation's scalar kernels only. Set on emulated executors only.
     let lanes: Int
-    /// Pixels in flight a thread: the lanes' width (its Double passes), else 1.
+    /// Pixels in flight a thread: the lanes' width (its Double and FloatExp passes), else 1.
     var laneWidth: Int { max(1, lanes) }
     /// The emulation runs on the host's cores (at most the render's threads: `DeviceExecutor`
     /// caps it); CUDA on its device.
@@ -501,11 +501,12 @@ extension ComputeBackend {
     }
 
     /// The CPU's lane form of the perturbation kernel (several pixels a core in SIMD lanes,
-    /// each pixel's record equal to the CPU kernel's) for the passes it takes (Double deltas,
-    /// z^2 + c, a decoded orbit), the CPU's kernel for the others: the CPU's bytes. The widest
-    /// lanes the CPU runs, or FATHOM_LANES's 2, 4 or 8, on at most the render's threads.
-    /// Experimental: about 20% faster than `cpu` on Double views (Documentation/Benchmarks.md,
-    /// "The lane form, third version").
+    /// each pixel's record equal to the CPU kernel's) for the passes it takes (Double and
+    /// FloatExp deltas, z^2 + c, a decoded orbit), the CPU's kernel for the others: the CPU's
+    /// bytes. The widest lanes the CPU runs, or FATHOM_LANES's 2, 4 or 8, on at most the
+    /// render's threads. Experimental: about 20% faster than `cpu` on Double views and 1.35-1.7
+    /// times on FloatExp views (Documentation/Benchmarks.md, "The lane form, third version",
+    /// "FloatExp in lanes").
     public static let lanes = ComputeBackend(name: "lanes", fallsBackToCPU: false) { exact, warning in
         try GPUExecutor.resolve(.lanes(nil), exact: exact, warning: &warning)
     }
