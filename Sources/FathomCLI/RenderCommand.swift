@@ -49,8 +49,12 @@ enum RenderCommand {
                 "wrote \(output): \(width)x\(height), \(location.family.name), path \(r.path.rawValue) (view needs \(r.requiredBits) bits), \(timing)"
             )
             if let p = r.perturbation { report(describe(p)) }
-            if r.backend != .cpu {
-                report("backend: \(r.device), " + String(format: "%.3f s in %d GPU passes", r.gpuSeconds, r.gpuPasses))
+            // The CPU's lane form (`lanes`, and `auto` without a GPU) is a launcher too: named
+            // where it ran a pass.
+            let lanes = r.device.hasPrefix("CPU lanes")
+            if r.backend != .cpu && r.device != ComputeBackend.cpu.name && (!lanes || r.gpuPasses > 0) {
+                let passes = lanes ? "passes in lanes" : "GPU passes"
+                report("backend: \(r.device), " + String(format: "%.3f s in %d \(passes)", r.gpuSeconds, r.gpuPasses))
             }
             if r.doubleDoublePixels > 0 {
                 report("double: \(r.doubleDoublePixels) pixels again in double-double (rounding check)")

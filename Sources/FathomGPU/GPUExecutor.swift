@@ -112,12 +112,21 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
         case .cuda: return try shared.executor(exact: exact)
         case .auto:
             do { return try shared.executor(exact: exact) } catch GPUError.noDriver {
-                return nil
+                return try hostLanes()
             } catch {
                 warning = "\(error); rendering on the CPU"
-                return nil
+                return try hostLanes()
             }
         }
+    }
+
+    /// What `auto` runs on without a GPU: the CPU's lane form where the CPU has lanes of 4 or 8
+    /// (AVX2, AVX-512) or FATHOM_LANES asks for a width, else the CPU's kernel (nil). With 2
+    /// lanes (SSE2) the lane form is slower than the CPU's kernel (Benchmarks.md).
+    static func hostLanes() throws -> GPUExecutor? {
+        let width = try LaneWidth.resolved()
+        guard width >= 4 || ProcessInfo.processInfo.environment["FATHOM_LANES"] != nil else { return nil }
+        return laneExecutors[width]!
     }
 
     /// Opens CUDA and loads the kernels, compiled for the device's architecture (cached on
@@ -274,6 +283,10 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     private var residents: [(name: DeviceContent, buffer: Buffer)] = []
     /// How many device copies stay resident.
     static let residentLimit = 12
+    /// The most bytes the host's copies (the emulation's and the lanes', in this process's
+    /// memory) hold, resident or for one pass: an eighth of the machine's memory. A lane pass
+    /// whose orbits and tables need more runs on the CPU's kernel, which reads them in place.
+    static let hostCopyBytes = RenderPlan.physicalMemory / 8
     /// Uploads that a resident copy saved (for the tests and the trace; `counters`, under `lock`).
     private var residentHitCount = 0
 
@@ -295,6 +308,12 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
         residents.append((name, uploaded))
         if residents.count > GPUExecutor.residentLimit {
             residents.removeFirst(residents.count - GPUExecutor.residentLimit)
+        }
+        if kind == .emulated {
+            // The host's copies: the newest stays (the pass reads it), older ones go past the bound.
+            while residents.count > 1 && residents.reduce(0, { $0 + $1.buffer.bytes }) > GPUExecutor.hostCopyBytes {
+                residents.removeFirst()
+            }
         }
         lock.unlock()
         return uploaded
@@ -486,7 +505,8 @@ enum LaneWidth {
 
 extension ComputeBackend {
     /// CUDA when a driver and a GPU are there, else the CPU (with a warning when a driver is
-    /// there but fails, or when the GPU fails mid-render).
+    /// there but fails, or when the GPU fails mid-render): its lane form (`lanes`, the CPU
+    /// kernel's bytes) where the CPU has AVX2 or AVX-512, else its kernel (`cpu`).
     public static let auto = ComputeBackend(name: "auto", fallsBackToCPU: true) { exact, warning in
         try GPUExecutor.resolve(.auto, exact: exact, warning: &warning)
     }

@@ -31,7 +31,8 @@ extension GPUExecutor {
         // The lanes, a form of the CPU, take Double and FloatExp passes of z^2 + c over a decoded
         // orbit; the CPU's own kernel runs the others (not the emulation).
         if lanes > 0
-            && !([.double, .floatExp].contains(launch.delta) && launch.binomials == nil && launch.stream == nil)
+            && !([.double, .floatExp].contains(launch.delta) && launch.binomials == nil && launch.stream == nil
+                && launch.hostCopyBytes <= GPUExecutor.hostCopyBytes)
         {
             return false
         }
@@ -160,7 +161,9 @@ extension GPUExecutor {
         _ launch: DirectLaunch, threads: Int, control: RenderControl?, progressBase: Double,
         completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
-        guard launch.power <= Int(FK_MAX_POWER), ABI.directMatches else { return false }
+        // The lanes, a form of the CPU, leave direct passes to the CPU's own kernels (its
+        // Double lanes with the rounding check), not the emulation's scalar ones.
+        guard lanes == 0, launch.power <= Int(FK_MAX_POWER), ABI.directMatches else { return false }
         passLock.lock()
         defer { passLock.unlock() }
         let columns = try buffer(launch.columns), rows = try buffer(launch.rows)
@@ -278,4 +281,15 @@ enum ABI {
             && MemoryLayout<O>.offset(of: \.e2) == MemoryLayout<C>.offset(of: \.e2)
             && MemoryLayout<O>.offset(of: \.exponent) == MemoryLayout<C>.offset(of: \.exponent)
     }()
+}
+
+extension PerturbationLaunch {
+    /// The bytes of the orbits and tables a host launcher copies for the pass (the lanes').
+    var hostCopyBytes: Int {
+        func tableBytes(_ t: Table?) -> Int {
+            guard let t else { return 0 }
+            return [t.steps, t.radii, t.levelStarts, t.laEntries, t.chainAt].reduce(0) { $0 + ($1?.byteCount ?? 0) }
+        }
+        return (orbit?.byteCount ?? 0) + (rebaseOrbit?.byteCount ?? 0) + tableBytes(table) + tableBytes(rebaseTable)
+    }
 }

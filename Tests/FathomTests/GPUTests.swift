@@ -133,6 +133,23 @@ struct GPUTests {
         #expect(lanes.field.nBig.contains { $0 > 0 }, "the view has escaping pixels")
     }
 
+    @Test(
+        "auto without a GPU: the CPU's lane form where the CPU has AVX2 or AVX-512, else the CPU kernel; the CPU's field either way, and direct views on the CPU's own kernels",
+        .enabled(if: !GPUTests.cudaDriverPresent, "a CUDA driver is present"))
+    func autoWithoutGPU() throws {
+        let widest = ComputeBackend.widestLanes
+        let device = widest >= 4 ? "CPU lanes, \(widest) wide" : "cpu"
+        for name in ["e50", "mandelbrot"] {
+            let cpu = try Self.render(Self.location(name), width: 48, height: 27, backend: .cpu)
+            let auto = try Self.render(Self.location(name), width: 48, height: 27, backend: .auto)
+            #expect(auto.report.device == device)
+            #expect(auto.field == cpu.field, "\(name)")
+            #expect(auto.report.warnings.isEmpty)
+            // A direct view (mandelbrot) has no pass the lanes take.
+            #expect((auto.report.gpuPasses > 0) == (name == "e50" && widest >= 4), "\(name)")
+        }
+    }
+
     @Test("FATHOM_LANES: the lanes' width where it is 2, 4 or 8; the CPU's widest is one of them")
     func laneWidths() {
         #expect([2, 4, 8].contains(ComputeBackend.widestLanes))

@@ -30,7 +30,8 @@ public struct ComputeBackend: Sendable, Hashable, CustomStringConvertible {
 
     /// Opens the backend now (for a GPU: the driver, the device and the kernels, compiled or read
     /// from the disk cache) instead of in the first render, and returns the device it runs on
-    /// ("cpu" for the CPU, and for `auto` without a usable GPU). Throws what a render would.
+    /// ("cpu" for the CPU's kernel; under `auto` without a usable GPU, the CPU's lane form where
+    /// it runs, e.g. "CPU lanes, 8 wide", else "cpu"). Throws what a render would.
     public func prepare(exact: Bool = false) throws -> String {
         var warning: String?
         return try open(exact, &warning)?.deviceName ?? ComputeBackend.cpu.name
