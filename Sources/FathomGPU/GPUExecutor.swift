@@ -524,9 +524,9 @@ extension ComputeBackend {
     /// each pixel's record equal to the CPU kernel's) for the passes it takes (Double and
     /// FloatExp deltas, z^2 + c, a decoded orbit), the CPU's kernel for the others: the CPU's
     /// bytes. The widest lanes the CPU runs, or FATHOM_LANES's 2, 4 or 8, on at most the
-    /// render's threads. Experimental: about 20% faster than `cpu` on Double views and 1.35-1.7
-    /// times on FloatExp views (Documentation/Benchmarks.md, "The lane form, third version",
-    /// "FloatExp in lanes").
+    /// render's threads; what `auto` runs without a GPU on AVX2 or AVX-512. About 20% faster
+    /// than `cpu` on Double views and 1.35-1.7 times on FloatExp views
+    /// (Documentation/Benchmarks.md, "The lane form, third version", "FloatExp in lanes").
     public static let lanes = ComputeBackend(name: "lanes", fallsBackToCPU: false) { exact, warning in
         try GPUExecutor.resolve(.lanes(nil), exact: exact, warning: &warning)
     }
