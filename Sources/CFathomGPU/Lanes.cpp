@@ -8,8 +8,8 @@
 // LA start whose chain has no entry that holds), an LA entry that holds (found by the scalar
 // walk for a few lanes at a start, else by bisection in the lanes: `longest`), the error
 // variance (both of its paths, FloatExp where |dz|^2 leaves 2^+-450), and a settle without
-// escape, Pauldelbrot test or |z|^2 below 2^-900, including a rebase onto the orbit the lane
-// is on. Every other step (a BLA step, a pixel rebased onto another orbit, an escape, the
+// escape or Pauldelbrot test (|z|^2 below 2^-900 included), with a rebase onto the orbit the
+// lane is on. Every other step (a BLA step, a pixel rebased onto another orbit, an escape, the
 // iteration limit, a FloatExp of a subnormal or infinite value) is the pixel's own scalar step
 // through the same `Pixel` members the GPU and the emulation run. Each lane's operations are
 // those of the scalar step in the same order, with selects for branches, and nothing is
@@ -559,7 +559,7 @@ template <int W, class D> struct Lanes {
             steps = vector ? steps + 1 : steps;
             approximationSteps = linear ? approximationSteps + 1 : approximationSteps;
             // Settle (Pixel.settleAt): the lanes that neither escape nor meet the Pauldelbrot
-            // test nor fall below 2^-900, and rebase only onto the orbit they are on; the others
+            // test, and rebase only onto the orbit they are on (|z|^2 below 2^-900 too); the others
             // through the scalar settle.
             if constexpr (hasExponent) fault = (vi){};
             const vi to = vector ? m : (vi){};
@@ -574,7 +574,26 @@ template <int W, class D> struct Lanes {
             const vd xr = leading(zr), xi = leading(zi);
             const vd r2 = xr * xr + xi * xi;
             vi special = (vi)(r2 > kRadiusSquaredBig), rebase = (vi){};
-            if (variance) special |= (vi)(r2 < 0x1p-900);
+            // |z|^2 below 2^-900 (with the variance): the next stretch keeps its own exponent
+            // (tinyStretch for z^2 + c: fexp(4) times |z|^2 in FloatExp, that is (s, e + 2),
+            // and (0, 0) for zero). A Double part that is subnormal goes scalar.
+            vi tiny = (vi){}, tinyExponent = (vi){};
+            vd tinyStretch = (vd){};
+            if (variance) {
+                tiny = vector & (vi)(r2 < 0x1p-900);
+                if (bits(tiny)) {
+                    FE m2;
+                    if constexpr (hasExponent) {
+                        m2 = floatExpLengthSquared(zr, zi);
+                    } else {
+                        vi tinyRare = (vi){};
+                        m2 = lengthSquared(zr, zi, tinyRare);
+                        special |= tiny & tinyRare;
+                    }
+                    tinyStretch = m2.s;
+                    tinyExponent = (vi)(m2.s == 0) ? (vi){} : m2.e + 2;
+                }
+            }
             if (rebaseMode) {
                 // T::less(|z|^2, |dz|^2) (for Double, |z|^2 is r2).
                 vi below;
@@ -590,8 +609,8 @@ template <int W, class D> struct Lanes {
             special &= vector;
             const vi settled = vector & ~special;
             n2 = (settled & (vi)(r2 > kRadiusSquared2) & (n2 == 0)) ? n : n2;
-            stretch = settled ? 4 * r2 : stretch;
-            if (variance) stretchExponent = settled ? (vi){} : stretchExponent;
+            stretch = settled ? (tiny ? tinyStretch : 4 * r2) : stretch;
+            if (variance) stretchExponent = settled ? (tiny ? tinyExponent : (vi){}) : stretchExponent;
             const vi high = settled & (vi)(scale > 0x1p600), low = settled & ~high & (vi)(scale < 0x1p-600);
             scale = high ? scale * 0x1p-600 : (low ? scale * 0x1p600 : scale);
             scaleExponent = high ? scaleExponent + 600 : (low ? scaleExponent - 600 : scaleExponent);

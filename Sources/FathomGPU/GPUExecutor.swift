@@ -103,8 +103,9 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     /// the module happen once.
     private static let shared = SharedExecutors()
 
-    /// The executor for `backend`: nil for the CPU (and for `auto` without a usable GPU, with
-    /// the reason in `warning` when a driver was there). Throws for `cuda` without one.
+    /// The executor for `backend`: nil for the CPU's kernel; for `auto` without a usable GPU
+    /// the CPU's lanes or nil (`hostLanes`, the reason in `warning` when a driver was there).
+    /// Throws for `cuda` without one.
     static func resolve(_ backend: GPUBackendKind, exact: Bool, warning: inout String?) throws -> GPUExecutor? {
         switch backend {
         case .emulated: return emulation
@@ -112,21 +113,28 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
         case .cuda: return try shared.executor(exact: exact)
         case .auto:
             do { return try shared.executor(exact: exact) } catch GPUError.noDriver {
-                return try hostLanes()
+                return hostLanes(warning: &warning)
             } catch {
                 warning = "\(error); rendering on the CPU"
-                return try hostLanes()
+                return hostLanes(warning: &warning)
             }
         }
     }
 
     /// What `auto` runs on without a GPU: the CPU's lane form where the CPU has lanes of 4 or 8
     /// (AVX2, AVX-512) or FATHOM_LANES asks for a width, else the CPU's kernel (nil). With 2
-    /// lanes (SSE2) the lane form is slower than the CPU's kernel (Benchmarks.md).
-    static func hostLanes() throws -> GPUExecutor? {
-        let width = try LaneWidth.resolved()
-        guard width >= 4 || ProcessInfo.processInfo.environment["FATHOM_LANES"] != nil else { return nil }
-        return laneExecutors[width]!
+    /// lanes (SSE2) the lane form is slower than the CPU's kernel (Benchmarks.md). A
+    /// FATHOM_LANES that names no width is a warning here (the CPU's kernel renders), as a
+    /// driver that fails is.
+    static func hostLanes(warning: inout String?) -> GPUExecutor? {
+        do {
+            let width = try LaneWidth.resolved()
+            guard width >= 4 || ProcessInfo.processInfo.environment["FATHOM_LANES"] != nil else { return nil }
+            return laneExecutors[width]!
+        } catch {
+            warning = [warning, "\(error); rendering on the CPU's kernel"].compactMap { $0 }.joined(separator: "; ")
+            return nil
+        }
     }
 
     /// Opens CUDA and loads the kernels, compiled for the device's architecture (cached on
@@ -283,9 +291,10 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     private var residents: [(name: DeviceContent, buffer: Buffer)] = []
     /// How many device copies stay resident.
     static let residentLimit = 12
-    /// The most bytes the host's copies (the emulation's and the lanes', in this process's
-    /// memory) hold, resident or for one pass: an eighth of the machine's memory. A lane pass
-    /// whose orbits and tables need more runs on the CPU's kernel, which reads them in place.
+    /// The most bytes the host's copies (the emulation's resident ones, and the lanes' for one
+    /// pass, in this process's memory) hold: an eighth of the machine's memory. A lane pass
+    /// whose orbits, tables and deltas need more runs on the CPU's kernel, which reads them in
+    /// place.
     static let hostCopyBytes = RenderPlan.physicalMemory / 8
     /// Uploads that a resident copy saved (for the tests and the trace; `counters`, under `lock`).
     private var residentHitCount = 0
@@ -293,7 +302,9 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     /// `array` on the device: the copy kept under its content's name if there is one, else a
     /// new upload (kept under that name when it has one).
     func resident(_ array: LaunchArray) throws -> Buffer {
-        guard let name = array.content else { return try buffer(array) }
+        // The lanes' copies live for their pass only (copying again costs milliseconds; kept,
+        // they would hold the process's memory after the render).
+        guard let name = array.content, lanes == 0 else { return try buffer(array) }
         lock.lock()
         if let k = residents.firstIndex(where: { $0.name == name && $0.buffer.bytes == array.byteCount }) {
             let hit = residents.remove(at: k)

@@ -162,7 +162,8 @@ extension GPUExecutor {
         completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
         // The lanes, a form of the CPU, leave direct passes to the CPU's own kernels (its
-        // Double lanes with the rounding check), not the emulation's scalar ones.
+        // Double lanes with the rounding check; `DirectRender` gives no launcher on the host
+        // one, this says it here too).
         guard lanes == 0, launch.power <= Int(FK_MAX_POWER), ABI.directMatches else { return false }
         passLock.lock()
         defer { passLock.unlock() }
@@ -284,12 +285,18 @@ enum ABI {
 }
 
 extension PerturbationLaunch {
-    /// The bytes of the orbits and tables a host launcher copies for the pass (the lanes').
+    /// The bytes of the orbits, tables and deltas a host launcher copies for the pass (the lanes').
     var hostCopyBytes: Int {
         func tableBytes(_ t: Table?) -> Int {
             guard let t else { return 0 }
             return [t.steps, t.radii, t.levelStarts, t.laEntries, t.chainAt].reduce(0) { $0 + ($1?.byteCount ?? 0) }
         }
+        let deltaBytes: Int
+        switch deltas {
+        case .grid(let columns, let rows, _): deltaBytes = columns.byteCount + rows.byteCount
+        case .list(let list): deltaBytes = list.byteCount
+        }
         return (orbit?.byteCount ?? 0) + (rebaseOrbit?.byteCount ?? 0) + tableBytes(table) + tableBytes(rebaseTable)
+            + deltaBytes
     }
 }

@@ -135,7 +135,8 @@ struct GPUTests {
 
     @Test(
         "auto without a GPU: the CPU's lane form where the CPU has AVX2 or AVX-512, else the CPU kernel; the CPU's field either way, and direct views on the CPU's own kernels",
-        .enabled(if: !GPUTests.cudaDriverPresent, "a CUDA driver is present"))
+        .enabled(if: !GPUTests.cudaDriverPresent, "a CUDA driver is present"),
+        .enabled(if: ProcessInfo.processInfo.environment["FATHOM_LANES"] == nil, "FATHOM_LANES is set"))
     func autoWithoutGPU() throws {
         let widest = ComputeBackend.widestLanes
         let device = widest >= 4 ? "CPU lanes, \(widest) wide" : "cpu"
@@ -422,6 +423,18 @@ struct GPUTests {
             ["render", "--preset", "mandelbrot", "--size", "32x18", "--output", "auto.png"], in: folder)
         #expect(auto.code == 0)
         #expect(auto.stderr.isEmpty, "auto without a driver falls back without a warning")
+        // FATHOM_LANES naming no width: under auto a warning and the CPU's kernel; under lanes an error.
+        var environment = ProcessInfo.processInfo.environment
+        environment["FATHOM_LANES"] = "3"
+        let e50 = ["render", "--preset", "e50", "--size", "32x18", "--output"]
+        let warned = try FathomProcess.run(e50 + ["warned.png"], in: folder, environment: environment)
+        #expect(warned.code == 0)
+        #expect(warned.stderr == "warning: GPU backend: FATHOM_LANES must be 2, 4 or 8, not '3'; rendering on the CPU's kernel\n")
+        #expect(FileManager.default.fileExists(atPath: folder + "/warned.png"))
+        let refused = try FathomProcess.run(
+            e50 + ["lanes.png", "--backend", "lanes"], in: folder, environment: environment)
+        #expect(refused.code != 0 && refused.stderr.contains("FATHOM_LANES must be 2, 4 or 8"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/lanes.png"))
     }
 }
 

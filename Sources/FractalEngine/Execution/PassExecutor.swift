@@ -81,8 +81,8 @@ struct ExecutorTraits: OptionSet, Sendable {
     let rawValue: Int
 
     /// It runs a pass's launch form (`DeviceForm`) where the pass brings one, so passes build
-    /// it. A launched pass takes no interior proof (that runs on the CPU before a pixel's first
-    /// step), so a reference that buys only that proof is not worth its time there.
+    /// it. A pass with the interior proof runs the proof on the host before its launch
+    /// (`PerturbationPass.deviceForm`) and launches the pixels it leaves.
     static let launches = ExecutorTraits(rawValue: 1 << 0)
     /// The orbits and tables it receives stay resident between passes under their names
     /// (`DeviceNames`, `TableIdentity`), so the tables are named.
@@ -95,8 +95,8 @@ struct ExecutorTraits: OptionSet, Sendable {
     /// the probe's choice of a coarser first pass holds for it).
     static let stepPricedPasses = ExecutorTraits(rawValue: 1 << 3)
     /// Its launches run on the host's own cores (the CPU's lane form): the CPU's reference
-    /// policy holds for it, since a pass it declines (one with the interior proof) runs on the
-    /// CPU's tiles at the CPU's cost.
+    /// policy holds for it, since it takes the CPU's passes (the interior proof's too, the proof
+    /// on the host first) and a pass it declines runs on the CPU's tiles at the CPU's cost.
     static let runsOnHost = ExecutorTraits(rawValue: 1 << 4)
 
     /// A device of its own (a GPU, or the emulation standing in for one): it launches passes

@@ -138,10 +138,13 @@ public struct RenderReport: Sendable {
     public var doubleDoublePixels: Int = 0
     /// Set when the path is perturbation.
     public var perturbation: PerturbationReport?
-    /// The backend the kernels ran on: `RenderSettings.backend`, or `.cpu` where that was not
-    /// usable under `auto` (the reason is in `warnings`).
+    /// The backend the kernels ran on: `RenderSettings.backend`, or `.cpu` where that gave no
+    /// launcher (`auto` without a GPU on a CPU without AVX2; the reason in `warnings` where a
+    /// driver failed). `auto` without a GPU on AVX2 or AVX-512 keeps `.auto` with `device`
+    /// "CPU lanes, N wide".
     public var backend = ComputeBackend.cpu
-    /// The device they ran on: "cpu", or the GPU backend's device (a GPU's name, "CPU emulation").
+    /// The device they ran on: "cpu", or the backend's launcher (a GPU's name, "CPU emulation",
+    /// "CPU lanes, 8 wide"); `gpuSeconds` and `gpuPasses` count that launcher's passes.
     public var device = "cpu"
     /// Seconds in GPU passes (uploads, kernels, downloads, the host's finishing).
     public var gpuSeconds = 0.0

@@ -133,9 +133,10 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
     /// ends at its period instead (`PeriodWatch.Ending.whereDominant`): pixels rebase onto its
     /// start there, so the reference costs one period (fshark30_e114514: 669,772 steps, not
     /// its limit of 200 million), and interior pixels go round it by LA up to the limit.
-    /// On a GPU backend no Newton's method (what a wrapped nucleus buys is the interior proof,
-    /// which runs on the CPU before a pixel's first step: such a pass stays on the CPU), and the
-    /// orbit ends at the view's first period, dominant or not (`.always`).
+    /// On a GPU backend no Newton's method (what a wrapped nucleus buys is the interior proof;
+    /// this was chosen while such a pass stayed on the CPU. A device form now runs the proof on
+    /// the host before its launch, but whether a nucleus pays on a GPU is not measured yet),
+    /// and the orbit ends at the view's first period, dominant or not (`.always`).
     private func automaticWatch() -> PeriodWatch? {
         let settings = job.settings
         guard
