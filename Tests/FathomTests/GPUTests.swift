@@ -429,7 +429,8 @@ struct GPUTests {
         let e50 = ["render", "--preset", "e50", "--size", "32x18", "--output"]
         let warned = try FathomProcess.run(e50 + ["warned.png"], in: folder, environment: environment)
         #expect(warned.code == 0)
-        #expect(warned.stderr == "warning: GPU backend: FATHOM_LANES must be 2, 4 or 8, not '3'; rendering on the CPU's kernel\n")
+        let warning = "warning: GPU backend: FATHOM_LANES must be 2, 4 or 8, not '3'; rendering on the CPU's kernel\n"
+        #expect(warned.stderr == warning)
         #expect(FileManager.default.fileExists(atPath: folder + "/warned.png"))
         let refused = try FathomProcess.run(
             e50 + ["lanes.png", "--backend", "lanes"], in: folder, environment: environment)
