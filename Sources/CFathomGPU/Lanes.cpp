@@ -810,21 +810,11 @@ extern "C" int fg_lanes_widest(void) {
 
 extern "C" int fg_lanes_perturb(const FKPerturbParams *params, int delta, int width, long long begin, long long end) {
     if (params->stream.keys != 0 || params->power != 2 || params->orbit == 0) return 0;
-    if (delta == FK_DELTA_DOUBLE) {
-        switch (width) {
-        case 8: lanes8(params, begin, end); return 1;
-        case 4: lanes4(params, begin, end); return 1;
-        case 2: lanes2(params, begin, end); return 1;
-        default: return 0;
-        }
-    }
-    if (delta == FK_DELTA_FLOATEXP) {
-        switch (width) {
-        case 8: floatExpLanes8(params, begin, end); return 1;
-        case 4: floatExpLanes4(params, begin, end); return 1;
-        case 2: floatExpLanes2(params, begin, end); return 1;
-        default: return 0;
-        }
-    }
-    return 0;
+    typedef void (*Run)(const FKPerturbParams *, long long, long long);
+    // By delta (FK_DELTA_DOUBLE, FK_DELTA_FLOATEXP), then width 2, 4, 8.
+    static const Run runs[2][3] = {{lanes2, lanes4, lanes8}, {floatExpLanes2, floatExpLanes4, floatExpLanes8}};
+    const int lane = width == 2 ? 0 : width == 4 ? 1 : width == 8 ? 2 : -1;
+    if (delta < 0 || delta > 1 || lane < 0) return 0;
+    runs[delta][lane](params, begin, end);
+    return 1;
 }

@@ -52,7 +52,7 @@ enum RenderCommand {
             // The CPU's lane form (`lanes`, and `auto` without a GPU) is a launcher too: named
             // where it ran a pass.
             let lanes = r.device.hasPrefix("CPU lanes")
-            if r.backend != .cpu && r.device != ComputeBackend.cpu.name && (!lanes || r.gpuPasses > 0) {
+            if r.backend != .cpu && (!lanes || r.gpuPasses > 0) {
                 let passes = lanes ? "passes in lanes" : "GPU passes"
                 report("backend: \(r.device), " + String(format: "%.3f s in %d \(passes)", r.gpuSeconds, r.gpuPasses))
             }

@@ -128,8 +128,9 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     /// driver that fails is.
     static func hostLanes(warning: inout String?) -> GPUExecutor? {
         do {
-            let width = try LaneWidth.resolved()
-            guard width >= 4 || ProcessInfo.processInfo.environment["FATHOM_LANES"] != nil else { return nil }
+            guard let width = try LaneWidth.requested() ?? (LaneWidth.widest >= 4 ? LaneWidth.widest : nil) else {
+                return nil
+            }
             return laneExecutors[width]!
         } catch {
             warning = [warning, "\(error); rendering on the CPU's kernel"].compactMap { $0 }.joined(separator: "; ")
@@ -291,10 +292,9 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     private var residents: [(name: DeviceContent, buffer: Buffer)] = []
     /// How many device copies stay resident.
     static let residentLimit = 12
-    /// The most bytes the host's copies (the emulation's resident ones, and the lanes' for one
-    /// pass, in this process's memory) hold: an eighth of the machine's memory. A lane pass
-    /// whose orbits, tables and deltas need more runs on the CPU's kernel, which reads them in
-    /// place.
+    /// The most bytes the lanes copy for one pass (in this process's memory): an eighth of the
+    /// machine's memory. A lane pass whose orbits, tables and deltas need more runs on the CPU's
+    /// kernel, which reads them in place.
     static let hostCopyBytes = RenderPlan.physicalMemory / 8
     /// Uploads that a resident copy saved (for the tests and the trace; `counters`, under `lock`).
     private var residentHitCount = 0
@@ -319,12 +319,6 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
         residents.append((name, uploaded))
         if residents.count > GPUExecutor.residentLimit {
             residents.removeFirst(residents.count - GPUExecutor.residentLimit)
-        }
-        if kind == .emulated {
-            // The host's copies: the newest stays (the pass reads it), older ones go past the bound.
-            while residents.count > 1 && residents.reduce(0, { $0 + $1.buffer.bytes }) > GPUExecutor.hostCopyBytes {
-                residents.removeFirst()
-            }
         }
         lock.unlock()
         return uploaded
@@ -500,14 +494,15 @@ enum LaneWidth {
     static let all = [2, 4, 8]
 
     /// FATHOM_LANES where set (an error unless 2, 4 or 8), else the CPU's widest.
-    static func resolved() throws -> Int {
-        if let text = ProcessInfo.processInfo.environment["FATHOM_LANES"] {
-            guard let width = Int(text), all.contains(width) else {
-                throw GPUError.failed("FATHOM_LANES must be 2, 4 or 8, not '\(text)'")
-            }
-            return width
+    static func resolved() throws -> Int { try requested() ?? widest }
+
+    /// FATHOM_LANES's width (an error unless 2, 4 or 8); nil where it is not set.
+    static func requested() throws -> Int? {
+        guard let text = ProcessInfo.processInfo.environment["FATHOM_LANES"] else { return nil }
+        guard let width = Int(text), all.contains(width) else {
+            throw GPUError.failed("FATHOM_LANES must be 2, 4 or 8, not '\(text)'")
         }
-        return widest
+        return width
     }
 
     /// The widest lanes this CPU runs natively.

@@ -161,10 +161,7 @@ extension GPUExecutor {
         _ launch: DirectLaunch, threads: Int, control: RenderControl?, progressBase: Double,
         completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
-        // The lanes, a form of the CPU, leave direct passes to the CPU's own kernels (its
-        // Double lanes with the rounding check; `DirectRender` gives no launcher on the host
-        // one, this says it here too).
-        guard lanes == 0, launch.power <= Int(FK_MAX_POWER), ABI.directMatches else { return false }
+        guard launch.power <= Int(FK_MAX_POWER), ABI.directMatches else { return false }
         passLock.lock()
         defer { passLock.unlock() }
         let columns = try buffer(launch.columns), rows = try buffer(launch.rows)

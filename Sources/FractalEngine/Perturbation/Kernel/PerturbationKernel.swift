@@ -26,9 +26,7 @@ struct PerturbationKernel<
                         for j in range {
                             let i = pass.pixel(j)
                             if provenInterior(i) {
-                                var work = PixelWork()
-                                work.provenInterior = true
-                                pass.finish(i, PixelOutcome(end: .bounded, work: work), dc: .zero, writer: writer)
+                                pass.finishInterior(i, writer: writer)
                                 continue
                             }
                             var run = start(i, orbit: orbit, table: blaView)

@@ -92,11 +92,7 @@ extension PerturbationPass {
     func finishProven(_ proven: [Int], threads: Int, writer: FieldWriter) {
         let pass = self
         Parallel.forEachChunk(proven.count, threads: threads) { range in
-            for k in range {
-                var work = PixelWork()
-                work.provenInterior = true
-                pass.finish(pass.pixel(proven[k]), PixelOutcome(end: .bounded, work: work), dc: .zero, writer: writer)
-            }
+            for k in range { pass.finishInterior(pass.pixel(proven[k]), writer: writer) }
         }
     }
 
@@ -111,7 +107,11 @@ extension PerturbationPass {
                 for j in range { out.pointer[j] = interior.proves(dc: pass.grid.delta(pass.pixel(j))) }
             }
         }
-        return ((0..<count).filter { !isProven[$0] }, (0..<count).filter { isProven[$0] })
+        var left: [Int] = [], proven: [Int] = []
+        for j in 0..<count {
+            if isProven[j] { proven.append(j) } else { left.append(j) }
+        }
+        return (left, proven)
     }
 
     /// A device's outcome record as the finisher takes it.

@@ -68,6 +68,15 @@ struct PerturbationPass<
     @inlinable @inline(__always)
     func pixel(_ j: Int) -> Int { subset?[j] ?? j }
 
+    /// Writes pixel `i`, which the interior proof settled before its first step: bounded, no
+    /// steps, counted as proven interior.
+    @inlinable
+    func finishInterior(_ i: Int, writer: FieldWriter) {
+        var work = PixelWork()
+        work.provenInterior = true
+        finish(i, PixelOutcome(end: .bounded, work: work), dc: .zero, writer: writer)
+    }
+
     /// Writes pixel `i`'s field entry and flags from how its steps ended; `dc` is its delta
     /// (`grid.delta(i)`). The one finisher of every form of the pass.
     @inlinable @inline(__always)
