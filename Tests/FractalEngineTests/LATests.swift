@@ -172,6 +172,34 @@ struct LATests {
         }
     }
 
+    @Test("one build of the chains gives the table at every epsilon of its layout, bit for bit")
+    func chainsServeEveryEpsilon() throws {
+        let z = try orbit(re: PerturbationTests.e55Re, im: PerturbationTests.e55Im, steps: 40_000)
+        let chains = LAChains(orbit: z, epsilon: 0x1p-40)
+        // The epsilons of a render's tables (the first pass's, the probe's coarser one, 2^-53,
+        // and the 106-bit passes'), each equal to the table built alone.
+        for epsilon in [0x1p-40, 0x1p-32, 0x1p-53, 0x1p-64, 0x1p-93] {
+            try #require(chains.serves(epsilon: epsilon))
+            let shared = LATable<Double>(chains: chains, epsilon: epsilon, converting: { $0 })
+            let alone = LATable(orbit: z, epsilon: epsilon)
+            #expect(shared.entries.count > 4096)
+            #expect(shared.stageSizes == alone.stageSizes && shared.chainAt == alone.chainAt)
+            #expect(shared.entries.map { Self.bits($0) } == alone.entries.map { Self.bits($0) }, "epsilon \(epsilon)")
+        }
+        // The thresholds scale with the epsilon where the truncation bounds them, and are
+        // capped where a term without it (the next entry's threshold, the escape gap) does.
+        let fine = LATable<Double>(chains: chains, epsilon: 0x1p-53, converting: { $0 })
+        let coarse = LATable<Double>(chains: chains, epsilon: 0x1p-40, converting: { $0 })
+        var scaled = 0
+        for (f, c) in zip(fine.entries, coarse.entries) {
+            #expect(f.threshold <= c.threshold && f.dcThreshold <= c.dcThreshold)
+            if f.threshold > 0 && c.threshold == f.threshold * 0x1p13 { scaled += 1 }
+        }
+        #expect(scaled > fine.entries.count / 2)
+        // A large epsilon moves where points are risky: another layout.
+        #expect(!chains.serves(epsilon: 0x1p-10))
+    }
+
     @Test("a table built on several threads is the one built on one, bit for bit")
     func threadsDoNotChangeTheTable() throws {
         // Long enough that every parallel step splits (magnitudes, each stage's entries, the

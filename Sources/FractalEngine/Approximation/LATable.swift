@@ -153,46 +153,28 @@ import FractalNumerics
         orbit: LAOrbit<W>, epsilon: Double, addsDC: Bool, power: Int, escapeGaps: [Int: FloatExp],
         spanning: Bool, threads: Int, lowestStage: Int = 0, converting: @Sendable (W) -> D
     ) {
+        let chains = LAChains(
+            orbit: orbit, riskyLog2: LABuilder<W>.riskyLog2(epsilon: epsilon, power: power), addsDC: addsDC,
+            power: power, escapeGaps: escapeGaps, spanning: spanning, threads: threads, lowestStage: lowestStage)
+        self.init(chains: chains, epsilon: epsilon, threads: threads, converting: converting)
+    }
+
+    /// The table at `epsilon` from chains built for it (`LAChains.serves`): each entry's
+    /// bounds at s = epsilon / (p - 1), its coefficients rounded to D once.
+    package init<W: DeltaScalar>(
+        chains: LAChains<W>, epsilon: Double, threads: Int = 1, converting: @Sendable (W) -> D
+    ) {
+        precondition(chains.serves(epsilon: epsilon), "LA chains built for another epsilon's layout")
         self.epsilon = epsilon
-        let n = orbit.count - 1
-        guard n >= 1, n < Int(Int32.max) else {
-            entries = []
-            chainAt = orbit.count == 0 ? [] : [Int32](repeating: -1, count: orbit.count)
-            stageSizes = []
-            ccBounds = []
-            return
-        }
-        var builder = LABuilder<W>(
-            orbit: orbit, epsilon: epsilon, addsDC: addsDC, power: power, gaps: escapeGaps, threads: threads)
-        // A whole table is built fast (stage 0's plan from magnitudes found on all threads); a
-        // lean one in little memory (the plan reads the orbit in order).
-        if lowestStage == 0 { builder.magnitudes = builder.findMagnitudes() }
-        // The plans live only while the entries are composed.
-        var stages = { () -> [[LABuilder<W>.Entry]] in
-            let plans = builder.plans()
-            return builder.stages(plans, from: Swift.min(lowestStage, plans.count - 1))
-        }()
-        if spanning, let last = stages.last, last.count > 1 {
-            stages.append([last.dropFirst().reduce(last[0], builder.composite)])
-        }
-        // Chain offsets are Int32: past them, no LA (the BLA levels or plain steps take over).
-        guard stages.reduce(0, { $0 + $1.count }) < Int(Int32.max) else {
-            entries = []
-            chainAt = [Int32](repeating: -1, count: orbit.count)
-            stageSizes = []
-            ccBounds = []
-            return
-        }
-        stageSizes = stages.map(\.count)
-        // Which entries make each chain and where it lies, then the entries themselves and the
-        // offsets, in parallel.
-        let built = stages
-        let (chains, offsets) = LABuilder<W>.chains(built)
-        let total = chains.count
+        chainAt = chains.chainAt
+        stageSizes = chains.stageSizes
+        let s = W(epsilon / Double(chains.power - 1))
+        let built = chains.entries
+        let total = built.count
         @Sendable func c(_ z: Complex<W>) -> Complex<D> { Complex(converting(z.re), converting(z.im)) }
         var bounds = [D](repeating: .zero, count: total)
         // (None: an empty array, not `unsafeUninitializedCapacity: 0`; ApproximationTable says why.)
-        let flat: [LAEntry<D>] =
+        entries =
             total == 0
             ? []
             : bounds.withUnsafeMutableBufferPointer { boundsBuffer in
@@ -201,35 +183,20 @@ import FractalNumerics
                     let out = SendablePointer(buffer.baseAddress!)
                     Parallel.forEachChunk(total, threads: threads, minimumCount: 4096) { range in
                         for i in range {
-                            let member = chains[i]
-                            let e = built[member.stage][member.index]
+                            let e = built[i]
                             (out.pointer + i).initialize(
                                 to: LAEntry(
-                                    zc: c(e.zc), cc: c(e.cc), threshold: converting(e.t),
-                                    dcThreshold: converting(e.tc), truncation: converting(e.truncation),
-                                    dcTruncation: converting(e.dcTruncation), length: e.length,
-                                    chainEnd: member.chainEnd))
+                                    zc: c(e.zc), cc: c(e.cc), threshold: converting(e.t.at(s)),
+                                    dcThreshold: converting(e.tc.at(s)), truncation: converting(e.truncation.at(s)),
+                                    dcTruncation: converting(e.dcTruncation.at(s)), length: e.length,
+                                    chainEnd: e.chainEnd))
                             boundsOut.pointer[i] = converting(e.ccBound)
                         }
                     }
                     initialized = total
                 }
             }
-        var at = [Int32](repeating: 0, count: orbit.count)
-        at.withUnsafeMutableBufferPointer { atBuffer in
-            let atOut = SendablePointer(atBuffer.baseAddress!)
-            Parallel.forEachChunk(built[0].count, threads: threads, minimumCount: 1024) { range in
-                for k in range {
-                    let first = built[0][k]
-                    atOut.pointer[first.start] = Int32(offsets[k])
-                    for j in 1..<first.length { atOut.pointer[first.start + j] = Int32(-(first.length - j)) }
-                }
-            }
-        }
-        at[n] = -1
-        entries = flat
         ccBounds = bounds
-        chainAt = at
     }
 
     /// Calls `body` with a view of the table for a kernel's inner loop.
@@ -328,6 +295,167 @@ enum LAOrbit<W: DeltaScalar>: Sendable {
     }
 }
 
+/// A threshold of an LA entry as a function of the scale s = epsilon / (p - 1): min(s a, b), with
+/// a and b independent of s (b alone where `scales` is false). The builder's thresholds are
+/// minima of terms s x and y (`LABuilder.composite`), so one build serves every epsilon: each
+/// table evaluates the bounds at its own s (`at`).
+struct LABound<D: DeltaScalar>: Sendable {
+    /// a: the smallest term proportional to s, over s (where `scales`).
+    var perScale: D
+    /// b: the smallest term independent of s.
+    var fixed: D
+    var scales: Bool
+
+    static var one: LABound { LABound(perScale: .zero, fixed: .one, scales: false) }
+    static var zero: LABound { LABound(perScale: .zero, fixed: .zero, scales: false) }
+
+    private static func min(_ a: D, _ b: D) -> D { b < a ? b : a }
+
+    /// The bound at s.
+    func at(_ s: D) -> D { scales ? Self.min(s * perScale, fixed) : fixed }
+
+    /// Also below s x.
+    func minimum(perScale x: D) -> LABound {
+        LABound(perScale: scales ? Self.min(perScale, x) : x, fixed: fixed, scales: true)
+    }
+
+    /// Also below y.
+    func minimum(fixed y: D) -> LABound { LABound(perScale: perScale, fixed: Self.min(fixed, y), scales: scales) }
+
+    /// Also below `other`.
+    func minimum(_ other: LABound) -> LABound {
+        let a =
+            scales && other.scales ? Self.min(perScale, other.perScale) : scales ? perScale : other.perScale
+        return LABound(perScale: a, fixed: Self.min(fixed, other.fixed), scales: scales || other.scales)
+    }
+
+    var halved: LABound { LABound(perScale: perScale.scaled(by: 0.5), fixed: fixed.scaled(by: 0.5), scales: scales) }
+
+    /// The bound over x, each part through `valid` (a non-finite or non-positive part: 0).
+    func divided(by x: D, _ valid: (D) -> D) -> LABound {
+        LABound(perScale: scales ? valid(perScale / x) : .zero, fixed: valid(fixed / x), scales: scales)
+    }
+}
+
+/// An LA table's chains before its epsilon is chosen: the entries in the build's type W, with
+/// their bounds as functions of s (`LABound`). The tables at every epsilon of the same layout
+/// (`serves`) in every delta type built in W (Double and DoubleDouble deltas in DoubleDouble,
+/// FloatExp and DoubleDoubleExp in DoubleDoubleExp) come from one build
+/// (`LATable.init(chains:epsilon:threads:converting:)`; `ApproximationTables` keeps them for the
+/// render). `lowestStage` > 0 keeps only the stages from it up.
+package final class LAChains<W: DeltaScalar>: Sendable {
+    struct Entry: Sendable {
+        let zc: Complex<W>
+        let cc: Complex<W>
+        let t: LABound<W>
+        let tc: LABound<W>
+        let truncation: LABound<W>
+        let dcTruncation: LABound<W>
+        let ccBound: W
+        let length: Int
+        let chainEnd: Int
+    }
+
+    /// The chains one after another, as `LATable.entries`.
+    let entries: [Entry]
+    /// As `LATable.chainAt`.
+    let chainAt: [Int32]
+    let stageSizes: [Int]
+    let power: Int
+    /// The layout's risky magnitude (`LABuilder.riskyLog2`).
+    let riskyLog2: Double
+
+    /// Whether a table at `epsilon` has this layout.
+    package func serves(epsilon: Double) -> Bool { LABuilder<W>.riskyLog2(epsilon: epsilon, power: power) == riskyLog2 }
+
+    /// The chains of the orbit `orbit` = Z(0) ... Z(N) for tables at `epsilon` (see
+    /// `LATable.init(orbit:epsilon:addsDC:power:escapeGaps:spanning:threads:)`).
+    package convenience init(
+        orbit: [Complex<W>], epsilon: Double, addsDC: Bool = true, power: Int = 2, escapeGaps: [Int: FloatExp] = [:],
+        spanning: Bool = false, threads: Int = 1
+    ) {
+        self.init(
+            orbit: .values(orbit), riskyLog2: LABuilder<W>.riskyLog2(epsilon: epsilon, power: power), addsDC: addsDC,
+            power: power, escapeGaps: escapeGaps, spanning: spanning, threads: threads)
+    }
+
+    /// Bytes held.
+    var bytes: Int { entries.count * MemoryLayout<Entry>.stride + chainAt.count * MemoryLayout<Int32>.stride }
+
+    init(
+        orbit: LAOrbit<W>, riskyLog2: Double, addsDC: Bool, power: Int, escapeGaps: [Int: FloatExp], spanning: Bool,
+        threads: Int, lowestStage: Int = 0
+    ) {
+        self.power = power
+        self.riskyLog2 = riskyLog2
+        let n = orbit.count - 1
+        guard n >= 1, n < Int(Int32.max) else {
+            entries = []
+            chainAt = orbit.count == 0 ? [] : [Int32](repeating: -1, count: orbit.count)
+            stageSizes = []
+            return
+        }
+        var builder = LABuilder<W>(
+            orbit: orbit, riskyLog2: riskyLog2, addsDC: addsDC, power: power, gaps: escapeGaps, threads: threads)
+        // A whole table is built fast (stage 0's plan from magnitudes found on all threads); a
+        // lean one in little memory (the plan reads the orbit in order).
+        if lowestStage == 0 { builder.magnitudes = builder.findMagnitudes() }
+        // The plans live only while the entries are composed.
+        var stages = { () -> [[LABuilder<W>.Entry]] in
+            let plans = builder.plans()
+            return builder.stages(plans, from: Swift.min(lowestStage, plans.count - 1))
+        }()
+        if spanning, let last = stages.last, last.count > 1 {
+            stages.append([last.dropFirst().reduce(last[0], builder.composite)])
+        }
+        // Chain offsets are Int32: past them, no LA (the BLA levels or plain steps take over).
+        guard stages.reduce(0, { $0 + $1.count }) < Int(Int32.max) else {
+            entries = []
+            chainAt = [Int32](repeating: -1, count: orbit.count)
+            stageSizes = []
+            return
+        }
+        stageSizes = stages.map(\.count)
+        // Which entries make each chain and where it lies, then the entries themselves and the
+        // offsets, in parallel.
+        let built = stages
+        let (chains, offsets) = LABuilder<W>.chains(built)
+        let total = chains.count
+        // (None: an empty array, not `unsafeUninitializedCapacity: 0`; ApproximationTable says why.)
+        entries =
+            total == 0
+            ? []
+            : [Entry](unsafeUninitializedCapacity: total) { buffer, initialized in
+                let out = SendablePointer(buffer.baseAddress!)
+                Parallel.forEachChunk(total, threads: threads, minimumCount: 4096) { range in
+                    for i in range {
+                        let member = chains[i]
+                        let e = built[member.stage][member.index]
+                        (out.pointer + i).initialize(
+                            to: Entry(
+                                zc: e.zc, cc: e.cc, t: e.t, tc: e.tc, truncation: e.truncation,
+                                dcTruncation: e.dcTruncation, ccBound: e.ccBound, length: e.length,
+                                chainEnd: member.chainEnd))
+                    }
+                }
+                initialized = total
+            }
+        var at = [Int32](repeating: 0, count: orbit.count)
+        at.withUnsafeMutableBufferPointer { atBuffer in
+            let atOut = SendablePointer(atBuffer.baseAddress!)
+            Parallel.forEachChunk(built[0].count, threads: threads, minimumCount: 1024) { range in
+                for k in range {
+                    let first = built[0][k]
+                    atOut.pointer[first.start] = Int32(offsets[k])
+                    for j in 1..<first.length { atOut.pointer[first.start + j] = Int32(-(first.length - j)) }
+                }
+            }
+        }
+        at[n] = -1
+        chainAt = at
+    }
+}
+
 /// The construction of LA stages (`LATable`): first where every stage's entries lie, from
 /// the orbit's magnitudes alone (`Plan`), then the entries of the stages kept, composed in
 /// parallel, the lowest kept stage straight from the orbit read in order.
@@ -339,11 +467,11 @@ struct LABuilder<D: DeltaScalar>: Sendable {
         var zc: Complex<D>
         var cc: Complex<D>
         /// Where the entry holds (truncation and, near |Z| = 2, the escape gaps).
-        var t: D
-        var tc: D
+        var t: LABound<D>
+        var tc: LABound<D>
         /// The truncation bounds alone: the step's load is measured against these.
-        var truncation: D
-        var dcTruncation: D
+        var truncation: LABound<D>
+        var dcTruncation: LABound<D>
         /// log2 of the smallest |Z| the entry linearizes at (2, for |Z| = 4, in a fresh entry).
         var minMag: Double
         /// A bound on |cc| without cancellation (|A| bound + 1 along the entry): the interior
@@ -374,25 +502,29 @@ struct LABuilder<D: DeltaScalar>: Sendable {
     }
 
     let orbit: LAOrbit<D>
-    let scale: D
     let addsDC: Bool
     let power: Int
     let gaps: [Int: FloatExp]
     let threads: Int
     /// log2 |Z(m)| per step (`magnitude`), where found in advance (`findMagnitudes`).
     var magnitudes: [Double]? = nil
-    /// log2(2 - 2^-20), lower where a large epsilon lets |z| stray further from |Z| (4 s of
-    /// it, here 8 s: log2(2 / (1 + 8 s))).
+    /// log2 |Z| from which a point is risky (`riskyLog2(epsilon:power:)`).
     let riskyLog2: Double
     let n: Int
 
-    init(orbit: LAOrbit<D>, epsilon: Double, addsDC: Bool, power: Int, gaps: [Int: FloatExp], threads: Int = 1) {
+    /// log2(2 - 2^-20), lower where a large epsilon lets |z| stray further from |Z| (4 s of
+    /// it, here 8 s: log2(2 / (1 + 8 s))). The one place the entries' layout depends on the
+    /// epsilon: every epsilon below about 2^-24 gives the same.
+    static func riskyLog2(epsilon: Double, power: Int) -> Double {
+        Swift.min(0.99999931, 1 - Math.log2(1 + 8 * epsilon / Double(power - 1)))
+    }
+
+    init(orbit: LAOrbit<D>, riskyLog2: Double, addsDC: Bool, power: Int, gaps: [Int: FloatExp], threads: Int = 1) {
         self.orbit = orbit
         n = orbit.count - 1
         self.threads = threads
         self.gaps = gaps
-        riskyLog2 = Swift.min(0.99999931, 1 - Math.log2(1 + 8 * epsilon / Double(power - 1)))
-        scale = D(epsilon / Double(power - 1))
+        self.riskyLog2 = riskyLog2
         self.addsDC = addsDC
         self.power = power
     }
@@ -467,8 +599,6 @@ struct LABuilder<D: DeltaScalar>: Sendable {
     /// A finite positive value, else 0 (overflow or a zero |Z| makes an entry never valid).
     func valid(_ x: D) -> D { x.floatExpValue.isFinite && x > .zero ? x : .zero }
 
-    func minimum(_ a: D, _ b: D) -> D { b < a ? b : a }
-
     /// x followed by y (y starts where x ends), linearizing y's exact step at the junction.
     func composite(_ x: Entry, _ y: Entry) -> Entry {
         let b = y.start
@@ -486,12 +616,14 @@ struct LABuilder<D: DeltaScalar>: Sendable {
         let zpMag = D.complexMagnitude(zp.re, zp.im), cpMag = D.complexMagnitude(cp.re, cp.im)
         /// The composite's thresholds from x's and y's: dz(b) = zc u + cc dc below s |Z(b)| in
         /// each part (x's absorbed points' bound at b), y's linearized u, zp u + cp dc, below
-        /// y's threshold in each half.
-        func joined(_ xt: D, _ xtc: D, _ yt: D, _ ytc: D) -> (D, D) {
-            let half = yt.scaled(by: 0.5)
-            let t = minimum(minimum(xt, valid(scale * zbMag / zcMag)), valid(half / zpMag))
+        /// y's threshold in each half. As functions of s (`LABound`).
+        func joined(_ xt: LABound<D>, _ xtc: LABound<D>, _ yt: LABound<D>, _ ytc: LABound<D>) -> (
+            LABound<D>, LABound<D>
+        ) {
+            let half = yt.halved
+            let t = xt.minimum(perScale: valid(zbMag / zcMag)).minimum(half.divided(by: zpMag, valid))
             guard addsDC else { return (t, xtc) }
-            let tc = minimum(minimum(minimum(xtc, valid(scale * zbMag / ccMag)), valid(half / cpMag)), ytc)
+            let tc = xtc.minimum(perScale: valid(zbMag / ccMag)).minimum(half.divided(by: cpMag, valid)).minimum(ytc)
             return (t, tc)
         }
         var (t, tc) = joined(x.t, x.tc, y.t, y.tc)
@@ -500,8 +632,8 @@ struct LABuilder<D: DeltaScalar>: Sendable {
         if risky(bLog2) {
             // Validity only: dz(b) = zc u + cc dc, each half below the gap's bound.
             let half = gapBound(b, zb).scaled(by: 0.5)
-            t = minimum(t, valid(half / zcMag))
-            if addsDC { tc = minimum(tc, valid(half / ccMag)) }
+            t = t.minimum(fixed: valid(half / zcMag))
+            if addsDC { tc = tc.minimum(fixed: valid(half / ccMag)) }
         }
         let zc = y.zc * zp, cc = y.zc * cp + y.cc
         // Through FloatExp: the extended types' leading Double overflows past 2^1024.

@@ -24,6 +24,40 @@ final class ApproximationTables<F: PerturbationFormula> {
     let laRatio: Double
     /// Seconds spent building tables.
     private(set) var seconds = 0.0
+    /// LA chains kept for the render's other tables (`chains`).
+    private var kept: [ChainsKey: AnyObject] = [:]
+
+    /// What identifies LA chains (`LAChains`): all but the epsilon, of which only the layout's
+    /// risky magnitude counts.
+    struct ChainsKey: Hashable {
+        let orbit: OrbitIdentity
+        let wide: ObjectIdentifier
+        let riskyLog2: Double
+        let addsDC: Bool
+        let spanning: Bool
+        let lowestStage: Int
+    }
+
+    /// The LA chains of `reference` in W for a table at `epsilon`: one build serves the render's
+    /// tables at every epsilon of one layout, in both delta types built in W (the first pass's,
+    /// the probe's coarser one, 2^-53 and the 106-bit passes': c2 built five tables of 60-70 ms
+    /// each). Kept where `keep` (a pass that holds its orbit; a streamed one builds in little
+    /// memory and keeps nothing) and the chains take at most 1/16 of memory.
+    private func chains<W: DeltaScalar>(
+        _ reference: Reference, as _: W.Type, epsilon: Double, lowestStage: Int, keep: Bool
+    ) -> LAChains<W> {
+        let key = ChainsKey(
+            orbit: reference.identity, wide: ObjectIdentifier(W.self),
+            riskyLog2: LABuilder<W>.riskyLog2(epsilon: epsilon, power: formula.power), addsDC: formula.addsDC,
+            spanning: reference.wraps, lowestStage: lowestStage)
+        if let chains = kept[key] as? LAChains<W> { return chains }
+        let chains = LAChains<W>(
+            orbit: .reference(reference.orbit), riskyLog2: key.riskyLog2, addsDC: formula.addsDC,
+            power: formula.power, escapeGaps: reference.orbit.escapeGaps, spanning: reference.wraps,
+            threads: threads, lowestStage: lowestStage)
+        if keep, chains.bytes <= RenderPlan.physicalMemory / 16 { kept[key] = chains }
+        return chains
+    }
 
     init(
         formula: F, viewport: Viewport, cache: ReferenceCache?, threads: Int, enabled: Bool, epsilon: Double,
@@ -76,10 +110,11 @@ final class ApproximationTables<F: PerturbationFormula> {
                     addsDC: formula.addsDC, spanning: reference.wraps, lowestStage: lowestStage)
                 linear = cache?.linearTable(linearIdentity, E.self)
                 if linear == nil {
+                    let chains = chains(
+                        reference, as: E.Wide.self, epsilon: linearEpsilon, lowestStage: lowestStage,
+                        keep: values != nil)
                     linear = LATable(
-                        reference: reference.orbit, as: E.Wide.self, epsilon: linearEpsilon,
-                        addsDC: formula.addsDC, power: formula.power, spanning: reference.wraps, threads: threads,
-                        lowestStage: lowestStage, converting: E.init(wide:))
+                        chains: chains, epsilon: linearEpsilon, threads: threads, converting: E.init(wide:))
                     if let linear { cache?.store(linear, key: linearIdentity) }
                 }
             }
