@@ -39,6 +39,15 @@ template <int W> struct FV {
     typename V<W>::d s;
     typename V<W>::i e;
 };
+/// A double-double in every lane (DD): leading and trailing words.
+template <int W> struct DV {
+    typename V<W>::d hi, lo;
+};
+/// A DoubleDoubleExp in every lane (DDX): a double-double significand and an exponent.
+template <int W> struct XV {
+    typename V<W>::d hi, lo;
+    typename V<W>::i e;
+};
 
 // Every member is inlined into the width's function, so all of it is compiled for the ISA its
 // clone targets (a member called out of line would be compiled once, for the baseline).
@@ -49,10 +58,25 @@ template <int W, class D> struct Lanes {
     typedef typename V<W>::d vd;
     typedef typename V<W>::i vi;
     typedef FV<W> FE;
-    /// Whether the deltas carry their own exponent (FloatExp).
+    typedef DV<W> DL;
+    typedef XV<W> XL;
+    /// Double deltas (one vector of doubles a delta).
+    static constexpr bool isDouble = std::is_same<D, double>::value;
+    /// FloatExp deltas.
     static constexpr bool hasExponent = std::is_same<D, FExp>::value;
-    /// A delta in every lane: a vector of doubles, or of FloatExps.
-    typedef typename std::conditional<hasExponent, FE, vd>::type L;
+    /// Double-double deltas (106 bits: the passes for pixels at risk).
+    static constexpr bool isPair = std::is_same<D, DD>::value;
+    /// DoubleDoubleExp deltas (106 bits past Double's range).
+    static constexpr bool isPairExp = std::is_same<D, DDX>::value;
+    /// Deltas with an exponent of their own (FloatExp, DoubleDoubleExp): |dz|^2 is always
+    /// FloatExp's (no Double fast path) and their magnitudes compare in FloatExp.
+    static constexpr bool extended = hasExponent || isPairExp;
+    static_assert(isDouble || hasExponent || isPair || isPairExp, "a delta type of the kernels");
+    /// A delta in every lane: a vector of doubles, of FloatExps, of double-doubles or of
+    /// DoubleDoubleExps.
+    typedef typename std::conditional<
+        hasExponent, FE,
+        typename std::conditional<isPair, DL, typename std::conditional<isPairExp, XL, vd>::type>::type>::type L;
     typedef Cx<D> C;
     typedef typename Delta<D>::LAEntry E;
 
@@ -81,8 +105,9 @@ template <int W, class D> struct Lanes {
     static constexpr int kFewStarts = 3;
     /// Whether a rebase stays in the lanes: the pass's orbit and table are the critical orbit's.
     bool rebasesInLanes;
-    /// Lanes where a FloatExp operation met a value it does not normalise in lanes (subnormal,
-    /// infinite or NaN): their step is redone scalar.
+    /// Lanes where a FloatExp operation (the deltas', or a double-double's FloatExp |z|^2) met
+    /// a value it does not normalise in lanes (subnormal, infinite or NaN): their step is
+    /// redone scalar.
     mutable vi fault;
 
     /// (A member, not a constructor: clang emits no constructor for a target_clones caller.)
@@ -120,14 +145,27 @@ template <int W, class D> struct Lanes {
         set(v.s, k, x.s);
         set(v.e, k, x.e);
     }
+    static FK_LANE void set(DL &v, int k, DD x) {
+        set(v.hi, k, x.hi);
+        set(v.lo, k, x.lo);
+    }
+    static FK_LANE void set(XL &v, int k, DDX x) {
+        set(v.hi, k, x.m.hi);
+        set(v.lo, k, x.m.lo);
+        set(v.e, k, x.e);
+    }
     /// Lane k of a delta.
     static FK_LANE D element(L v, int k) {
         if constexpr (hasExponent) return raw(v.s[k], v.e[k]);
+        else if constexpr (isPair) return dd(v.hi[k], v.lo[k]);
+        else if constexpr (isPairExp) return ddx(dd(v.hi[k], v.lo[k]), v.e[k]);
         else return v[k];
     }
     /// x in every lane.
     static FK_LANE L splat(D x) {
         if constexpr (hasExponent) return FE{(vd){} + x.s, (vi){} + x.e};
+        else if constexpr (isPair) return DL{(vd){} + x.hi, (vd){} + x.lo};
+        else if constexpr (isPairExp) return XL{(vd){} + x.m.hi, (vd){} + x.m.lo, (vi){} + x.e};
         else return (vd){} + x;
     }
     /// D's zero in every lane.
@@ -135,82 +173,193 @@ template <int W, class D> struct Lanes {
     /// mask ? a : b, lane by lane.
     static FK_LANE L select(vi mask, L a, L b) {
         if constexpr (hasExponent) return FE{mask ? a.s : b.s, mask ? a.e : b.e};
+        else if constexpr (isPair) return DL{mask ? a.hi : b.hi, mask ? a.lo : b.lo};
+        else if constexpr (isPairExp) return XL{mask ? a.hi : b.hi, mask ? a.lo : b.lo, mask ? a.e : b.e};
         else return mask ? a : b;
+    }
+    /// FExp's + in every lane: the operand with the larger exponent, or normalize(big + small
+    /// 2^-k).
+    FK_LANE FE feAdd(FE a, FE b) const {
+        const vi d = a.e - b.e, ge = d >= 0;
+        const vi k = ge ? d : -d;
+        const vi far = k > 64;
+        const vd big = ge ? a.s : b.s, small = ge ? b.s : a.s;
+        const vi e = ge ? a.e : b.e;
+        vi rare = (vi){};
+        const FE sum = normalize(big + small * powersOfTwo(far ? (vi){} : -k), e, rare);
+        fault |= ~far & rare;
+        return FE{far ? big : sum.s, far ? e : sum.e};
+    }
+    /// FExp's * in every lane.
+    FK_LANE FE feMul(FE a, FE b) const {
+        vi rare = (vi){};
+        const FE r = normalize(a.s * b.s, a.e + b.e, rare);
+        fault |= rare;
+        return r;
+    }
+    /// fexp(d) in every lane.
+    FK_LANE FE feOf(vd d) const {
+        vi rare = (vi){};
+        const FE r = normalize(d, (vi){}, rare);
+        fault |= rare;
+        return r;
+    }
+    // DD's operations (FathomKernels.h: TwoSum, FastTwoSum, Dekker's TwoProduct, DoubleWord's
+    // add and multiply), in the same order.
+    static FK_LANE DL twoSum(vd a, vd b) {
+        const vd s = a + b, bb = s - a;
+        return DL{s, (a - (s - bb)) + (b - bb)};
+    }
+    static FK_LANE DL fastTwoSum(vd a, vd b) {
+        const vd s = a + b;
+        return DL{s, b - (s - a)};
+    }
+    static FK_LANE DL twoProduct(vd a, vd b) {
+        const vd p = a * b;
+        const vd ca = 134217729.0 * a, ah = ca - (ca - a), al = a - ah;
+        const vd cb = 134217729.0 * b, bh = cb - (cb - b), bl = b - bh;
+        return DL{p, ((ah * bh - p) + ah * bl + al * bh) + al * bl};
+    }
+    /// DD's + (DoubleWord.add, algorithm 6).
+    static FK_LANE DL ddAdd(DL a, DL b) {
+        const DL s = twoSum(a.hi, b.hi), t = twoSum(a.lo, b.lo);
+        const vd c = s.lo + t.hi;
+        const DL v = fastTwoSum(s.hi, c);
+        const vd w = t.lo + v.lo;
+        return fastTwoSum(v.hi, w);
+    }
+    /// DD's * (DoubleWord.multiply, algorithm 11).
+    static FK_LANE DL ddMul(DL a, DL b) {
+        const DL c = twoProduct(a.hi, b.hi);
+        const vd cl = (a.hi * b.lo + a.lo * b.hi) + c.lo;
+        return fastTwoSum(c.hi, cl);
+    }
+    /// DD's <.
+    static FK_LANE vi ddLess(vd ahi, vd alo, vd bhi, vd blo) {
+        return (vi)(ahi < bhi) | ((vi)(ahi == bhi) & (vi)(alo < blo));
+    }
+    /// normalizeDD in every lane: zero as (0, kZeroExponent); a subnormal, infinite or NaN
+    /// leading word marks the lane in `fault` (its value here is not normalizeDD's).
+    FK_LANE XL normalizeX(DL m, vi e) const {
+        const vi b = (vi)m.hi, biased = (b >> 52) & 0x7ff;
+        const vi normal = (biased != 0) & (biased != 0x7ff);
+        fault |= ~normal & ~(vi)(m.hi == 0);
+        const vi k = biased - 1023;
+        const vd scale = powersOfTwo(normal ? -k : (vi){});
+        return XL{normal ? m.hi * scale : (vd){}, normal ? m.lo * scale : (vd){},
+            normal ? e + k : (vi){} + kZeroExponent};
+    }
+    /// DDX's +: the operand with the larger exponent (110 and more above), or
+    /// normalizeDD(big + small 2^-k).
+    FK_LANE XL xAdd(XL a, XL b) const {
+        const vi d = a.e - b.e, ge = d >= 0;
+        const vi k = ge ? d : -d;
+        const vi far = k > 110;
+        const DL big = DL{ge ? a.hi : b.hi, ge ? a.lo : b.lo};
+        const vd s = powersOfTwo(far ? (vi){} : -k);
+        const DL small = DL{(ge ? b.hi : a.hi) * s, (ge ? b.lo : a.lo) * s};
+        const vi e = ge ? a.e : b.e;
+        const vi kept = fault;
+        const XL sum = normalizeX(ddAdd(big, small), e);
+        fault = kept | (~far & fault);
+        return XL{far ? big.hi : sum.hi, far ? big.lo : sum.lo, far ? e : sum.e};
+    }
+    /// floatExpOf: FloatExp(significand: hi + lo, exponent: e).
+    FK_LANE FE feOf(XL a) const {
+        vi rare = (vi){};
+        const FE r = normalize(a.hi + a.lo, a.e, rare);
+        fault |= rare;
+        return r;
     }
     /// a + b.
     FK_LANE L add(L a, L b) const {
-        if constexpr (hasExponent) {
-            // FExp's +: the operand with the larger exponent, or normalize(big + small 2^-k).
-            const vi d = a.e - b.e, ge = d >= 0;
-            const vi k = ge ? d : -d;
-            const vi far = k > 64;
-            const vd big = ge ? a.s : b.s, small = ge ? b.s : a.s;
-            const vi e = ge ? a.e : b.e;
-            vi rare = (vi){};
-            const FE sum = normalize(big + small * powersOfTwo(far ? (vi){} : -k), e, rare);
-            fault |= ~far & rare;
-            return FE{far ? big : sum.s, far ? e : sum.e};
-        } else {
-            return a + b;
-        }
+        if constexpr (hasExponent) return feAdd(a, b);
+        else if constexpr (isPair) return ddAdd(a, b);
+        else if constexpr (isPairExp) return xAdd(a, b);
+        else return a + b;
     }
     /// a * b.
     FK_LANE L mul(L a, L b) const {
-        if constexpr (hasExponent) {
-            vi rare = (vi){};
-            const FE r = normalize(a.s * b.s, a.e + b.e, rare);
-            fault |= rare;
-            return r;
-        } else {
-            return a * b;
-        }
+        if constexpr (hasExponent) return feMul(a, b);
+        else if constexpr (isPair) return ddMul(a, b);
+        else if constexpr (isPairExp) return normalizeX(ddMul(DL{a.hi, a.lo}, DL{b.hi, b.lo}), a.e + b.e);
+        else return a * b;
     }
     /// -a.
     static FK_LANE L negated(L a) {
         if constexpr (hasExponent) return FE{-a.s, a.e};
+        else if constexpr (isPair) return DL{-a.hi, -a.lo};
+        else if constexpr (isPairExp) return XL{-a.hi, -a.lo, a.e};
         else return -a;
     }
-    /// a - b (FExp: a + (-b)).
+    /// a - b (FExp, DD, DDX: a + (-b)).
     FK_LANE L sub(L a, L b) const { return add(a, negated(b)); }
     /// Delta<D>::doubled: a + a.
     static FK_LANE L doubled(L a) {
         if constexpr (hasExponent) return FE{a.s, a.s == 0 ? a.e : a.e + 1};
+        else if constexpr (isPair) return DL{a.hi + a.hi, a.lo + a.lo};
+        else if constexpr (isPairExp) return XL{a.hi, a.lo, a.hi == 0 ? a.e : a.e + 1};
         else return a + a;
     }
-    /// Delta<D>::leading: the delta as a Double (FExp's toDouble, with swiftScaled's steps).
-    static FK_LANE vd leading(L a) {
-        if constexpr (hasExponent) {
-            const vi e = a.e;
-            const vi normal = (e >= -1022) & (e <= 1023), low = (e < -1022) & (e >= -1200);
-            const vi high = (e > 1023) & (e <= 1100);
-            const vi k = normal ? e : (low ? e + 1022 : (high ? e - 1023 : (vi){}));
-            const vd first = low ? a.s * 0x1p-1022 : (high ? a.s * 0x1p1023 : a.s);
-            const vd inRange = first * powersOfTwo(k);
-            const vd outside = a.s * ((e > 1100) ? (vd){} + infinity() : (vd){});
-            return (a.s == 0) ? (vd){} : ((normal | low | high) ? inRange : outside);
-        } else {
-            return a;
-        }
+    /// FExp's toDouble of s 2^e in every lane, with swiftScaled's steps.
+    static FK_LANE vd toDouble(vd s, vi e) {
+        const vi normal = (e >= -1022) & (e <= 1023), low = (e < -1022) & (e >= -1200);
+        const vi high = (e > 1023) & (e <= 1100);
+        const vi k = normal ? e : (low ? e + 1022 : (high ? e - 1023 : (vi){}));
+        const vd first = low ? s * 0x1p-1022 : (high ? s * 0x1p1023 : s);
+        const vd inRange = first * powersOfTwo(k);
+        const vd outside = s * ((e > 1100) ? (vd){} + infinity() : (vd){});
+        return (s == 0) ? (vd){} : ((normal | low | high) ? inRange : outside);
     }
-    /// Delta<D>::less, lane by lane (FExp's <).
+    /// Delta<D>::leading: the delta as a Double (FExp's toDouble; a double-double's leading
+    /// word; a DDX's leading word with its exponent, as FExp's toDouble).
+    static FK_LANE vd leading(L a) {
+        if constexpr (isPair) return a.hi;
+        else if constexpr (hasExponent) return toDouble(a.s, a.e);
+        else if constexpr (isPairExp) return toDouble(a.hi, a.e);
+        else return a;
+    }
+    /// FExp's < in every lane.
+    static FK_LANE vi feLess(FE a, FE b) {
+        const vi aNeg = (vi)(a.s < 0), bNeg = (vi)(b.s < 0);
+        const vi anyZero = (vi)(a.s == 0) | (vi)(b.s == 0);
+        const vd aAbs = aNeg ? -a.s : a.s, bAbs = bNeg ? -b.s : b.s;
+        const vi aLess = (a.e != b.e) ? (a.e < b.e) : (vi)(aAbs < bAbs);
+        const vi bLess = (a.e != b.e) ? (b.e < a.e) : (vi)(bAbs < aAbs);
+        const vi same = aNeg ? bLess : aLess;
+        return (aNeg != bNeg) ? aNeg : (anyZero ? (vi)(a.s < b.s) : same);
+    }
+    /// Delta<D>::less, lane by lane.
     static FK_LANE vi less(L a, L b) {
         if constexpr (hasExponent) {
-            const vi aNeg = (vi)(a.s < 0), bNeg = (vi)(b.s < 0);
-            const vi anyZero = (vi)(a.s == 0) | (vi)(b.s == 0);
-            const vd aAbs = aNeg ? -a.s : a.s, bAbs = bNeg ? -b.s : b.s;
-            const vi aLess = (a.e != b.e) ? (a.e < b.e) : (vi)(aAbs < bAbs);
-            const vi bLess = (a.e != b.e) ? (b.e < a.e) : (vi)(bAbs < aAbs);
-            const vi same = aNeg ? bLess : aLess;
-            return (aNeg != bNeg) ? aNeg : (anyZero ? (vi)(a.s < b.s) : same);
+            return feLess(a, b);
+        } else if constexpr (isPair) {
+            return ddLess(a.hi, a.lo, b.hi, b.lo);
+        } else if constexpr (isPairExp) {
+            // DDX's <: by sign, then zeros by their leading words, then by exponent, then as DD.
+            const vi aNeg = (vi)(a.hi < 0), bNeg = (vi)(b.hi < 0);
+            const vi anyZero = (vi)(a.hi == 0) | (vi)(b.hi == 0);
+            const vi byExponent = aNeg ? (a.e > b.e) : (a.e < b.e);
+            const vi same = (a.e != b.e) ? byExponent : ddLess(a.hi, a.lo, b.hi, b.lo);
+            return (aNeg != bNeg) ? aNeg : (anyZero ? (vi)(a.hi < b.hi) : same);
         } else {
             return (vi)(a < b);
         }
     }
-    /// A FloatExp's |re + i im|^2 in the delta's own arithmetic (Complex.floatExpLengthSquared
-    /// for FExp; Double deltas use the lanes' `lengthSquared` below).
+    /// Complex.floatExpLengthSquared in FloatExp (FExp deltas: their own arithmetic; a
+    /// double-double: each part as fexp(hi) + fexp(lo)). Double deltas use the lanes'
+    /// `lengthSquared` below.
     FK_LANE FE floatExpLengthSquared(L re, L im) const {
-        static_assert(hasExponent, "FloatExp deltas only");
-        return add(mul(re, re), mul(im, im));
+        static_assert(!isDouble, "FloatExp or double-double deltas");
+        if constexpr (isPair) {
+            const FE x = feAdd(feOf(re.hi), feOf(re.lo)), y = feAdd(feOf(im.hi), feOf(im.lo));
+            return feAdd(feMul(x, x), feMul(y, y));
+        } else if constexpr (isPairExp) {
+            const FE x = feOf(re), y = feOf(im);
+            return feAdd(feMul(x, x), feMul(y, y));
+        } else {
+            return add(mul(re, re), mul(im, im));
+        }
     }
 
     /// Gathers, built in registers from one load per lane (lanes written one by one through
@@ -229,11 +378,18 @@ template <int W, class D> struct Lanes {
     template <class S, class F, size_t... K>
     static FK_LANE L gatherDelta(const S *base, F S::*field, vi index, std::index_sequence<K...>) {
         if constexpr (hasExponent) return FE{(vd){(base[index[K]].*field).s...}, (vi){(base[index[K]].*field).e...}};
+        else if constexpr (isPair) return DL{(vd){(base[index[K]].*field).hi...}, (vd){(base[index[K]].*field).lo...}};
+        else if constexpr (isPairExp)
+            return XL{(vd){(base[index[K]].*field).m.hi...}, (vd){(base[index[K]].*field).m.lo...},
+                (vi){(base[index[K]].*field).e...}};
         else return gather<vd>(base, field, index, Lane());
     }
     /// The delta base[index] in every lane.
     template <size_t... K> static FK_LANE L gatherDelta(const D *base, vi index, std::index_sequence<K...>) {
         if constexpr (hasExponent) return FE{(vd){base[index[K]].s...}, (vi){base[index[K]].e...}};
+        else if constexpr (isPair) return DL{(vd){base[index[K]].hi...}, (vd){base[index[K]].lo...}};
+        else if constexpr (isPairExp)
+            return XL{(vd){base[index[K]].m.hi...}, (vd){base[index[K]].m.lo...}, (vi){base[index[K]].e...}};
         else return gather<vd>(base, index, Lane());
     }
 
@@ -319,26 +475,34 @@ template <int W, class D> struct Lanes {
     // MARK: Magnitudes against radii (Delta<D>::magnitudeIsBelow)
 
     /// |re + i im| in every lane as Delta<D>::magnitudeIsBelow compares it with a radius,
-    /// computed once for the comparisons with every radius a search reads. Double: |re + i im|^2,
-    /// and the same scaled by 2^1200 for where it is below 2^-1000; FExp: re re + im im.
+    /// computed once for the comparisons with every radius a search reads. Double (and a
+    /// double-double's leading words): |re + i im|^2, and the same scaled by 2^1200 for where it
+    /// is below 2^-1000; FExp: re re + im im.
     struct Magnitude {
-        L squared;
+        typename std::conditional<extended, FE, vd>::type squared;
         vd scaled;
     };
     FK_LANE Magnitude magnitude(L re, L im) const {
         if constexpr (hasExponent) {
             return Magnitude{add(mul(re, re), mul(im, im)), (vd){}};
+        } else if constexpr (isPairExp) {
+            // Delta<DDX>::magnitudeIsBelow: FExp's, of floatExpOf of each.
+            return Magnitude{floatExpLengthSquared(re, im), (vd){}};
         } else {
-            const vd a = re * 0x1p600, b = im * 0x1p600;
-            return Magnitude{re * re + im * im, a * a + b * b};
+            const vd x = leading(re), y = leading(im);
+            const vd a = x * 0x1p600, b = y * 0x1p600;
+            return Magnitude{x * x + y * y, a * a + b * b};
         }
     }
     /// Delta<D>::magnitudeIsBelow in every lane: |re + i im| < r.
-    FK_LANE vi isBelow(const Magnitude &g, L r) const {
+    FK_LANE vi isBelow(const Magnitude &g, L radius) const {
         if constexpr (hasExponent) {
-            return less(g.squared, mul(r, r));
+            return less(g.squared, mul(radius, radius));
+        } else if constexpr (isPairExp) {
+            const FE r = feOf(radius);
+            return feLess(g.squared, feMul(r, r));
         } else {
-            const vd q = r * 0x1p600;
+            const vd r = leading(radius), q = r * 0x1p600;
             return (vi)(g.squared >= 0x1p-1000) ? (vi)(g.squared < r * r) : (vi)(g.scaled < q * q);
         }
     }
@@ -373,7 +537,7 @@ template <int W, class D> struct Lanes {
         FK_LANE void loadGathered(const E *la, vi mask, vi best) {
             const vi index = mask ? best : (vi){};
             const Lane lane;
-            if constexpr (hasExponent) {
+            if constexpr (!isDouble) {
                 const L z = zero();
                 zcr = select(mask, gatherDelta(la, &E::zcr, index, lane), z);
                 zci = select(mask, gatherDelta(la, &E::zci, index, lane), z);
@@ -406,7 +570,7 @@ template <int W, class D> struct Lanes {
         // linearRounding's factor for the 53-bit deltas' LA entries: 2 + 4 * 0 + w^2 load.
         const double w = 2 * 2.0 * p->epsilon * powerOfTwo(Delta<D>::significandBits), ww = w * w;
         for (;;) {
-            if constexpr (hasExponent) fault = (vi){};
+            if constexpr (!isDouble) fault = (vi){};
             // The lanes that may step in the lanes: on the orbit the lanes read, below the limit.
             const vi on = live & onOrbit & (n < maxIterations);
             // Indices read only there (0 elsewhere: always in range).
@@ -418,9 +582,15 @@ template <int W, class D> struct Lanes {
             // u = p + 0: Double's + 0.0 turns -0 into +0; FExp's + zero gives p itself (a
             // normalised p's exponent is more than 64 above the zero's).
             L ur = pr, ui = pi;
-            if constexpr (!hasExponent) {
+            if constexpr (isDouble) {
                 ur = addsDC ? pr + 0.0 : pr;
                 ui = addsDC ? pi + 0.0 : pi;
+            } else if constexpr (isPair) {
+                // DD's + zero renormalises: the scalar step's u = p + 0 literally.
+                if (addsDC) {
+                    ur = add(pr, zero());
+                    ui = add(pi, zero());
+                }
             }
             // Which step each lane takes (Pixel.advance): the plain step, from u where an LA
             // start's chain has no entry that holds; an LA entry (with the variance); others
@@ -459,7 +629,7 @@ template <int W, class D> struct Lanes {
                 const vi j = at - 1;
                 const vi in = plain & ~fromU & (at >= 1) & (j < level1);
                 L r;
-                if constexpr (hasExponent) r = select(in, gatherDelta(radii, in ? j : (vi){}, Lane()), zero());
+                if constexpr (!isDouble) r = select(in, gatherDelta(radii, in ? j : (vi){}, Lane()), zero());
                 else r = in ? gather<vd>(radii, in ? j : (vi){}, Lane()) : (vd){};
                 plain &= ~(in & isBelow(magnitude(dzr, dzi), r));
             }
@@ -468,13 +638,29 @@ template <int W, class D> struct Lanes {
             vi rare = (vi){};
 
             // The plain step (PixelRun.takePlainStep): z^2 + c's step, or u + dc.
-            L nr = addsDC ? add(pr, dcr) : pr, ni = addsDC ? add(pi, dci) : pi;
-            if constexpr (!hasExponent) {
-                nr = fromU ? ur + dcr : nr;
-                ni = fromU ? ui + dci : ni;
+            L nr, ni;
+            if constexpr (isPair) {
+                // u + dc from a start, else p + dc (Julia: p).
+                nr = add(select(fromU, ur, pr), dcr);
+                ni = add(select(fromU, ui, pi), dci);
+                if (!addsDC) {
+                    nr = select(fromU, nr, pr);
+                    ni = select(fromU, ni, pi);
+                }
+            } else {
+                nr = addsDC ? add(pr, dcr) : pr;
+                ni = addsDC ? add(pi, dci) : pi;
+                if constexpr (isDouble) {
+                    nr = fromU ? ur + dcr : nr;
+                    ni = fromU ? ui + dci : ni;
+                }
             }
+            // |dz|^2 in Double (a double-double's from its leading words: plainLengthSquared).
             vd before2 = (vd){};
-            if constexpr (!hasExponent) before2 = dzr * dzr + dzi * dzi;
+            if constexpr (!extended) {
+                const vd x = leading(dzr), y = leading(dzi);
+                before2 = x * x + y * y;
+            }
             vd es = scale * stretch;
             vi ese = scaleExponent;
             if (variance) {
@@ -517,10 +703,14 @@ template <int W, class D> struct Lanes {
                 addVariance(ls, lse, rm * ss, re + se);
                 addVariance(ls, lse, ss, se);
                 FE u2;
-                if constexpr (hasExponent) u2 = floatExpLengthSquared(ur, ui);
+                if constexpr (!isDouble) u2 = floatExpLengthSquared(ur, ui);
                 else u2 = lengthSquared(ur, ui, laRare);
-                // linearRounding(|zc|^2 |u|^2 / |dc|^2 + |cc|^2, k = 2 + w^2 load).
-                const vd k = 2.0 + ww * ((vi)(load - load == 0) ? load : 1.0);
+                // linearRounding(|zc|^2 |u|^2 / |dc|^2 + |cc|^2, k = 2 + 4 length + w^2 load;
+                // the length term only for deltas whose entries were built in their own type).
+                const vd wLoad = ww * ((vi)(load - load == 0) ? load : 1.0);
+                vd k;
+                if constexpr (Delta<D>::ownWide) k = (2.0 + 4.0 * __builtin_convertvector(length, vd)) + wLoad;
+                else k = 2.0 + wLoad;
                 vd tm = ss * u2.s * inverseDC;
                 vi te = se + u2.e + inverseDCExponent;
                 pairSum(tm, te, ccs * ccs, 2 * cce);
@@ -528,7 +718,7 @@ template <int W, class D> struct Lanes {
                 normalized(ls, lse, laRare);
                 rare |= viaLA & laRare;
             }
-            if constexpr (hasExponent) rare |= fault;
+            if constexpr (!isDouble) rare |= fault;
 
             const vi vector = (plain | viaLA) & ~rare;
             // The others, one scalar step each.
@@ -561,9 +751,9 @@ template <int W, class D> struct Lanes {
             // Settle (Pixel.settleAt): the lanes that neither escape nor meet the Pauldelbrot
             // test, and rebase only onto the orbit they are on (|z|^2 below 2^-900 too); the others
             // through the scalar settle.
-            if constexpr (hasExponent) fault = (vi){};
+            if constexpr (!isDouble) fault = (vi){};
             const vi to = vector ? m : (vi){};
-            if constexpr (hasExponent) {
+            if constexpr (!isDouble) {
                 Zr = select(vector, gatherDelta(orbit, &C::re, to, Lane()), Zr);
                 Zi = select(vector, gatherDelta(orbit, &C::im, to, Lane()), Zi);
             } else {
@@ -583,7 +773,7 @@ template <int W, class D> struct Lanes {
                 tiny = vector & (vi)(r2 < 0x1p-900);
                 if (bits(tiny)) {
                     FE m2;
-                    if constexpr (hasExponent) {
+                    if constexpr (!isDouble) {
                         m2 = floatExpLengthSquared(zr, zi);
                     } else {
                         vi tinyRare = (vi){};
@@ -597,7 +787,7 @@ template <int W, class D> struct Lanes {
             if (rebaseMode) {
                 // T::less(|z|^2, |dz|^2) (for Double, |z|^2 is r2).
                 vi below;
-                if constexpr (hasExponent) below = less(add(mul(zr, zr), mul(zi, zi)), add(mul(dzr, dzr), mul(dzi, dzi)));
+                if constexpr (!isDouble) below = less(add(mul(zr, zr), mul(zi, zi)), add(mul(dzr, dzr), mul(dzi, dzi)));
                 else below = (vi)(r2 < dzr * dzr + dzi * dzi);
                 rebase = (m == last) | below;
                 if (!rebasesInLanes) special |= rebase;
@@ -605,7 +795,7 @@ template <int W, class D> struct Lanes {
                 const vd Xr = leading(Zr), Xi = leading(Zi);
                 special |= (m == last) | (vi)(r2 < p->tolerance * (Xr * Xr + Xi * Xi));
             }
-            if constexpr (hasExponent) special |= fault;
+            if constexpr (!isDouble) special |= fault;
             special &= vector;
             const vi settled = vector & ~special;
             n2 = (settled & (vi)(r2 > kRadiusSquared2) & (n2 == 0)) ? n : n2;
@@ -628,13 +818,13 @@ template <int W, class D> struct Lanes {
                 store(k);
                 const C Z = cx(element(Zr, k), element(Zi, k));
                 bool ends;
-                if constexpr (hasExponent) {
+                if constexpr (extended) {
                     // z and |z|^2 again, scalar (a lane that faulted has none in the lanes).
                     const C z = Z + pixel[k].dz;
                     const double x = Delta<D>::leading(z.re), y = Delta<D>::leading(z.im);
                     ends = pixel[k].settleAt(Z, z, x * x + y * y);
                 } else {
-                    ends = pixel[k].settleAt(Z, cx(zr[k], zi[k]), r2[k]);
+                    ends = pixel[k].settleAt(Z, cx(element(zr, k), element(zi, k)), r2[k]);
                 }
                 if (ends) retire(k);
                 else load(k);
@@ -734,7 +924,7 @@ template <int W, class D> struct Lanes {
     FK_LANE void stepRounding(vi mask, L br, L bi, vd s, vd nm, vi ne, vd &rm, vi &re, vi &rare) const {
         const vd p2 = 4.0 * inverseDC;
         vi fastPath = (vi){};
-        if constexpr (!hasExponent) {
+        if constexpr (!extended) {
             fastPath = (vi)(s >= 0x1p-450) & (vi)(s <= 0x1p450) & (ne == 0);
             rm = (nm + s) * s * p2;
             re = inverseDCExponent;
@@ -742,13 +932,21 @@ template <int W, class D> struct Lanes {
         }
         vi slowRare = (vi){};
         FE d;
-        if constexpr (hasExponent) d = floatExpLengthSquared(br, bi);
-        else d = lengthSquared(br, bi, slowRare);
+        if constexpr (extended) {
+            d = floatExpLengthSquared(br, bi);
+        } else if constexpr (isPair) {
+            // Only the lanes off the fast path keep what faults here.
+            const vi kept = fault;
+            d = floatExpLengthSquared(br, bi);
+            fault = kept | (~fastPath & fault);
+        } else {
+            d = lengthSquared(br, bi, slowRare);
+        }
         const FE f = normalize(nm, ne, slowRare);
         vd sm = f.s;
         vi se = f.e;
         pairSum(sm, se, d.s, d.e);
-        if constexpr (hasExponent) {
+        if constexpr (extended) {
             rm = sm * d.s * p2;
             re = se + d.e + inverseDCExponent;
             rare |= slowRare;
@@ -797,6 +995,12 @@ FK_CLONES void lanes2(const FKPerturbParams *p, long long begin, long long end) 
 FK_CLONES void floatExpLanes8(const FKPerturbParams *p, long long begin, long long end) { runLanes<8, FExp>(p, begin, end); }
 FK_CLONES void floatExpLanes4(const FKPerturbParams *p, long long begin, long long end) { runLanes<4, FExp>(p, begin, end); }
 FK_CLONES void floatExpLanes2(const FKPerturbParams *p, long long begin, long long end) { runLanes<2, FExp>(p, begin, end); }
+FK_CLONES void pairLanes8(const FKPerturbParams *p, long long begin, long long end) { runLanes<8, DD>(p, begin, end); }
+FK_CLONES void pairLanes4(const FKPerturbParams *p, long long begin, long long end) { runLanes<4, DD>(p, begin, end); }
+FK_CLONES void pairLanes2(const FKPerturbParams *p, long long begin, long long end) { runLanes<2, DD>(p, begin, end); }
+FK_CLONES void pairExpLanes8(const FKPerturbParams *p, long long begin, long long end) { runLanes<8, DDX>(p, begin, end); }
+FK_CLONES void pairExpLanes4(const FKPerturbParams *p, long long begin, long long end) { runLanes<4, DDX>(p, begin, end); }
+FK_CLONES void pairExpLanes2(const FKPerturbParams *p, long long begin, long long end) { runLanes<2, DDX>(p, begin, end); }
 }  // namespace
 
 extern "C" int fg_lanes_widest(void) {
@@ -811,10 +1015,12 @@ extern "C" int fg_lanes_widest(void) {
 extern "C" int fg_lanes_perturb(const FKPerturbParams *params, int delta, int width, long long begin, long long end) {
     if (params->stream.keys != 0 || params->power != 2 || params->orbit == 0) return 0;
     typedef void (*Run)(const FKPerturbParams *, long long, long long);
-    // By delta (FK_DELTA_DOUBLE, FK_DELTA_FLOATEXP), then width 2, 4, 8.
-    static const Run runs[2][3] = {{lanes2, lanes4, lanes8}, {floatExpLanes2, floatExpLanes4, floatExpLanes8}};
+    // By delta (FK_DELTA_DOUBLE, FK_DELTA_FLOATEXP, FK_DELTA_DOUBLEDOUBLE,
+    // FK_DELTA_DOUBLEDOUBLEEXP), then width 2, 4, 8.
+    static const Run runs[4][3] = {{lanes2, lanes4, lanes8}, {floatExpLanes2, floatExpLanes4, floatExpLanes8},
+                                   {pairLanes2, pairLanes4, pairLanes8}, {pairExpLanes2, pairExpLanes4, pairExpLanes8}};
     const int lane = width == 2 ? 0 : width == 4 ? 1 : width == 8 ? 2 : -1;
-    if (delta < 0 || delta > 1 || lane < 0) return 0;
+    if (delta < 0 || delta > 3 || lane < 0) return 0;
     runs[delta][lane](params, begin, end);
     return 1;
 }

@@ -86,7 +86,7 @@ extension CLIOption {
         "worker threads, 0 = all cores (default 0)")
     static let backend = CLIOption(
         "backend", "", .choice(ComputeBackend.all.map(\.name)),
-        "where the kernels run: auto (default) takes CUDA when a driver loads, else the CPU (its lanes with AVX2 or AVX-512); cuda is an error without a GPU; emulated runs the GPU kernels on the CPU (for tests); lanes runs Double and FloatExp passes in SIMD lanes on the CPU (FATHOM_LANES=2|4|8 forces a width); see Documentation/GPU.md"
+        "where the kernels run: auto (default) takes CUDA when a driver loads, else the CPU (its lanes with AVX2 or AVX-512); cuda is an error without a GPU; emulated runs the GPU kernels on the CPU (for tests); lanes runs the passes of z^2 + c in SIMD lanes on the CPU (FATHOM_LANES=2|4|8 forces a width); see Documentation/GPU.md"
     )
     static let gpuExact = CLIOption(
         "gpu-exact", "", onOff,

@@ -45,7 +45,7 @@ final class GPUExecutor: KernelLauncher, @unchecked Sendable {
     /// The CPU's lane form (Lanes.cpp) for the passes it takes, this many lanes a core; 0: the
     /// emulation's scalar kernels only. Set on emulated executors only.
     let lanes: Int
-    /// Pixels in flight a thread: the lanes' width (its Double and FloatExp passes), else 1.
+    /// Pixels in flight a thread: the lanes' width (the passes of z^2 + c), else 1.
     var laneWidth: Int { max(1, lanes) }
     /// The emulation runs on the host's cores (at most the render's threads: `DeviceExecutor`
     /// caps it); CUDA on its device.

@@ -28,10 +28,10 @@ extension GPUExecutor {
         completed: (Range<Int>, UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
         guard launch.power <= Int(FK_MAX_POWER), ABI.matches(launch.delta) else { return false }
-        // The lanes, a form of the CPU, take Double and FloatExp passes of z^2 + c over a decoded
-        // orbit; the CPU's own kernel runs the others (not the emulation).
+        // The lanes, a form of the CPU, take passes of z^2 + c over a decoded orbit (every delta
+        // type); the CPU's own kernel runs the others (not the emulation).
         if lanes > 0
-            && !([.double, .floatExp].contains(launch.delta) && launch.binomials == nil && launch.stream == nil
+            && !(launch.binomials == nil && launch.stream == nil
                 && launch.hostCopyBytes <= GPUExecutor.hostCopyBytes)
         {
             return false
