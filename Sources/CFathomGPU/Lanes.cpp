@@ -2,8 +2,9 @@
 // (Documentation/Perturbation.md, "The lane form").
 //
 // Each lane holds one pixel (`Pixel<D>`, FathomKernels.h) at its own reference index, with
-// Double or FloatExp deltas (D = double or FExp: a FloatExp lane is a vector of significands and
-// one of exponents, its operations FExp's, so normalised as FloatExp.swift does). A
+// deltas of any of the kernels' types (D = double, FExp, DD or DDX: a FloatExp lane is a vector
+// of significands and one of exponents, its operations FExp's, so normalised as FloatExp.swift
+// does; a double-double lane two vectors, a DoubleDoubleExp lane two and an exponent vector). A
 // round gives every lane one step. In all lanes at once: the plain step of z^2 + c (also from an
 // LA start whose chain has no entry that holds), an LA entry that holds (found by the scalar
 // walk for a few lanes at a start, else by bisection in the lanes: `longest`), the error
@@ -53,7 +54,7 @@ template <int W> struct XV {
 // clone targets (a member called out of line would be compiled once, for the baseline).
 #define FK_LANE inline __attribute__((always_inline))
 
-/// W lanes of pixels with deltas of type D (double or FExp).
+/// W lanes of pixels with deltas of type D (double, FExp, DD or DDX).
 template <int W, class D> struct Lanes {
     typedef typename V<W>::d vd;
     typedef typename V<W>::i vi;

@@ -57,7 +57,8 @@ unsigned int fg_allow_shared(void *function, unsigned int bytes);
 void fg_emulate_perturb(const FKPerturbParams *params, int delta, int multibrot, long long begin, long long end);
 
 /* The CPU's lane form of a perturbation pass of z^2 + c over a decoded orbit (Lanes.cpp), with
- * `delta` FK_DELTA_DOUBLE or FK_DELTA_FLOATEXP: items begin ..< end in `width` lanes (8, 4 or 2),
+ * `delta` one of FK_DELTA_DOUBLE ... FK_DELTA_DOUBLEDOUBLEEXP: items begin ..< end in `width`
+ * lanes (8, 4 or 2),
  * each record as the scalar kernel's. Returns 0, running nothing, for a pass or width it does not
  * take. */
 int fg_lanes_perturb(const FKPerturbParams *params, int delta, int width, long long begin, long long end);

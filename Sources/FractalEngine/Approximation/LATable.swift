@@ -298,7 +298,9 @@ enum LAOrbit<W: DeltaScalar>: Sendable {
 /// A threshold of an LA entry as a function of the scale s = epsilon / (p - 1): min(s a, b), with
 /// a and b independent of s (b alone where `scales` is false). The builder's thresholds are
 /// minima of terms s x and y (`LABuilder.composite`), so one build serves every epsilon: each
-/// table evaluates the bounds at its own s (`at`).
+/// table evaluates the bounds at its own s (`at`). Each part goes through `valid` on its own:
+/// where x alone overflows but s x would not (a double-double build's |zc| with a subnormal
+/// leading word) the entry is never taken, where the nested minima kept s x: conservative.
 struct LABound<D: DeltaScalar>: Sendable {
     /// a: the smallest term proportional to s, over s (where `scales`).
     var perScale: D

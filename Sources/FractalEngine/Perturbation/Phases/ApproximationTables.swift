@@ -24,8 +24,9 @@ final class ApproximationTables<F: PerturbationFormula> {
     let laRatio: Double
     /// Seconds spent building tables.
     private(set) var seconds = 0.0
-    /// LA chains kept for the render's other tables (`chains`).
+    /// LA chains kept for the render's other tables (`chains`), and their bytes.
     private var kept: [ChainsKey: AnyObject] = [:]
+    private var keptBytes = 0
 
     /// What identifies LA chains (`LAChains`): all but the epsilon, of which only the layout's
     /// risky magnitude counts.
@@ -42,7 +43,7 @@ final class ApproximationTables<F: PerturbationFormula> {
     /// tables at every epsilon of one layout, in both delta types built in W (the first pass's,
     /// the probe's coarser one, 2^-53 and the 106-bit passes': c2 built five tables of 60-70 ms
     /// each). Kept where `keep` (a pass that holds its orbit; a streamed one builds in little
-    /// memory and keeps nothing) and the chains take at most 1/16 of memory.
+    /// memory and keeps nothing) while all the chains kept take at most 1/16 of memory.
     private func chains<W: DeltaScalar>(
         _ reference: Reference, as _: W.Type, epsilon: Double, lowestStage: Int, keep: Bool
     ) -> LAChains<W> {
@@ -55,7 +56,10 @@ final class ApproximationTables<F: PerturbationFormula> {
             orbit: .reference(reference.orbit), riskyLog2: key.riskyLog2, addsDC: formula.addsDC,
             power: formula.power, escapeGaps: reference.orbit.escapeGaps, spanning: reference.wraps,
             threads: threads, lowestStage: lowestStage)
-        if keep, chains.bytes <= RenderPlan.physicalMemory / 16 { kept[key] = chains }
+        if keep, keptBytes + chains.bytes <= RenderPlan.physicalMemory / 16 {
+            kept[key] = chains
+            keptBytes += chains.bytes
+        }
         return chains
     }
 
