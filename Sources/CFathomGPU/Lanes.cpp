@@ -990,18 +990,16 @@ template <int W, class D> FK_LANE void runLanes(const FKPerturbParams *p, long l
 #define FK_CLONES
 #endif
 
-FK_CLONES void lanes8(const FKPerturbParams *p, long long begin, long long end) { runLanes<8, double>(p, begin, end); }
-FK_CLONES void lanes4(const FKPerturbParams *p, long long begin, long long end) { runLanes<4, double>(p, begin, end); }
-FK_CLONES void lanes2(const FKPerturbParams *p, long long begin, long long end) { runLanes<2, double>(p, begin, end); }
-FK_CLONES void floatExpLanes8(const FKPerturbParams *p, long long begin, long long end) { runLanes<8, FExp>(p, begin, end); }
-FK_CLONES void floatExpLanes4(const FKPerturbParams *p, long long begin, long long end) { runLanes<4, FExp>(p, begin, end); }
-FK_CLONES void floatExpLanes2(const FKPerturbParams *p, long long begin, long long end) { runLanes<2, FExp>(p, begin, end); }
-FK_CLONES void pairLanes8(const FKPerturbParams *p, long long begin, long long end) { runLanes<8, DD>(p, begin, end); }
-FK_CLONES void pairLanes4(const FKPerturbParams *p, long long begin, long long end) { runLanes<4, DD>(p, begin, end); }
-FK_CLONES void pairLanes2(const FKPerturbParams *p, long long begin, long long end) { runLanes<2, DD>(p, begin, end); }
-FK_CLONES void pairExpLanes8(const FKPerturbParams *p, long long begin, long long end) { runLanes<8, DDX>(p, begin, end); }
-FK_CLONES void pairExpLanes4(const FKPerturbParams *p, long long begin, long long end) { runLanes<4, DDX>(p, begin, end); }
-FK_CLONES void pairExpLanes2(const FKPerturbParams *p, long long begin, long long end) { runLanes<2, DDX>(p, begin, end); }
+// One entry point a width and delta type, each cloned for the instruction sets (`target_clones`
+// takes functions, not templates).
+#define FK_LANE_WIDTHS(name, D)                                                                                  \
+    FK_CLONES void name##8(const FKPerturbParams *p, long long begin, long long end) { runLanes<8, D>(p, begin, end); } \
+    FK_CLONES void name##4(const FKPerturbParams *p, long long begin, long long end) { runLanes<4, D>(p, begin, end); } \
+    FK_CLONES void name##2(const FKPerturbParams *p, long long begin, long long end) { runLanes<2, D>(p, begin, end); }
+FK_LANE_WIDTHS(lanes, double)
+FK_LANE_WIDTHS(floatExpLanes, FExp)
+FK_LANE_WIDTHS(pairLanes, DD)
+FK_LANE_WIDTHS(pairExpLanes, DDX)
 }  // namespace
 
 extern "C" int fg_lanes_widest(void) {

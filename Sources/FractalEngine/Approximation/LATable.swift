@@ -326,9 +326,8 @@ struct LABound<D: DeltaScalar>: Sendable {
 
     /// Also below `other`.
     func minimum(_ other: LABound) -> LABound {
-        let a =
-            scales && other.scales ? Self.min(perScale, other.perScale) : scales ? perScale : other.perScale
-        return LABound(perScale: a, fixed: Self.min(fixed, other.fixed), scales: scales || other.scales)
+        let r = minimum(fixed: other.fixed)
+        return other.scales ? r.minimum(perScale: other.perScale) : r
     }
 
     var halved: LABound { LABound(perScale: perScale.scaled(by: 0.5), fixed: fixed.scaled(by: 0.5), scales: scales) }
