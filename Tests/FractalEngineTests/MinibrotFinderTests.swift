@@ -134,6 +134,29 @@ struct MinibrotFinderTests {
     }
 
     @Test(
+        "where Newton's method is over its budget, the center's orbit ends at the dominant minibrot's period: the whole orbit's counts"
+    )
+    func orbitEndsAtPeriod() throws {
+        // The Seahorse view holding the period-33 minibrot, with no time for Newton's method:
+        // the center's orbit ends at 33 (34 values, not escaped) and pixels rebase onto its
+        // start there. Counts equal the center's whole orbit's, smooth values within 1e-6.
+        let location = Location(
+            centerRe: Self.seahorse.re, centerIm: Self.seahorse.im, radius: "3.725e-3", maxIterations: 100_000)
+        var settings = RenderSettings(width: 16, height: 9, path: .perturbation)
+        settings.perturbation.newtonSeconds = 0
+        let ended = try Renderer.render(location: location, settings: settings)
+        let report = try #require(ended.report.perturbation)
+        #expect(report.referencePeriod == 33 && !report.referenceIsNucleus)
+        #expect(!report.referenceEscaped && report.referenceLength == 34)
+        settings.perturbation.placement = .center
+        let whole = try Renderer.render(location: location, settings: settings)
+        #expect(whole.report.perturbation?.referenceLength ?? 0 > 34)
+        #expect(ended.field.n2 == whole.field.n2 && ended.field.nBig == whole.field.nBig)
+        let worst = zip(ended.field.smooth, whole.field.smooth).map { $0.isNaN ? 0 : Swift.abs($0 - $1) }.max() ?? 0
+        #expect(worst < 1e-6)
+    }
+
+    @Test(
         "the period watch on a reference orbit finds the period MinibrotFinder's MPFR search finds, cached or computed")
     func periodWatch() throws {
         let precision = Precision(bits: 128)
@@ -155,20 +178,18 @@ struct MinibrotFinderTests {
         // A minimum size far above the minibrot's: no stop.
         let strict = PeriodWatch(radius: radius, maxPeriod: 10_000, minimumLog2Size: 10)
         #expect(strict.scan(orbit) == nil)
-        // Ending the orbit there instead (at any size): its first period + 1 values, the
-        // whole orbit's own.
-        let ends = PeriodWatch(radius: radius, maxPeriod: 10_000, minimumLog2Size: 10, ending: .always)
-        #expect(ends.scan(orbit)?.period == period && ends.scan(orbit)?.ends == true)
-        // Where it dominates but Newton's method is not to run (period past maxNewtonPeriod).
+        // Where it dominates but Newton's method is not to run (period past maxNewtonPeriod):
+        // the orbit ends there instead, its first period + 1 values, the whole orbit's own.
         let dominantEnds = PeriodWatch(
             radius: radius, maxPeriod: 10_000, minimumLog2Size: radius.log2Magnitude - 4,
             maxNewtonPeriod: period - 1, ending: .whereDominant)
-        #expect(dominantEnds.scan(orbit)?.ends == true)
+        #expect(dominantEnds.scan(orbit)?.period == period && dominantEnds.scan(orbit)?.ends == true)
+        // Not dominant: the orbit runs on.
         #expect(
             PeriodWatch(radius: radius, maxPeriod: 10_000, minimumLog2Size: 10, ending: .whereDominant).scan(orbit)
                 == nil)
         let ended = try ReferenceOrbit.compute(
-            point: center, power: 2, juliaC: nil, maxIterations: 1000, precision: precision, watch: ends)
+            point: center, power: 2, juliaC: nil, maxIterations: 1000, precision: precision, watch: dominantEnds)
         #expect(ended.count == period + 1 && !ended.escaped)
         #expect(ended.values(as: Double.self) == Array(orbit.values(as: Double.self).prefix(period + 1)))
     }

@@ -115,6 +115,11 @@ public struct PerturbationSettings: Sendable, Equatable {
     /// The lowest LA stage a streamed pass's table keeps (`LATable`'s `lowestStage`): stages 0
     /// and 1 hold 89% of fs_microfractal_e2608's entries (Documentation/Benchmarks.md).
     public var streamedStage: Int = 2
+    /// The most Newton's method for a nucleus may cost with `.automatic` placement, in seconds
+    /// by the per-step model, before the center's orbit ends at the period instead
+    /// (`PlaceReferences.maxNewtonPeriod`). Tests set 0 to take the ended orbit on a view whose
+    /// nucleus the default would take.
+    package var newtonSeconds: Double = 60
     /// Reference orbits and BLA tables shared by renders of the same center (zoom sequences).
     public var cache: ReferenceCache?
 

@@ -339,8 +339,6 @@ import FractalNumerics
         case never
         /// Where a minibrot dominates but its period is past `maxNewtonPeriod`.
         case whereDominant
-        /// At the first period, dominant or not, unless Newton's method takes it.
-        case always
     }
 
     let radius2: FloatExp
@@ -380,7 +378,6 @@ import FractalNumerics
             let dominant = -0.5 * (l2 * d2).log2Magnitude >= minimumLog2Size - 2
             if dominant && n <= maxNewtonPeriod { return Found(period: n, ends: false) }
             switch ending {
-            case .always: return Found(period: n, ends: true)
             case .whereDominant: return dominant ? Found(period: n, ends: true) : nil
             case .never: return nil
             }

@@ -127,16 +127,15 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
     /// pays: z^2 + c, rebasing, no orbit file (then the nucleus orbit is one period, wrapped), a
     /// period at most 1/64 of the iteration limit, a minibrot at least 1/16 of the view's
     /// radius in size (its first guess from the center's orbit at least a quarter of that)
-    /// with its nucleus in view, and Newton's method within `newtonSeconds` by the per-step
+    /// with its nucleus in view, and Newton's method within `settings.newtonSeconds` by the per-step
     /// model. The watch runs on the center's orbit as it is computed: no MPFR step of its own.
     /// Where the minibrot dominates but Newton's method would take longer, the center's orbit
     /// ends at its period instead (`PeriodWatch.Ending.whereDominant`): pixels rebase onto its
     /// start there, so the reference costs one period (fshark30_e114514: 669,772 steps, not
     /// its limit of 200 million), and interior pixels go round it by LA up to the limit.
-    /// On a GPU backend no Newton's method (what a wrapped nucleus buys is the interior proof;
-    /// this was chosen while such a pass stayed on the CPU. A device form now runs the proof on
-    /// the host before its launch, but whether a nucleus pays on a GPU is not measured yet),
-    /// and the orbit ends at the view's first period, dominant or not (`.always`).
+    /// Every backend takes this policy: a device form runs the interior proof on the host before
+    /// its launch, so a wrapped nucleus buys a GPU what it buys the CPU (fs_deepmini_e433 on an
+    /// H100: Documentation/Benchmarks.md, "The GPU's reference policy").
     private func automaticWatch() -> PeriodWatch? {
         let settings = job.settings
         guard
@@ -145,25 +144,23 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
                 && job.maxIterations >= 64 * 16
         else { return nil }
         let radius = job.viewport.radius.floatExpValue
-        let device = job.executor.traits.isDevice
         return PeriodWatch(
             radius: radius, maxPeriod: job.maxIterations / 64, minimumLog2Size: radius.log2Magnitude - 4,
-            maxNewtonPeriod: device ? 0 : Self.maxNewtonPeriod(bits: job.precision.bits),
-            ending: device ? .always : .whereDominant)
+            maxNewtonPeriod: Self.maxNewtonPeriod(bits: job.precision.bits, seconds: settings.newtonSeconds),
+            ending: .whereDominant)
     }
 
-    /// The most Newton's method may cost, by the per-step model (`mpfrStepSeconds`), before the
-    /// center's orbit ends at the period instead: fs_deepmini_e433's period 57,853 at 1,509 bits
-    /// comes to about 5 s; fshark30_e114514's 669,772 at 380,546 bits to days.
-    static var newtonSeconds: Double { 60 }
     /// Newton's method's cost in periods of MPFR steps: about 10 Newton steps of z and dz/dc
     /// (about 3 plain steps each), then the size and the residual.
     static var newtonPeriods: Double { 40 }
 
-    /// The longest period whose Newton's method fits `newtonSeconds` at `bits`.
-    static func maxNewtonPeriod(bits: Int) -> Int {
+    /// The longest period whose Newton's method fits `seconds` (`PerturbationSettings.newtonSeconds`,
+    /// 60 by default) at `bits`, by the per-step model (`mpfrStepSeconds`): fs_deepmini_e433's
+    /// period 57,853 at 1,509 bits comes to about 5 s; fshark30_e114514's 669,772 at 380,546 bits
+    /// to days.
+    static func maxNewtonPeriod(bits: Int, seconds: Double) -> Int {
         let perPeriodStep = newtonPeriods * PerturbationSettings.mpfrStepSeconds(bits: bits, power: 2)
-        return Int(Swift.min(Double(Int.max / 2), (newtonSeconds / perPeriodStep).rounded(.down)))
+        return Int(Swift.min(Double(Int.max / 2), (seconds / perPeriodStep).rounded(.down)))
     }
 
     /// The 5 x 5 probe, in scan order: the longest orbit wins; one that never escapes ends the
