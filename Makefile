@@ -2,10 +2,10 @@
 # `make demo` and `make test` install what is missing on Debian/Ubuntu, then build and run.
 
 SWIFT ?= swift
-APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config libopenexr-dev ffmpeg
+APT_PACKAGES = libmpfr-dev libgmp-dev libpng-dev zlib1g-dev pkg-config libopenexr-dev ffmpeg libmicrohttpd-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: native deps docs-deps demo test docs static-libs portable-coverage api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build fuzz-cli clean slurm-check
+.PHONY: native deps docs-deps browser-deps explore demo test docs static-libs portable-coverage api-check api-baseline examples coverage format lint test-asan test-tsan build release bench verify portable fuzz fuzz-build fuzz-cli clean slurm-check
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -25,15 +25,20 @@ build: deps
 demo: release
 	.build/release/fathom render --preset e1000 --size 960x540 --gradient Documentation/gradients/classic.txt --output fathom.png
 
+# The explorer (Documentation/Explorer.md): prints the URL to open; runs until Ctrl-C.
+explore: release
+	.build/release/fathom explore
+
 # Release mode: the double-double and MPFR checks run ~30x faster than in debug, which
 # more than pays for the optimised build. The CLI tests run the built `fathom` executable.
 # The DocC site is built and opened in headless Chromium too (`make docs`, about 15 s).
 # In CI (CI set, as .ci/run sets it) the test also runs the Slurm check below, about 90 s.
-test: deps docs-deps lint
+test: deps docs-deps browser-deps lint
 	SWIFT=$(SWIFT) Scripts/dependency-check.sh
 	$(SWIFT) build -c release
 	SWIFT=$(SWIFT) Scripts/api-check.sh
 	$(SWIFT) test -c release
+	Scripts/browser-test.sh .build/release/fathom
 	SWIFT=$(SWIFT) Scripts/examples-check.sh
 	SWIFT=$(SWIFT) Scripts/docs.sh
 	Scripts/docs-check.sh
@@ -59,6 +64,15 @@ docs: release docs-deps
 # Debian's chromium, which the documentation's check opens the site in.
 docs-deps:
 	@dpkg -s chromium >/dev/null 2>&1 || { echo "installing: chromium"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium; }
+
+# The explorer's browser test: chromium (docs-deps), its driver, and Python's venv for Selenium.
+BROWSER_PACKAGES = chromium chromium-driver python3-venv
+browser-deps:
+	@missing=""; for p in $(BROWSER_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 
 # Line coverage per module (swift test --enable-code-coverage in .build/coverage, llvm-cov from
 # the toolchain): Scripts/coverage.sh; the numbers are in Documentation/Testing.md.

@@ -26,7 +26,7 @@ let uses: [String: [String]] = [
     "CPNG": ["CLibPNG"],
     "FractalImaging": ["FractalEngine", "CPNG", "CEXR"],
     "Fathom": ["FractalNumerics", "ArbitraryPrecision", "FractalEngine", "FathomGPU", "FractalImaging"],
-    "FathomCLI": ["Fathom", "FractalNumerics"],
+    "FathomCLI": ["Fathom", "FractalNumerics", "CHTTPServer"],
     "fathom-bench": ["Fathom", "CMPFR", "FractalNumerics"],
     "FractalNumericsTests": ["FractalNumerics", "ArbitraryPrecision"],
     "ArbitraryPrecisionTests": ["ArbitraryPrecision"],
@@ -92,6 +92,13 @@ let package = Package(
         // OpenEXR's C library (OpenEXRCore), opened at run time: EXR output where it is
         // installed, a one-line error where it is not.
         .target(name: "CEXR", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // GNU libmicrohttpd, opened at run time: `fathom explore`'s HTTP server where it is
+        // installed, a one-line error where it is not (only the command uses it).
+        .target(
+            name: "CHTTPServer",
+            linkerSettings: [
+                .linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux])),
+            ]),
 
         // MARK: Library layers
         .target(name: "FractalNumerics"),
@@ -116,7 +123,9 @@ let package = Package(
         // MARK: Executables
         // The command line's module is FathomCLI, its product and executable `fathom`: no two paths may
         // differ only in case (Sources/Fathom is the library; a case-insensitive volume merges them).
-        .executableTarget(name: "FathomCLI", dependencies: closure("FathomCLI")),
+        // Its explorer's page (Explore/Page) is embedded at build time (`ExplorerPage.files`).
+        .executableTarget(
+            name: "FathomCLI", dependencies: closure("FathomCLI"), exclude: ["Explore/Page"], plugins: ["EmbedPage"]),
         .executableTarget(
             name: "fathom-bench",
             dependencies: closure("fathom-bench"),
@@ -129,6 +138,9 @@ let package = Package(
         // serves any target that lists it in `plugins:`.
         .executableTarget(name: "embed-kernels", path: "Sources/embed-kernels"),
         .plugin(name: "EmbedKernels", capability: .buildTool(), dependencies: ["embed-kernels"]),
+        // ExplorerPage.swift, generated at build time from Sources/FathomCLI/Explore/Page.
+        .executableTarget(name: "embed-page", path: "Sources/embed-page"),
+        .plugin(name: "EmbedPage", capability: .buildTool(), dependencies: ["embed-page"]),
 
         // MARK: Tests
         .testTarget(name: "FractalNumericsTests", dependencies: closure("FractalNumericsTests")),

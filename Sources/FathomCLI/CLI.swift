@@ -17,6 +17,7 @@ enum CLI {
         case "expmap": try ExpmapCommand.run(rest)
         case "video": try VideoCommand.run(rest)
         case "find": try FindCommand.run(rest)
+        case "explore": try ExploreCommand.run(rest)
         case "info": try InfoCommand.run(rest)
         case "convert": try ConvertCommand.run(rest)
         case "families": try CatalogueCommand.run(rest, topic: "families")

@@ -179,13 +179,28 @@ enum Commands {
             asForRender("view options", [.location, .preset, .center, .re, .im, .radius, .zoom, .iterations]),
         ])
 
+    static let explore = CommandSpec(
+        "explore", summary: "explore deep zooms in the browser: a local server for the page",
+        usage: "usage: fathom explore [--port N] [--bind ADDRESS] [--backend B] [--threads N]",
+        about: """
+            Serves the explorer on this machine and prints its URL, which holds a random token every
+            request must carry; open it in a browser. Drag pans, the wheel zooms at the cursor, a
+            double click centres; each view is rendered as 'fathom render' renders it (the same
+            field), coarse first, then in full. Runs until interrupted (Ctrl-C). Needs GNU
+            libmicrohttpd at run time (Debian: libmicrohttpd12). See Documentation/Explorer.md.
+            """,
+        groups: [
+            OptionGroup("options", [.port, .bind]),
+            asForRender("engine", [.threads] + CLIOption.device),
+        ])
+
     static let version = CommandSpec(
         "version", summary: "print the version", usage: "usage: fathom version",
         about: "Prints Fathom's version and the MPFR library's.")
 
     /// Every command, in the order `fathom help` lists them.
     static let all = [
-        render, find, sequence, expmap, video, verify, presets, info, convert, families, palettes, version,
+        render, find, explore, sequence, expmap, video, verify, presets, info, convert, families, palettes, version,
     ]
 
     /// `fathom help`'s text: the commands and the exit codes.

@@ -243,6 +243,12 @@ extension CLIOption {
 
     // MARK: find
 
+    static let port = CLIOption(
+        "port", "N", .integer(1...65535),
+        "the port to listen on (default: the first free one of 8765 and the 19 after it)")
+    static let bind = CLIOption(
+        "bind", "ADDRESS", .text,
+        "the IPv4 or IPv6 address to listen on (default 127.0.0.1: this machine only)")
     static let depth = CLIOption(
         "depth", "R", .text, "descend until the minibrot's radius is below R (a decimal, > 0)")
     static let fraction = CLIOption(

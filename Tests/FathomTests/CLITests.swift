@@ -140,6 +140,9 @@ struct CLITests {
                 "fathom: --path: 'fast' is not one of double, double-double, perturbation"
             ),
             (["find", "--fraction", "2"], 65, "fathom: --fraction: '2' is not a number in (0, 1]"),
+            (["explore", "--port", "0"], 65, "fathom: --port: 0 is outside 1...65535"),
+            (["explore", "--bind", "example.com"], 64, "fathom: --bind: 'example.com' is not an IPv4 or IPv6 address"),
+            (["explore", "extra"], 64, "fathom: "),
         ] {
             let r = try FathomProcess.run(args, in: folder)
             #expect(r.code == code && r.stderr.hasPrefix(message), "\(args): \(r.code) \(r.stderr)")

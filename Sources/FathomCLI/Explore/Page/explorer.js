@@ -1,0 +1,391 @@
+// Fathom explorer: the page's view of `fathom explore` (Documentation/Explorer.md). Coordinates
+// stay decimal strings (exact, any depth: `Dec`); every image comes from the server's render of
+// the location the page shows, coarse first, then in full; gestures move the last image at once.
+"use strict";
+(() => {
+  const token = new URLSearchParams(location.search).get("token") || "";
+  const client = Math.random().toString(36).slice(2) + Date.now().toString(36);
+
+  /** A decimal number of any size and depth: m * 10^e, m a BigInt. */
+  class Dec {
+    constructor(m, e) { this.m = m; this.e = e; }
+    static parse(text) {
+      const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(String(text).trim());
+      if (!match || (match[2] === "" && !match[3])) throw new Error("not a decimal number: " + text);
+      const fraction = match[3] || "";
+      let m = BigInt((match[2] || "0") + fraction);
+      if (match[1] === "-") m = -m;
+      const e = (match[4] ? parseInt(match[4], 10) : 0) - fraction.length;
+      if (!Number.isSafeInteger(e)) throw new Error("exponent out of range: " + text);
+      return new Dec(m, e).normal();
+    }
+    static fromNumber(x) { return Dec.parse(x.toExponential(16)); }
+    normal() {
+      if (this.m === 0n) return new Dec(0n, 0);
+      let m = this.m, e = this.e;
+      while (m % 10n === 0n) { m /= 10n; e++; }
+      return new Dec(m, e);
+    }
+    add(b) {
+      if (this.e > b.e) return b.add(this);
+      return new Dec(this.m + b.m * 10n ** BigInt(b.e - this.e), this.e).normal();
+    }
+    sub(b) { return this.add(new Dec(-b.m, b.e)); }
+    mulNumber(x) { const b = Dec.fromNumber(x); return new Dec(this.m * b.m, this.e + b.e).normal(); }
+    /** Drops the digits below 10^floor (toward zero). */
+    trim(floor) {
+      if (this.e >= floor) return this;
+      return new Dec(this.m / 10n ** BigInt(floor - this.e), floor).normal();
+    }
+    /** Rounded toward zero to `digits` significant digits. */
+    significant(digits) {
+      const length = (this.m < 0n ? -this.m : this.m).toString().length;
+      return length <= digits ? this : this.trim(this.e + length - digits);
+    }
+    /** log10 |x| (x != 0), to double precision. */
+    log10() {
+      const s = (this.m < 0n ? -this.m : this.m).toString(), k = Math.min(s.length, 17);
+      return Math.log10(Number(s.slice(0, k))) + (s.length - k) + this.e;
+    }
+    /** this / b as a double (for moving an image by pixels). */
+    ratio(b) {
+      if (this.m === 0n) return 0;
+      const sign = (this.m < 0n) !== (b.m < 0n) ? -1 : 1;
+      return sign * Math.pow(10, this.log10() - b.log10());
+    }
+    /** Positional from 1e-9 to 1e21 (-0.75, 0.000123), else scientific (1.5e-300). */
+    toString() {
+      if (this.m === 0n) return "0";
+      const negative = this.m < 0n, s = (negative ? -this.m : this.m).toString();
+      const exponent = this.e + s.length - 1;
+      let text;
+      if (this.e >= 0 && exponent < 21) text = s + "0".repeat(this.e);
+      else if (this.e < 0 && exponent >= 0) text = s.slice(0, s.length + this.e) + "." + s.slice(s.length + this.e);
+      else if (exponent < 0 && exponent >= -9) text = "0." + "0".repeat(-exponent - 1) + s;
+      else text = (s.length > 1 ? s[0] + "." + s.slice(1) : s) + "e" + exponent;
+      return (negative ? "-" : "") + text;
+    }
+  }
+
+  const $ = (id) => document.getElementById(id);
+  const canvas = $("view"), context = canvas.getContext("2d");
+  const home = { family: "mandelbrot", re: Dec.parse("-0.5"), im: Dec.parse("0"), radius: Dec.parse("1.5") };
+
+  /** The view the page shows: location and colour. */
+  let state = {
+    family: "mandelbrot", power: 3, juliaRe: "-0.8", juliaIm: "0.156",
+    re: home.re, im: home.im, radius: home.radius, iterations: 1000, autoIterations: true,
+    palette: "cosine", smooth: true, logScale: false,
+  };
+
+  /** The automatic iteration limit: more with depth (1000 at the home view). */
+  function automaticIterations(radius) {
+    const digits = Math.max(0, -radius.log10());
+    return Math.min(100000000, Math.round(1000 + 100 * Math.pow(digits, 1.5)));
+  }
+  function iterations(s) { return s.autoIterations ? automaticIterations(s.radius) : s.iterations; }
+
+  /** The location file the server renders (Documentation/Explorer.md, "The render API"). */
+  function locationFile(s) {
+    const file = {
+      family: s.family, center: [s.re.toString(), s.im.toString()], radius: s.radius.toString(),
+      maxIterations: iterations(s),
+      color: { palette: s.palette, smooth: s.smooth, scale: s.logScale ? "log" : "auto" },
+    };
+    if (s.family === "multibrot") file.power = s.power;
+    if (s.family === "julia") file.juliaC = [s.juliaRe, s.juliaIm];
+    return file;
+  }
+
+  // MARK: the URL holds the view
+
+  function toHash(s) {
+    const p = new URLSearchParams();
+    p.set("f", s.family);
+    if (s.family === "multibrot") p.set("p", String(s.power));
+    if (s.family === "julia") { p.set("jr", s.juliaRe); p.set("ji", s.juliaIm); }
+    p.set("re", s.re.toString()); p.set("im", s.im.toString()); p.set("r", s.radius.toString());
+    p.set("it", s.autoIterations ? "auto" : String(s.iterations));
+    p.set("pal", s.palette); p.set("s", s.smooth ? "1" : "0"); p.set("log", s.logScale ? "1" : "0");
+    return "#" + p.toString();
+  }
+  function fromHash(hash, s) {
+    const p = new URLSearchParams(hash.replace(/^#/, ""));
+    const next = Object.assign({}, s);
+    try {
+      if (p.has("f")) next.family = p.get("f");
+      if (p.has("p")) next.power = parseInt(p.get("p"), 10);
+      if (p.has("jr")) next.juliaRe = Dec.parse(p.get("jr")).toString();
+      if (p.has("ji")) next.juliaIm = Dec.parse(p.get("ji")).toString();
+      if (p.has("re")) next.re = Dec.parse(p.get("re"));
+      if (p.has("im")) next.im = Dec.parse(p.get("im"));
+      if (p.has("r")) next.radius = Dec.parse(p.get("r"));
+      if (p.has("it")) {
+        next.autoIterations = p.get("it") === "auto";
+        if (!next.autoIterations) next.iterations = parseInt(p.get("it"), 10);
+      }
+      if (p.has("pal")) next.palette = p.get("pal");
+      if (p.has("s")) next.smooth = p.get("s") === "1";
+      if (p.has("log")) next.logScale = p.get("log") === "1";
+    } catch (error) { say("the URL's view: " + error.message); return s; }
+    return next;
+  }
+  /** When the URL last took a view: changes within a second of it (a wheel's or a pinch's
+   * steps, a drag's moves) replace that history entry, so back and forward move by gestures. */
+  let remembered = 0;
+  function remember(push) {
+    const url = location.pathname + location.search + toHash(state);
+    if (url === location.pathname + location.search + location.hash) return;
+    const now = performance.now();
+    if (push && now - remembered > 1000) history.pushState(null, "", url); else history.replaceState(null, "", url);
+    remembered = now;
+  }
+
+  // MARK: geometry (Documentation/Conventions.md: s = 2 radius / min(W, H), y up)
+
+  function spacing(s) { return s.radius.mulNumber(2 / Math.min(canvas.width, canvas.height)); }
+  /** The digits of the center that matter at this radius (24 decimal places below it). */
+  function trimmed(s) {
+    const floor = Math.floor(s.radius.log10()) - 24;
+    return Object.assign({}, s, { re: s.re.trim(floor), im: s.im.trim(floor) });
+  }
+  function pan(dx, dy) {
+    const step = spacing(state);
+    state = trimmed(Object.assign({}, state, { re: state.re.add(step.mulNumber(-dx)), im: state.im.add(step.mulNumber(dy)) }));
+  }
+  /** Zooms by `factor` (< 1: in) keeping the point under (x, y) in place. */
+  function zoomAt(x, y, factor) {
+    const step = spacing(state);
+    const ox = x - canvas.width / 2, oy = canvas.height / 2 - y;
+    const radius = state.radius.mulNumber(factor).significant(17);
+    if (radius.log10() < -1000000) { say("deeper than 1e-1000000 is not offered here"); return; }
+    state = trimmed(Object.assign({}, state, {
+      re: state.re.add(step.mulNumber(ox * (1 - factor))), im: state.im.add(step.mulNumber(oy * (1 - factor))), radius,
+    }));
+  }
+
+  // MARK: drawing
+
+  /** The last image and the view it shows. */
+  let shown = null;
+  function draw() {
+    context.fillStyle = "#000";
+    context.fillRect(0, 0, canvas.width, canvas.height);
+    if (!shown) return;
+    // Where the shown view's image lies in the current view: scaled by the radii, moved by the centers.
+    const scale = shown.state.radius.ratio(state.radius);
+    const step = spacing(state);
+    const cx = canvas.width / 2 + shown.state.re.sub(state.re).ratio(step);
+    const cy = canvas.height / 2 - shown.state.im.sub(state.im).ratio(step);
+    const w = shown.width * scale, h = shown.height * scale;
+    context.imageSmoothingEnabled = !shown.final || scale !== 1;
+    context.drawImage(shown.bitmap, cx - w / 2, cy - h / 2, w, h);
+  }
+  function resize() {
+    canvas.width = Math.max(1, Math.floor(window.innerWidth));
+    canvas.height = Math.max(1, Math.floor(window.innerHeight));
+    draw();
+  }
+
+  // MARK: rendering: coarse first, then the full image; a newer view cancels the older
+
+  let viewNumber = 0;
+  const timing = { started: 0 };
+  function say(text) { $("status").textContent = text; }
+  async function render() {
+    const number = ++viewNumber, s = state, width = canvas.width, height = canvas.height;
+    const file = JSON.stringify(locationFile(s));
+    timing.started = performance.now();
+    showHUD();
+    for (const scale of [8, 1]) {
+      const w = Math.max(1, Math.round(width / scale)), h = Math.max(1, Math.round(height / scale));
+      say((scale === 1 ? "rendering " : "preview ") + w + "x" + h + ", " + iterations(s) + " iterations...");
+      let response;
+      try {
+        response = await fetch("/api/render?width=" + w + "&height=" + h + "&client=" + client + "&view=" + number, {
+          method: "POST", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" }, body: file,
+        });
+      } catch (error) { if (number === viewNumber) say("the server did not answer: " + error.message); return; }
+      if (number !== viewNumber || response.status === 409) return;
+      if (!response.ok) { say("refused: " + (await response.text()).trim()); return; }
+      const bitmap = await createImageBitmap(await response.blob());
+      if (number !== viewNumber) return;
+      // The image keeps its view's size on screen whatever its resolution.
+      shown = { bitmap, state: s, width: w * scale, height: h * scale, final: scale === 1 };
+      draw();
+      const seconds = ((performance.now() - timing.started) / 1000).toFixed(2);
+      if (scale === 1) {
+        say("settled " + w + "x" + h + " in " + seconds + " s (" + response.headers.get("X-Fathom-Path") + ")");
+        document.body.dataset.settled = String(number);
+      }
+    }
+  }
+  let pending = 0;
+  /** Renders after `delay` ms without a newer change; the moved image shows at once. */
+  function changed(delay, push) {
+    draw();
+    showHUD();
+    clearTimeout(pending);
+    pending = setTimeout(() => { remember(push); render(); }, delay);
+  }
+
+  // MARK: the HUD
+
+  function showHUD() {
+    $("family").value = state.family;
+    $("power").value = state.power;
+    $("powerLabel").hidden = state.family !== "multibrot";
+    $("juliaRow").hidden = state.family !== "julia";
+    $("juliaRe").value = state.juliaRe; $("juliaIm").value = state.juliaIm;
+    $("palette").value = state.palette;
+    $("smooth").checked = state.smooth; $("logScale").checked = state.logScale;
+    $("autoIterations").checked = state.autoIterations;
+    $("iterations").value = iterations(state);
+    $("iterations").disabled = state.autoIterations;
+    if (document.activeElement !== $("re")) $("re").value = state.re.toString();
+    if (document.activeElement !== $("im")) $("im").value = state.im.toString();
+    if (document.activeElement !== $("radius")) $("radius").value = state.radius.toString();
+  }
+  function readHUD() {
+    const next = Object.assign({}, state);
+    next.family = $("family").value;
+    next.power = Math.min(64, Math.max(3, parseInt($("power").value, 10) || 3));
+    next.juliaRe = Dec.parse($("juliaRe").value).toString();
+    next.juliaIm = Dec.parse($("juliaIm").value).toString();
+    next.palette = $("palette").value;
+    next.smooth = $("smooth").checked; next.logScale = $("logScale").checked;
+    next.autoIterations = $("autoIterations").checked;
+    if (!next.autoIterations) next.iterations = Math.min(100000000, Math.max(1, parseInt($("iterations").value, 10) || 1000));
+    next.re = Dec.parse($("re").value); next.im = Dec.parse($("im").value);
+    next.radius = Dec.parse($("radius").value);
+    if (next.radius.m <= 0n) throw new Error("the radius must be greater than zero");
+    return next;
+  }
+  function fromHUD(event) {
+    if (event) event.preventDefault();
+    try { state = readHUD(); } catch (error) { say(error.message); return; }
+    shown = null;
+    changed(0, true);
+  }
+  $("hud").addEventListener("submit", fromHUD);
+  for (const id of ["family", "power", "palette", "smooth", "logScale", "autoIterations", "iterations", "juliaRe", "juliaIm"]) {
+    $(id).addEventListener("change", () => fromHUD());
+  }
+  $("home").addEventListener("click", () => {
+    state = Object.assign({}, state, { re: home.re, im: home.im, radius: home.radius });
+    changed(0, true);
+  });
+
+  // MARK: gestures
+
+  const pointers = new Map();
+  let drag = null;
+  canvas.addEventListener("pointerdown", (event) => {
+    canvas.setPointerCapture(event.pointerId);
+    pointers.set(event.pointerId, { x: event.offsetX, y: event.offsetY });
+    if (pointers.size === 1) {
+      drag = { x: event.offsetX, y: event.offsetY, x0: event.offsetX, y0: event.offsetY, box: event.shiftKey };
+      canvas.classList.add("dragging");
+    }
+  });
+  canvas.addEventListener("pointermove", (event) => {
+    const previous = pointers.get(event.pointerId);
+    if (!previous) return;
+    if (pointers.size === 2) {
+      // A pinch: zoom at the midpoint by the change of the fingers' distance.
+      const [a, b] = [...pointers.values()];
+      const before = Math.hypot(a.x - b.x, a.y - b.y);
+      pointers.set(event.pointerId, { x: event.offsetX, y: event.offsetY });
+      const [c, d] = [...pointers.values()];
+      const after = Math.hypot(c.x - d.x, c.y - d.y);
+      if (before > 0 && after > 0) zoomAt((c.x + d.x) / 2, (c.y + d.y) / 2, before / after);
+      changed(150, true);
+      return;
+    }
+    pointers.set(event.pointerId, { x: event.offsetX, y: event.offsetY });
+    if (!drag) return;
+    if (drag.box) {
+      const box = $("box");
+      box.hidden = false;
+      Object.assign(box.style, {
+        left: Math.min(drag.x0, event.offsetX) + "px", top: Math.min(drag.y0, event.offsetY) + "px",
+        width: Math.abs(event.offsetX - drag.x0) + "px", height: Math.abs(event.offsetY - drag.y0) + "px",
+      });
+      return;
+    }
+    pan(event.offsetX - drag.x, event.offsetY - drag.y);
+    drag.x = event.offsetX; drag.y = event.offsetY;
+    draw();
+    showHUD();
+  });
+  function release(event) {
+    pointers.delete(event.pointerId);
+    if (!drag || pointers.size > 0) return;
+    canvas.classList.remove("dragging");
+    const d = drag;
+    drag = null;
+    if (d.box) {
+      $("box").hidden = true;
+      const w = Math.abs(event.offsetX - d.x0), h = Math.abs(event.offsetY - d.y0);
+      if (w < 4 || h < 4) return;
+      const cx = (event.offsetX + d.x0) / 2, cy = (event.offsetY + d.y0) / 2;
+      pan(canvas.width / 2 - cx, canvas.height / 2 - cy);
+      zoomAt(canvas.width / 2, canvas.height / 2, Math.max(w / canvas.width, h / canvas.height));
+      changed(0, true);
+    } else if (event.ctrlKey && state.family === "mandelbrot" && Math.hypot(event.offsetX - d.x0, event.offsetY - d.y0) < 3) {
+      // Ctrl-click on a Mandelbrot view: the Julia set of that c (to a tenth of a pixel's digits).
+      const step = spacing(state), floor = Math.floor(step.log10()) - 1;
+      state = Object.assign({}, state, {
+        family: "julia",
+        juliaRe: state.re.add(step.mulNumber(event.offsetX - canvas.width / 2)).trim(floor).toString(),
+        juliaIm: state.im.add(step.mulNumber(canvas.height / 2 - event.offsetY)).trim(floor).toString(),
+        re: Dec.parse("0"), im: Dec.parse("0"), radius: Dec.parse("1.5"),
+      });
+      shown = null;
+      changed(0, true);
+    } else if (d.x !== d.x0 || d.y !== d.y0) {
+      changed(0, true);
+    }
+  }
+  canvas.addEventListener("pointerup", release);
+  canvas.addEventListener("pointercancel", release);
+  canvas.addEventListener("wheel", (event) => {
+    event.preventDefault();
+    const lines = event.deltaMode === 1 ? 40 : event.deltaMode === 2 ? 800 : 1;
+    zoomAt(event.offsetX, event.offsetY, Math.exp(event.deltaY * lines * 0.0015));
+    changed(120, true);
+  }, { passive: false });
+  canvas.addEventListener("dblclick", (event) => {
+    pan(canvas.width / 2 - event.offsetX, canvas.height / 2 - event.offsetY);
+    changed(0, true);
+  });
+  canvas.addEventListener("keydown", (event) => {
+    const w = canvas.width, h = canvas.height;
+    const keys = {
+      "+": () => zoomAt(w / 2, h / 2, 0.5), "=": () => zoomAt(w / 2, h / 2, 0.5), "-": () => zoomAt(w / 2, h / 2, 2),
+      ArrowLeft: () => pan(w / 10, 0), ArrowRight: () => pan(-w / 10, 0),
+      ArrowUp: () => pan(0, h / 10), ArrowDown: () => pan(0, -h / 10),
+    };
+    if (!keys[event.key]) return;
+    event.preventDefault();
+    keys[event.key]();
+    changed(120, true);
+  });
+  const followURL = () => {
+    if (location.hash === toHash(state)) return;
+    state = fromHash(location.hash, state);
+    remembered = 0;
+    changed(0, false);
+  };
+  window.addEventListener("popstate", followURL);
+  window.addEventListener("hashchange", followURL);
+  window.addEventListener("resize", () => { resize(); changed(150, false); });
+
+  // The page's start: the view in the URL, or home.
+  state = fromHash(location.hash, state);
+  resize();
+  canvas.focus();
+  remember(false);
+  render();
+  window.fathomExplorer = { Dec, state: () => state, locationFile: () => locationFile(state), render };
+})();

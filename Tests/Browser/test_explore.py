@@ -1,0 +1,268 @@
+"""`fathom explore` in a real browser (Debian's chromium, headless, driven by chromedriver through
+Selenium) and over plain HTTP: the page shows the set, gestures move the view and the URL, the
+settled image is the CLI's render of the location the page shows, and requests without the token,
+for another host or from another origin are refused; a load test bounds the server's memory.
+
+Run by Scripts/browser-test.sh (make test): FATHOM is the fathom executable; FATHOM_SCREENSHOTS,
+when set, a folder for the screenshots Documentation/Explorer.md shows.
+"""
+import http.client
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import urllib.parse
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+FATHOM = os.environ.get("FATHOM", ".build/release/fathom")
+SHOTS = os.environ.get("FATHOM_SCREENSHOTS")
+WIDTH, HEIGHT = 1280, 720
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """`fathom explore` on a free port; its URL and token from its first line."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [FATHOM, "explore", "--port", str(self.port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        match = re.search(r"(http://\S+)", line)
+        if not match:
+            raise RuntimeError("fathom explore printed no URL: %r %r" % (line, self.process.stderr.read()))
+        self.url = match.group(1)
+        self.token = urllib.parse.parse_qs(urllib.parse.urlparse(self.url).query)["token"][0]
+
+    def request(self, method, path, body=None, headers=None, host=None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        connection.putrequest(method, path, skip_host=True)
+        connection.putheader("Host", host or "127.0.0.1:%d" % self.port)
+        for name, value in (headers or {}).items():
+            connection.putheader(name, value)
+        data = body.encode() if isinstance(body, str) else body
+        connection.putheader("Content-Length", str(len(data or b"")))
+        connection.endheaders(data)
+        response = connection.getresponse()
+        result = (response.status, dict(response.getheaders()), response.read())
+        connection.close()
+        return result
+
+    def render(self, location, width, height, fmt="png", client="test", view=0):
+        return self.request(
+            "POST", "/api/render?width=%d&height=%d&client=%s&view=%d&format=%s" % (width, height, client, view, fmt),
+            json.dumps(location), {"X-Fathom-Token": self.token, "Content-Type": "application/json"})
+
+    def peak_memory_kib(self):
+        with open("/proc/%d/status" % self.process.pid) as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+        return 0
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def cli_render(location, width, height, folder, name):
+    path = os.path.join(folder, name + ".json")
+    with open(path, "w") as f:
+        json.dump(location, f)
+    png, npy = os.path.join(folder, name + ".png"), os.path.join(folder, name + ".npy")
+    subprocess.run([FATHOM, "render", "--location", path, "--size", "%dx%d" % (width, height), "--output", png,
+                    "--npy", npy, "--quiet"], check=True)
+    with open(png, "rb") as a, open(npy, "rb") as b:
+        return a.read(), b.read()
+
+
+class ExploreTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server()
+        cls.folder = tempfile.mkdtemp(prefix="fathom-explore-")
+        options = webdriver.ChromeOptions()
+        options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+        for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--window-size=%d,%d" % (WIDTH, HEIGHT), "--hide-scrollbars"]:
+            options.add_argument(argument)
+        cls.driver = webdriver.Chrome(
+            options=options, service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")))
+        # The page's viewport itself WIDTH x HEIGHT, whatever the window's frame takes.
+        cls.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                   {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.server.stop()
+
+    # MARK: helpers
+
+    def settled(self, after=0, timeout=120):
+        """Waits until the page has settled a view newer than `after`; returns its number."""
+        WebDriverWait(self.driver, timeout).until(
+            lambda d: int(d.execute_script("return document.body.dataset.settled || 0")) > after)
+        return int(self.driver.execute_script("return document.body.dataset.settled"))
+
+    def view(self):
+        return dict(urllib.parse.parse_qsl(urllib.parse.urlparse(self.driver.current_url).fragment))
+
+    def shot(self, name):
+        if SHOTS:
+            os.makedirs(SHOTS, exist_ok=True)
+            self.driver.save_screenshot(os.path.join(SHOTS, name + ".png"))
+
+    def canvas_pixels(self):
+        """The canvas's pixels as RGBA bytes, with its size."""
+        data = self.driver.execute_script("""
+            const c = document.getElementById('view');
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            let s = ''; for (let i = 0; i < d.length; i += 4 * 97) s += String.fromCharCode(d[i], d[i+1], d[i+2]);
+            return [c.width, c.height, btoa(s)];""")
+        import base64
+        return data[0], data[1], base64.b64decode(data[2])
+
+    # MARK: the tests, in order
+
+    def test_1_page_shows_the_set(self):
+        start = time.time()
+        self.driver.get(self.server.url)
+        self.settled()
+        print("first settled image after %.2f s" % (time.time() - start))
+        width, height, samples = self.canvas_pixels()
+        self.assertEqual((width, height), (WIDTH, HEIGHT))
+        colours = {samples[i:i + 3] for i in range(0, len(samples), 3)}
+        self.assertGreater(len(colours), 50, "the view should show many colours")
+        self.assertIn(b"\x00\x00\x00", colours, "the set's interior (black) should show")
+        self.shot("explorer-home")
+
+    def test_2_gestures_change_the_view_and_the_url(self):
+        before = self.view()
+        number = self.settled()
+        canvas = self.driver.find_element(By.ID, "view")
+        ActionChains(self.driver).move_to_element_with_offset(canvas, 0, 0).click_and_hold() \
+            .move_by_offset(120, 60).move_by_offset(80, 40).release().perform()
+        number = self.settled(number)
+        dragged = self.view()
+        self.assertNotEqual(dragged["re"], before["re"])
+        self.assertNotEqual(dragged["im"], before["im"])
+        self.assertEqual(dragged["r"], before["r"])
+        # Thirty wheel steps in, at the Seahorse Valley's edge (through the URL, as a shared link
+        # would); the first moved image's delay is reported.
+        self.driver.get(self.server.url + "#re=-0.7436&im=0.1318&r=0.05")
+        number = self.settled(number)
+        dragged = self.view()
+        self.driver.execute_script("""
+            window.firstDraw = null;
+            document.getElementById('view').addEventListener('wheel', () => {
+              const t = performance.now();
+              requestAnimationFrame(() => { if (window.firstDraw === null) window.firstDraw = performance.now() - t; });
+            }, { once: true });""")
+        canvas = self.driver.find_element(By.ID, "view")
+        origin = ScrollOrigin.from_element(canvas, 40, 20)
+        for _ in range(30):
+            ActionChains(self.driver).scroll_from_origin(origin, 0, -120).perform()
+        number = self.settled(number)
+        zoomed = self.view()
+        print("first moved image after a wheel step: %.1f ms" % self.driver.execute_script("return window.firstDraw"))
+        self.assertLess(float(zoomed["r"]), float(dragged["r"]) / 100)
+        self.shot("explorer-zoomed")
+        # Back returns to the dragged view.
+        self.driver.back()
+        WebDriverWait(self.driver, 30).until(lambda d: self.view().get("r") == dragged["r"])
+        self.settled(number)
+
+    def test_3_the_settled_image_is_the_cli_render(self):
+        number = self.settled()
+        location = self.driver.execute_script("return window.fathomExplorer.locationFile()")
+        width, height = self.driver.execute_script("return [innerWidth, innerHeight]")
+        status, headers, png = self.server.render(location, width, height, view=number)
+        self.assertEqual(status, 200, png)
+        status, _, npy = self.server.render(location, width, height, fmt="npy", view=number)
+        self.assertEqual(status, 200, npy)
+        cli_png, cli_npy = cli_render(location, width, height, self.folder, "view")
+        self.assertEqual(npy, cli_npy, "the explorer's field must be the CLI's for the same location and size")
+        self.assertEqual(png, cli_png, "the explorer's PNG must be the CLI's")
+
+    def test_4_refusals(self):
+        s = self.server
+        good = {"X-Fathom-Token": s.token}
+        self.assertEqual(s.request("GET", "/")[0], 403, "no token")
+        self.assertEqual(s.request("GET", "/?token=" + "0" * 64)[0], 403, "a wrong token")
+        self.assertEqual(s.request("GET", "/", headers=good)[0], 200)
+        self.assertEqual(s.request("GET", "/", headers=good, host="evil.example:%d" % s.port)[0], 421, "DNS rebinding")
+        self.assertEqual(s.request("GET", "/", headers=good, host="127.0.0.1:1")[0], 421, "another port")
+        origin = dict(good, Origin="http://evil.example")
+        self.assertEqual(s.request("GET", "/", headers=origin)[0], 403, "another origin")
+        cross = dict(good, **{"Sec-Fetch-Site": "cross-site"})
+        self.assertEqual(s.request("GET", "/", headers=cross)[0], 403, "a cross-site request")
+        self.assertEqual(s.request("GET", "/../../etc/passwd", headers=good)[0], 404)
+        self.assertEqual(s.request("DELETE", "/", headers=good)[0], 405)
+        location = {"family": "mandelbrot", "center": ["-0.5", "0"], "radius": "1.5", "maxIterations": 100}
+        self.assertEqual(s.render(location, 5000, 5000)[0], 400, "an image too large")
+        self.assertEqual(s.render(dict(location, maxIterations=10 ** 9), 64, 36)[0], 400, "too many iterations")
+        self.assertEqual(s.render(dict(location, radius="nan"), 64, 36)[0], 400, "a malformed radius")
+        self.assertEqual(s.request("POST", "/api/render?width=64&height=36&client=x&view=0", "x" * (1 << 20),
+                                   dict(good, **{"Content-Type": "application/json"}))[0], 413, "a body too large")
+        status, headers, _ = s.request("GET", "/", headers=good)
+        self.assertIn("default-src 'none'", headers.get("Content-Security-Policy", ""))
+
+    def test_5_load(self):
+        """Many clients at once for a bounded time: every answer a render or a refusal, memory bounded."""
+        s, errors, answers = self.server, [], []
+        deadline = time.time() + 8
+
+        def client(k):
+            view = 0
+            while time.time() < deadline:
+                view += 1
+                location = {"family": "mandelbrot", "center": ["-0.75", str(0.01 * k)], "radius": "0.5",
+                            "maxIterations": 200 + view}
+                try:
+                    status, headers, body = s.render(location, 160, 90, client="load%d" % k, view=view)
+                except OSError as error:
+                    answers.append("refused connection")
+                    continue
+                answers.append(status)
+                if status == 200 and not body.startswith(b"\x89PNG"):
+                    errors.append("not a PNG")
+                elif status not in (200, 409, 503):
+                    errors.append("status %d: %r" % (status, body[:200]))
+
+        threads = [threading.Thread(target=client, args=(k,)) for k in range(24)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        peak = s.peak_memory_kib()
+        print("load: %d answers (%d rendered), server peak memory %d MiB"
+              % (len(answers), answers.count(200), peak >> 10))
+        self.assertEqual(errors, [])
+        self.assertGreater(answers.count(200), 10)
+        self.assertLess(peak, 1 << 20, "the server's memory should stay under 1 GiB")
+        self.assertIsNone(s.process.poll(), "the server should still run")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
