@@ -40,10 +40,13 @@ def free_port():
 class Server:
     """`fathom explore` on a free port; its URL and token from its first line."""
 
-    def __init__(self):
+    def __init__(self, state_home):
         self.port = free_port()
+        # The state folder is the test's own: never the user's.
+        environment = dict(os.environ, XDG_STATE_HOME=state_home)
         self.process = subprocess.Popen(
-            [FATHOM, "explore", "--port", str(self.port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [FATHOM, "explore", "--port", str(self.port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=environment)
         line = self.process.stdout.readline()
         match = re.search(r"(http://\S+)", line)
         if not match:
@@ -83,6 +86,9 @@ class Server:
             self.process.wait(10)
         except subprocess.TimeoutExpired:
             self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
+        self.process.stderr.close()
 
 
 def cli_render(location, width, height, folder, name):
@@ -99,8 +105,9 @@ def cli_render(location, width, height, folder, name):
 class ExploreTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.server = Server()
         cls.folder = tempfile.mkdtemp(prefix="fathom-explore-")
+        cls.state_home = os.path.join(cls.folder, "state")
+        cls.server = Server(cls.state_home)
         options = webdriver.ChromeOptions()
         options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
         for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -223,12 +230,40 @@ class ExploreTests(unittest.TestCase):
         self.assertEqual(s.render(location, 5000, 5000)[0], 400, "an image too large")
         self.assertEqual(s.render(dict(location, maxIterations=10 ** 9), 64, 36)[0], 400, "too many iterations")
         self.assertEqual(s.render(dict(location, radius="nan"), 64, 36)[0], 400, "a malformed radius")
-        self.assertEqual(s.request("POST", "/api/render?width=64&height=36&client=x&view=0", "x" * (1 << 20),
+        self.assertEqual(s.request("POST", "/api/render?width=64&height=36&client=x&view=0", "x" * (5 << 20),
                                    dict(good, **{"Content-Type": "application/json"}))[0], 413, "a body too large")
         status, headers, _ = s.request("GET", "/", headers=good)
         self.assertIn("default-src 'none'", headers.get("Content-Security-Policy", ""))
 
-    def test_5_load(self):
+    def test_5_minibrot_and_a_bookmark_that_survives_a_restart(self):
+        number = self.settled()
+        self.driver.get(self.server.url + "#re=-0.7436&im=0.1318&r=0.05")
+        number = self.settled(number)
+        before = float(self.view()["r"])
+        self.driver.find_element(By.ID, "minibrot").click()
+        number = self.settled(number)
+        found = self.view()
+        self.assertLess(float(found["r"]), before / 2, "the minibrot's view is deeper")
+        self.assertNotEqual(found["it"], "auto", "a minibrot's view takes its own iteration limit")
+        self.driver.find_element(By.ID, "bookmark").click()
+        path = os.path.join(self.state_home, "fathom", "explore.json")
+        WebDriverWait(self.driver, 10).until(lambda d: os.path.exists(path) and json.load(open(path))["bookmarks"])
+        with open(path) as f:
+            kept = json.load(f)
+        self.assertIn("r=" + found["r"], kept["bookmarks"][0]["view"])
+        # A new server on the same state folder: the page without a view in its URL opens the
+        # last one, and the bookmark is there.
+        self.__class__.server.stop()
+        self.__class__.server = Server(self.state_home)
+        self.driver.get(self.server.url)
+        self.settled()
+        self.assertEqual(self.view()["r"], found["r"])
+        names = self.driver.execute_script("return window.fathomExplorer.kept.bookmarks.map(b => b.view)")
+        self.assertEqual(len(names), 1)
+        self.assertIn("r=" + found["r"], names[0])
+        self.shot("explorer-minibrot")
+
+    def test_6_load(self):
         """Many clients at once for a bounded time: every answer a render or a refusal, memory bounded."""
         s, errors, answers = self.server, [], []
         deadline = time.time() + 8

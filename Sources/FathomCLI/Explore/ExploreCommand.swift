@@ -20,7 +20,8 @@ enum ExploreCommand {
         if let reason = HTTPServer.unavailableReason {
             throw CLIError(exitCode: 69, message: "explore: \(reason)")
         }
-        let server = ExploreServer { settings in
+        let store = try ExploreStore(path: ExploreStore.defaultPath())
+        let server = ExploreServer(store: store) { settings in
             var settings = settings
             settings.backend = backend
             settings.gpuExact = gpuExact

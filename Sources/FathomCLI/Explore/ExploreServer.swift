@@ -13,13 +13,20 @@ final class ExploreServer: @unchecked Sendable {
     let token: String
     /// The largest image a request may ask for, and the highest iteration limit.
     static let maximumSide = 4096, maximumPixels = 3840 * 2160, maximumIterations = 100_000_000
-    /// The largest request body (a location file).
-    static let bodyLimit = 64 << 10
+    /// The largest request body: a location file (deep views have long numbers) or the state.
+    static let bodyLimit = 4 << 20
 
     private let lock = NSLock()
-    /// Per client (the page's random id): its newest view's sequence number and the renders of
-    /// older views still running, cancelled when a newer view arrives.
-    private var clients: [String: (sequence: Int, controls: [Int: RenderControl])] = [:]
+    /// Per client (the page's random id): its newest view's sequence number, the work of its
+    /// views still running (cancelled when a newer view arrives), and the render running now.
+    private struct Client {
+        var sequence = -1
+        var controls: [Int: RenderControl] = [:]
+        var running: (view: Int, control: RenderControl, start: Date)?
+    }
+    private var clients: [String: Client] = [:]
+    /// The page's state (last view, bookmarks), kept in the user's state folder.
+    let store: ExploreStore
     /// One render at a time: each takes every thread.
     private let renders = DispatchSemaphore(value: 1)
     /// The port the server listens on (the Host check's), set once it listens.
@@ -35,7 +42,8 @@ final class ExploreServer: @unchecked Sendable {
         lock.unlock()
     }
 
-    init(base: @escaping (RenderSettings) throws -> RenderSettings) {
+    init(store: ExploreStore, base: @escaping (RenderSettings) throws -> RenderSettings) {
+        self.store = store
         var generator = SystemRandomNumberGenerator()
         token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
         self.base = base
@@ -68,7 +76,12 @@ final class ExploreServer: @unchecked Sendable {
         case ("GET", "/explorer.js"): return page("explorer.js", "text/javascript; charset=utf-8")
         case ("GET", "/explorer.css"): return page("explorer.css", "text/css; charset=utf-8")
         case ("POST", "/api/render"): return render(request)
-        case (_, "/"), (_, "/explorer.js"), (_, "/explorer.css"), (_, "/api/render"):
+        case ("POST", "/api/minibrot"): return minibrot(request)
+        case ("GET", "/api/progress"): return progress(request)
+        case ("GET", "/api/state"): return store.reply()
+        case ("PUT", "/api/state"): return store.replace(with: request.body)
+        case (_, "/"), (_, "/explorer.js"), (_, "/explorer.css"), (_, "/api/render"), (_, "/api/minibrot"),
+            (_, "/api/progress"), (_, "/api/state"):
             return .text(405, "method not allowed")
         default: return .text(404, "not found")
         }
@@ -142,23 +155,12 @@ final class ExploreServer: @unchecked Sendable {
                 400,
                 "width and height: whole numbers, each 1...\(Self.maximumSide), at most \(Self.maximumPixels) pixels")
         }
-        let client = request.argument("client") ?? ""
-        guard (1...64).contains(client.utf8.count), client.utf8.allSatisfy({ $0 < 128 }),
-            let view = request.argument("view").flatMap({ Int($0) }), view >= 0
-        else { return .text(400, "client (1 to 64 ASCII characters) and view (a whole number >= 0) are required") }
         let npy = request.argument("format") == "npy"
+        let client: String, view: Int
         var file: LocationFile
-        do {
-            file = try LocationFile.decodeJSON(request.body, path: "the request's location")
-            _ = try file.location()
-        } catch {
-            return .text(400, "\(error)")
-        }
-        guard file.maxIterations <= Self.maximumIterations else {
-            return .text(400, "maxIterations: at most \(Self.maximumIterations) in the explorer")
-        }
-        guard (file.supersample ?? 1) == 1 else {
-            return .text(400, "supersample: the explorer renders 1 sample a pixel")
+        switch Self.work(request) {
+        case .success(let work): (client, view, file) = work
+        case .failure(let refusal): return refusal.reply
         }
         file.width = width
         file.height = height
@@ -168,6 +170,8 @@ final class ExploreServer: @unchecked Sendable {
         renders.wait()
         defer { renders.signal() }
         if control.isCancelled { return .text(409, "superseded by a newer view") }
+        setRunning(client: client, (view, control, Date()))
+        defer { setRunning(client: client, nil) }
         do {
             let settings = try base(try file.renderSettings())
             let start = Date()
@@ -185,6 +189,98 @@ final class ExploreServer: @unchecked Sendable {
         } catch {
             return .text(422, "\(error)")
         }
+    }
+
+    /// A refused request's reply, as an error.
+    struct Refusal: Error {
+        let reply: HTTPServer.Reply
+        init(_ status: Int, _ text: String) { reply = .text(status, text) }
+    }
+
+    /// A work request's client and view (query) and location file (body), each checked: the
+    /// file's own one-line error for a malformed one.
+    static func work(_ request: HTTPServer.Request) -> Result<(String, Int, LocationFile), Refusal> {
+        let client = request.argument("client") ?? ""
+        guard (1...64).contains(client.utf8.count), client.utf8.allSatisfy({ $0 > 32 && $0 < 127 }),
+            let view = request.argument("view").flatMap({ Int($0) }), view >= 0
+        else {
+            return .failure(
+                Refusal(400, "client (1 to 64 ASCII characters) and view (a whole number >= 0) are required"))
+        }
+        let file: LocationFile
+        do {
+            file = try LocationFile.decodeJSON(request.body, path: "the request's location")
+            _ = try file.location()
+        } catch {
+            return .failure(Refusal(400, "\(error)"))
+        }
+        guard file.maxIterations <= maximumIterations else {
+            return .failure(Refusal(400, "maxIterations: at most \(maximumIterations) in the explorer"))
+        }
+        guard (file.supersample ?? 1) == 1 else {
+            return .failure(Refusal(400, "supersample: the explorer renders 1 sample a pixel"))
+        }
+        return .success((client, view, file))
+    }
+
+    /// POST /api/minibrot?client=ID&view=N with a location file whose center is the point to
+    /// search around and whose radius is the search's: the minibrot that dominates there, as
+    /// `fathom find` finds it (period, Newton nucleus, size), answered as the location file that
+    /// shows it (`MinibrotFinder.location`: nucleus at the center, radius 4 x size, at least 100
+    /// periods of iterations), or 404. Mandelbrot only (400 otherwise). A newer view cancels it.
+    private func minibrot(_ request: HTTPServer.Request) -> HTTPServer.Reply {
+        let client: String, view: Int, file: LocationFile
+        switch Self.work(request) {
+        case .success(let work): (client, view, file) = work
+        case .failure(let refusal): return refusal.reply
+        }
+        guard let location = try? file.location(), case .mandelbrot = location.family else {
+            return .text(400, "only the Mandelbrot family has minibrots to find")
+        }
+        guard let control = begin(client: client, view: view) else { return .text(409, "superseded by a newer view") }
+        defer { end(client: client, view: view) }
+        do {
+            let viewport = try Viewport(location: location, width: 1, height: 1)
+            guard
+                let m = MinibrotFinder.find(
+                    near: viewport.center, radius: viewport.radius.floatExpValue, control: control)
+            else {
+                return control.isCancelled
+                    ? .text(409, "superseded by a newer view") : .text(404, "no minibrot found here")
+            }
+            var found = LocationFile(
+                location: MinibrotFinder.location(
+                    of: m, iterations: location.maxIterations, name: "minibrot-p\(m.period)"))
+            found.color = file.color
+            return HTTPServer.Reply(
+                status: 200, contentType: "application/json", body: Data(found.jsonString().utf8),
+                headers: [("X-Fathom-Period", "\(m.period)")])
+        } catch {
+            return .text(422, "\(error)")
+        }
+    }
+
+    /// GET /api/progress?client=ID: the client's render running now, as JSON: its view, the
+    /// fraction done (the engine's estimate, never decreasing) and the seconds so far; `{}`
+    /// when none runs.
+    private func progress(_ request: HTTPServer.Request) -> HTTPServer.Reply {
+        let client = request.argument("client") ?? ""
+        lock.lock()
+        let running = clients[client]?.running
+        lock.unlock()
+        var text = "{}"
+        if let running {
+            text = String(
+                format: "{\"view\":%d,\"fraction\":%.4f,\"seconds\":%.3f}", running.view,
+                running.control.fractionDone, Date().timeIntervalSince(running.start))
+        }
+        return HTTPServer.Reply(status: 200, contentType: "application/json", body: Data(text.utf8))
+    }
+
+    private func setRunning(client: String, _ running: (view: Int, control: RenderControl, start: Date)?) {
+        lock.lock()
+        clients[client]?.running = running
+        lock.unlock()
     }
 
     /// Renders `file` with `settings` and encodes the PNG as `ImageRender` writes it (the
@@ -209,7 +305,7 @@ final class ExploreServer: @unchecked Sendable {
     private func begin(client: String, view: Int) -> RenderControl? {
         lock.lock()
         defer { lock.unlock() }
-        var state = clients[client] ?? (sequence: -1, controls: [:])
+        var state = clients[client] ?? Client()
         guard view >= state.sequence else { return nil }
         if view > state.sequence {
             for (older, control) in state.controls where older < view { control.cancel() }

@@ -139,7 +139,80 @@
     const now = performance.now();
     if (push && now - remembered > 1000) history.pushState(null, "", url); else history.replaceState(null, "", url);
     remembered = now;
+    saveState();
   }
+
+  // MARK: the server's state: the last view and the bookmarks, kept across runs
+
+  const kept = { last: null, bookmarks: [] };
+  let saving = 0;
+  /** Sends the state half a second after the last change (the server writes it atomically). */
+  function saveState() {
+    kept.last = toHash(state);
+    clearTimeout(saving);
+    saving = setTimeout(() => {
+      fetch("/api/state", { method: "PUT", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" },
+        body: JSON.stringify(kept) }).then((r) => { if (!r.ok) r.text().then((t) => say("not saved: " + t)); });
+    }, 500);
+  }
+  async function loadState() {
+    try {
+      const response = await fetch("/api/state", { headers: { "X-Fathom-Token": token } });
+      if (!response.ok) return;
+      const state = await response.json();
+      kept.last = state.last || null;
+      kept.bookmarks = Array.isArray(state.bookmarks) ? state.bookmarks : [];
+    } catch (error) { say("no saved state: " + error.message); }
+    showBookmarks();
+  }
+  function showBookmarks() {
+    const list = $("bookmarks");
+    list.length = 1;
+    kept.bookmarks.forEach((b, k) => list.add(new Option(b.name, String(k))));
+  }
+  function addBookmark() {
+    const digits = Math.max(0, Math.round(-state.radius.log10()));
+    const name = state.family + " 1e-" + digits + " (" + state.re.toString().slice(0, 12) + ", " + state.im.toString().slice(0, 12) + ")";
+    kept.bookmarks.push({ name, view: toHash(state), saved: new Date().toISOString() });
+    showBookmarks();
+    saveState();
+    say("bookmarked: " + name);
+  }
+  $("bookmark").addEventListener("click", addBookmark);
+  $("bookmarks").addEventListener("change", () => {
+    const b = kept.bookmarks[parseInt($("bookmarks").value, 10)];
+    $("bookmarks").value = "";
+    if (!b) return;
+    state = fromHash(b.view, state);
+    remembered = 0;
+    changed(0, true);
+  });
+
+  // MARK: zoom to a minibrot (the server's MinibrotFinder, as fathom find)
+
+  async function zoomToMinibrot(x, y) {
+    if (state.family !== "mandelbrot") { say("minibrots are found on Mandelbrot views"); return; }
+    const step = spacing(state);
+    const re = state.re.add(step.mulNumber(x - canvas.width / 2)), im = state.im.add(step.mulNumber(canvas.height / 2 - y));
+    // The search's disc: a quarter of the view around the point.
+    const search = Object.assign({}, state, { re, im, radius: state.radius.mulNumber(0.25).significant(17) });
+    const number = ++viewNumber;
+    say("looking for a minibrot...");
+    const response = await fetch("/api/minibrot?client=" + client + "&view=" + number, {
+      method: "POST", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" },
+      body: JSON.stringify(locationFile(search)),
+    });
+    if (number !== viewNumber || response.status === 409) return;
+    if (!response.ok) { say((await response.text()).trim()); return; }
+    const found = await response.json();
+    state = Object.assign({}, state, {
+      re: Dec.parse(found.center[0]), im: Dec.parse(found.center[1]), radius: Dec.parse(found.radius),
+      iterations: found.maxIterations, autoIterations: false,
+    });
+    say("minibrot of period " + response.headers.get("X-Fathom-Period"));
+    changed(0, true);
+  }
+  $("minibrot").addEventListener("click", () => zoomToMinibrot(canvas.width / 2, canvas.height / 2));
 
   // MARK: geometry (Documentation/Conventions.md: s = 2 radius / min(W, H), y up)
 
@@ -200,12 +273,18 @@
     for (const scale of [8, 1]) {
       const w = Math.max(1, Math.round(width / scale)), h = Math.max(1, Math.round(height / scale));
       say((scale === 1 ? "rendering " : "preview ") + w + "x" + h + ", " + iterations(s) + " iterations...");
-      let response;
+      let response, polling = 0;
+      if (scale === 1) polling = setInterval(() => showProgress(number, w, h), 300);
       try {
         response = await fetch("/api/render?width=" + w + "&height=" + h + "&client=" + client + "&view=" + number, {
           method: "POST", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" }, body: file,
         });
-      } catch (error) { if (number === viewNumber) say("the server did not answer: " + error.message); return; }
+      } catch (error) {
+        clearInterval(polling);
+        if (number === viewNumber) say("the server did not answer: " + error.message);
+        return;
+      }
+      clearInterval(polling);
       if (number !== viewNumber || response.status === 409) return;
       if (!response.ok) { say("refused: " + (await response.text()).trim()); return; }
       const bitmap = await createImageBitmap(await response.blob());
@@ -219,6 +298,16 @@
         document.body.dataset.settled = String(number);
       }
     }
+  }
+  /** The running render's share done and the time left, by the engine's estimate. */
+  async function showProgress(number, w, h) {
+    try {
+      const response = await fetch("/api/progress?client=" + client, { headers: { "X-Fathom-Token": token } });
+      const p = await response.json();
+      if (number !== viewNumber || p.view !== number) return;
+      const left = p.fraction > 0.02 ? ", about " + (p.seconds * (1 - p.fraction) / p.fraction).toFixed(1) + " s left" : "";
+      say("rendering " + w + "x" + h + ": " + Math.floor(100 * p.fraction) + "% in " + p.seconds.toFixed(1) + " s" + left);
+    } catch (error) { /* the render's own answer says what went wrong */ }
   }
   let pending = 0;
   /** Renders after `delay` ms without a newer change; the moved image shows at once. */
@@ -359,8 +448,12 @@
     pan(canvas.width / 2 - event.offsetX, canvas.height / 2 - event.offsetY);
     changed(0, true);
   });
+  const cursor = { x: 0, y: 0 };
+  canvas.addEventListener("pointermove", (event) => { cursor.x = event.offsetX; cursor.y = event.offsetY; });
   canvas.addEventListener("keydown", (event) => {
     const w = canvas.width, h = canvas.height;
+    if (event.key === "m") { zoomToMinibrot(cursor.x || w / 2, cursor.y || h / 2); return; }
+    if (event.key === "b") { addBookmark(); return; }
     const keys = {
       "+": () => zoomAt(w / 2, h / 2, 0.5), "=": () => zoomAt(w / 2, h / 2, 0.5), "-": () => zoomAt(w / 2, h / 2, 2),
       ArrowLeft: () => pan(w / 10, 0), ArrowRight: () => pan(-w / 10, 0),
@@ -381,11 +474,14 @@
   window.addEventListener("hashchange", followURL);
   window.addEventListener("resize", () => { resize(); changed(150, false); });
 
-  // The page's start: the view in the URL, or home.
-  state = fromHash(location.hash, state);
-  resize();
-  canvas.focus();
-  remember(false);
-  render();
-  window.fathomExplorer = { Dec, state: () => state, locationFile: () => locationFile(state), render };
+  // The page's start: the view in the URL, else the last one kept, else home.
+  (async () => {
+    await loadState();
+    state = fromHash(location.hash || kept.last || "", state);
+    resize();
+    canvas.focus();
+    remember(false);
+    render();
+  })();
+  window.fathomExplorer = { Dec, state: () => state, locationFile: () => locationFile(state), render, kept };
 })();

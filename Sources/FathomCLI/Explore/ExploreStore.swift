@@ -1,0 +1,101 @@
+import Foundation
+
+/// The explorer's state between runs (Documentation/Explorer.md, "Persistence"): the last view
+/// and the bookmarks, in `$XDG_STATE_HOME/fathom/explore.json` (`~/.local/state` without it),
+/// written whole and atomically (a temporary file renamed over it) on every change the page
+/// sends, so a killed server loses nothing it acknowledged.
+final class ExploreStore: @unchecked Sendable {
+    /// What the page keeps: views are the URL fragments the page writes (`#f=...&re=...`).
+    struct State: Codable, Equatable {
+        struct Bookmark: Codable, Equatable {
+            var name: String
+            var view: String
+            /// When it was made, as the page's clock gave it (ISO 8601).
+            var saved: String?
+        }
+        var last: String?
+        var bookmarks: [Bookmark] = []
+    }
+
+    /// At most this many bookmarks, each name at most `maximumName` characters.
+    static let maximumBookmarks = 1000, maximumName = 200
+
+    let path: String
+    private let lock = NSLock()
+    private var state = State()
+
+    /// The store at `path`; a missing file is an empty state, an unreadable or malformed one an
+    /// error (the command's one line: nothing of the user's is replaced).
+    init(path: String) throws {
+        self.path = path
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError.noInput("explore: cannot read its state file \(path)")
+        }
+        guard let decoded = try? JSONDecoder().decode(State.self, from: data), Self.problem(decoded) == nil else {
+            throw CLIError.data("explore: its state file \(path) is malformed (move it away to start afresh)")
+        }
+        state = decoded
+    }
+
+    /// The state file's path: `$XDG_STATE_HOME/fathom/explore.json`, else `~/.local/state/...`.
+    static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base: String
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            base = state
+        } else {
+            base = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+        }
+        return base + "/fathom/explore.json"
+    }
+
+    /// Why `state` cannot be kept, or nil.
+    static func problem(_ state: State) -> String? {
+        guard state.bookmarks.count <= maximumBookmarks else { return "at most \(maximumBookmarks) bookmarks" }
+        for view in [state.last].compactMap({ $0 }) + state.bookmarks.map(\.view) {
+            guard view.hasPrefix("#"), !view.contains(where: { $0.isNewline }) else {
+                return "a view is a URL fragment (#...)"
+            }
+        }
+        guard state.bookmarks.allSatisfy({ $0.name.count <= maximumName && ($0.saved?.count ?? 0) <= 64 }) else {
+            return "bookmark names at most \(maximumName) characters"
+        }
+        return nil
+    }
+
+    /// GET /api/state: the state as JSON.
+    func reply() -> HTTPServer.Reply {
+        lock.lock()
+        let data = (try? JSONEncoder().encode(state)) ?? Data("{}".utf8)
+        lock.unlock()
+        return HTTPServer.Reply(status: 200, contentType: "application/json", body: data)
+    }
+
+    /// PUT /api/state: replaces the state with `body` (checked) and writes the file; 204, or
+    /// 400 for a malformed state, 507 when the file cannot be written (the old one stays).
+    func replace(with body: Data) -> HTTPServer.Reply {
+        guard let next = try? JSONDecoder().decode(State.self, from: body) else {
+            return .text(400, "the state must be {\"last\": \"#...\", \"bookmarks\": [{\"name\", \"view\"}]}")
+        }
+        if let problem = Self.problem(next) { return .text(400, problem) }
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            try write(next)
+        } catch {
+            return .text(507, "cannot write \(path): \(error.localizedDescription)")
+        }
+        state = next
+        return HTTPServer.Reply(status: 204, contentType: "text/plain", body: Data())
+    }
+
+    private func write(_ next: State) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        // .atomic: a temporary file in the folder, renamed over the state file.
+        try encoder.encode(next).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+}
