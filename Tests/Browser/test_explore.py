@@ -263,7 +263,35 @@ class ExploreTests(unittest.TestCase):
         self.assertIn("r=" + found["r"], names[0])
         self.shot("explorer-minibrot")
 
-    def test_6_load(self):
+    def test_6_presets_import_and_export(self):
+        number = self.settled()
+        # A preset from the list.
+        from selenium.webdriver.support.ui import Select
+        Select(self.driver.find_element(By.ID, "presets")).select_by_visible_text("seahorse")
+        number = self.settled(number)
+        self.assertEqual(self.view()["re"], "-0.746223962861")
+        # Export as .kfr through the server, then drop that file on the page: the same view.
+        location = self.driver.execute_script("return window.fathomExplorer.locationFile()")
+        status, headers, kfr = self.server.request(
+            "POST", "/api/export?format=kfr", json.dumps(location),
+            {"X-Fathom-Token": self.server.token, "Content-Type": "application/json"})
+        self.assertEqual(status, 200, kfr)
+        self.assertIn("attachment", headers.get("Content-Disposition", ""))
+        self.assertTrue(kfr.startswith(b"Re: "), kfr[:40])
+        self.driver.get(self.server.url + "#re=0&im=0&r=2")
+        number = self.settled(number)
+        self.driver.execute_script(
+            "window.fathomExplorer.openFile(new File([arguments[0]], 'view.kfr'))", kfr.decode())
+        number = self.settled(number)
+        opened = self.view()
+        self.assertEqual(opened["re"], "-0.746223962861")
+        self.assertEqual(float(opened["r"]), float(location["radius"]))
+        # A file that is not a location: the reader's one-line error in the status line.
+        self.driver.execute_script("window.fathomExplorer.openFile(new File(['not a view'], 'bad.json'))")
+        WebDriverWait(self.driver, 10).until(
+            lambda d: "bad.json" in d.find_element(By.ID, "status").text)
+
+    def test_9_load(self):
         """Many clients at once for a bounded time: every answer a render or a refusal, memory bounded."""
         s, errors, answers = self.server, [], []
         deadline = time.time() + 8

@@ -78,10 +78,13 @@ final class ExploreServer: @unchecked Sendable {
         case ("POST", "/api/render"): return render(request)
         case ("POST", "/api/minibrot"): return minibrot(request)
         case ("GET", "/api/progress"): return progress(request)
+        case ("GET", "/api/presets"): return presets()
+        case ("POST", "/api/import"): return importFile(request)
+        case ("POST", "/api/export"): return export(request)
         case ("GET", "/api/state"): return store.reply()
         case ("PUT", "/api/state"): return store.replace(with: request.body)
         case (_, "/"), (_, "/explorer.js"), (_, "/explorer.css"), (_, "/api/render"), (_, "/api/minibrot"),
-            (_, "/api/progress"), (_, "/api/state"):
+            (_, "/api/progress"), (_, "/api/state"), (_, "/api/presets"), (_, "/api/import"), (_, "/api/export"):
             return .text(405, "method not allowed")
         default: return .text(404, "not found")
         }
@@ -257,6 +260,53 @@ final class ExploreServer: @unchecked Sendable {
                 headers: [("X-Fathom-Period", "\(m.period)")])
         } catch {
             return .text(422, "\(error)")
+        }
+    }
+
+    /// GET /api/presets: the built-in views (`fathom presets`) as JSON: name, summary and the
+    /// location file.
+    private func presets() -> HTTPServer.Reply {
+        let items = Presets.all.map { p in
+            "{\"name\":\(Self.json(p.name)),\"summary\":\(Self.json(p.summary)),\"location\":"
+                + LocationFile(location: p.location).jsonString() + "}"
+        }
+        return HTTPServer.Reply(
+            status: 200, contentType: "application/json", body: Data(("[" + items.joined(separator: ",") + "]").utf8))
+    }
+
+    /// A string as a JSON literal.
+    static func json(_ text: String) -> String {
+        (try? String(decoding: JSONEncoder().encode(text), as: UTF8.self)) ?? "\"\""
+    }
+
+    /// POST /api/import?name=FILE with a file's bytes (a location .json, a .kfr or a Fathom
+    /// PNG, as `fathom render --location` reads them): its location file as JSON, or 400 with
+    /// the reader's one-line error.
+    private func importFile(_ request: HTTPServer.Request) -> HTTPServer.Reply {
+        let name = (request.argument("name") ?? "dropped file").prefix(200)
+        do {
+            let file = try LocationFile.decode(request.body, path: String(name))
+            _ = try file.location()
+            return HTTPServer.Reply(status: 200, contentType: "application/json", body: Data(file.jsonString().utf8))
+        } catch {
+            return .text(400, "\(error)")
+        }
+    }
+
+    /// POST /api/export?format=json|kfr with a location file: the file to save (pretty JSON, or
+    /// .kfr text as `fathom convert` writes it), as an attachment.
+    private func export(_ request: HTTPServer.Request) -> HTTPServer.Reply {
+        let kfr = request.argument("format") == "kfr"
+        do {
+            let file = try LocationFile.decodeJSON(request.body, path: "the request's location")
+            _ = try file.location()
+            let text = kfr ? try KFR.text(of: file) : file.prettyJSONString()
+            return HTTPServer.Reply(
+                status: 200, contentType: kfr ? "text/plain; charset=utf-8" : "application/json",
+                body: Data(text.utf8),
+                headers: [("Content-Disposition", "attachment; filename=\"fathom-view.\(kfr ? "kfr" : "json")\"")])
+        } catch {
+            return .text(400, "\(error)")
         }
     }
 

@@ -73,7 +73,7 @@
 
   /** The view the page shows: location and colour. */
   let state = {
-    family: "mandelbrot", power: 3, juliaRe: "-0.8", juliaIm: "0.156",
+    family: "mandelbrot", power: 3, juliaRe: "-0.8", juliaIm: "0.156", newton: "z^3-1",
     re: home.re, im: home.im, radius: home.radius, iterations: 1000, autoIterations: true,
     palette: "cosine", smooth: true, logScale: false,
   };
@@ -94,7 +94,26 @@
     };
     if (s.family === "multibrot") file.power = s.power;
     if (s.family === "julia") file.juliaC = [s.juliaRe, s.juliaIm];
+    if (s.family === "newton") file.newton = s.newton;
     return file;
+  }
+
+  /** The view of a location file (an import, a preset, a minibrot): its family, center,
+   * radius and iteration limit, and its colour where it gives one. */
+  function fromLocationFile(file, s) {
+    const next = Object.assign({}, s, {
+      family: file.family, re: Dec.parse(file.center[0]), im: Dec.parse(file.center[1]),
+      radius: Dec.parse(file.radius), iterations: file.maxIterations, autoIterations: false,
+    });
+    if (file.family === "multibrot" && file.power) next.power = file.power;
+    if (file.family === "julia" && file.juliaC) { next.juliaRe = file.juliaC[0]; next.juliaIm = file.juliaC[1]; }
+    if (file.family === "newton" && file.newton) next.newton = file.newton;
+    if (file.color) {
+      if (file.color.palette) next.palette = file.color.palette;
+      if (typeof file.color.smooth === "boolean") next.smooth = file.color.smooth;
+      if (file.color.scale) next.logScale = file.color.scale === "log";
+    }
+    return next;
   }
 
   // MARK: the URL holds the view
@@ -104,6 +123,7 @@
     p.set("f", s.family);
     if (s.family === "multibrot") p.set("p", String(s.power));
     if (s.family === "julia") { p.set("jr", s.juliaRe); p.set("ji", s.juliaIm); }
+    if (s.family === "newton") p.set("n", s.newton);
     p.set("re", s.re.toString()); p.set("im", s.im.toString()); p.set("r", s.radius.toString());
     p.set("it", s.autoIterations ? "auto" : String(s.iterations));
     p.set("pal", s.palette); p.set("s", s.smooth ? "1" : "0"); p.set("log", s.logScale ? "1" : "0");
@@ -117,6 +137,7 @@
       if (p.has("p")) next.power = parseInt(p.get("p"), 10);
       if (p.has("jr")) next.juliaRe = Dec.parse(p.get("jr")).toString();
       if (p.has("ji")) next.juliaIm = Dec.parse(p.get("ji")).toString();
+      if (p.has("n")) next.newton = p.get("n");
       if (p.has("re")) next.re = Dec.parse(p.get("re"));
       if (p.has("im")) next.im = Dec.parse(p.get("im"));
       if (p.has("r")) next.radius = Dec.parse(p.get("r"));
@@ -204,15 +225,72 @@
     });
     if (number !== viewNumber || response.status === 409) return;
     if (!response.ok) { say((await response.text()).trim()); return; }
-    const found = await response.json();
-    state = Object.assign({}, state, {
-      re: Dec.parse(found.center[0]), im: Dec.parse(found.center[1]), radius: Dec.parse(found.radius),
-      iterations: found.maxIterations, autoIterations: false,
-    });
+    state = fromLocationFile(await response.json(), state);
     say("minibrot of period " + response.headers.get("X-Fathom-Period"));
     changed(0, true);
   }
   $("minibrot").addEventListener("click", () => zoomToMinibrot(canvas.width / 2, canvas.height / 2));
+
+  // MARK: presets, import by dropping a file, export
+
+  let presets = [];
+  async function loadPresets() {
+    try {
+      const response = await fetch("/api/presets", { headers: { "X-Fathom-Token": token } });
+      if (!response.ok) return;
+      presets = await response.json();
+      for (const [k, p] of presets.entries()) {
+        const option = new Option(p.name, String(k));
+        option.title = p.summary;
+        $("presets").add(option);
+      }
+    } catch (error) { say("no presets: " + error.message); }
+  }
+  $("presets").addEventListener("change", () => {
+    const p = presets[parseInt($("presets").value, 10)];
+    $("presets").value = "";
+    if (!p) return;
+    state = fromLocationFile(p.location, state);
+    shown = null;
+    changed(0, true);
+  });
+  /** Opens a dropped file through the server's reader (JSON, .kfr or a Fathom PNG). */
+  async function openFile(file) {
+    if (file.size > 4 << 20) { say(file.name + ": larger than 4 MiB"); return; }
+    const response = await fetch("/api/import?name=" + encodeURIComponent(file.name), {
+      method: "POST", headers: { "X-Fathom-Token": token, "Content-Type": "application/octet-stream" },
+      body: await file.arrayBuffer(),
+    });
+    if (!response.ok) { say((await response.text()).trim()); return; }
+    state = fromLocationFile(await response.json(), state);
+    shown = null;
+    say("opened " + file.name);
+    changed(0, true);
+  }
+  window.addEventListener("dragover", (event) => { event.preventDefault(); document.body.classList.add("dropping"); });
+  window.addEventListener("dragleave", () => document.body.classList.remove("dropping"));
+  window.addEventListener("drop", (event) => {
+    event.preventDefault();
+    document.body.classList.remove("dropping");
+    const file = event.dataTransfer && event.dataTransfer.files[0];
+    if (file) openFile(file);
+  });
+  async function exportView(format) {
+    const response = await fetch("/api/export?format=" + format, {
+      method: "POST", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" },
+      body: JSON.stringify(locationFile(state)),
+    });
+    if (!response.ok) { say((await response.text()).trim()); return; }
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(await response.blob());
+    link.download = "fathom-view." + format;
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  }
+  $("exportJSON").addEventListener("click", () => exportView("json"));
+  $("exportKFR").addEventListener("click", () => exportView("kfr"));
 
   // MARK: geometry (Documentation/Conventions.md: s = 2 radius / min(W, H), y up)
 
@@ -324,6 +402,8 @@
     $("family").value = state.family;
     $("power").value = state.power;
     $("powerLabel").hidden = state.family !== "multibrot";
+    $("newtonLabel").hidden = state.family !== "newton";
+    $("newton").value = state.newton;
     $("juliaRow").hidden = state.family !== "julia";
     $("juliaRe").value = state.juliaRe; $("juliaIm").value = state.juliaIm;
     $("palette").value = state.palette;
@@ -338,7 +418,8 @@
   function readHUD() {
     const next = Object.assign({}, state);
     next.family = $("family").value;
-    next.power = Math.min(64, Math.max(3, parseInt($("power").value, 10) || 3));
+    next.power = Math.min(16, Math.max(3, parseInt($("power").value, 10) || 3));
+    next.newton = $("newton").value.trim();
     next.juliaRe = Dec.parse($("juliaRe").value).toString();
     next.juliaIm = Dec.parse($("juliaIm").value).toString();
     next.palette = $("palette").value;
@@ -357,7 +438,7 @@
     changed(0, true);
   }
   $("hud").addEventListener("submit", fromHUD);
-  for (const id of ["family", "power", "palette", "smooth", "logScale", "autoIterations", "iterations", "juliaRe", "juliaIm"]) {
+  for (const id of ["family", "power", "newton", "palette", "smooth", "logScale", "autoIterations", "iterations", "juliaRe", "juliaIm"]) {
     $(id).addEventListener("change", () => fromHUD());
   }
   $("home").addEventListener("click", () => {
@@ -476,12 +557,12 @@
 
   // The page's start: the view in the URL, else the last one kept, else home.
   (async () => {
-    await loadState();
+    await Promise.all([loadState(), loadPresets()]);
     state = fromHash(location.hash || kept.last || "", state);
     resize();
     canvas.focus();
     remember(false);
     render();
   })();
-  window.fathomExplorer = { Dec, state: () => state, locationFile: () => locationFile(state), render, kept };
+  window.fathomExplorer = { Dec, state: () => state, locationFile: () => locationFile(state), render, kept, openFile };
 })();
