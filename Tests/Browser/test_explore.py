@@ -43,7 +43,7 @@ class Server:
     def __init__(self, state_home):
         self.port = free_port()
         # The state folder is the test's own: never the user's.
-        environment = dict(os.environ, XDG_STATE_HOME=state_home)
+        environment = dict(os.environ, XDG_STATE_HOME=state_home, XDG_DATA_HOME=state_home + "-data")
         self.process = subprocess.Popen(
             [FATHOM, "explore", "--port", str(self.port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env=environment)
@@ -91,13 +91,13 @@ class Server:
         self.process.stderr.close()
 
 
-def cli_render(location, width, height, folder, name):
+def cli_render(location, width, height, folder, name, extra=()):
     path = os.path.join(folder, name + ".json")
     with open(path, "w") as f:
         json.dump(location, f)
     png, npy = os.path.join(folder, name + ".png"), os.path.join(folder, name + ".npy")
     subprocess.run([FATHOM, "render", "--location", path, "--size", "%dx%d" % (width, height), "--output", png,
-                    "--npy", npy, "--quiet"], check=True)
+                    "--npy", npy, "--quiet"] + list(extra), check=True)
     with open(png, "rb") as a, open(npy, "rb") as b:
         return a.read(), b.read()
 
@@ -290,6 +290,37 @@ class ExploreTests(unittest.TestCase):
         self.driver.execute_script("window.fathomExplorer.openFile(new File(['not a view'], 'bad.json'))")
         WebDriverWait(self.driver, 10).until(
             lambda d: "bad.json" in d.find_element(By.ID, "status").text)
+
+    def test_7_a_full_size_render_goes_on_when_the_tab_closes(self):
+        self.settled()
+        self.driver.execute_script("""
+            document.getElementById('jobWidth').value = 320; document.getElementById('jobHeight').value = 180;
+            document.getElementById('jobSamples').value = '2';
+            document.getElementById('jobDeep').checked = true; document.getElementById('jobNPY').checked = true;""")
+        location = self.driver.execute_script("return window.fathomExplorer.locationFile()")
+        self.driver.find_element(By.ID, "jobStart").click()
+        WebDriverWait(self.driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#jobs .job"))
+        self.driver.get("about:blank")  # the tab's page is gone; the render is the server's
+        deadline, job = time.time() + 120, None
+        while time.time() < deadline:
+            status, _, body = self.server.request("GET", "/api/jobs", headers={"X-Fathom-Token": self.server.token})
+            job = json.loads(body)[-1]
+            if job["state"] not in ("queued", "running"):
+                break
+            time.sleep(0.2)
+        self.assertEqual(job["state"], "done", job)
+        files = {}
+        for kind in ("png", "npy"):
+            status, headers, files[kind] = self.server.request(
+                "GET", "/api/jobs/file?id=%d&kind=%s" % (job["id"], kind), headers={"X-Fathom-Token": self.server.token})
+            self.assertEqual(status, 200, files[kind][:200])
+        cli_png, cli_npy = cli_render(location, 320, 180, self.folder, "job",
+                                      ["--supersample", "2", "--bit-depth", "16"])
+        self.assertEqual(files["npy"], cli_npy)
+        self.assertEqual(files["png"], cli_png, "the job's PNG must be the CLI's")
+        self.driver.get(self.server.url)
+        WebDriverWait(self.driver, 10).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#jobs .job[data-state=done] a"))
 
     def test_9_load(self):
         """Many clients at once for a bounded time: every answer a render or a refusal, memory bounded."""

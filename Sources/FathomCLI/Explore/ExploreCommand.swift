@@ -21,7 +21,7 @@ enum ExploreCommand {
             throw CLIError(exitCode: 69, message: "explore: \(reason)")
         }
         let store = try ExploreStore(path: ExploreStore.defaultPath())
-        let server = ExploreServer(store: store) { settings in
+        let server = ExploreServer(store: store, jobsFolder: ExploreJobs.defaultFolder()) { settings in
             var settings = settings
             settings.backend = backend
             settings.gpuExact = gpuExact

@@ -27,6 +27,8 @@ final class ExploreServer: @unchecked Sendable {
     private var clients: [String: Client] = [:]
     /// The page's state (last view, bookmarks), kept in the user's state folder.
     let store: ExploreStore
+    /// Full-size renders in the background.
+    let jobs: ExploreJobs
     /// One render at a time: each takes every thread.
     private let renders = DispatchSemaphore(value: 1)
     /// The port the server listens on (the Host check's), set once it listens.
@@ -42,8 +44,9 @@ final class ExploreServer: @unchecked Sendable {
         lock.unlock()
     }
 
-    init(store: ExploreStore, base: @escaping (RenderSettings) throws -> RenderSettings) {
+    init(store: ExploreStore, jobsFolder: String, base: @escaping (RenderSettings) throws -> RenderSettings) {
         self.store = store
+        jobs = ExploreJobs(folder: jobsFolder, base: base)
         var generator = SystemRandomNumberGenerator()
         token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
         self.base = base
@@ -81,10 +84,15 @@ final class ExploreServer: @unchecked Sendable {
         case ("GET", "/api/presets"): return presets()
         case ("POST", "/api/import"): return importFile(request)
         case ("POST", "/api/export"): return export(request)
+        case ("POST", "/api/jobs"): return jobs.submit(request)
+        case ("GET", "/api/jobs"): return jobs.list()
+        case ("GET", "/api/jobs/file"): return jobs.file(request)
+        case ("POST", "/api/jobs/cancel"): return jobs.cancel(request)
         case ("GET", "/api/state"): return store.reply()
         case ("PUT", "/api/state"): return store.replace(with: request.body)
         case (_, "/"), (_, "/explorer.js"), (_, "/explorer.css"), (_, "/api/render"), (_, "/api/minibrot"),
-            (_, "/api/progress"), (_, "/api/state"), (_, "/api/presets"), (_, "/api/import"), (_, "/api/export"):
+            (_, "/api/progress"), (_, "/api/state"), (_, "/api/presets"), (_, "/api/import"), (_, "/api/export"),
+            (_, "/api/jobs"), (_, "/api/jobs/file"), (_, "/api/jobs/cancel"):
             return .text(405, "method not allowed")
         default: return .text(404, "not found")
         }

@@ -289,6 +289,57 @@
     link.remove();
     setTimeout(() => URL.revokeObjectURL(link.href), 1000);
   }
+  // MARK: full-size renders in the background (they go on when the tab is closed)
+
+  let polling = 0;
+  async function showJobs() {
+    let jobs = [];
+    try {
+      const response = await fetch("/api/jobs", { headers: { "X-Fathom-Token": token } });
+      if (response.ok) jobs = await response.json();
+    } catch (error) { return; }
+    const list = $("jobs");
+    list.textContent = "";
+    for (const job of jobs.slice(-5)) {
+      const line = document.createElement("div");
+      line.className = "job";
+      line.dataset.state = job.state;
+      const size = job.width + "x" + job.height + (job.supersample > 1 ? " " + job.supersample + "x" + job.supersample : "");
+      const share = job.state === "running" ? " " + Math.floor(100 * job.fraction) + "%" : "";
+      line.append(job.name + " " + size + ": " + job.state + share + " " + job.seconds.toFixed(1) + " s" +
+        (job.message ? " (" + job.message + ")" : ""));
+      if (job.state === "done") {
+        for (const kind of job.npy ? ["png", "npy"] : ["png"]) {
+          const link = document.createElement("a");
+          link.href = "/api/jobs/file?id=" + job.id + "&kind=" + kind + "&token=" + token;
+          link.textContent = kind;
+          line.append(" ", link);
+        }
+      } else if (job.state === "running" || job.state === "queued") {
+        const stop = document.createElement("button");
+        stop.type = "button";
+        stop.textContent = "cancel";
+        stop.addEventListener("click", () => fetch("/api/jobs/cancel?id=" + job.id, {
+          method: "POST", headers: { "X-Fathom-Token": token } }).then(showJobs));
+        line.append(" ", stop);
+      }
+      list.append(line);
+    }
+    const busy = jobs.some((j) => j.state === "running" || j.state === "queued");
+    clearTimeout(polling);
+    if (busy) polling = setTimeout(showJobs, 1000);
+  }
+  $("jobStart").addEventListener("click", async () => {
+    const query = "width=" + parseInt($("jobWidth").value, 10) + "&height=" + parseInt($("jobHeight").value, 10) +
+      "&supersample=" + $("jobSamples").value + ($("jobDeep").checked ? "&depth=16" : "") + ($("jobNPY").checked ? "&npy=1" : "");
+    const response = await fetch("/api/jobs?" + query, {
+      method: "POST", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" },
+      body: JSON.stringify(locationFile(state)),
+    });
+    if (!response.ok) { say((await response.text()).trim()); return; }
+    showJobs();
+  });
+
   $("exportJSON").addEventListener("click", () => exportView("json"));
   $("exportKFR").addEventListener("click", () => exportView("kfr"));
 
@@ -557,7 +608,7 @@
 
   // The page's start: the view in the URL, else the last one kept, else home.
   (async () => {
-    await Promise.all([loadState(), loadPresets()]);
+    await Promise.all([loadState(), loadPresets(), showJobs()]);
     state = fromHash(location.hash || kept.last || "", state);
     resize();
     canvas.focus();

@@ -1,0 +1,171 @@
+import Fathom
+import Foundation
+
+/// "Render full size": renders that run in the background, apart from the page's views, and
+/// go on when the tab is closed (Documentation/Explorer.md, "Full-size renders"). Each writes
+/// its PNG (with the location, as `fathom render` writes it; 8 or 16 bits, 1 to 4 samples a
+/// side) and optionally its NumPy field into `folder`, all or nothing (`ImageRender`'s output
+/// set), one job at a time, at most `maximumQueued` waiting.
+final class ExploreJobs: @unchecked Sendable {
+    struct Job {
+        let id: Int
+        let name: String
+        let width: Int, height: Int, supersample: Int, bitDepth: BitDepth, npy: Bool
+        var state = "queued"
+        var message: String?
+        var control = RenderControl()
+        var started: Date?
+        var seconds: Double?
+        var png: String?
+        var npyPath: String?
+    }
+
+    static let maximumQueued = 8
+
+    let folder: String
+    private let base: (RenderSettings) throws -> RenderSettings
+    private let lock = NSLock()
+    private var jobs: [Job] = []
+    private var next = 1
+    private let queue = DispatchQueue(label: "fathom.explore.jobs")
+
+    init(folder: String, base: @escaping (RenderSettings) throws -> RenderSettings) {
+        self.folder = folder
+        self.base = base
+    }
+
+    /// `$XDG_DATA_HOME/fathom/renders` (without it, `~/.local/share/fathom/renders`).
+    static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base: String
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            base = data
+        } else {
+            base = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        }
+        return base + "/fathom/renders"
+    }
+
+    /// POST /api/jobs?width=W&height=H[&supersample=K][&depth=16][&npy=1] with a location file:
+    /// queues the render, answers 202 with its id.
+    func submit(_ request: HTTPServer.Request) -> HTTPServer.Reply {
+        let width = request.argument("width").flatMap { Int($0) } ?? 0
+        let height = request.argument("height").flatMap { Int($0) } ?? 0
+        let k = request.argument("supersample").flatMap { Int($0) } ?? 1
+        guard (1...4).contains(k), (try? ImageSize.validate(width: width * k, height: height * k)) != nil else {
+            return .text(400, "width and height within the image limits at every sample, supersample 1...4")
+        }
+        let depth: BitDepth = request.argument("depth") == "16" ? .sixteen : .eight
+        var file: LocationFile
+        do {
+            file = try LocationFile.decodeJSON(request.body, path: "the request's location")
+            _ = try file.location()
+        } catch {
+            return .text(400, "\(error)")
+        }
+        guard file.maxIterations <= ExploreServer.maximumIterations else {
+            return .text(400, "maxIterations: at most \(ExploreServer.maximumIterations) in the explorer")
+        }
+        file.width = width
+        file.height = height
+        file.supersample = k == 1 ? nil : k
+        lock.lock()
+        defer { lock.unlock() }
+        guard jobs.filter({ $0.state == "queued" || $0.state == "running" }).count < Self.maximumQueued else {
+            return .text(503, "\(Self.maximumQueued) renders are waiting already")
+        }
+        let id = next
+        next += 1
+        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+        let job = Job(
+            id: id, name: "fathom-\(stamp)-\(id)", width: width, height: height, supersample: k, bitDepth: depth,
+            npy: request.argument("npy") == "1")
+        jobs.append(job)
+        let location = file
+        queue.async { self.run(id, location) }
+        return HTTPServer.Reply(status: 202, contentType: "application/json", body: Data("{\"id\":\(id)}".utf8))
+    }
+
+    private func update(_ id: Int, _ change: (inout Job) -> Void) {
+        lock.lock()
+        if let k = jobs.firstIndex(where: { $0.id == id }) { change(&jobs[k]) }
+        lock.unlock()
+    }
+
+    private func job(_ id: Int) -> Job? {
+        lock.lock()
+        defer { lock.unlock() }
+        return jobs.first { $0.id == id }
+    }
+
+    private func run(_ id: Int, _ file: LocationFile) {
+        guard let job = job(id), !job.control.isCancelled else { return }
+        update(id) {
+            $0.state = "running"
+            $0.started = Date()
+        }
+        let png = folder + "/" + job.name + ".png"
+        let npy = job.npy ? folder + "/" + job.name + ".npy" : nil
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let settings = try base(try file.renderSettings())
+            try ImageRender.render(
+                file, settings: settings, to: png, npy: npy, bitDepth: job.bitDepth, control: job.control)
+            update(id) {
+                $0.state = "done"
+                $0.png = png
+                $0.npyPath = npy
+            }
+        } catch let error as RenderError where error == .cancelled {
+            update(id) { $0.state = "cancelled" }
+        } catch {
+            update(id) {
+                $0.state = "failed"
+                $0.message = "\(error)"
+            }
+        }
+        update(id) { $0.seconds = $0.started.map { Date().timeIntervalSince($0) } }
+    }
+
+    /// GET /api/jobs: every job of this run, newest last, as JSON.
+    func list() -> HTTPServer.Reply {
+        lock.lock()
+        let items = jobs.map { job -> String in
+            let elapsed = job.seconds ?? job.started.map { Date().timeIntervalSince($0) } ?? 0
+            var item =
+                "{\"id\":\(job.id),\"name\":\(ExploreServer.json(job.name)),\"state\":\"\(job.state)\","
+                + "\"width\":\(job.width),\"height\":\(job.height),\"supersample\":\(job.supersample),"
+                + "\"depth\":\(job.bitDepth.rawValue),\"npy\":\(job.npy),"
+                + String(format: "\"fraction\":%.4f,\"seconds\":%.3f", job.control.fractionDone, elapsed)
+            if let message = job.message { item += ",\"message\":\(ExploreServer.json(message))" }
+            if let png = job.png { item += ",\"png\":\(ExploreServer.json(png))" }
+            return item + "}"
+        }
+        lock.unlock()
+        return HTTPServer.Reply(
+            status: 200, contentType: "application/json", body: Data(("[" + items.joined(separator: ",") + "]").utf8))
+    }
+
+    /// GET /api/jobs/file?id=N&kind=png|npy: a finished job's file, as a download.
+    func file(_ request: HTTPServer.Request) -> HTTPServer.Reply {
+        guard let id = request.argument("id").flatMap({ Int($0) }), let job = job(id) else {
+            return .text(404, "no such render")
+        }
+        let npy = request.argument("kind") == "npy"
+        guard let path = npy ? job.npyPath : job.png, let data = FileManager.default.contents(atPath: path) else {
+            return .text(404, "that render has no such file (yet)")
+        }
+        return HTTPServer.Reply(
+            status: 200, contentType: npy ? "application/octet-stream" : "image/png", body: data,
+            headers: [("Content-Disposition", "attachment; filename=\"\(job.name).\(npy ? "npy" : "png")\"")])
+    }
+
+    /// POST /api/jobs/cancel?id=N: cancels a queued or running job (its files are not written).
+    func cancel(_ request: HTTPServer.Request) -> HTTPServer.Reply {
+        guard let id = request.argument("id").flatMap({ Int($0) }), let job = job(id) else {
+            return .text(404, "no such render")
+        }
+        job.control.cancel()
+        if job.state == "queued" { update(id) { $0.state = "cancelled" } }
+        return HTTPServer.Reply(status: 204, contentType: "text/plain", body: Data())
+    }
+}
