@@ -322,6 +322,32 @@ class ExploreTests(unittest.TestCase):
         WebDriverWait(self.driver, 10).until(
             lambda d: d.find_elements(By.CSS_SELECTOR, "#jobs .job[data-state=done] a"))
 
+    def test_8_the_journal_replays_and_becomes_keyframes(self):
+        self.driver.get(self.server.url)
+        number = self.settled()
+        canvas = self.driver.find_element(By.ID, "view")
+        for dx in (60, -30):
+            ActionChains(self.driver).move_to_element(canvas).click_and_hold().move_by_offset(dx, 10).release().perform()
+            number = self.settled(number)
+        journal = self.driver.execute_script("return window.fathomExplorer.kept.journal")
+        self.assertGreaterEqual(len(journal), 3, "every gesture is in the journal")
+        start = time.time()
+        self.driver.find_element(By.ID, "replay").click()
+        WebDriverWait(self.driver, 60).until(lambda d: d.execute_script("return document.body.dataset.replayed"))
+        print("replayed %d views in %.1f s" % (len(journal), time.time() - start))
+        self.assertLessEqual(time.time() - start, 35)
+        self.assertEqual(self.view()["re"], dict(urllib.parse.parse_qsl(journal[-1]["view"][1:]))["re"])
+        self.driver.find_element(By.ID, "keyframes").click()
+        WebDriverWait(self.driver, 20).until(lambda d: d.execute_script("return document.body.dataset.keyframes"))
+        folder = self.driver.execute_script("return document.body.dataset.keyframes")
+        names = sorted(os.listdir(folder))
+        self.assertEqual(len(names), len(self.driver.execute_script("return window.fathomExplorer.kept.journal")))
+        with open(os.path.join(folder, names[-1])) as f:
+            self.assertIn("center", json.load(f))
+        # The journal is kept with the state.
+        path = os.path.join(self.state_home, "fathom", "explore.json")
+        WebDriverWait(self.driver, 10).until(lambda d: len(json.load(open(path)).get("journal", [])) >= len(journal))
+
     def test_9_load(self):
         """Many clients at once for a bounded time: every answer a render or a refusal, memory bounded."""
         s, errors, answers = self.server, [], []

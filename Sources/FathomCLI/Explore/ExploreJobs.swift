@@ -126,6 +126,49 @@ final class ExploreJobs: @unchecked Sendable {
         update(id) { $0.seconds = $0.started.map { Date().timeIntervalSince($0) } }
     }
 
+    /// POST /api/keyframes with a JSON array of location files (the journal's views, 2 to
+    /// `ExploreStore.maximumJournal`): writes them as `keyframe-00001.json`... into a new folder
+    /// of `folder` (made whole under a temporary name, then renamed), and answers its path and
+    /// the `fathom sequence` command that renders the zoom between them.
+    func keyframes(_ request: HTTPServer.Request) -> HTTPServer.Reply {
+        guard let array = try? JSONSerialization.jsonObject(with: request.body) as? [Any],
+            (2...ExploreStore.maximumJournal).contains(array.count)
+        else { return .text(400, "a JSON array of 2 to \(ExploreStore.maximumJournal) location files") }
+        var texts: [String] = []
+        for (k, item) in array.enumerated() {
+            do {
+                let data = try JSONSerialization.data(withJSONObject: item)
+                let file = try LocationFile.decodeJSON(data, path: "keyframe \(k + 1)")
+                _ = try file.location()
+                texts.append(file.prettyJSONString())
+            } catch {
+                return .text(400, "\(error)")
+            }
+        }
+        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+        let target = folder + "/fathom-\(stamp)-keyframes"
+        let staging = folder + "/.fathom-\(stamp)-keyframes.partial"
+        do {
+            try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+            for (k, text) in texts.enumerated() {
+                try Data(text.utf8).write(
+                    to: URL(fileURLWithPath: staging + String(format: "/keyframe-%05d.json", k + 1)), options: .atomic)
+            }
+            guard !FileManager.default.fileExists(atPath: target) else {
+                try? FileManager.default.removeItem(atPath: staging)
+                return .text(409, "\(target) exists already")
+            }
+            try FileManager.default.moveItem(atPath: staging, toPath: target)
+        } catch {
+            try? FileManager.default.removeItem(atPath: staging)
+            return .text(507, "cannot write the keyframes: \(error.localizedDescription)")
+        }
+        let command = "fathom sequence --per-segment 24 --output-dir \(target)/frames \(target)/keyframe-*.json"
+        return HTTPServer.Reply(
+            status: 200, contentType: "application/json",
+            body: Data("{\"folder\":\(ExploreServer.json(target)),\"command\":\(ExploreServer.json(command))}".utf8))
+    }
+
     /// GET /api/jobs: every job of this run, newest last, as JSON.
     func list() -> HTTPServer.Reply {
         lock.lock()

@@ -88,11 +88,12 @@ final class ExploreServer: @unchecked Sendable {
         case ("GET", "/api/jobs"): return jobs.list()
         case ("GET", "/api/jobs/file"): return jobs.file(request)
         case ("POST", "/api/jobs/cancel"): return jobs.cancel(request)
+        case ("POST", "/api/keyframes"): return jobs.keyframes(request)
         case ("GET", "/api/state"): return store.reply()
         case ("PUT", "/api/state"): return store.replace(with: request.body)
         case (_, "/"), (_, "/explorer.js"), (_, "/explorer.css"), (_, "/api/render"), (_, "/api/minibrot"),
             (_, "/api/progress"), (_, "/api/state"), (_, "/api/presets"), (_, "/api/import"), (_, "/api/export"),
-            (_, "/api/jobs"), (_, "/api/jobs/file"), (_, "/api/jobs/cancel"):
+            (_, "/api/jobs"), (_, "/api/jobs/file"), (_, "/api/jobs/cancel"), (_, "/api/keyframes"):
             return .text(405, "method not allowed")
         default: return .text(404, "not found")
         }

@@ -13,12 +13,19 @@ final class ExploreStore: @unchecked Sendable {
             /// When it was made, as the page's clock gave it (ISO 8601).
             var saved: String?
         }
+        /// One change of view: when (ms since 1970, the page's clock) and the view.
+        struct Entry: Codable, Equatable {
+            var t: Double
+            var view: String
+        }
         var last: String?
         var bookmarks: [Bookmark] = []
+        /// Every change of view, oldest first, at most `maximumJournal` (pans coalesced by the page).
+        var journal: [Entry]? = nil
     }
 
     /// At most this many bookmarks, each name at most `maximumName` characters.
-    static let maximumBookmarks = 1000, maximumName = 200
+    static let maximumBookmarks = 1000, maximumName = 200, maximumJournal = 1000
 
     let path: String
     private let lock = NSLock()
@@ -52,7 +59,11 @@ final class ExploreStore: @unchecked Sendable {
     /// Why `state` cannot be kept, or nil.
     static func problem(_ state: State) -> String? {
         guard state.bookmarks.count <= maximumBookmarks else { return "at most \(maximumBookmarks) bookmarks" }
-        for view in [state.last].compactMap({ $0 }) + state.bookmarks.map(\.view) {
+        let journal = state.journal ?? []
+        guard journal.count <= maximumJournal, journal.allSatisfy({ $0.t.isFinite }) else {
+            return "at most \(maximumJournal) journal entries, each with a time"
+        }
+        for view in [state.last].compactMap({ $0 }) + state.bookmarks.map(\.view) + journal.map(\.view) {
             guard view.hasPrefix("#"), !view.contains(where: { $0.isNewline }) else {
                 return "a view is a URL fragment (#...)"
             }

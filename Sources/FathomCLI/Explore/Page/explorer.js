@@ -165,7 +165,7 @@
 
   // MARK: the server's state: the last view and the bookmarks, kept across runs
 
-  const kept = { last: null, bookmarks: [] };
+  const kept = { last: null, bookmarks: [], journal: [] };
   let saving = 0;
   /** Sends the state half a second after the last change (the server writes it atomically). */
   function saveState() {
@@ -183,9 +183,83 @@
       const state = await response.json();
       kept.last = state.last || null;
       kept.bookmarks = Array.isArray(state.bookmarks) ? state.bookmarks : [];
+      kept.journal = Array.isArray(state.journal) ? state.journal : [];
     } catch (error) { say("no saved state: " + error.message); }
     showBookmarks();
   }
+  // MARK: the journal: every change of view, pans coalesced (50 ms), kept with the state
+
+  function note() {
+    if (replaying) return;
+    const entry = { t: Date.now(), view: toHash(state) };
+    const last = kept.journal[kept.journal.length - 1];
+    if (last && last.view === entry.view) return;
+    if (last && entry.t - last.t < 50) kept.journal[kept.journal.length - 1] = entry;
+    else kept.journal.push(entry);
+    if (kept.journal.length > 1000) kept.journal.splice(0, kept.journal.length - 1000);
+  }
+
+  /** 10^x times d, for any x (a journal's steps can span thousands of decades). */
+  function timesPowerOfTen(d, x) {
+    const whole = Math.floor(x);
+    return new Dec(d.m, d.e + whole).mulNumber(Math.pow(10, x - whole)).significant(17);
+  }
+  /** The view a fraction f of the way from a to b: center linear, radius logarithmic. */
+  function between(a, b, f) {
+    return Object.assign({}, b, {
+      re: a.re.add(b.re.sub(a.re).mulNumber(f)), im: a.im.add(b.im.sub(a.im).mulNumber(f)),
+      radius: timesPowerOfTen(a.radius, f * (b.radius.log10() - a.radius.log10())),
+    });
+  }
+  let replaying = false;
+  /** Plays the journal back in at most 30 s (its own pace when shorter), rendering as it goes. */
+  async function replay() {
+    const entries = kept.journal.slice();
+    if (entries.length < 2) { say("the journal has fewer than two views"); return; }
+    replaying = true;
+    document.body.dataset.replayed = "";
+    const span = entries[entries.length - 1].t - entries[0].t;
+    const pace = span > 30000 ? 30000 / span : 1;
+    const views = entries.map((e) => trimmed(fromHash(e.view, state)));
+    const start = performance.now();
+    let lastRender = 0;
+    await new Promise((done) => {
+      const frame = () => {
+        const t = entries[0].t + (performance.now() - start) / pace;
+        let k = 0;
+        while (k < entries.length - 2 && entries[k + 1].t <= t) k++;
+        const gap = Math.max(1, entries[k + 1].t - entries[k].t);
+        const f = Math.min(1, Math.max(0, (t - entries[k].t) / gap));
+        if (views[k].family === views[k + 1].family) state = between(views[k], views[k + 1], f);
+        else state = f < 1 ? views[k] : views[k + 1];
+        draw();
+        showHUD();
+        if (performance.now() - lastRender > 250) { lastRender = performance.now(); render(); }
+        if (t >= entries[entries.length - 1].t) { done(); return; }
+        requestAnimationFrame(frame);
+      };
+      requestAnimationFrame(frame);
+    });
+    state = views[views.length - 1];
+    replaying = false;
+    document.body.dataset.replayed = String(entries.length);
+    say("replayed " + entries.length + " views in " + ((performance.now() - start) / 1000).toFixed(1) + " s");
+    changed(0, true);
+  }
+  $("replay").addEventListener("click", replay);
+  $("keyframes").addEventListener("click", async () => {
+    const files = kept.journal.map((e) => locationFile(fromHash(e.view, state)));
+    const response = await fetch("/api/keyframes", {
+      method: "POST", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" },
+      body: JSON.stringify(files),
+    });
+    const text = await response.text();
+    if (!response.ok) { say(text.trim()); return; }
+    const written = JSON.parse(text);
+    document.body.dataset.keyframes = written.folder;
+    say(files.length + " keyframes in " + written.folder + "; render them with: " + written.command);
+  });
+
   function showBookmarks() {
     const list = $("bookmarks");
     list.length = 1;
@@ -441,6 +515,7 @@
   let pending = 0;
   /** Renders after `delay` ms without a newer change; the moved image shows at once. */
   function changed(delay, push) {
+    note();
     draw();
     showHUD();
     clearTimeout(pending);
@@ -536,6 +611,7 @@
     }
     pan(event.offsetX - drag.x, event.offsetY - drag.y);
     drag.x = event.offsetX; drag.y = event.offsetY;
+    note();
     draw();
     showHUD();
   });
