@@ -38,6 +38,7 @@ fathom_http_server *fathom_http_start(const char *address, uint16_t port, unsign
 uint16_t fathom_http_port(const fathom_http_server *server) { (void)server; return 0; }
 void fathom_http_stop(fathom_http_server *server) { (void)server; }
 const char *fathom_http_method(const fathom_http_request *request) { (void)request; return ""; }
+int fathom_http_is_admission(const fathom_http_request *request) { (void)request; return 0; }
 const char *fathom_http_path(const fathom_http_request *request) { (void)request; return ""; }
 const char *fathom_http_header(const fathom_http_request *request, const char *name) {
     (void)request; (void)name; return NULL;
@@ -90,7 +91,7 @@ static void load(void) {
     }
 #define FATHOM_MHD_LOAD(name)                                                                      \
     if (!(mhd.name = (__typeof__(&name))dlsym(library, #name))) {                                  \
-        snprintf(load_error, sizeof load_error, "libmicrohttpd has no %s: too old (0.9.64 or later is needed)", #name); \
+        snprintf(load_error, sizeof load_error, "libmicrohttpd has no %s: too old (0.9.71 or later is needed)", #name); \
         return;                                                                                    \
     }
     FATHOM_MHD_FUNCTIONS(FATHOM_MHD_LOAD)
@@ -118,6 +119,8 @@ struct fathom_http_request {
     const char *path;
     const char *body;
     size_t length;
+    /// 1 on the call with the headers alone (`fathom_http_is_admission`), before any body is read.
+    int admission;
     int responded;
     enum MHD_Result result;
 };
@@ -135,6 +138,9 @@ static enum MHD_Result reply(struct MHD_Connection *connection, unsigned status,
         mhd.MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (!response) return MHD_NO;
     if (content_type) mhd.MHD_add_response_header(response, "Content-Type", content_type);
+    // Every reply, this layer's own included: never cached, never sniffed.
+    mhd.MHD_add_response_header(response, "Cache-Control", "no-store");
+    mhd.MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
     for (const char *const *h = headers; h && h[0] && h[1]; h += 2) mhd.MHD_add_response_header(response, h[0], h[1]);
     enum MHD_Result result = mhd.MHD_queue_response(connection, status, response);
     mhd.MHD_destroy_response(response);
@@ -148,12 +154,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     fathom_http_server *server = cls;
     struct upload *upload = *con_cls;
     if (!upload) {
-        // The headers: refuse a declared body over the limit before it is read.
+        // The headers alone: the handler may refuse the request here (its token, Host, Origin),
+        // and a declared body over the limit is refused, before any body is read (the library
+        // then closes the connection rather than read it).
         upload = calloc(1, sizeof *upload);
         if (!upload) return MHD_NO;
         *con_cls = upload;
+        fathom_http_request admission = {connection, method, url, NULL, 0, 1, 0, MHD_NO};
+        server->handler(server->context, &admission);
+        if (admission.responded) return admission.result;
         const char *declared = mhd.MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Length");
-        if (declared && strtoull(declared, NULL, 10) > server->body_limit) upload->too_large = 1;
+        if (declared && strtoull(declared, NULL, 10) > server->body_limit) {
+            static const char text[] = "request body too large\n";
+            return reply(connection, 413, "text/plain; charset=utf-8", text, sizeof text - 1, NULL);
+        }
         return MHD_YES;
     }
     if (*upload_data_size) {
@@ -179,7 +193,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         static const char text[] = "request body too large\n";
         return reply(connection, 413, "text/plain; charset=utf-8", text, sizeof text - 1, NULL);
     }
-    fathom_http_request request = {connection, method, url, upload->body, upload->length, 0, MHD_NO};
+    fathom_http_request request = {connection, method, url, upload->body, upload->length, 0, 0, MHD_NO};
     server->handler(server->context, &request);
     if (!request.responded) {
         static const char text[] = "no reply\n";
@@ -253,6 +267,7 @@ void fathom_http_stop(fathom_http_server *server) {
 }
 
 const char *fathom_http_method(const fathom_http_request *request) { return request->method; }
+int fathom_http_is_admission(const fathom_http_request *request) { return request->admission; }
 const char *fathom_http_path(const fathom_http_request *request) { return request->path; }
 const char *fathom_http_header(const fathom_http_request *request, const char *name) {
     return mhd.MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, name);

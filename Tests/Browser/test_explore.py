@@ -54,23 +54,27 @@ class Server:
         self.url = match.group(1)
         self.token = urllib.parse.parse_qs(urllib.parse.urlparse(self.url).query)["token"][0]
 
-    def request(self, method, path, body=None, headers=None, host=None):
+    def request(self, method, path, body=None, headers=None, host=None, declared=None):
+        """One request; `declared`: a Content-Length to announce while sending no body (the
+        server must answer on the headers alone)."""
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
         connection.putrequest(method, path, skip_host=True)
         connection.putheader("Host", host or "127.0.0.1:%d" % self.port)
         for name, value in (headers or {}).items():
             connection.putheader(name, value)
         data = body.encode() if isinstance(body, str) else body
-        connection.putheader("Content-Length", str(len(data or b"")))
-        connection.endheaders(data)
+        connection.putheader("Content-Length", str(declared if declared is not None else len(data or b"")))
+        connection.endheaders(None if declared is not None else data)
         response = connection.getresponse()
         result = (response.status, dict(response.getheaders()), response.read())
         connection.close()
         return result
 
-    def render(self, location, width, height, fmt="png", client="test", view=0):
+    def render(self, location, width, height, fmt="png", client="test", view=0, full=None):
+        extra = "&full=%dx%d" % full if full else ""
         return self.request(
-            "POST", "/api/render?width=%d&height=%d&client=%s&view=%d&format=%s" % (width, height, client, view, fmt),
+            "POST", "/api/render?width=%d&height=%d%s&client=%s&view=%d&format=%s"
+            % (width, height, extra, client, view, fmt),
             json.dumps(location), {"X-Fathom-Token": self.token, "Content-Type": "application/json"})
 
     def peak_memory_kib(self):
@@ -204,6 +208,10 @@ class ExploreTests(unittest.TestCase):
         number = self.settled()
         location = self.driver.execute_script("return window.fathomExplorer.locationFile()")
         width, height = self.driver.execute_script("return [innerWidth, innerHeight]")
+        # As the page asks: the preview first (which computes the full view's references), then
+        # the full view, which takes them from the client's cache.
+        status, _, preview = self.server.render(location, width // 8, height // 8, view=number, full=(width, height))
+        self.assertEqual(status, 200, preview)
         status, headers, png = self.server.render(location, width, height, view=number)
         self.assertEqual(status, 200, png)
         status, _, npy = self.server.render(location, width, height, fmt="npy", view=number)
@@ -211,6 +219,18 @@ class ExploreTests(unittest.TestCase):
         cli_png, cli_npy = cli_render(location, width, height, self.folder, "view")
         self.assertEqual(npy, cli_npy, "the explorer's field must be the CLI's for the same location and size")
         self.assertEqual(png, cli_png, "the explorer's PNG must be the CLI's")
+        # A perturbation view (1e-30), asked for as the page asks: the full render takes the
+        # references its preview computed, and its bytes are still the CLI's.
+        deep = {"family": "mandelbrot", "center": ["-0.74364388703715870475219150611477", "0.13182590420531197049313205638514"],
+                "radius": "1e-30", "maxIterations": 5000}
+        status, _, _ = self.server.render(deep, 40, 22, client="deep", view=1, full=(320, 180))
+        self.assertEqual(status, 200)
+        status, headers, png = self.server.render(deep, 320, 180, client="deep", view=1)
+        self.assertEqual((status, headers.get("X-Fathom-Path")), (200, "perturbation"))
+        status, _, npy = self.server.render(deep, 320, 180, client="deep", view=1, fmt="npy")
+        cli_png, cli_npy = cli_render(deep, 320, 180, self.folder, "deep")
+        self.assertEqual(npy, cli_npy, "a deep view's field must be the CLI's")
+        self.assertEqual(png, cli_png, "a deep view's PNG must be the CLI's")
 
     def test_4_refusals(self):
         s = self.server
@@ -230,8 +250,20 @@ class ExploreTests(unittest.TestCase):
         self.assertEqual(s.render(location, 5000, 5000)[0], 400, "an image too large")
         self.assertEqual(s.render(dict(location, maxIterations=10 ** 9), 64, 36)[0], 400, "too many iterations")
         self.assertEqual(s.render(dict(location, radius="nan"), 64, 36)[0], 400, "a malformed radius")
-        self.assertEqual(s.request("POST", "/api/render?width=64&height=36&client=x&view=0", "x" * (5 << 20),
-                                   dict(good, **{"Content-Type": "application/json"}))[0], 413, "a body too large")
+        # Refused on the headers alone, before any body is read: a body over the limit, and any
+        # body without the token.
+        self.assertEqual(s.request("POST", "/api/render?width=64&height=36&client=x&view=0", headers=good,
+                                   declared=5 << 20)[0], 413, "a body too large")
+        self.assertEqual(s.request("POST", "/api/render?width=64&height=36&client=x&view=0",
+                                   declared=1 << 20)[0], 403, "a body without the token")
+        # Hostile bodies and numbers: one-line refusals, and the server goes on.
+        json_headers = dict(good, **{"Content-Type": "application/json"})
+        self.assertEqual(s.request("POST", "/api/keyframes", "[1,2]", json_headers)[0], 400)
+        self.assertEqual(s.request("POST", "/api/jobs?width=4611686018427387904&height=2&supersample=2",
+                                   json.dumps(location), json_headers)[0], 400)
+        self.assertEqual(s.request("POST", "/api/state/journal", '[{"t": 1}]', json_headers)[0], 400)
+        self.assertEqual(s.request("PUT", "/api/state", "{}", json_headers)[0], 405)
+        self.assertIsNone(s.process.poll(), "the server should still run")
         status, headers, _ = s.request("GET", "/", headers=good)
         self.assertIn("default-src 'none'", headers.get("Content-Security-Policy", ""))
 
@@ -251,15 +283,22 @@ class ExploreTests(unittest.TestCase):
         with open(path) as f:
             kept = json.load(f)
         self.assertIn("r=" + found["r"], kept["bookmarks"][0]["view"])
+        # Another page (another tab) adds a bookmark of its own: both are kept.
+        other = {"name": "other tab", "view": "#f=mandelbrot&re=0&im=0&r=2", "saved": "2026-12-07T00:00:00Z"}
+        status, _, _ = self.server.request("POST", "/api/state/bookmark", json.dumps(other),
+                                           {"X-Fathom-Token": self.server.token, "Content-Type": "application/json"})
+        self.assertEqual(status, 204)
+        with open(path) as f:
+            self.assertEqual([b["name"] for b in json.load(f)["bookmarks"]][1:], ["other tab"])
         # A new server on the same state folder: the page without a view in its URL opens the
-        # last one, and the bookmark is there.
+        # last one, and the bookmarks are there.
         self.__class__.server.stop()
         self.__class__.server = Server(self.state_home)
         self.driver.get(self.server.url)
         self.settled()
         self.assertEqual(self.view()["r"], found["r"])
         names = self.driver.execute_script("return window.fathomExplorer.kept.bookmarks.map(b => b.view)")
-        self.assertEqual(len(names), 1)
+        self.assertEqual(len(names), 2)
         self.assertIn("r=" + found["r"], names[0])
         self.shot("explorer-minibrot")
 

@@ -18,7 +18,9 @@ typedef struct fathom_http_server fathom_http_server;
 typedef struct fathom_http_request fathom_http_request;
 
 /// Called on the request's connection thread (one thread a connection, at most
-/// `connection_limit` at once); it must call `fathom_http_respond` once.
+/// `connection_limit` at once), twice a request: first with the headers alone
+/// (`fathom_http_is_admission`: no body read yet), when it may refuse the request by responding;
+/// then, unless it responded, with the whole request, when it must call `fathom_http_respond` once.
 typedef void (*fathom_http_handler)(void *context, fathom_http_request *request);
 
 /// 1 when libmicrohttpd can be used; else 0 with the reason in `message`.
@@ -38,6 +40,8 @@ uint16_t fathom_http_port(const fathom_http_server *server);
 void fathom_http_stop(fathom_http_server *server);
 
 const char *fathom_http_method(const fathom_http_request *request);
+/// 1 on the first call of a request: the headers alone, no body read yet.
+int fathom_http_is_admission(const fathom_http_request *request);
 /// The path without the query.
 const char *fathom_http_path(const fathom_http_request *request);
 /// A header's value (the name in any case), or NULL.

@@ -34,8 +34,9 @@ enum ExploreCommand {
         for port in ports where http == nil {
             do {
                 http = try HTTPServer(
-                    address: address, port: port, connectionLimit: 32, bodyLimit: ExploreServer.bodyLimit
-                ) { request in server.handle(request) }
+                    address: address, port: port, connectionLimit: ExploreServer.connectionLimit,
+                    bodyLimit: ExploreServer.bodyLimit, admit: { request in server.admit(request) },
+                    handler: { request in server.handle(request) })
             } catch { lastError = error }
         }
         guard let http else { throw lastError ?? CLIError.other("explore: cannot listen on \(address)") }
@@ -48,6 +49,8 @@ enum ExploreCommand {
         fflush(nil)
         let control = Cancellation.control()
         while !control.isCancelled { usleep(50_000) }
+        // Every render and search unwinds (jobs leave no files), then the connections close.
+        server.cancelAll()
         http.stop()
     }
 }

@@ -21,6 +21,8 @@ final class ExploreJobs: @unchecked Sendable {
     }
 
     static let maximumQueued = 8
+    /// The finished jobs listed (older ones leave the list; their files stay).
+    static let maximumListed = 50
 
     let folder: String
     private let base: (RenderSettings) throws -> RenderSettings
@@ -51,8 +53,16 @@ final class ExploreJobs: @unchecked Sendable {
         let width = request.argument("width").flatMap { Int($0) } ?? 0
         let height = request.argument("height").flatMap { Int($0) } ?? 0
         let k = request.argument("supersample").flatMap { Int($0) } ?? 1
-        guard (1...4).contains(k), (try? ImageSize.validate(width: width * k, height: height * k)) != nil else {
-            return .text(400, "width and height within the image limits at every sample, supersample 1...4")
+        // The image within the explorer's limits first (so that the products below cannot
+        // overflow), then its samples within the engine's.
+        guard (1...ExploreServer.maximumSide).contains(width), (1...ExploreServer.maximumSide).contains(height),
+            width * height <= ExploreServer.maximumPixels, (1...4).contains(k),
+            (try? ImageSize.validate(width: width * k, height: height * k)) != nil
+        else {
+            return .text(
+                400,
+                "width and height each 1...\(ExploreServer.maximumSide), at most \(ExploreServer.maximumPixels) pixels; supersample 1...4 within the engine's image limits"
+            )
         }
         let depth: BitDepth = request.argument("depth") == "16" ? .sixteen : .eight
         var file: LocationFile
@@ -80,6 +90,11 @@ final class ExploreJobs: @unchecked Sendable {
             id: id, name: "fathom-\(stamp)-\(id)", width: width, height: height, supersample: k, bitDepth: depth,
             npy: request.argument("npy") == "1")
         jobs.append(job)
+        let finished = jobs.filter { $0.state != "queued" && $0.state != "running" }
+        if finished.count > Self.maximumListed {
+            let gone = Set(finished.prefix(finished.count - Self.maximumListed).map(\.id))
+            jobs.removeAll { gone.contains($0.id) }
+        }
         let location = file
         queue.async { self.run(id, location) }
         return HTTPServer.Reply(status: 202, contentType: "application/json", body: Data("{\"id\":\(id)}".utf8))
@@ -98,11 +113,16 @@ final class ExploreJobs: @unchecked Sendable {
     }
 
     private func run(_ id: Int, _ file: LocationFile) {
-        guard let job = job(id), !job.control.isCancelled else { return }
-        update(id) {
-            $0.state = "running"
-            $0.started = Date()
+        // Queued to running under the lock, unless cancelled while queued.
+        lock.lock()
+        guard let k = jobs.firstIndex(where: { $0.id == id }), jobs[k].state == "queued" else {
+            lock.unlock()
+            return
         }
+        jobs[k].state = "running"
+        jobs[k].started = Date()
+        let job = jobs[k]
+        lock.unlock()
         let png = folder + "/" + job.name + ".png"
         let npy = job.npy ? folder + "/" + job.name + ".npy" : nil
         do {
@@ -131,23 +151,26 @@ final class ExploreJobs: @unchecked Sendable {
     /// of `folder` (made whole under a temporary name, then renamed), and answers its path and
     /// the `fathom sequence` command that renders the zoom between them.
     func keyframes(_ request: HTTPServer.Request) -> HTTPServer.Reply {
-        guard let array = try? JSONSerialization.jsonObject(with: request.body) as? [Any],
-            (2...ExploreStore.maximumJournal).contains(array.count)
+        guard let files = try? JSONDecoder().decode([LocationFile].self, from: request.body),
+            (2...ExploreStore.maximumJournal).contains(files.count)
         else { return .text(400, "a JSON array of 2 to \(ExploreStore.maximumJournal) location files") }
         var texts: [String] = []
-        for (k, item) in array.enumerated() {
+        for (k, file) in files.enumerated() {
             do {
-                let data = try JSONSerialization.data(withJSONObject: item)
-                let file = try LocationFile.decodeJSON(data, path: "keyframe \(k + 1)")
                 _ = try file.location()
-                texts.append(file.prettyJSONString())
             } catch {
-                return .text(400, "\(error)")
+                return .text(400, "keyframe \(k + 1): \(error)")
             }
+            texts.append(file.prettyJSONString())
         }
         let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
-        let target = folder + "/fathom-\(stamp)-keyframes"
-        let staging = folder + "/.fathom-\(stamp)-keyframes.partial"
+        lock.lock()
+        let serial = next
+        next += 1
+        lock.unlock()
+        // A name of its own (the run's next number): two exports in one second never meet.
+        let target = folder + "/fathom-\(stamp)-\(serial)-keyframes"
+        let staging = folder + "/.fathom-\(stamp)-\(serial)-keyframes.partial"
         do {
             try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
             for (k, text) in texts.enumerated() {
@@ -204,11 +227,24 @@ final class ExploreJobs: @unchecked Sendable {
 
     /// POST /api/jobs/cancel?id=N: cancels a queued or running job (its files are not written).
     func cancel(_ request: HTTPServer.Request) -> HTTPServer.Reply {
-        guard let id = request.argument("id").flatMap({ Int($0) }), let job = job(id) else {
-            return .text(404, "no such render")
-        }
-        job.control.cancel()
-        if job.state == "queued" { update(id) { $0.state = "cancelled" } }
+        guard let id = request.argument("id").flatMap({ Int($0) }) else { return .text(404, "no such render") }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let k = jobs.firstIndex(where: { $0.id == id }) else { return .text(404, "no such render") }
+        // A queued job is cancelled here; a running one stops at its next check and its run
+        // records "cancelled" (no file is written either way).
+        jobs[k].control.cancel()
+        if jobs[k].state == "queued" { jobs[k].state = "cancelled" }
         return HTTPServer.Reply(status: 204, contentType: "text/plain", body: Data())
+    }
+
+    /// Cancels every job (the server is stopping).
+    func cancelAll() {
+        lock.lock()
+        for k in jobs.indices {
+            jobs[k].control.cancel()
+            if jobs[k].state == "queued" { jobs[k].state = "cancelled" }
+        }
+        lock.unlock()
     }
 }

@@ -23,8 +23,15 @@ final class ExploreServer: @unchecked Sendable {
         var sequence = -1
         var controls: [Int: RenderControl] = [:]
         var running: (view: Int, control: RenderControl, start: Date)?
+        /// The reference orbits and tables of the client's current center: its preview and full
+        /// render share them (emptied when the center moves, so it holds one view's).
+        let cache = ReferenceCache()
+        var cacheCenter: [String] = []
     }
     private var clients: [String: Client] = [:]
+    /// The clients whose caches hold orbits, most recent first: at most `cachedClients` do.
+    private var recentCaches: [String] = []
+    static let cachedClients = 4
     /// The page's state (last view, bookmarks), kept in the user's state folder.
     let store: ExploreStore
     /// Full-size renders in the background.
@@ -64,6 +71,17 @@ final class ExploreServer: @unchecked Sendable {
         )
     ]
 
+    /// At most this many connections at once (the library refuses more), and at most
+    /// `maximumWaiting` renders or searches waiting for the one running (503 past that).
+    static let connectionLimit = 32, maximumWaiting = 8
+
+    /// The checks on a request's headers alone, before its body is read: a refusal, or nil.
+    func admit(_ request: HTTPServer.Request) -> HTTPServer.Reply? {
+        guard var reply = refusal(request) else { return nil }
+        reply.headers = Self.commonHeaders + reply.headers
+        return reply
+    }
+
     /// Answers one request.
     func handle(_ request: HTTPServer.Request) -> HTTPServer.Reply {
         var reply = route(request)
@@ -90,10 +108,13 @@ final class ExploreServer: @unchecked Sendable {
         case ("POST", "/api/jobs/cancel"): return jobs.cancel(request)
         case ("POST", "/api/keyframes"): return jobs.keyframes(request)
         case ("GET", "/api/state"): return store.reply()
-        case ("PUT", "/api/state"): return store.replace(with: request.body)
+        case ("POST", "/api/state/last"): return store.setLast(request.body)
+        case ("POST", "/api/state/bookmark"): return store.addBookmark(request.body)
+        case ("POST", "/api/state/journal"): return store.append(request.body)
         case (_, "/"), (_, "/explorer.js"), (_, "/explorer.css"), (_, "/api/render"), (_, "/api/minibrot"),
             (_, "/api/progress"), (_, "/api/state"), (_, "/api/presets"), (_, "/api/import"), (_, "/api/export"),
-            (_, "/api/jobs"), (_, "/api/jobs/file"), (_, "/api/jobs/cancel"), (_, "/api/keyframes"):
+            (_, "/api/jobs"), (_, "/api/jobs/file"), (_, "/api/jobs/cancel"), (_, "/api/keyframes"),
+            (_, "/api/state/last"), (_, "/api/state/bookmark"), (_, "/api/state/journal"):
             return .text(405, "method not allowed")
         default: return .text(404, "not found")
         }
@@ -174,20 +195,41 @@ final class ExploreServer: @unchecked Sendable {
         case .success(let work): (client, view, file) = work
         case .failure(let refusal): return refusal.reply
         }
+        // A preview names its view's full size: the full view's references are computed first
+        // and serve both (an orbit at more precision serves a view that needs less).
+        var full: (Int, Int)?
+        if let text = request.argument("full") {
+            let parts = text.split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2, (1...Self.maximumSide).contains(parts[0]),
+                (1...Self.maximumSide).contains(parts[1]),
+                parts[0] * parts[1] <= Self.maximumPixels
+            else { return .text(400, "full: WxH within the same limits as width and height") }
+            full = (parts[0], parts[1])
+        }
         file.width = width
         file.height = height
 
         guard let control = begin(client: client, view: view) else { return .text(409, "superseded by a newer view") }
         defer { end(client: client, view: view) }
-        renders.wait()
+        if let busy = acquire(control) { return busy }
         defer { renders.signal() }
-        if control.isCancelled { return .text(409, "superseded by a newer view") }
         setRunning(client: client, (view, control, Date()))
         defer { setRunning(client: client, nil) }
         do {
-            let settings = try base(try file.renderSettings())
+            var settings = try base(try file.renderSettings())
+            settings.perturbation.cache = cache(client: client, center: file.center)
             let start = Date()
-            let (result, png) = try ExploreServer.renderPNG(file, settings: settings, control: control)
+            if let (w, h) = full {
+                // A zero-pixel render at the full size computes the references the full one takes.
+                var prime = settings
+                prime.width = w
+                prime.height = h
+                prime.onlyPixels = []
+                try file.engine?.apply(to: &prime)
+                _ = try Renderer.render(location: try file.location(), settings: prime, control: control.part(0...0.5))
+            }
+            let (result, png) = try ExploreServer.renderPNG(
+                file, settings: settings, control: full == nil ? control : control.part(0.5...1))
             let seconds = String(format: "%.3f", Date().timeIntervalSince(start))
             let headers = [("X-Fathom-Seconds", seconds), ("X-Fathom-Path", result.report.path.rawValue)]
             if npy {
@@ -251,6 +293,8 @@ final class ExploreServer: @unchecked Sendable {
         }
         guard let control = begin(client: client, view: view) else { return .text(409, "superseded by a newer view") }
         defer { end(client: client, view: view) }
+        if let busy = acquire(control) { return busy }
+        defer { renders.signal() }
         do {
             let viewport = try Viewport(location: location, width: 1, height: 1)
             guard
@@ -329,11 +373,68 @@ final class ExploreServer: @unchecked Sendable {
         lock.unlock()
         var text = "{}"
         if let running {
-            text = String(
-                format: "{\"view\":%d,\"fraction\":%.4f,\"seconds\":%.3f}", running.view,
-                running.control.fractionDone, Date().timeIntervalSince(running.start))
+            text =
+                "{\"view\":\(running.view),"
+                + String(
+                    format: "\"fraction\":%.4f,\"seconds\":%.3f}", running.control.fractionDone,
+                    Date().timeIntervalSince(running.start))
         }
         return HTTPServer.Reply(status: 200, contentType: "application/json", body: Data(text.utf8))
+    }
+
+    /// Waits for the one render slot, giving up when `control` is cancelled (409) or when
+    /// `maximumWaiting` others wait already (503). Nil: the slot is taken (`renders.signal()` after).
+    private func acquire(_ control: RenderControl) -> HTTPServer.Reply? {
+        lock.lock()
+        guard waiting < Self.maximumWaiting else {
+            lock.unlock()
+            return .text(503, "the server is busy: \(Self.maximumWaiting) renders wait already")
+        }
+        waiting += 1
+        lock.unlock()
+        defer {
+            lock.lock()
+            waiting -= 1
+            lock.unlock()
+        }
+        while renders.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            if control.isCancelled { return .text(409, "superseded by a newer view") }
+        }
+        if control.isCancelled {
+            renders.signal()
+            return .text(409, "superseded by a newer view")
+        }
+        return nil
+    }
+    private var waiting = 0
+
+    /// Cancels every render and search (the server is stopping) and every job.
+    func cancelAll() {
+        lock.lock()
+        for client in clients.values { client.controls.values.forEach { $0.cancel() } }
+        lock.unlock()
+        jobs.cancelAll()
+    }
+
+    /// The client's reference cache, emptied first when `center` is not the one it holds.
+    private func cache(client: String, center: [String]) -> ReferenceCache {
+        lock.lock()
+        defer { lock.unlock() }
+        var state = clients[client] ?? Client()
+        if state.cacheCenter != center {
+            state.cache.removeAll()
+            state.cacheCenter = center
+        }
+        clients[client] = state
+        // Memory stays bounded: the least recent clients' orbits go.
+        recentCaches.removeAll { $0 == client }
+        recentCaches.insert(client, at: 0)
+        while recentCaches.count > Self.cachedClients {
+            let old = recentCaches.removeLast()
+            clients[old]?.cache.removeAll()
+            clients[old]?.cacheCenter = []
+        }
+        return state.cache
     }
 
     private func setRunning(client: String, _ running: (view: Int, control: RenderControl, start: Date)?) {

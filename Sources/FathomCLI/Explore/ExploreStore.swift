@@ -1,9 +1,10 @@
 import Foundation
 
-/// The explorer's state between runs (Documentation/Explorer.md, "Persistence"): the last view
-/// and the bookmarks, in `$XDG_STATE_HOME/fathom/explore.json` (`~/.local/state` without it),
-/// written whole and atomically (a temporary file renamed over it) on every change the page
-/// sends, so a killed server loses nothing it acknowledged.
+/// The explorer's state between runs (Documentation/Explorer.md, "Persistence"): the last view,
+/// the bookmarks and the journal, in `$XDG_STATE_HOME/fathom/explore.json` (`~/.local/state`
+/// without it), changed one operation at a time (so pages in two tabs add to it, not over each
+/// other) and written whole and atomically (a temporary file renamed over it) on every change,
+/// so a killed server loses nothing it acknowledged.
 final class ExploreStore: @unchecked Sendable {
     /// What the page keeps: views are the URL fragments the page writes (`#f=...&re=...`).
     struct State: Codable, Equatable {
@@ -82,15 +83,48 @@ final class ExploreStore: @unchecked Sendable {
         return HTTPServer.Reply(status: 200, contentType: "application/json", body: data)
     }
 
-    /// PUT /api/state: replaces the state with `body` (checked) and writes the file; 204, or
-    /// 400 for a malformed state, 507 when the file cannot be written (the old one stays).
-    func replace(with body: Data) -> HTTPServer.Reply {
-        guard let next = try? JSONDecoder().decode(State.self, from: body) else {
-            return .text(400, "the state must be {\"last\": \"#...\", \"bookmarks\": [{\"name\", \"view\"}]}")
+    /// POST /api/state/last with `{"view": "#..."}`: the view to open next time.
+    func setLast(_ body: Data) -> HTTPServer.Reply {
+        struct Last: Decodable { var view: String }
+        guard let last = try? JSONDecoder().decode(Last.self, from: body) else {
+            return .text(400, "the last view must be {\"view\": \"#...\"}")
         }
-        if let problem = Self.problem(next) { return .text(400, problem) }
+        return change { $0.last = last.view }
+    }
+
+    /// POST /api/state/bookmark with `{"name", "view", "saved"}`: one more bookmark. Each change
+    /// is one operation on the server's state, so two tabs add to it, not over each other.
+    func addBookmark(_ body: Data) -> HTTPServer.Reply {
+        guard let bookmark = try? JSONDecoder().decode(State.Bookmark.self, from: body) else {
+            return .text(400, "a bookmark is {\"name\": \"...\", \"view\": \"#...\"}")
+        }
+        return change { $0.bookmarks.append(bookmark) }
+    }
+
+    /// POST /api/state/journal with `[{"t", "view"}, ...]`: entries appended to the journal,
+    /// the oldest dropped past `maximumJournal`.
+    func append(_ body: Data) -> HTTPServer.Reply {
+        guard let entries = try? JSONDecoder().decode([State.Entry].self, from: body),
+            entries.count <= Self.maximumJournal
+        else {
+            return .text(400, "journal entries are [{\"t\": ms, \"view\": \"#...\"}], at most \(Self.maximumJournal)")
+        }
+        return change { state in
+            var journal = (state.journal ?? []) + entries
+            if journal.count > Self.maximumJournal { journal.removeFirst(journal.count - Self.maximumJournal) }
+            state.journal = journal
+        }
+    }
+
+    /// Applies `edit` to the state, checks the result and writes it: 204, or 400 for a state
+    /// past the limits, 507 when the file cannot be written (the old state stays, in memory and
+    /// on disk).
+    private func change(_ edit: (inout State) -> Void) -> HTTPServer.Reply {
         lock.lock()
         defer { lock.unlock() }
+        var next = state
+        edit(&next)
+        if let problem = Self.problem(next) { return .text(400, problem) }
         do {
             try write(next)
         } catch {

@@ -9,6 +9,8 @@ final class HTTPServer: @unchecked Sendable {
     struct Request {
         fileprivate let raw: OpaquePointer
         var method: String { String(cString: fathom_http_method(raw)) }
+        /// The first call of a request: its headers alone, before any body is read.
+        var isAdmission: Bool { fathom_http_is_admission(raw) == 1 }
         /// The path, without the query.
         var path: String { String(cString: fathom_http_path(raw)) }
         /// A header's value, the name in any case.
@@ -36,8 +38,11 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     typealias Handler = @Sendable (Request) -> Reply
+    /// Whether to refuse a request on its headers alone (nil: read it and call the handler).
+    typealias Admission = @Sendable (Request) -> Reply?
 
     private let handler: Handler
+    private let admit: Admission
     private var server: OpaquePointer?
 
     /// The port it listens on.
@@ -50,8 +55,12 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     /// Listens on `address` at `port` (0: a free port). Throws the library's reason as one line.
-    init(address: String, port: Int, connectionLimit: Int, bodyLimit: Int, handler: @escaping Handler) throws {
+    init(
+        address: String, port: Int, connectionLimit: Int, bodyLimit: Int, admit: @escaping Admission,
+        handler: @escaping Handler
+    ) throws {
         self.handler = handler
+        self.admit = admit
         var message = [CChar](repeating: 0, count: 512)
         let context = Unmanaged.passUnretained(self).toOpaque()
         guard
@@ -68,7 +77,13 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     private func serve(_ request: Request) {
-        let reply = handler(request)
+        let reply: Reply
+        if request.isAdmission {
+            guard let refusal = admit(request) else { return }
+            reply = refusal
+        } else {
+            reply = handler(request)
+        }
         var strings: [UnsafeMutablePointer<CChar>?] = []
         for (name, value) in reply.headers {
             strings.append(strdup(name))

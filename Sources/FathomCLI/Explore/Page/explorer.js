@@ -16,7 +16,9 @@
       let m = BigInt((match[2] || "0") + fraction);
       if (match[1] === "-") m = -m;
       const e = (match[4] ? parseInt(match[4], 10) : 0) - fraction.length;
-      if (!Number.isSafeInteger(e)) throw new Error("exponent out of range: " + text);
+      // The engine's radii reach 1e-1000000; an exponent far past that (a hostile link) would
+      // make every sum build a huge power of ten.
+      if (!Number.isSafeInteger(e) || Math.abs(e) > 10000000) throw new Error("exponent out of range: " + text);
       return new Dec(m, e).normal();
     }
     static fromNumber(x) { return Dec.parse(x.toExponential(16)); }
@@ -166,14 +168,21 @@
   // MARK: the server's state: the last view and the bookmarks, kept across runs
 
   const kept = { last: null, bookmarks: [], journal: [] };
+  /** Journal entries not yet sent. */
+  let unsent = [];
   let saving = 0;
-  /** Sends the state half a second after the last change (the server writes it atomically). */
+  /** One change of the server's state (it writes the file atomically after each). */
+  function post(path, value) {
+    return fetch(path, { method: "POST", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" },
+      body: JSON.stringify(value) }).then((r) => { if (!r.ok) r.text().then((t) => say("not saved: " + t)); });
+  }
+  /** Sends the last view and the new journal entries half a second after the last change. */
   function saveState() {
     kept.last = toHash(state);
     clearTimeout(saving);
     saving = setTimeout(() => {
-      fetch("/api/state", { method: "PUT", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" },
-        body: JSON.stringify(kept) }).then((r) => { if (!r.ok) r.text().then((t) => say("not saved: " + t)); });
+      post("/api/state/last", { view: kept.last });
+      if (unsent.length) { post("/api/state/journal", unsent); unsent = []; }
     }, 500);
   }
   async function loadState() {
@@ -194,9 +203,16 @@
     const entry = { t: Date.now(), view: toHash(state) };
     const last = kept.journal[kept.journal.length - 1];
     if (last && last.view === entry.view) return;
-    if (last && entry.t - last.t < 50) kept.journal[kept.journal.length - 1] = entry;
-    else kept.journal.push(entry);
+    const pending = unsent[unsent.length - 1];
+    if (last && entry.t - last.t < 50 && pending === last) {
+      kept.journal[kept.journal.length - 1] = entry;
+      unsent[unsent.length - 1] = entry;
+    } else {
+      kept.journal.push(entry);
+      unsent.push(entry);
+    }
     if (kept.journal.length > 1000) kept.journal.splice(0, kept.journal.length - 1000);
+    if (unsent.length > 1000) unsent.splice(0, unsent.length - 1000);
   }
 
   /** 10^x times d, for any x (a journal's steps can span thousands of decades). */
@@ -268,9 +284,10 @@
   function addBookmark() {
     const digits = Math.max(0, Math.round(-state.radius.log10()));
     const name = state.family + " 1e-" + digits + " (" + state.re.toString().slice(0, 12) + ", " + state.im.toString().slice(0, 12) + ")";
-    kept.bookmarks.push({ name, view: toHash(state), saved: new Date().toISOString() });
+    const bookmark = { name, view: toHash(state), saved: new Date().toISOString() };
+    kept.bookmarks.push(bookmark);
     showBookmarks();
-    saveState();
+    post("/api/state/bookmark", bookmark);
     say("bookmarked: " + name);
   }
   $("bookmark").addEventListener("click", addBookmark);
@@ -473,13 +490,17 @@
     const file = JSON.stringify(locationFile(s));
     timing.started = performance.now();
     showHUD();
+    // The full image within the server's limits (4096 a side, 3840 x 2160 pixels): a larger
+    // window gets a smaller image of the same view, drawn to fill it.
+    const fit = Math.min(1, 4096 / width, 4096 / height, Math.sqrt(3840 * 2160 / (width * height)));
     for (const scale of [8, 1]) {
-      const w = Math.max(1, Math.round(width / scale)), h = Math.max(1, Math.round(height / scale));
+      const w = Math.max(1, Math.floor(width * fit / scale)), h = Math.max(1, Math.floor(height * fit / scale));
       say((scale === 1 ? "rendering " : "preview ") + w + "x" + h + ", " + iterations(s) + " iterations...");
       let response, polling = 0;
       if (scale === 1) polling = setInterval(() => showProgress(number, w, h), 300);
       try {
-        response = await fetch("/api/render?width=" + w + "&height=" + h + "&client=" + client + "&view=" + number, {
+        const full = scale === 1 ? "" : "&full=" + Math.floor(width * fit) + "x" + Math.floor(height * fit);
+        response = await fetch("/api/render?width=" + w + "&height=" + h + full + "&client=" + client + "&view=" + number, {
           method: "POST", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" }, body: file,
         });
       } catch (error) {
@@ -493,7 +514,7 @@
       const bitmap = await createImageBitmap(await response.blob());
       if (number !== viewNumber) return;
       // The image keeps its view's size on screen whatever its resolution.
-      shown = { bitmap, state: s, width: w * scale, height: h * scale, final: scale === 1 };
+      shown = { bitmap, state: s, width, height, final: scale === 1 && fit === 1 };
       draw();
       const seconds = ((performance.now() - timing.started) / 1000).toFixed(2);
       if (scale === 1) {
@@ -582,6 +603,9 @@
     if (pointers.size === 1) {
       drag = { x: event.offsetX, y: event.offsetY, x0: event.offsetX, y0: event.offsetY, box: event.shiftKey };
       canvas.classList.add("dragging");
+    } else {
+      drag = null;  // a pinch: no drag until one finger is left, which then starts its own
+      $("box").hidden = true;
     }
   });
   canvas.addEventListener("pointermove", (event) => {
@@ -617,6 +641,12 @@
   });
   function release(event) {
     pointers.delete(event.pointerId);
+    if (pointers.size === 1 && !drag) {
+      // The finger left after a pinch drags from where it is now.
+      const [p] = [...pointers.values()];
+      drag = { x: p.x, y: p.y, x0: p.x, y0: p.y, box: false };
+      return;
+    }
     if (!drag || pointers.size > 0) return;
     canvas.classList.remove("dragging");
     const d = drag;
