@@ -8,6 +8,7 @@ when set, a folder for the screenshots Documentation/Explorer.md shows.
 """
 import http.client
 import json
+import math
 import os
 import re
 import socket
@@ -386,6 +387,86 @@ class ExploreTests(unittest.TestCase):
         # The journal is kept with the state.
         path = os.path.join(self.state_home, "fathom", "explore.json")
         WebDriverWait(self.driver, 10).until(lambda d: len(json.load(open(path)).get("journal", [])) >= len(journal))
+
+    def test_8b_from_home_to_1e_100_by_gestures_and_minibrots(self):
+        """Issue 46's check: from the home view to beyond 1e-100 with the wheel, a double click and
+        "zoom to minibrot" alone, each level as `fathom find --depth` descends (zoom half way in
+        log radius, then the deeper minibrot on that ring), at 320x180; the final view's field is
+        the CLI's. Which way to point on the ring the test finds as a user would by looking: by
+        asking the server (the same search the page makes) before the gesture."""
+        from decimal import Decimal, getcontext
+        getcontext().prec = 300
+        w, h = 320, 180
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})
+        try:
+            start = time.time()
+            self.driver.get(self.server.url + "#f=mandelbrot&re=-0.5&im=0&r=1.5&it=auto")
+            number = self.settled()
+            canvas = self.driver.find_element(By.ID, "view")
+            canvas.send_keys("h")  # the HUD off: at 320x180 it would cover the view
+
+            def wheel_at(dx, dy, factor):
+                ActionChains(self.driver).scroll_from_origin(
+                    ScrollOrigin.from_element(canvas, dx, dy), 0, int(round(math.log(factor) / 0.0015))).perform()
+
+            # Into the Seahorse Valley: the wheel at its point, a double click to centre it.
+            sx, sy = (-0.746223962861 + 0.5) * h / 3, 0.0959468433527 * h / 3
+            wheel_at(int(round(sx)), int(round(sy)), 3.725e-3 / 1.5)
+            number = self.settled(number)
+            ActionChains(self.driver).move_to_element_with_offset(canvas, int(round(sx)), int(round(sy))) \
+                .double_click().perform()
+            number = self.settled(number)
+            radius = Decimal(self.view()["r"])
+            self.driver.execute_script("document.getElementById('minibrot').click()")
+            number = self.settled(number)
+            period = int(self.driver.execute_script("return document.body.dataset.minibrot"))
+            levels = [period]
+            while Decimal(self.view()["r"]) > Decimal("1e-100") and len(levels) < 20:
+                v = self.view()
+                size = Decimal(v["r"]) / 4
+                ring = (radius * size * 4).sqrt()
+                # The wheel at the nucleus (the center): from the minibrot's view to the ring's radius.
+                wheel_at(0, 0, float(ring / Decimal(v["r"])))
+                number = self.settled(number)
+                ring = Decimal(self.view()["r"])
+                chosen = None
+                for k in range(16):
+                    a = 2 * math.pi * k / 16
+                    probe = {"family": "mandelbrot", "radius": str(ring / 2), "maxIterations": int(v["it"]),
+                             "center": [str(Decimal(v["re"]) + ring * Decimal(math.cos(a))),
+                                        str(Decimal(v["im"]) + ring * Decimal(math.sin(a)))]}
+                    status, headers, body = self.server.request(
+                        "POST", "/api/minibrot?client=probe&view=%d" % (len(levels) * 100 + k), json.dumps(probe),
+                        {"X-Fathom-Token": self.server.token, "Content-Type": "application/json"})
+                    if status == 200 and int(headers["X-Fathom-Period"]) > period \
+                            and Decimal(json.loads(body)["radius"]) / 4 < size / 100:
+                        chosen = a
+                        break
+                self.assertIsNotNone(chosen, "a deeper minibrot on the ring at level %d" % len(levels))
+                # "m" with the cursor on the ring in that direction.
+                ActionChains(self.driver).move_to_element_with_offset(
+                    canvas, int(round(h / 2 * math.cos(chosen))), int(round(-h / 2 * math.sin(chosen)))) \
+                    .send_keys("m").perform()
+                number = self.settled(number)
+                found = int(self.driver.execute_script("return document.body.dataset.minibrot"))
+                self.assertGreater(found, period, "the page found the deeper minibrot")
+                period, radius = found, ring
+                levels.append(period)
+            canvas.send_keys("h")
+            final = self.view()
+            print("1e-100 by gestures: periods %s, radius %s, %.1f s" % (levels, final["r"], time.time() - start))
+            self.assertLess(Decimal(final["r"]), Decimal("1e-100"))
+            location = self.driver.execute_script("return window.fathomExplorer.locationFile()")
+            status, _, _ = self.server.render(location, w // 8, h // 8, client="deepest", view=1, full=(w, h))
+            self.assertEqual(status, 200)
+            status, _, npy = self.server.render(location, w, h, client="deepest", view=1, fmt="npy")
+            _, cli_npy = cli_render(location, w, h, self.folder, "deepest")
+            self.assertEqual(npy, cli_npy, "the deepest view's field must be the CLI's")
+            self.shot("explorer-1e-100")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                        {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
 
     def test_9_load(self):
         """Many clients at once for a bounded time: every answer a render or a refusal, memory bounded."""

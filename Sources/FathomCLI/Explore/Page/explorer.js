@@ -302,12 +302,13 @@
 
   // MARK: zoom to a minibrot (the server's MinibrotFinder, as fathom find)
 
-  async function zoomToMinibrot(x, y) {
+  /** Zooms to the minibrot that dominates a disc around (x, y): the whole view's at the center
+   * (as `fathom find`), half the view's radius around any other point (under the cursor). */
+  async function zoomToMinibrot(x, y, share) {
     if (state.family !== "mandelbrot") { say("minibrots are found on Mandelbrot views"); return; }
     const step = spacing(state);
     const re = state.re.add(step.mulNumber(x - canvas.width / 2)), im = state.im.add(step.mulNumber(canvas.height / 2 - y));
-    // The search's disc: a quarter of the view around the point.
-    const search = Object.assign({}, state, { re, im, radius: state.radius.mulNumber(0.25).significant(17) });
+    const search = Object.assign({}, state, { re, im, radius: state.radius.mulNumber(share).significant(17) });
     const number = ++viewNumber;
     say("looking for a minibrot...");
     const response = await fetch("/api/minibrot?client=" + client + "&view=" + number, {
@@ -317,10 +318,11 @@
     if (number !== viewNumber || response.status === 409) return;
     if (!response.ok) { say((await response.text()).trim()); return; }
     state = fromLocationFile(await response.json(), state);
+    document.body.dataset.minibrot = response.headers.get("X-Fathom-Period");
     say("minibrot of period " + response.headers.get("X-Fathom-Period"));
     changed(0, true);
   }
-  $("minibrot").addEventListener("click", () => zoomToMinibrot(canvas.width / 2, canvas.height / 2));
+  $("minibrot").addEventListener("click", () => zoomToMinibrot(canvas.width / 2, canvas.height / 2, 1));
 
   // MARK: presets, import by dropping a file, export
 
@@ -686,12 +688,14 @@
     pan(canvas.width / 2 - event.offsetX, canvas.height / 2 - event.offsetY);
     changed(0, true);
   });
-  const cursor = { x: 0, y: 0 };
-  canvas.addEventListener("pointermove", (event) => { cursor.x = event.offsetX; cursor.y = event.offsetY; });
+  /** Where the pointer was last over the view (null before it came). */
+  let cursor = null;
+  canvas.addEventListener("pointermove", (event) => { cursor = { x: event.offsetX, y: event.offsetY }; });
   canvas.addEventListener("keydown", (event) => {
     const w = canvas.width, h = canvas.height;
-    if (event.key === "m") { zoomToMinibrot(cursor.x || w / 2, cursor.y || h / 2); return; }
+    if (event.key === "m") { zoomToMinibrot(cursor ? cursor.x : w / 2, cursor ? cursor.y : h / 2, 0.5); return; }
     if (event.key === "b") { addBookmark(); return; }
+    if (event.key === "h") { $("hud").hidden = !$("hud").hidden; return; }
     const keys = {
       "+": () => zoomAt(w / 2, h / 2, 0.5), "=": () => zoomAt(w / 2, h / 2, 0.5), "-": () => zoomAt(w / 2, h / 2, 2),
       ArrowLeft: () => pan(w / 10, 0), ArrowRight: () => pan(-w / 10, 0),
