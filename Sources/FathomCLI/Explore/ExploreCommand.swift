@@ -52,5 +52,7 @@ enum ExploreCommand {
         // Every render and search unwinds (jobs leave no files), then the connections close.
         server.cancelAll()
         http.stop()
+        // Ended by a signal, as every command is: one line and 128 + its number (main.swift).
+        throw RenderError.cancelled
     }
 }
