@@ -228,30 +228,35 @@
     });
   }
   let replaying = false;
-  /** Plays the journal back in at most 30 s (its own pace when shorter), rendering as it goes. */
+  /** Plays the journal back in at most 30 s (its own pace when shorter, pauses cut to 1 s),
+   * rendering as it goes. */
   async function replay() {
     const entries = kept.journal.slice();
     if (entries.length < 2) { say("the journal has fewer than two views"); return; }
     replaying = true;
     document.body.dataset.replayed = "";
-    const span = entries[entries.length - 1].t - entries[0].t;
+    // The replay's clock: the journal's own, with each pause between views shortened to 1 s,
+    // then sped up to fit 30 s.
+    const times = [0];
+    for (let k = 1; k < entries.length; k++) times.push(times[k - 1] + Math.min(1000, Math.max(0, entries[k].t - entries[k - 1].t)));
+    const span = times[times.length - 1];
     const pace = span > 30000 ? 30000 / span : 1;
     const views = entries.map((e) => trimmed(fromHash(e.view, state)));
     const start = performance.now();
     let lastRender = 0;
     await new Promise((done) => {
       const frame = () => {
-        const t = entries[0].t + (performance.now() - start) / pace;
+        const t = (performance.now() - start) * (1 / pace);
         let k = 0;
-        while (k < entries.length - 2 && entries[k + 1].t <= t) k++;
-        const gap = Math.max(1, entries[k + 1].t - entries[k].t);
-        const f = Math.min(1, Math.max(0, (t - entries[k].t) / gap));
+        while (k < entries.length - 2 && times[k + 1] <= t) k++;
+        const gap = Math.max(1, times[k + 1] - times[k]);
+        const f = Math.min(1, Math.max(0, (t - times[k]) / gap));
         if (views[k].family === views[k + 1].family) state = between(views[k], views[k + 1], f);
         else state = f < 1 ? views[k] : views[k + 1];
         draw();
         showHUD();
         if (performance.now() - lastRender > 250) { lastRender = performance.now(); render(); }
-        if (t >= entries[entries.length - 1].t) { done(); return; }
+        if (t >= span) { done(); return; }
         requestAnimationFrame(frame);
       };
       requestAnimationFrame(frame);
