@@ -38,26 +38,22 @@ final class ExploreJobs: @unchecked Sendable {
 
     /// `$XDG_DATA_HOME/fathom/renders` (without it, `~/.local/share/fathom/renders`).
     static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base: String
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-            base = data
-        } else {
-            base = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
-        }
-        return base + "/fathom/renders"
+        ExploreStore.userFolder("XDG_DATA_HOME", else: ".local/share", environment: environment) + "/fathom/renders"
+    }
+
+    /// The time now for a file name: ISO 8601 without colons.
+    static func stamp() -> String {
+        ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
     }
 
     /// POST /api/jobs?width=W&height=H[&supersample=K][&depth=16][&npy=1] with a location file:
     /// queues the render, answers 202 with its id.
     func submit(_ request: HTTPServer.Request) -> HTTPServer.Reply {
-        let width = request.argument("width").flatMap { Int($0) } ?? 0
-        let height = request.argument("height").flatMap { Int($0) } ?? 0
         let k = request.argument("supersample").flatMap { Int($0) } ?? 1
         // The image within the explorer's limits first (so that the products below cannot
         // overflow), then its samples within the engine's.
-        guard (1...ExploreServer.maximumSide).contains(width), (1...ExploreServer.maximumSide).contains(height),
-            width * height <= ExploreServer.maximumPixels, (1...4).contains(k),
-            (try? ImageSize.validate(width: width * k, height: height * k)) != nil
+        guard let (width, height) = ExploreServer.size(request.argument("width"), request.argument("height")),
+            (1...4).contains(k), (try? ImageSize.validate(width: width * k, height: height * k)) != nil
         else {
             return .text(
                 400,
@@ -66,14 +62,9 @@ final class ExploreJobs: @unchecked Sendable {
         }
         let depth: BitDepth = request.argument("depth") == "16" ? .sixteen : .eight
         var file: LocationFile
-        do {
-            file = try LocationFile.decodeJSON(request.body, path: "the request's location")
-            _ = try file.location()
-        } catch {
-            return .text(400, "\(error)")
-        }
-        guard file.maxIterations <= ExploreServer.maximumIterations else {
-            return .text(400, "maxIterations: at most \(ExploreServer.maximumIterations) in the explorer")
+        switch ExploreServer.location(in: request.body) {
+        case .success(let checked): file = checked
+        case .failure(let refusal): return refusal.reply
         }
         file.width = width
         file.height = height
@@ -85,9 +76,8 @@ final class ExploreJobs: @unchecked Sendable {
         }
         let id = next
         next += 1
-        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
         let job = Job(
-            id: id, name: "fathom-\(stamp)-\(id)", width: width, height: height, supersample: k, bitDepth: depth,
+            id: id, name: "fathom-\(Self.stamp())-\(id)", width: width, height: height, supersample: k, bitDepth: depth,
             npy: request.argument("npy") == "1")
         jobs.append(job)
         let finished = jobs.filter { $0.state != "queued" && $0.state != "running" }
@@ -163,7 +153,7 @@ final class ExploreJobs: @unchecked Sendable {
             }
             texts.append(file.prettyJSONString())
         }
-        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+        let stamp = Self.stamp()
         lock.lock()
         let serial = next
         next += 1

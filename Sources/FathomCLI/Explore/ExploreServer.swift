@@ -91,34 +91,32 @@ final class ExploreServer: @unchecked Sendable {
 
     private func route(_ request: HTTPServer.Request) -> HTTPServer.Reply {
         if let refusal = refusal(request) { return refusal }
-        let path = request.path
-        switch (request.method, path) {
-        case ("GET", "/"): return page("index.html", "text/html; charset=utf-8")
-        case ("GET", "/explorer.js"): return page("explorer.js", "text/javascript; charset=utf-8")
-        case ("GET", "/explorer.css"): return page("explorer.css", "text/css; charset=utf-8")
-        case ("POST", "/api/render"): return render(request)
-        case ("POST", "/api/minibrot"): return minibrot(request)
-        case ("GET", "/api/progress"): return progress(request)
-        case ("GET", "/api/presets"): return presets()
-        case ("POST", "/api/import"): return importFile(request)
-        case ("POST", "/api/export"): return export(request)
-        case ("POST", "/api/jobs"): return jobs.submit(request)
-        case ("GET", "/api/jobs"): return jobs.list()
-        case ("GET", "/api/jobs/file"): return jobs.file(request)
-        case ("POST", "/api/jobs/cancel"): return jobs.cancel(request)
-        case ("POST", "/api/keyframes"): return jobs.keyframes(request)
-        case ("GET", "/api/state"): return store.reply()
-        case ("POST", "/api/state/last"): return store.setLast(request.body)
-        case ("POST", "/api/state/bookmark"): return store.addBookmark(request.body)
-        case ("POST", "/api/state/journal"): return store.append(request.body)
-        case (_, "/"), (_, "/explorer.js"), (_, "/explorer.css"), (_, "/api/render"), (_, "/api/minibrot"),
-            (_, "/api/progress"), (_, "/api/state"), (_, "/api/presets"), (_, "/api/import"), (_, "/api/export"),
-            (_, "/api/jobs"), (_, "/api/jobs/file"), (_, "/api/jobs/cancel"), (_, "/api/keyframes"),
-            (_, "/api/state/last"), (_, "/api/state/bookmark"), (_, "/api/state/journal"):
-            return .text(405, "method not allowed")
-        default: return .text(404, "not found")
-        }
+        guard let methods = Self.routes[request.path] else { return .text(404, "not found") }
+        guard let answer = methods[request.method] else { return .text(405, "method not allowed") }
+        return answer(self, request)
     }
+
+    typealias Route = @Sendable (ExploreServer, HTTPServer.Request) -> HTTPServer.Reply
+    /// What the server answers: by path, then method (a known path with another method: 405).
+    private static let routes: [String: [String: Route]] = [
+        "/": ["GET": { s, _ in s.page("index.html", "text/html; charset=utf-8") }],
+        "/explorer.js": ["GET": { s, _ in s.page("explorer.js", "text/javascript; charset=utf-8") }],
+        "/explorer.css": ["GET": { s, _ in s.page("explorer.css", "text/css; charset=utf-8") }],
+        "/api/render": ["POST": { s, r in s.render(r) }],
+        "/api/minibrot": ["POST": { s, r in s.minibrot(r) }],
+        "/api/progress": ["GET": { s, r in s.progress(r) }],
+        "/api/presets": ["GET": { s, _ in s.presets() }],
+        "/api/import": ["POST": { s, r in s.importFile(r) }],
+        "/api/export": ["POST": { s, r in s.export(r) }],
+        "/api/jobs": ["POST": { s, r in s.jobs.submit(r) }, "GET": { s, _ in s.jobs.list() }],
+        "/api/jobs/file": ["GET": { s, r in s.jobs.file(r) }],
+        "/api/jobs/cancel": ["POST": { s, r in s.jobs.cancel(r) }],
+        "/api/keyframes": ["POST": { s, r in s.jobs.keyframes(r) }],
+        "/api/state": ["GET": { s, _ in s.store.reply() }],
+        "/api/state/last": ["POST": { s, r in s.store.setLast(r.body) }],
+        "/api/state/bookmark": ["POST": { s, r in s.store.addBookmark(r.body) }],
+        "/api/state/journal": ["POST": { s, r in s.store.append(r.body) }],
+    ]
 
     /// A file of the page; the HTML's links to the others carry the token (`__TOKEN__`).
     private func page(_ name: String, _ type: String) -> HTTPServer.Reply {
@@ -179,11 +177,7 @@ final class ExploreServer: @unchecked Sendable {
     /// A render for an older view of the same client is cancelled when a newer one arrives,
     /// and answers 409.
     private func render(_ request: HTTPServer.Request) -> HTTPServer.Reply {
-        guard let width = request.argument("width").flatMap({ Int($0) }),
-            let height = request.argument("height").flatMap({ Int($0) }),
-            (1...Self.maximumSide).contains(width), (1...Self.maximumSide).contains(height),
-            width * height <= Self.maximumPixels
-        else {
+        guard let (width, height) = Self.size(request.argument("width"), request.argument("height")) else {
             return .text(
                 400,
                 "width and height: whole numbers, each 1...\(Self.maximumSide), at most \(Self.maximumPixels) pixels")
@@ -199,12 +193,11 @@ final class ExploreServer: @unchecked Sendable {
         // and serve both (an orbit at more precision serves a view that needs less).
         var full: (Int, Int)?
         if let text = request.argument("full") {
-            let parts = text.split(separator: "x").compactMap { Int($0) }
-            guard parts.count == 2, (1...Self.maximumSide).contains(parts[0]),
-                (1...Self.maximumSide).contains(parts[1]),
-                parts[0] * parts[1] <= Self.maximumPixels
-            else { return .text(400, "full: WxH within the same limits as width and height") }
-            full = (parts[0], parts[1])
+            let parts = text.split(separator: "x", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, let size = Self.size(parts[0], parts[1]) else {
+                return .text(400, "full: WxH within the same limits as width and height")
+            }
+            full = size
         }
         file.width = width
         file.height = height
@@ -220,13 +213,10 @@ final class ExploreServer: @unchecked Sendable {
             settings.perturbation.cache = cache(client: client, center: file.center)
             let start = Date()
             if let (w, h) = full {
-                // A zero-pixel render at the full size computes the references the full one takes.
+                // The full view's references, primed as a sequence primes its frames'.
                 var prime = settings
-                prime.width = w
-                prime.height = h
-                prime.onlyPixels = []
-                try file.engine?.apply(to: &prime)
-                _ = try Renderer.render(location: try file.location(), settings: prime, control: control.part(0...0.5))
+                (prime.width, prime.height) = (w, h)
+                try FrameSequence(frames: [file]).prime(0...0, settings: prime, control: control.part(0...0.5))
             }
             let (result, png) = try ExploreServer.renderPNG(
                 file, settings: settings, control: full == nil ? control : control.part(0.5...1))
@@ -242,6 +232,30 @@ final class ExploreServer: @unchecked Sendable {
             return .text(409, "superseded by a newer view")
         } catch {
             return .text(422, "\(error)")
+        }
+    }
+
+    /// An image size from a request's text: whole numbers, each 1...`maximumSide`, at most
+    /// `maximumPixels` (checked in that order, so the product cannot overflow); nil otherwise.
+    static func size(_ width: String?, _ height: String?) -> (Int, Int)? {
+        guard let w = width.flatMap({ Int($0) }), let h = height.flatMap({ Int($0) }),
+            (1...maximumSide).contains(w), (1...maximumSide).contains(h), w * h <= maximumPixels
+        else { return nil }
+        return (w, h)
+    }
+
+    /// The location file in a request's body, checked as `fathom render --location` checks it
+    /// (its own one-line error), and with `forRendering` the explorer's iteration limit.
+    static func location(in body: Data, forRendering: Bool = true) -> Result<LocationFile, Refusal> {
+        do {
+            let file = try LocationFile.decodeJSON(body, path: "the request's location")
+            _ = try file.location()
+            guard !forRendering || file.maxIterations <= maximumIterations else {
+                return .failure(Refusal(400, "maxIterations: at most \(maximumIterations) in the explorer"))
+            }
+            return .success(file)
+        } catch {
+            return .failure(Refusal(400, "\(error)"))
         }
     }
 
@@ -262,14 +276,9 @@ final class ExploreServer: @unchecked Sendable {
                 Refusal(400, "client (1 to 64 ASCII characters) and view (a whole number >= 0) are required"))
         }
         let file: LocationFile
-        do {
-            file = try LocationFile.decodeJSON(request.body, path: "the request's location")
-            _ = try file.location()
-        } catch {
-            return .failure(Refusal(400, "\(error)"))
-        }
-        guard file.maxIterations <= maximumIterations else {
-            return .failure(Refusal(400, "maxIterations: at most \(maximumIterations) in the explorer"))
+        switch location(in: request.body) {
+        case .success(let checked): file = checked
+        case .failure(let refusal): return .failure(refusal)
         }
         guard (file.supersample ?? 1) == 1 else {
             return .failure(Refusal(400, "supersample: the explorer renders 1 sample a pixel"))
@@ -350,9 +359,12 @@ final class ExploreServer: @unchecked Sendable {
     /// .kfr text as `fathom convert` writes it), as an attachment.
     private func export(_ request: HTTPServer.Request) -> HTTPServer.Reply {
         let kfr = request.argument("format") == "kfr"
+        let file: LocationFile
+        switch Self.location(in: request.body, forRendering: false) {
+        case .success(let checked): file = checked
+        case .failure(let refusal): return refusal.reply
+        }
         do {
-            let file = try LocationFile.decodeJSON(request.body, path: "the request's location")
-            _ = try file.location()
             let text = kfr ? try KFR.text(of: file) : file.prettyJSONString()
             return HTTPServer.Reply(
                 status: 200, contentType: kfr ? "text/plain; charset=utf-8" : "application/json",

@@ -48,13 +48,14 @@ final class ExploreStore: @unchecked Sendable {
 
     /// The state file's path: `$XDG_STATE_HOME/fathom/explore.json`, else `~/.local/state/...`.
     static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base: String
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            base = state
-        } else {
-            base = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
-        }
-        return base + "/fathom/explore.json"
+        userFolder("XDG_STATE_HOME", else: ".local/state", environment: environment) + "/fathom/explore.json"
+    }
+
+    /// An XDG base folder: `variable`'s value where it is an absolute path, else `relative` in
+    /// the home folder (the XDG Base Directory rules).
+    static func userFolder(_ variable: String, else relative: String, environment: [String: String]) -> String {
+        if let value = environment[variable], value.hasPrefix("/") { return value }
+        return (environment["HOME"] ?? NSHomeDirectory()) + "/" + relative
     }
 
     /// Why `state` cannot be kept, or nil.
