@@ -232,6 +232,15 @@ class ExploreTests(unittest.TestCase):
         cli_png, cli_npy = cli_render(deep, 320, 180, self.folder, "deep")
         self.assertEqual(npy, cli_npy, "a deep view's field must be the CLI's")
         self.assertEqual(png, cli_png, "a deep view's PNG must be the CLI's")
+        # A pan, then back: the view returned to takes its orbit from the client's cache, and
+        # its bytes are still the CLI's.
+        panned = dict(deep, center=["-0.74364388703715870475219150611467", deep["center"][1]])
+        status, headers, _ = self.server.render(panned, 320, 180, client="deep", view=2)
+        self.assertEqual((status, headers.get("X-Fathom-Reused")), (200, "0"))
+        status, headers, npy = self.server.render(deep, 320, 180, client="deep", view=3, fmt="npy")
+        self.assertEqual(status, 200)
+        self.assertGreaterEqual(int(headers.get("X-Fathom-Reused")), 1, "the view returned to must reuse its orbit")
+        self.assertEqual(npy, cli_npy, "a view returned to must still give the CLI's field")
 
     def test_4_refusals(self):
         s = self.server

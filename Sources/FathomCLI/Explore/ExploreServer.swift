@@ -23,10 +23,8 @@ final class ExploreServer: @unchecked Sendable {
         var sequence = -1
         var controls: [Int: RenderControl] = [:]
         var running: (view: Int, control: RenderControl, start: Date)?
-        /// The reference orbits and tables of the client's current center: its preview and full
-        /// render share them (emptied when the center moves, so it holds one view's).
+        /// The reference orbits and tables of the client's recent views (`cache(client:)`).
         let cache = ReferenceCache()
-        var cacheCenter: [String] = []
     }
     private var clients: [String: Client] = [:]
     /// The clients whose caches hold orbits, most recent first: at most `cachedClients` do.
@@ -210,7 +208,9 @@ final class ExploreServer: @unchecked Sendable {
         defer { setRunning(client: client, nil) }
         do {
             var settings = try base(try file.renderSettings())
-            settings.perturbation.cache = cache(client: client, center: file.center)
+            let cache = cache(client: client)
+            settings.perturbation.cache = cache
+            let hits = cache.orbitHits
             let start = Date()
             if let (w, h) = full {
                 // The full view's references, primed as a sequence primes its frames'.
@@ -221,7 +221,11 @@ final class ExploreServer: @unchecked Sendable {
             let (result, png) = try ExploreServer.renderPNG(
                 file, settings: settings, control: full == nil ? control : control.part(0.5...1))
             let seconds = String(format: "%.3f", Date().timeIntervalSince(start))
-            let headers = [("X-Fathom-Seconds", seconds), ("X-Fathom-Path", result.report.path.rawValue)]
+            // How many reference orbits came from the cache (the preview's, or an earlier view's).
+            let headers = [
+                ("X-Fathom-Seconds", seconds), ("X-Fathom-Path", result.report.path.rawValue),
+                ("X-Fathom-Reused", "\(cache.orbitHits - hits)"),
+            ]
             if npy {
                 return HTTPServer.Reply(
                     status: 200, contentType: "application/octet-stream", body: NPYWriter.data(result.field),
@@ -428,26 +432,30 @@ final class ExploreServer: @unchecked Sendable {
         jobs.cancelAll()
     }
 
-    /// The client's reference cache, emptied first when `center` is not the one it holds.
-    private func cache(client: String, center: [String]) -> ReferenceCache {
+    /// The client's reference cache. Its orbits and tables serve every later view whose
+    /// reference they fit (Renderer's placement looks there first): the preview's serve the
+    /// full render, and a view returned to (back, a bookmark, a pan back, the same nucleus
+    /// after a pan) finds its orbit again. The cache is emptied before a render once it holds
+    /// `keptOrbits` orbits or `keptOrbitBytes` of them.
+    private func cache(client: String) -> ReferenceCache {
         lock.lock()
         defer { lock.unlock() }
-        var state = clients[client] ?? Client()
-        if state.cacheCenter != center {
+        let state = clients[client] ?? Client()
+        let orbits = state.cache.storedOrbits
+        if orbits.count >= Self.keptOrbits || orbits.reduce(0, { $0 + $1.byteCount }) > Self.keptOrbitBytes {
             state.cache.removeAll()
-            state.cacheCenter = center
         }
         clients[client] = state
         // Memory stays bounded: the least recent clients' orbits go.
         recentCaches.removeAll { $0 == client }
         recentCaches.insert(client, at: 0)
         while recentCaches.count > Self.cachedClients {
-            let old = recentCaches.removeLast()
-            clients[old]?.cache.removeAll()
-            clients[old]?.cacheCenter = []
+            clients[recentCaches.removeLast()]?.cache.removeAll()
         }
         return state.cache
     }
+    /// A client's cache is emptied before a render when it holds this many orbits or bytes of them.
+    static let keptOrbits = 4, keptOrbitBytes = 64 << 20
 
     private func setRunning(client: String, _ running: (view: Int, control: RenderControl, start: Date)?) {
         lock.lock()
