@@ -242,6 +242,35 @@ class ExploreTests(unittest.TestCase):
         self.assertGreaterEqual(int(headers.get("X-Fathom-Reused")), 1, "the view returned to must reuse its orbit")
         self.assertEqual(npy, cli_npy, "a view returned to must still give the CLI's field")
 
+    def test_3b_rotation_and_gradient(self):
+        number = self.settled()
+        gradient = "000764 206bcb edffff ffaa00 000200"
+        self.driver.get(self.server.url + "#re=-0.7436&im=0.1318&r=0.05&rot=90&g=" + urllib.parse.quote(gradient))
+        number = self.settled(number)
+        location = self.driver.execute_script("return window.fathomExplorer.locationFile()")
+        self.assertEqual(location["rotation"], 90)
+        self.assertEqual(len(location["color"]["gradient"]["stops"]), 5)
+        status, _, png = self.server.render(location, 160, 90, view=number)
+        self.assertEqual(status, 200, png)
+        cli_png, _ = cli_render(location, 160, 90, self.folder, "turned")
+        self.assertEqual(png, cli_png, "a turned view with a gradient must be the CLI's render")
+        # On a view turned by 90 degrees a drag to the right moves the center down the
+        # imaginary axis, not along the real one.
+        before = self.view()
+        canvas = self.driver.find_element(By.ID, "view")
+        ActionChains(self.driver).move_to_element_with_offset(canvas, 0, 0).click_and_hold() \
+            .move_by_offset(100, 0).release().perform()
+        number = self.settled(number)
+        after = self.view()
+        moved_im = float(before["im"]) - float(after["im"])
+        self.assertGreater(moved_im, 0, "dragging right on a view turned by 90 degrees lowers im")
+        self.assertEqual(after["re"], before["re"])
+        # The ] key turns it by 15 degrees more, clockwise.
+        canvas.send_keys("]")
+        WebDriverWait(self.driver, 10).until(lambda d: self.view().get("rot") == "75")
+        self.settled(number)
+        self.shot("explorer-turned")
+
     def test_4_refusals(self):
         s = self.server
         good = {"X-Fathom-Token": s.token}

@@ -321,6 +321,7 @@ final class ExploreServer: @unchecked Sendable {
                 location: MinibrotFinder.location(
                     of: m, iterations: location.maxIterations, name: "minibrot-p\(m.period)"))
             found.color = file.color
+            found.rotation = file.rotation
             return HTTPServer.Reply(
                 status: 200, contentType: "application/json", body: Data(found.jsonString().utf8),
                 headers: [("X-Fathom-Period", "\(m.period)")])

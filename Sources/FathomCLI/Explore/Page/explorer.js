@@ -77,7 +77,7 @@
   let state = {
     family: "mandelbrot", power: 3, juliaRe: "-0.8", juliaIm: "0.156", newton: "z^3-1",
     re: home.re, im: home.im, radius: home.radius, iterations: 1000, autoIterations: true,
-    palette: "cosine", smooth: true, logScale: false,
+    palette: "cosine", gradient: "", smooth: true, logScale: false, rotation: 0,
   };
 
   /** The automatic iteration limit: more with depth (1000 at the home view). */
@@ -94,6 +94,8 @@
       maxIterations: iterations(s),
       color: { palette: s.palette, smooth: s.smooth, scale: s.logScale ? "log" : "auto" },
     };
+    if (s.rotation) file.rotation = s.rotation;
+    if (s.gradient) file.color.gradient = gradientStops(s.gradient);
     if (s.family === "multibrot") file.power = s.power;
     if (s.family === "julia") file.juliaC = [s.juliaRe, s.juliaIm];
     if (s.family === "newton") file.newton = s.newton;
@@ -110,12 +112,42 @@
     if (file.family === "multibrot" && file.power) next.power = file.power;
     if (file.family === "julia" && file.juliaC) { next.juliaRe = file.juliaC[0]; next.juliaIm = file.juliaC[1]; }
     if (file.family === "newton" && file.newton) next.newton = file.newton;
+    next.rotation = normalAngle(typeof file.rotation === "number" ? file.rotation : 0);
+    next.gradient = "";
     if (file.color) {
       if (file.color.palette) next.palette = file.color.palette;
+      if (file.color.gradient && Array.isArray(file.color.gradient.stops)) next.gradient = gradientText(file.color.gradient);
       if (typeof file.color.smooth === "boolean") next.smooth = file.color.smooth;
       if (file.color.scale) next.logScale = file.color.scale === "log";
     }
     return next;
+  }
+
+  /** An angle in degrees within (-180, 180]. */
+  function normalAngle(a) {
+    const r = ((a % 360) + 360) % 360;
+    return r > 180 ? r - 360 : r;
+  }
+  /** A gradient as the HUD writes it: stops `RRGGBB` (spread evenly) or `POSITION:RRGGBB`,
+   * separated by spaces. Returns the location file's `{stops: [{position, color}]}`; throws
+   * on a malformed stop (the server checks the rest: positions in [0, 1), none twice). */
+  function gradientStops(text) {
+    const parts = text.trim().split(/[\s,]+/).filter((t) => t);
+    if (parts.length > 256) throw new Error("a gradient has at most 256 stops");
+    return { stops: parts.map((part, k) => {
+      const match = /^(?:([0-9.]+):)?#?([0-9a-fA-F]{6})$/.exec(part);
+      if (!match) throw new Error("a gradient stop is RRGGBB or POSITION:RRGGBB, not " + part);
+      const v = parseInt(match[2], 16);
+      const position = match[1] !== undefined ? Number(match[1]) : k / parts.length;
+      if (!(position >= 0 && position < 1)) throw new Error("a stop's position lies in [0, 1): " + part);
+      return { position, color: [(v >> 16) / 255, ((v >> 8) & 255) / 255, (v & 255) / 255] };
+    }) };
+  }
+  /** A location file's gradient as the HUD's text (each stop with its position). */
+  function gradientText(gradient) {
+    const hex = (x) => Math.round(Math.min(1, Math.max(0, x)) * 255).toString(16).padStart(2, "0");
+    return gradient.stops.slice(0, 256).map((stop) =>
+      String(stop.position) + ":" + stop.color.map(hex).join("")).join(" ");
   }
 
   // MARK: the URL holds the view
@@ -129,6 +161,8 @@
     p.set("re", s.re.toString()); p.set("im", s.im.toString()); p.set("r", s.radius.toString());
     p.set("it", s.autoIterations ? "auto" : String(s.iterations));
     p.set("pal", s.palette); p.set("s", s.smooth ? "1" : "0"); p.set("log", s.logScale ? "1" : "0");
+    if (s.gradient) p.set("g", s.gradient);
+    if (s.rotation) p.set("rot", String(s.rotation));
     return "#" + p.toString();
   }
   function fromHash(hash, s) {
@@ -150,6 +184,9 @@
       if (p.has("pal")) next.palette = p.get("pal");
       if (p.has("s")) next.smooth = p.get("s") === "1";
       if (p.has("log")) next.logScale = p.get("log") === "1";
+      next.gradient = p.get("g") || "";
+      if (next.gradient) gradientStops(next.gradient);
+      next.rotation = p.has("rot") ? normalAngle(Number(p.get("rot")) || 0) : 0;
     } catch (error) { say("the URL's view: " + error.message); return s; }
     return next;
   }
@@ -225,6 +262,7 @@
     return Object.assign({}, b, {
       re: a.re.add(b.re.sub(a.re).mulNumber(f)), im: a.im.add(b.im.sub(a.im).mulNumber(f)),
       radius: timesPowerOfTen(a.radius, f * (b.radius.log10() - a.radius.log10())),
+      rotation: normalAngle(a.rotation + f * normalAngle(b.rotation - a.rotation)),
     });
   }
   let replaying = false;
@@ -311,8 +349,7 @@
    * (as `fathom find`), half the view's radius around any other point (under the cursor). */
   async function zoomToMinibrot(x, y, share) {
     if (state.family !== "mandelbrot") { say("minibrots are found on Mandelbrot views"); return; }
-    const step = spacing(state);
-    const re = state.re.add(step.mulNumber(x - canvas.width / 2)), im = state.im.add(step.mulNumber(canvas.height / 2 - y));
+    const { re, im } = pointAt(state, x, y);
     const search = Object.assign({}, state, { re, im, radius: state.radius.mulNumber(share).significant(17) });
     const number = ++viewNumber;
     say("looking for a minibrot...");
@@ -444,23 +481,44 @@
   // MARK: geometry (Documentation/Conventions.md: s = 2 radius / min(W, H), y up)
 
   function spacing(s) { return s.radius.mulNumber(2 / Math.min(canvas.width, canvas.height)); }
+  /** A screen offset (u right, v up, in pixels) as the plane's: turned by the view's rotation
+   * (counter-clockwise, as the engine's `Viewport.rotated`). */
+  function turned(s, u, v) {
+    // Quarter turns exactly (cos 90 degrees in doubles is 6e-17, which would leave digits in re).
+    const quarter = s.rotation % 90 === 0 ? ((s.rotation / 90) % 4 + 4) % 4 : -1;
+    const a = s.rotation * Math.PI / 180;
+    const c = quarter < 0 ? Math.cos(a) : [1, 0, -1, 0][quarter], n = quarter < 0 ? Math.sin(a) : [0, 1, 0, -1][quarter];
+    return [u * c - v * n, u * n + v * c];
+  }
+  /** The plane's point under screen pixel (x, y) of view s. */
+  function pointAt(s, x, y) {
+    const step = spacing(s), [u, v] = turned(s, x - canvas.width / 2, canvas.height / 2 - y);
+    return { re: s.re.add(step.mulNumber(u)), im: s.im.add(step.mulNumber(v)) };
+  }
   /** The digits of the center that matter at this radius (24 decimal places below it). */
   function trimmed(s) {
     const floor = Math.floor(s.radius.log10()) - 24;
     return Object.assign({}, s, { re: s.re.trim(floor), im: s.im.trim(floor) });
   }
   function pan(dx, dy) {
-    const step = spacing(state);
-    state = trimmed(Object.assign({}, state, { re: state.re.add(step.mulNumber(-dx)), im: state.im.add(step.mulNumber(dy)) }));
+    const step = spacing(state), [u, v] = turned(state, -dx, dy);
+    state = trimmed(Object.assign({}, state, { re: state.re.add(step.mulNumber(u)), im: state.im.add(step.mulNumber(v)) }));
+  }
+  /** Turns the view by `degrees` (counter-clockwise) about the screen point (x, y). */
+  function rotateAt(x, y, degrees) {
+    const before = pointAt(state, x, y);
+    state = Object.assign({}, state, { rotation: normalAngle(state.rotation + degrees) });
+    const after = pointAt(state, x, y);
+    state = trimmed(Object.assign({}, state, { re: state.re.add(before.re.sub(after.re)), im: state.im.add(before.im.sub(after.im)) }));
   }
   /** Zooms by `factor` (< 1: in) keeping the point under (x, y) in place. */
   function zoomAt(x, y, factor) {
     const step = spacing(state);
-    const ox = x - canvas.width / 2, oy = canvas.height / 2 - y;
+    const [ou, ov] = turned(state, x - canvas.width / 2, canvas.height / 2 - y);
     const radius = state.radius.mulNumber(factor).significant(17);
     if (radius.log10() < -1000000) { say("deeper than 1e-1000000 is not offered here"); return; }
     state = trimmed(Object.assign({}, state, {
-      re: state.re.add(step.mulNumber(ox * (1 - factor))), im: state.im.add(step.mulNumber(oy * (1 - factor))), radius,
+      re: state.re.add(step.mulNumber(ou * (1 - factor))), im: state.im.add(step.mulNumber(ov * (1 - factor))), radius,
     }));
   }
 
@@ -475,11 +533,18 @@
     // Where the shown view's image lies in the current view: scaled by the radii, moved by the centers.
     const scale = shown.state.radius.ratio(state.radius);
     const step = spacing(state);
-    const cx = canvas.width / 2 + shown.state.re.sub(state.re).ratio(step);
-    const cy = canvas.height / 2 - shown.state.im.sub(state.im).ratio(step);
+    // The shown center's offset in the plane, then on this view's screen (turned back).
+    const [u, v] = turned(Object.assign({}, state, { rotation: -state.rotation }),
+      shown.state.re.sub(state.re).ratio(step), shown.state.im.sub(state.im).ratio(step));
     const w = shown.width * scale, h = shown.height * scale;
-    context.imageSmoothingEnabled = !shown.final || scale !== 1;
-    context.drawImage(shown.bitmap, cx - w / 2, cy - h / 2, w, h);
+    const turn = normalAngle(shown.state.rotation - state.rotation);
+    context.imageSmoothingEnabled = !shown.final || scale !== 1 || turn !== 0;
+    context.save();
+    context.translate(canvas.width / 2 + u, canvas.height / 2 - v);
+    // The plane turned counter-clockwise is the screen (y down) turned clockwise.
+    context.rotate(-turn * Math.PI / 180);
+    context.drawImage(shown.bitmap, -w / 2, -h / 2, w, h);
+    context.restore();
   }
   function resize() {
     canvas.width = Math.max(1, Math.floor(window.innerWidth));
@@ -561,6 +626,8 @@
     $("juliaRow").hidden = state.family !== "julia";
     $("juliaRe").value = state.juliaRe; $("juliaIm").value = state.juliaIm;
     $("palette").value = state.palette;
+    if (document.activeElement !== $("gradient")) $("gradient").value = state.gradient;
+    if (document.activeElement !== $("rotation")) $("rotation").value = String(state.rotation);
     $("smooth").checked = state.smooth; $("logScale").checked = state.logScale;
     $("autoIterations").checked = state.autoIterations;
     $("iterations").value = iterations(state);
@@ -577,6 +644,11 @@
     next.juliaRe = Dec.parse($("juliaRe").value).toString();
     next.juliaIm = Dec.parse($("juliaIm").value).toString();
     next.palette = $("palette").value;
+    next.gradient = $("gradient").value.trim().replace(/\s+/g, " ");
+    if (next.gradient) gradientStops(next.gradient);
+    const rotation = Number($("rotation").value);
+    if (!Number.isFinite(rotation)) throw new Error("the rotation is a number of degrees");
+    next.rotation = normalAngle(rotation);
     next.smooth = $("smooth").checked; next.logScale = $("logScale").checked;
     next.autoIterations = $("autoIterations").checked;
     if (!next.autoIterations) next.iterations = Math.min(100000000, Math.max(1, parseInt($("iterations").value, 10) || 1000));
@@ -592,11 +664,11 @@
     changed(0, true);
   }
   $("hud").addEventListener("submit", fromHUD);
-  for (const id of ["family", "power", "newton", "palette", "smooth", "logScale", "autoIterations", "iterations", "juliaRe", "juliaIm"]) {
+  for (const id of ["family", "power", "newton", "palette", "gradient", "rotation", "smooth", "logScale", "autoIterations", "iterations", "juliaRe", "juliaIm"]) {
     $(id).addEventListener("change", () => fromHUD());
   }
   $("home").addEventListener("click", () => {
-    state = Object.assign({}, state, { re: home.re, im: home.im, radius: home.radius });
+    state = Object.assign({}, state, { re: home.re, im: home.im, radius: home.radius, rotation: 0 });
     changed(0, true);
   });
 
@@ -621,11 +693,14 @@
     if (pointers.size === 2) {
       // A pinch: zoom at the midpoint by the change of the fingers' distance.
       const [a, b] = [...pointers.values()];
-      const before = Math.hypot(a.x - b.x, a.y - b.y);
+      const before = Math.hypot(a.x - b.x, a.y - b.y), angleBefore = Math.atan2(a.y - b.y, a.x - b.x);
       pointers.set(event.pointerId, { x: event.offsetX, y: event.offsetY });
       const [c, d] = [...pointers.values()];
-      const after = Math.hypot(c.x - d.x, c.y - d.y);
+      const after = Math.hypot(c.x - d.x, c.y - d.y), angleAfter = Math.atan2(c.y - d.y, c.x - d.x);
       if (before > 0 && after > 0) zoomAt((c.x + d.x) / 2, (c.y + d.y) / 2, before / after);
+      // A twist turns the view with the fingers (screen angles grow clockwise, y down).
+      const twist = normalAngle((angleBefore - angleAfter) * 180 / Math.PI);
+      if (before > 0 && after > 0 && twist !== 0) rotateAt((c.x + d.x) / 2, (c.y + d.y) / 2, -twist);
       changed(150, true);
       return;
     }
@@ -668,12 +743,10 @@
       changed(0, true);
     } else if (event.ctrlKey && state.family === "mandelbrot" && Math.hypot(event.offsetX - d.x0, event.offsetY - d.y0) < 3) {
       // Ctrl-click on a Mandelbrot view: the Julia set of that c (to a tenth of a pixel's digits).
-      const step = spacing(state), floor = Math.floor(step.log10()) - 1;
+      const floor = Math.floor(spacing(state).log10()) - 1, c = pointAt(state, event.offsetX, event.offsetY);
       state = Object.assign({}, state, {
-        family: "julia",
-        juliaRe: state.re.add(step.mulNumber(event.offsetX - canvas.width / 2)).trim(floor).toString(),
-        juliaIm: state.im.add(step.mulNumber(canvas.height / 2 - event.offsetY)).trim(floor).toString(),
-        re: Dec.parse("0"), im: Dec.parse("0"), radius: Dec.parse("1.5"),
+        family: "julia", juliaRe: c.re.trim(floor).toString(), juliaIm: c.im.trim(floor).toString(),
+        re: Dec.parse("0"), im: Dec.parse("0"), radius: Dec.parse("1.5"), rotation: 0,
       });
       shown = null;
       changed(0, true);
@@ -705,6 +778,7 @@
       "+": () => zoomAt(w / 2, h / 2, 0.5), "=": () => zoomAt(w / 2, h / 2, 0.5), "-": () => zoomAt(w / 2, h / 2, 2),
       ArrowLeft: () => pan(w / 10, 0), ArrowRight: () => pan(-w / 10, 0),
       ArrowUp: () => pan(0, h / 10), ArrowDown: () => pan(0, -h / 10),
+      "[": () => rotateAt(w / 2, h / 2, 15), "]": () => rotateAt(w / 2, h / 2, -15),
     };
     if (!keys[event.key]) return;
     event.preventDefault();
