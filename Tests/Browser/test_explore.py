@@ -271,6 +271,32 @@ class ExploreTests(unittest.TestCase):
         self.settled(number)
         self.shot("explorer-turned")
 
+    def test_3c_auto_zoom(self):
+        number = self.settled()
+        self.driver.get(self.server.url + "#re=-0.7436&im=0.1318&r=0.05")
+        number = self.settled(number)
+        start = self.view()
+        button = self.driver.find_element(By.ID, "autoZoom")
+        button.click()
+        begun = time.time()
+        WebDriverWait(self.driver, 60).until(
+            lambda d: int(d.execute_script("return document.body.dataset.autozoom || 0")) >= 5
+            and time.time() - begun > 6)
+        button.click()
+        self.settled(number)
+        zoomed = self.view()
+        drawn = int(self.driver.execute_script("return document.body.dataset.autozoom"))
+        print("auto-zoom: %d images in %.1f s, radius %s -> %s (%s)" % (
+            drawn, time.time() - begun, start["r"], zoomed["r"],
+            self.driver.find_element(By.ID, "status").text))
+        self.assertLess(float(zoomed["r"]), float(start["r"]) / 10, "auto-zoom must zoom in")
+        # Toward the boundary: the settled view shows the set's edge (many colours), not the
+        # interior alone nor a flat outside.
+        _, _, samples = self.canvas_pixels()
+        colours = {samples[i:i + 3] for i in range(0, len(samples), 3)}
+        self.assertGreater(len(colours), 50, "auto-zoom must stay at the set's boundary")
+        self.shot("explorer-autozoom")
+
     def test_4_refusals(self):
         s = self.server
         good = {"X-Fathom-Token": s.token}

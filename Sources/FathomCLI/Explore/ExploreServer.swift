@@ -221,11 +221,13 @@ final class ExploreServer: @unchecked Sendable {
             let (result, png) = try ExploreServer.renderPNG(
                 file, settings: settings, control: full == nil ? control : control.part(0.5...1))
             let seconds = String(format: "%.3f", Date().timeIntervalSince(start))
-            // How many reference orbits came from the cache (the preview's, or an earlier view's).
-            let headers = [
+            // How many reference orbits came from the cache (the preview's, or an earlier view's),
+            // and where auto-zoom goes next.
+            var headers = [
                 ("X-Fathom-Seconds", seconds), ("X-Fathom-Path", result.report.path.rawValue),
                 ("X-Fathom-Reused", "\(cache.orbitHits - hits)"),
             ]
+            if let (x, y) = Self.boundaryTarget(result.field) { headers.append(("X-Fathom-Target", "\(x),\(y)")) }
             if npy {
                 return HTTPServer.Reply(
                     status: 200, contentType: "application/octet-stream", body: NPYWriter.data(result.field),
@@ -237,6 +239,27 @@ final class ExploreServer: @unchecked Sendable {
         } catch {
             return .text(422, "\(error)")
         }
+    }
+
+    /// Where auto-zoom heads in a rendered field (Documentation/Explorer.md, "Auto-zoom"): of
+    /// the escaped pixels that took at least 9/10 of the most iterations any took (those next to
+    /// the set's deepest parts), the one nearest the center; nil when no pixel escaped (or, for
+    /// Newton, converged).
+    static func boundaryTarget(_ field: IterationField) -> (Int, Int)? {
+        var most: UInt32 = 0
+        for y in 0..<field.height {
+            for x in 0..<field.width { most = max(most, field[x, y].nBig) }
+        }
+        guard most > 0 else { return nil }
+        let floor = most - most / 10
+        var found: (x: Int, y: Int, d: Int)?
+        for y in 0..<field.height {
+            for x in 0..<field.width where field[x, y].nBig >= floor {
+                let dx = 2 * x + 1 - field.width, dy = 2 * y + 1 - field.height
+                if found == nil || dx * dx + dy * dy < found!.d { found = (x, y, dx * dx + dy * dy) }
+            }
+        }
+        return found.map { ($0.x, $0.y) }
     }
 
     /// An image size from a request's text: whole numbers, each 1...`maximumSide`, at most

@@ -269,6 +269,7 @@
   /** Plays the journal back in at most 30 s (its own pace when shorter, pauses cut to 1 s),
    * rendering as it goes. */
   async function replay() {
+    autoZoom(false);
     const entries = kept.journal.slice();
     if (entries.length < 2) { say("the journal has fewer than two views"); return; }
     replaying = true;
@@ -490,6 +491,12 @@
     const c = quarter < 0 ? Math.cos(a) : [1, 0, -1, 0][quarter], n = quarter < 0 ? Math.sin(a) : [0, 1, 0, -1][quarter];
     return [u * c - v * n, u * n + v * c];
   }
+  /** The screen position in view s of a point of the plane (inverse of `pointAt`). */
+  function screenOf(s, point) {
+    const step = spacing(s);
+    const [u, v] = turned(Object.assign({}, s, { rotation: -s.rotation }), point.re.sub(s.re).ratio(step), point.im.sub(s.im).ratio(step));
+    return { x: canvas.width / 2 + u, y: canvas.height / 2 - v };
+  }
   /** The plane's point under screen pixel (x, y) of view s. */
   function pointAt(s, x, y) {
     const step = spacing(s), [u, v] = turned(s, x - canvas.width / 2, canvas.height / 2 - y);
@@ -532,15 +539,13 @@
     if (!shown) return;
     // Where the shown view's image lies in the current view: scaled by the radii, moved by the centers.
     const scale = shown.state.radius.ratio(state.radius);
-    const step = spacing(state);
-    // The shown center's offset in the plane, then on this view's screen (turned back).
-    const [u, v] = turned(Object.assign({}, state, { rotation: -state.rotation }),
-      shown.state.re.sub(state.re).ratio(step), shown.state.im.sub(state.im).ratio(step));
+    // Where the shown view's center lies on this view's screen.
+    const at = screenOf(state, shown.state);
     const w = shown.width * scale, h = shown.height * scale;
     const turn = normalAngle(shown.state.rotation - state.rotation);
     context.imageSmoothingEnabled = !shown.final || scale !== 1 || turn !== 0;
     context.save();
-    context.translate(canvas.width / 2 + u, canvas.height / 2 - v);
+    context.translate(at.x, at.y);
     // The plane turned counter-clockwise is the screen (y down) turned clockwise.
     context.rotate(-turn * Math.PI / 180);
     context.drawImage(shown.bitmap, -w / 2, -h / 2, w, h);
@@ -557,7 +562,9 @@
   let viewNumber = 0;
   const timing = { started: 0 };
   function say(text) { $("status").textContent = text; }
-  async function render() {
+  /** Renders the view at each of `scales` (a fraction of the window's size) in turn; true when
+   * the last one was drawn, false when a newer view or an error came first. */
+  async function render(scales = [8, 1]) {
     const number = ++viewNumber, s = state, width = canvas.width, height = canvas.height;
     const file = JSON.stringify(locationFile(s));
     timing.started = performance.now();
@@ -565,28 +572,31 @@
     // The full image within the server's limits (4096 a side, 3840 x 2160 pixels): a larger
     // window gets a smaller image of the same view, drawn to fill it.
     const fit = Math.min(1, 4096 / width, 4096 / height, Math.sqrt(3840 * 2160 / (width * height)));
-    for (const scale of [8, 1]) {
+    for (const scale of scales) {
       const w = Math.max(1, Math.floor(width * fit / scale)), h = Math.max(1, Math.floor(height * fit / scale));
       say((scale === 1 ? "rendering " : "preview ") + w + "x" + h + ", " + iterations(s) + " iterations...");
       let response, polling = 0;
       if (scale === 1) polling = setInterval(() => showProgress(number, w, h), 300);
       try {
-        const full = scale === 1 ? "" : "&full=" + Math.floor(width * fit) + "x" + Math.floor(height * fit);
+        const full = scale === 1 || scales.length === 1 ? "" : "&full=" + Math.floor(width * fit) + "x" + Math.floor(height * fit);
         response = await fetch("/api/render?width=" + w + "&height=" + h + full + "&client=" + client + "&view=" + number, {
           method: "POST", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" }, body: file,
         });
       } catch (error) {
         clearInterval(polling);
         if (number === viewNumber) say("the server did not answer: " + error.message);
-        return;
+        return false;
       }
       clearInterval(polling);
-      if (number !== viewNumber || response.status === 409) return;
-      if (!response.ok) { say("refused: " + (await response.text()).trim()); return; }
+      if (number !== viewNumber || response.status === 409) return false;
+      if (!response.ok) { say("refused: " + (await response.text()).trim()); return false; }
       const bitmap = await createImageBitmap(await response.blob());
-      if (number !== viewNumber) return;
-      // The image keeps its view's size on screen whatever its resolution.
-      shown = { bitmap, state: s, width, height, final: scale === 1 && fit === 1 };
+      if (number !== viewNumber) return false;
+      // The image keeps its view's size on screen whatever its resolution; the server names
+      // the pixel auto-zoom heads for.
+      const target = (response.headers.get("X-Fathom-Target") || "").split(",").map(Number);
+      shown = { bitmap, state: s, width, height, final: scale === 1 && fit === 1,
+        target: target.length === 2 ? { x: (target[0] + 0.5) * width / w, y: (target[1] + 0.5) * height / h } : null };
       draw();
       const seconds = ((performance.now() - timing.started) / 1000).toFixed(2);
       if (scale === 1) {
@@ -594,6 +604,7 @@
         document.body.dataset.settled = String(number);
       }
     }
+    return true;
   }
   /** The running render's share done and the time left, by the engine's estimate. */
   async function showProgress(number, w, h) {
@@ -614,6 +625,69 @@
     clearTimeout(pending);
     pending = setTimeout(() => { remember(push); render(); }, delay);
   }
+
+  // MARK: auto-zoom: toward the boundary, at a rate that adapts to the renders
+
+  /** While auto-zoom runs: the zoom rate (decades a second), the last frame's time, whether a
+   * render is under way, and how many it drew. */
+  let auto = null;
+  function autoZoom(on) {
+    if (on === Boolean(auto) || (on && replaying)) return;
+    $("autoZoom").textContent = on ? "stop auto-zoom" : "auto-zoom";
+    if (!on) {
+      auto = null;
+      changed(0, true);
+      return;
+    }
+    auto = { rate: 0.25, last: performance.now(), busy: false, drawn: 0 };
+    document.body.dataset.autozoom = "0";
+    requestAnimationFrame(autoStep);
+  }
+  /** One frame: the center eases toward the shown image's target (the server's
+   * `X-Fathom-Target`: the escaped pixel next to the set that took the most iterations) while the
+   * radius shrinks at the current rate; one render at a time at a quarter of the window's size,
+   * after which the rate is set so that the view zooms by about 2x while one image renders. */
+  function autoStep(now) {
+    if (!auto) return;
+    const dt = Math.min(0.1, Math.max(0, (now - auto.last) / 1000));
+    auto.last = now;
+    const target = shown && shown.target ? pointAt(shown.state, shown.target.x, shown.target.y) : null;
+    if (target) {
+      // Zoom at the target, so it keeps its place on the screen, and move it a share toward
+      // the middle (a third of the way in about 0.13 s); the zoom slows while the target is
+      // far from the middle, and stops beyond 0.3 of the window's smaller side.
+      if (state.radius.log10() - auto.rate * dt < -1000000) { say("auto-zoom stopped at 1e-1000000"); autoZoom(false); return; }
+      const at = screenOf(state, target), f = 1 - Math.exp(-3 * dt);
+      const away = Math.hypot(at.x - canvas.width / 2, at.y - canvas.height / 2) / (0.3 * Math.min(canvas.width, canvas.height));
+      zoomAt(at.x, at.y, Math.pow(10, -auto.rate * dt * Math.max(0, 1 - away)));
+      pan((canvas.width / 2 - at.x) * f, (canvas.height / 2 - at.y) * f);
+    } else if (auto.drawn > 0) {
+      say("nothing escapes in this view: auto-zoom stopped");
+      autoZoom(false);
+      return;
+    }
+    draw();
+    showHUD();
+    if (!auto.busy) {
+      auto.busy = true;
+      note();
+      remember(false);
+      const started = performance.now(), run = auto;
+      render([4]).then((drawn) => {
+        if (auto !== run) return;
+        run.busy = false;
+        if (!drawn) return;
+        run.drawn++;
+        document.body.dataset.autozoom = String(run.drawn);
+        const seconds = Math.max(0.05, (performance.now() - started) / 1000);
+        run.rate = 0.7 * run.rate + 0.3 * Math.min(1.5, Math.max(0.02, Math.log10(2) / seconds));
+        say("auto-zoom: radius " + state.radius.significant(4).toString() + ", " + run.rate.toFixed(2) +
+          " decades/s (" + seconds.toFixed(2) + " s an image)");
+      });
+    }
+    requestAnimationFrame(autoStep);
+  }
+  $("autoZoom").addEventListener("click", () => autoZoom(!auto));
 
   // MARK: the HUD
 
@@ -659,6 +733,7 @@
   }
   function fromHUD(event) {
     if (event) event.preventDefault();
+    autoZoom(false);
     try { state = readHUD(); } catch (error) { say(error.message); return; }
     shown = null;
     changed(0, true);
@@ -677,6 +752,7 @@
   const pointers = new Map();
   let drag = null;
   canvas.addEventListener("pointerdown", (event) => {
+    autoZoom(false);
     canvas.setPointerCapture(event.pointerId);
     pointers.set(event.pointerId, { x: event.offsetX, y: event.offsetY });
     if (pointers.size === 1) {
@@ -758,6 +834,7 @@
   canvas.addEventListener("pointercancel", release);
   canvas.addEventListener("wheel", (event) => {
     event.preventDefault();
+    autoZoom(false);
     const lines = event.deltaMode === 1 ? 40 : event.deltaMode === 2 ? 800 : 1;
     zoomAt(event.offsetX, event.offsetY, Math.exp(event.deltaY * lines * 0.0015));
     changed(120, true);
@@ -771,6 +848,8 @@
   canvas.addEventListener("pointermove", (event) => { cursor = { x: event.offsetX, y: event.offsetY }; });
   canvas.addEventListener("keydown", (event) => {
     const w = canvas.width, h = canvas.height;
+    if (event.key === "a") { autoZoom(!auto); return; }
+    autoZoom(false);
     if (event.key === "m") { zoomToMinibrot(cursor ? cursor.x : w / 2, cursor ? cursor.y : h / 2, 0.5); return; }
     if (event.key === "b") { addBookmark(); return; }
     if (event.key === "h") { $("hud").hidden = !$("hud").hidden; return; }
