@@ -344,10 +344,25 @@ class ExploreTests(unittest.TestCase):
         self.assertNotEqual(found["it"], "auto", "a minibrot's view takes its own iteration limit")
         self.driver.find_element(By.ID, "bookmark").click()
         path = os.path.join(self.state_home, "fathom", "explore.json")
-        WebDriverWait(self.driver, 10).until(lambda d: os.path.exists(path) and json.load(open(path))["bookmarks"])
+        def bookmarks():
+            with open(path) as f:
+                return json.load(f)["bookmarks"]
+        WebDriverWait(self.driver, 10).until(lambda d: os.path.exists(path) and bookmarks())
         with open(path) as f:
             kept = json.load(f)
         self.assertIn("r=" + found["r"], kept["bookmarks"][0]["view"])
+        # Its thumbnail: the view as shown, a 160x90 JPEG.
+        import base64
+        thumbnail = kept["bookmarks"][0]["thumbnail"]
+        self.assertTrue(thumbnail.startswith("data:image/jpeg;base64,"))
+        jpeg = base64.b64decode(thumbnail.split(",", 1)[1])
+        self.assertEqual(jpeg[:2], b"\xff\xd8")
+        # A thumbnail that is not a JPEG data URL is refused.
+        status, _, _ = self.server.request(
+            "POST", "/api/state/bookmark",
+            json.dumps({"name": "x", "view": "#r=1", "thumbnail": "data:text/html;base64,PHNjcmlwdD4="}),
+            {"X-Fathom-Token": self.server.token, "Content-Type": "application/json"})
+        self.assertEqual(status, 400)
         # Another page (another tab) adds a bookmark of its own: both are kept.
         other = {"name": "other tab", "view": "#f=mandelbrot&re=0&im=0&r=2", "saved": "2026-12-07T00:00:00Z"}
         status, _, _ = self.server.request("POST", "/api/state/bookmark", json.dumps(other),
@@ -365,7 +380,19 @@ class ExploreTests(unittest.TestCase):
         names = self.driver.execute_script("return window.fathomExplorer.kept.bookmarks.map(b => b.view)")
         self.assertEqual(len(names), 2)
         self.assertIn("r=" + found["r"], names[0])
+        # The strip shows both, newest first, the page's own with its thumbnail (160x90).
+        sizes = self.driver.execute_script(
+            "return [...document.querySelectorAll('#bookmarks button')].map(b => { const i = b.querySelector('img');"
+            " return i ? [i.naturalWidth, i.naturalHeight] : null; })")
+        self.assertEqual(sizes, [None, [160, 90]])
         self.shot("explorer-minibrot")
+        # Clicking a bookmark opens its view.
+        number = self.settled()
+        self.driver.find_elements(By.CSS_SELECTOR, "#bookmarks button")[0].click()
+        self.settled(number)
+        self.assertEqual(self.view()["r"], "2")
+        self.driver.find_elements(By.CSS_SELECTOR, "#bookmarks button")[1].click()
+        WebDriverWait(self.driver, 30).until(lambda d: self.view().get("r") == found["r"])
 
     def test_6_presets_import_and_export(self):
         number = self.settled()

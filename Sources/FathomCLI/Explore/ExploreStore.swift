@@ -13,6 +13,9 @@ final class ExploreStore: @unchecked Sendable {
             var view: String
             /// When it was made, as the page's clock gave it (ISO 8601).
             var saved: String?
+            /// The view as the page showed it, small: a `data:image/jpeg;base64,` URL of at
+            /// most `maximumThumbnail` characters.
+            var thumbnail: String?
         }
         /// One change of view: when (ms since 1970, the page's clock) and the view.
         struct Entry: Codable, Equatable {
@@ -27,6 +30,9 @@ final class ExploreStore: @unchecked Sendable {
 
     /// At most this many bookmarks, each name at most `maximumName` characters.
     static let maximumBookmarks = 1000, maximumName = 200, maximumJournal = 1000
+    /// A bookmark's thumbnail: at most this many characters (a 160x90 JPEG takes 4 to 10 KB).
+    static let maximumThumbnail = 32 << 10
+    static let thumbnailPrefix = "data:image/jpeg;base64,"
 
     let path: String
     private let lock = NSLock()
@@ -73,6 +79,12 @@ final class ExploreStore: @unchecked Sendable {
         guard state.bookmarks.allSatisfy({ $0.name.count <= maximumName && ($0.saved?.count ?? 0) <= 64 }) else {
             return "bookmark names at most \(maximumName) characters"
         }
+        let base64 = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=".utf8)
+        for thumbnail in state.bookmarks.compactMap(\.thumbnail) {
+            guard thumbnail.utf8.count <= maximumThumbnail, thumbnail.hasPrefix(thumbnailPrefix),
+                thumbnail.utf8.dropFirst(thumbnailPrefix.utf8.count).allSatisfy(base64.contains)
+            else { return "a thumbnail is a data:image/jpeg;base64 URL of at most \(maximumThumbnail) characters" }
+        }
         return nil
     }
 
@@ -93,7 +105,7 @@ final class ExploreStore: @unchecked Sendable {
         return change { $0.last = last.view }
     }
 
-    /// POST /api/state/bookmark with `{"name", "view", "saved"}`: one more bookmark. Each change
+    /// POST /api/state/bookmark with `{"name", "view", "saved", "thumbnail"}`: one more bookmark. Each change
     /// is one operation on the server's state, so two tabs add to it, not over each other.
     func addBookmark(_ body: Data) -> HTTPServer.Reply {
         guard let bookmark = try? JSONDecoder().decode(State.Bookmark.self, from: body) else {

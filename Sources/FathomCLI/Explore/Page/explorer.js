@@ -320,29 +320,51 @@
     say(files.length + " keyframes in " + written.folder + "; render them with: " + written.command);
   });
 
+  /** The bookmarks as a strip of thumbnails (the name alone for one kept without), newest first. */
   function showBookmarks() {
     const list = $("bookmarks");
-    list.length = 1;
-    kept.bookmarks.forEach((b, k) => list.add(new Option(b.name, String(k))));
+    list.replaceChildren();
+    kept.bookmarks.slice().reverse().forEach((b) => {
+      const item = document.createElement("button");
+      item.type = "button";
+      item.title = b.name;
+      if (typeof b.thumbnail === "string" && b.thumbnail.startsWith("data:image/jpeg;base64,")) {
+        const image = document.createElement("img");
+        image.src = b.thumbnail;
+        image.alt = "";
+        item.append(image);
+      }
+      const name = document.createElement("span");
+      name.textContent = b.name;
+      item.append(name);
+      item.addEventListener("click", () => {
+        autoZoom(false);
+        state = fromHash(b.view, state);
+        remembered = 0;
+        changed(0, true);
+      });
+      list.append(item);
+    });
+  }
+  /** The view as shown, at most 160x90, as a JPEG data URL. */
+  function thumbnail() {
+    const small = document.createElement("canvas");
+    const scale = Math.min(160 / canvas.width, 90 / canvas.height);
+    small.width = Math.max(1, Math.round(canvas.width * scale));
+    small.height = Math.max(1, Math.round(canvas.height * scale));
+    small.getContext("2d").drawImage(canvas, 0, 0, small.width, small.height);
+    return small.toDataURL("image/jpeg", 0.8);
   }
   function addBookmark() {
     const digits = Math.max(0, Math.round(-state.radius.log10()));
     const name = state.family + " 1e-" + digits + " (" + state.re.toString().slice(0, 12) + ", " + state.im.toString().slice(0, 12) + ")";
-    const bookmark = { name, view: toHash(state), saved: new Date().toISOString() };
+    const bookmark = { name, view: toHash(state), saved: new Date().toISOString(), thumbnail: thumbnail() };
     kept.bookmarks.push(bookmark);
     showBookmarks();
     post("/api/state/bookmark", bookmark);
     say("bookmarked: " + name);
   }
   $("bookmark").addEventListener("click", addBookmark);
-  $("bookmarks").addEventListener("change", () => {
-    const b = kept.bookmarks[parseInt($("bookmarks").value, 10)];
-    $("bookmarks").value = "";
-    if (!b) return;
-    state = fromHash(b.view, state);
-    remembered = 0;
-    changed(0, true);
-  });
 
   // MARK: zoom to a minibrot (the server's MinibrotFinder, as fathom find)
 
