@@ -477,7 +477,52 @@ class ExploreTests(unittest.TestCase):
             self.assertIn("center", json.load(f))
         # The journal is kept with the state.
         path = os.path.join(self.state_home, "fathom", "explore.json")
-        WebDriverWait(self.driver, 10).until(lambda d: len(json.load(open(path)).get("journal", [])) >= len(journal))
+        def kept_journal():
+            with open(path) as f:
+                return json.load(f).get("journal", [])
+        WebDriverWait(self.driver, 10).until(lambda d: len(kept_journal()) >= len(journal))
+
+    def test_8a_the_journal_becomes_a_video(self):
+        number = self.settled()
+        # The journal's last three views, at 64x36: 2 pairs of 30 frames and the last view.
+        files = self.driver.execute_script("""
+            const kept = window.fathomExplorer.kept;
+            kept.journal = kept.journal.slice(-3);
+            document.getElementById('jobWidth').value = 64; document.getElementById('jobHeight').value = 36;
+            return window.fathomExplorer.journalFiles();""")
+        self.assertEqual(len(files), 3)
+        self.driver.find_element(By.ID, "video").click()
+        deadline, job = time.time() + 180, None
+        while time.time() < deadline:
+            _, _, body = self.server.request("GET", "/api/jobs", headers={"X-Fathom-Token": self.server.token})
+            job = json.loads(body)[-1]
+            if "frames" in job and job["state"] not in ("queued", "running"):
+                break
+            time.sleep(0.3)
+        self.assertEqual((job["state"], job["frames"]), ("done", 61), job)
+        status, headers, mp4 = self.server.request(
+            "GET", "/api/jobs/file?id=%d&kind=mp4" % job["id"], headers={"X-Fathom-Token": self.server.token})
+        self.assertEqual((status, headers.get("Content-Type")), (200, "video/mp4"))
+        self.assertEqual(mp4[4:8], b"ftyp")
+        counted = subprocess.run(
+            ["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+             "stream=nb_read_frames", "-of", "csv=p=0", job["video"]], capture_output=True, text=True, check=True)
+        self.assertEqual(counted.stdout.strip(), "61")
+        # Its frames are `fathom sequence`'s between the same keyframes, byte for byte.
+        keys = []
+        for k, file in enumerate(files):
+            keys.append(os.path.join(self.folder, "key-%d.json" % k))
+            with open(keys[-1], "w") as f:
+                json.dump(file, f)
+        cli_frames = os.path.join(self.folder, "cli-frames")
+        subprocess.run([FATHOM, "sequence", "--per-segment", "30", "--size", "64x36", "--output-dir", cli_frames,
+                        "--quiet"] + keys, check=True)
+        frames = job["video"][:-len(".mp4")] + "-frames"
+        names = sorted(os.listdir(frames))
+        self.assertEqual(names, sorted(os.listdir(cli_frames)))
+        for name in names:
+            with open(os.path.join(frames, name), "rb") as a, open(os.path.join(cli_frames, name), "rb") as b:
+                self.assertEqual(a.read(), b.read(), name)
 
     def test_8b_from_home_to_1e_100_by_gestures_and_minibrots(self):
         """Issue 46's check: from the home view to beyond 1e-100 with the wheel, a double click and

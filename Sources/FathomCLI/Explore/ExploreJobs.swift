@@ -8,8 +8,8 @@ import Foundation
 /// set), one job at a time, at most `maximumQueued` waiting.
 final class ExploreJobs: @unchecked Sendable {
     struct Job {
-        let id: Int
-        let name: String
+        var id: Int
+        var name: String
         let width: Int, height: Int, supersample: Int, bitDepth: BitDepth, npy: Bool
         var state = "queued"
         var message: String?
@@ -18,6 +18,15 @@ final class ExploreJobs: @unchecked Sendable {
         var seconds: Double?
         var png: String?
         var npyPath: String?
+        /// A zoom video's frame count and, once done, its MP4 and frames folder.
+        var frames: Int?
+        var video: String?
+    }
+
+    /// What a job makes: one image, or a zoom video through the journal's views.
+    enum Work {
+        case image(LocationFile)
+        case video(FrameSequence)
     }
 
     static let maximumQueued = 8
@@ -69,25 +78,76 @@ final class ExploreJobs: @unchecked Sendable {
         file.width = width
         file.height = height
         file.supersample = k == 1 ? nil : k
+        let job = Job(
+            id: 0, name: "fathom-\(Self.stamp())", width: width, height: height, supersample: k, bitDepth: depth,
+            npy: request.argument("npy") == "1")
+        return enqueue(job, .image(file))
+    }
+
+    /// Adds `job` (its id the next) to the list, within `maximumQueued` jobs waiting or
+    /// running, and runs it in turn: 202 with its id, or 503.
+    private func enqueue(_ job: Job, _ work: Work) -> HTTPServer.Reply {
         lock.lock()
         defer { lock.unlock() }
         guard jobs.filter({ $0.state == "queued" || $0.state == "running" }).count < Self.maximumQueued else {
             return .text(503, "\(Self.maximumQueued) renders are waiting already")
         }
-        let id = next
+        var job = job
+        job.id = next
+        job.name += "-\(next)"
         next += 1
-        let job = Job(
-            id: id, name: "fathom-\(Self.stamp())-\(id)", width: width, height: height, supersample: k, bitDepth: depth,
-            npy: request.argument("npy") == "1")
         jobs.append(job)
         let finished = jobs.filter { $0.state != "queued" && $0.state != "running" }
         if finished.count > Self.maximumListed {
             let gone = Set(finished.prefix(finished.count - Self.maximumListed).map(\.id))
             jobs.removeAll { gone.contains($0.id) }
         }
-        let location = file
-        queue.async { self.run(id, location) }
+        let id = job.id
+        queue.async { self.run(id, work) }
         return HTTPServer.Reply(status: 202, contentType: "application/json", body: Data("{\"id\":\(id)}".utf8))
+    }
+
+    /// A zoom video's frames: at most this many in all, and 30 to a pair of views (so 30 s at 30
+    /// frames a second at most, as replay takes at most 30 s).
+    static let maximumVideoFrames = 900, framesPerPair = 30, videoFPS = 30.0
+
+    /// POST /api/jobs/video?width=W&height=H with a JSON array of 2 to `maximumJournal` location
+    /// files (the journal's views): queues a zoom video through them, as `fathom sequence`
+    /// between keyframes and then `fathom video` make it: the frames (min(30, 900 / pairs) from
+    /// each view to the next, at least 1) into `NAME-frames/`, then `NAME.mp4` at 30 frames a
+    /// second (ffmpeg). 202 with its id.
+    func submitVideo(_ request: HTTPServer.Request) -> HTTPServer.Reply {
+        guard let (width, height) = ExploreServer.size(request.argument("width"), request.argument("height")) else {
+            return .text(
+                400,
+                "width and height each 1...\(ExploreServer.maximumSide), at most \(ExploreServer.maximumPixels) pixels")
+        }
+        guard let files = try? JSONDecoder().decode([LocationFile].self, from: request.body),
+            (2...ExploreStore.maximumJournal).contains(files.count)
+        else { return .text(400, "a JSON array of 2 to \(ExploreStore.maximumJournal) location files") }
+        for (k, file) in files.enumerated() {
+            do {
+                _ = try file.location()
+            } catch {
+                return .text(400, "view \(k + 1): \(error)")
+            }
+            guard file.maxIterations <= ExploreServer.maximumIterations, (file.supersample ?? 1) == 1 else {
+                return .text(
+                    400, "view \(k + 1): at most \(ExploreServer.maximumIterations) iterations, 1 sample a pixel")
+            }
+        }
+        let perPair = max(1, min(Self.framesPerPair, Self.maximumVideoFrames / (files.count - 1)))
+        let sequence: FrameSequence
+        do {
+            sequence = try FrameSequence.between(files, perSegment: perPair)
+        } catch {
+            return .text(400, "the views cannot make one zoom: \(error)")
+        }
+        var job = Job(
+            id: 0, name: "fathom-\(Self.stamp())", width: width, height: height, supersample: 1, bitDepth: .eight,
+            npy: false)
+        job.frames = sequence.frames.count
+        return enqueue(job, .video(sequence))
     }
 
     private func update(_ id: Int, _ change: (inout Job) -> Void) {
@@ -102,7 +162,7 @@ final class ExploreJobs: @unchecked Sendable {
         return jobs.first { $0.id == id }
     }
 
-    private func run(_ id: Int, _ file: LocationFile) {
+    private func run(_ id: Int, _ work: Work) {
         // Queued to running under the lock, unless cancelled while queued.
         lock.lock()
         guard let k = jobs.firstIndex(where: { $0.id == id }), jobs[k].state == "queued" else {
@@ -113,18 +173,24 @@ final class ExploreJobs: @unchecked Sendable {
         jobs[k].started = Date()
         let job = jobs[k]
         lock.unlock()
-        let png = folder + "/" + job.name + ".png"
-        let npy = job.npy ? folder + "/" + job.name + ".npy" : nil
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let settings = try base(try file.renderSettings())
-            try ImageRender.render(
-                file, settings: settings, to: png, npy: npy, bitDepth: job.bitDepth, control: job.control)
-            update(id) {
-                $0.state = "done"
-                $0.png = png
-                $0.npyPath = npy
+            switch work {
+            case .image(let file):
+                let png = folder + "/" + job.name + ".png"
+                let npy = job.npy ? folder + "/" + job.name + ".npy" : nil
+                let settings = try base(try file.renderSettings())
+                try ImageRender.render(
+                    file, settings: settings, to: png, npy: npy, bitDepth: job.bitDepth, control: job.control)
+                update(id) {
+                    $0.png = png
+                    $0.npyPath = npy
+                }
+            case .video(let sequence):
+                let video = try makeVideo(sequence, job)
+                update(id) { $0.video = video }
             }
+            update(id) { $0.state = "done" }
         } catch let error as RenderError where error == .cancelled {
             update(id) { $0.state = "cancelled" }
         } catch {
@@ -134,6 +200,56 @@ final class ExploreJobs: @unchecked Sendable {
             }
         }
         update(id) { $0.seconds = $0.started.map { Date().timeIntervalSince($0) } }
+    }
+
+    /// Renders `sequence`'s frames into a folder of their own (made whole under a temporary
+    /// name: the first 90% of the job's progress), then encodes them as `NAME.mp4`; both are
+    /// kept only when both are made (a failure or a cancel removes them). Returns the MP4's path.
+    private func makeVideo(_ sequence: FrameSequence, _ job: Job) throws -> String {
+        let output = folder + "/" + job.name + ".mp4"
+        let frames = folder + "/" + job.name + "-frames"
+        let staging = folder + "/." + job.name + "-frames.partial"
+        let outputs = try OutputSet([output])
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        do {
+            var settings = try base(try sequence.frames[0].renderSettings())
+            (settings.width, settings.height) = (job.width, job.height)
+            _ = try sequence.render(
+                0...(sequence.frames.count - 1), into: staging, settings: settings, control: job.control.part(0...0.9))
+            let encoder = try VideoEncoder(outputs, at: 0, fps: Self.videoFPS)
+            do {
+                let count = sequence.frames.count
+                for k in 0..<count {
+                    if job.control.isCancelled { throw RenderError.cancelled }
+                    let path = staging + "/" + FrameSequence.fileName(frame: k)
+                    guard let png = FileManager.default.contents(atPath: path) else {
+                        throw ExploreJobError("cannot read the frame \(path)")
+                    }
+                    try encoder.append(png: png)
+                    job.control.part(0.9 + 0.1 * Double(k) / Double(count)...0.9 + 0.1 * Double(k + 1) / Double(count))
+                        .finish()
+                }
+                try encoder.finish()
+            } catch {
+                encoder.cancel()
+                throw error
+            }
+            guard !FileManager.default.fileExists(atPath: frames) else {
+                throw ExploreJobError("\(frames) exists already")
+            }
+            try FileManager.default.moveItem(atPath: staging, toPath: frames)
+            do {
+                try outputs.commit()
+            } catch {
+                try? FileManager.default.removeItem(atPath: frames)
+                throw error
+            }
+            return output
+        } catch {
+            outputs.abort()
+            try? FileManager.default.removeItem(atPath: staging)
+            throw error
+        }
     }
 
     /// POST /api/keyframes with a JSON array of location files (the journal's views, 2 to
@@ -194,6 +310,8 @@ final class ExploreJobs: @unchecked Sendable {
                 + String(format: "\"fraction\":%.4f,\"seconds\":%.3f", job.control.fractionDone, elapsed)
             if let message = job.message { item += ",\"message\":\(ExploreServer.json(message))" }
             if let png = job.png { item += ",\"png\":\(ExploreServer.json(png))" }
+            if let frames = job.frames { item += ",\"frames\":\(frames)" }
+            if let video = job.video { item += ",\"video\":\(ExploreServer.json(video))" }
             return item + "}"
         }
         lock.unlock()
@@ -201,18 +319,23 @@ final class ExploreJobs: @unchecked Sendable {
             status: 200, contentType: "application/json", body: Data(("[" + items.joined(separator: ",") + "]").utf8))
     }
 
-    /// GET /api/jobs/file?id=N&kind=png|npy: a finished job's file, as a download.
+    /// GET /api/jobs/file?id=N&kind=png|npy|mp4: a finished job's file, as a download.
     func file(_ request: HTTPServer.Request) -> HTTPServer.Reply {
         guard let id = request.argument("id").flatMap({ Int($0) }), let job = job(id) else {
             return .text(404, "no such render")
         }
-        let npy = request.argument("kind") == "npy"
-        guard let path = npy ? job.npyPath : job.png, let data = FileManager.default.contents(atPath: path) else {
+        let kinds = [
+            "png": (job.png, "image/png"), "npy": (job.npyPath, "application/octet-stream"),
+            "mp4": (job.video, "video/mp4"),
+        ]
+        let kind = request.argument("kind") ?? "png"
+        guard let (found, type) = kinds[kind], let path = found, let data = FileManager.default.contents(atPath: path)
+        else {
             return .text(404, "that render has no such file (yet)")
         }
         return HTTPServer.Reply(
-            status: 200, contentType: npy ? "application/octet-stream" : "image/png", body: data,
-            headers: [("Content-Disposition", "attachment; filename=\"\(job.name).\(npy ? "npy" : "png")\"")])
+            status: 200, contentType: type, body: data,
+            headers: [("Content-Disposition", "attachment; filename=\"\(job.name).\(kind)\"")])
     }
 
     /// POST /api/jobs/cancel?id=N: cancels a queued or running job (its files are not written).
@@ -237,4 +360,10 @@ final class ExploreJobs: @unchecked Sendable {
         }
         lock.unlock()
     }
+}
+
+/// A video job's failure, in one line.
+struct ExploreJobError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

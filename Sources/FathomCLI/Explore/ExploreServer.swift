@@ -107,6 +107,7 @@ final class ExploreServer: @unchecked Sendable {
         "/api/import": ["POST": { s, r in s.importFile(r) }],
         "/api/export": ["POST": { s, r in s.export(r) }],
         "/api/jobs": ["POST": { s, r in s.jobs.submit(r) }, "GET": { s, _ in s.jobs.list() }],
+        "/api/jobs/video": ["POST": { s, r in s.jobs.submitVideo(r) }],
         "/api/jobs/file": ["GET": { s, r in s.jobs.file(r) }],
         "/api/jobs/cancel": ["POST": { s, r in s.jobs.cancel(r) }],
         "/api/keyframes": ["POST": { s, r in s.jobs.keyframes(r) }],

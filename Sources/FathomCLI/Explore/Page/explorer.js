@@ -307,8 +307,10 @@
     changed(0, true);
   }
   $("replay").addEventListener("click", replay);
+  /** The journal's views as location files (keyframes, a video). */
+  function journalFiles() { return kept.journal.map((e) => locationFile(fromHash(e.view, state))); }
   $("keyframes").addEventListener("click", async () => {
-    const files = kept.journal.map((e) => locationFile(fromHash(e.view, state)));
+    const files = journalFiles();
     const response = await fetch("/api/keyframes", {
       method: "POST", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" },
       body: JSON.stringify(files),
@@ -462,12 +464,13 @@
       const line = document.createElement("div");
       line.className = "job";
       line.dataset.state = job.state;
-      const size = job.width + "x" + job.height + (job.supersample > 1 ? " " + job.supersample + "x" + job.supersample : "");
+      const size = job.width + "x" + job.height + (job.supersample > 1 ? " " + job.supersample + "x" + job.supersample : "") +
+        (job.frames ? ", " + job.frames + " frames" : "");
       const share = job.state === "running" ? " " + Math.floor(100 * job.fraction) + "%" : "";
       line.append(job.name + " " + size + ": " + job.state + share + " " + job.seconds.toFixed(1) + " s" +
         (job.message ? " (" + job.message + ")" : ""));
       if (job.state === "done") {
-        for (const kind of job.npy ? ["png", "npy"] : ["png"]) {
+        for (const kind of job.video ? ["mp4"] : job.npy ? ["png", "npy"] : ["png"]) {
           const link = document.createElement("a");
           link.href = "/api/jobs/file?id=" + job.id + "&kind=" + kind + "&token=" + token;
           link.textContent = kind;
@@ -495,6 +498,20 @@
       body: JSON.stringify(locationFile(state)),
     });
     if (!response.ok) { say((await response.text()).trim()); return; }
+    showJobs();
+  });
+
+  // The journal as a zoom video, at the full-size fields' size: a background job.
+  $("video").addEventListener("click", async () => {
+    const files = journalFiles();
+    if (files.length < 2) { say("the journal has fewer than two views"); return; }
+    const query = "width=" + parseInt($("jobWidth").value, 10) + "&height=" + parseInt($("jobHeight").value, 10);
+    const response = await fetch("/api/jobs/video?" + query, {
+      method: "POST", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" },
+      body: JSON.stringify(files),
+    });
+    if (!response.ok) { say((await response.text()).trim()); return; }
+    say("the journal's " + files.length + " views are rendering as a video (below)");
     showJobs();
   });
 
@@ -905,5 +922,5 @@
     remember(false);
     render();
   })();
-  window.fathomExplorer = { Dec, state: () => state, locationFile: () => locationFile(state), render, kept, openFile };
+  window.fathomExplorer = { Dec, state: () => state, locationFile: () => locationFile(state), render, kept, openFile, journalFiles };
 })();
