@@ -232,6 +232,17 @@ class ExploreTests(unittest.TestCase):
         cli_png, cli_npy = cli_render(deep, 320, 180, self.folder, "deep")
         self.assertEqual(npy, cli_npy, "a deep view's field must be the CLI's")
         self.assertEqual(png, cli_png, "a deep view's PNG must be the CLI's")
+        # The middle-out step as the page asks for it: the middle fifth of the full image alone,
+        # a PNG of that size, with the preview's references.
+        status, headers, png = self.server.request(
+            "POST", "/api/render?width=320&height=180&window=128,72,64,36&client=deep&view=1", json.dumps(deep),
+            {"X-Fathom-Token": self.server.token, "Content-Type": "application/json"})
+        self.assertEqual((status, png[:8], png[16:24]), (200, b"\x89PNG\r\n\x1a\n", bytes([0, 0, 0, 64, 0, 0, 0, 36])))
+        self.assertEqual(headers.get("X-Fathom-Reused"), "1")
+        status, _, _ = self.server.request(
+            "POST", "/api/render?width=320&height=180&window=300,72,64,36&client=deep&view=1", json.dumps(deep),
+            {"X-Fathom-Token": self.server.token, "Content-Type": "application/json"})
+        self.assertEqual(status, 400, "a window outside the image is refused")
         # A pan, then back: the view returned to takes its orbit from the client's cache, and
         # its bytes are still the CLI's.
         panned = dict(deep, center=["-0.74364388703715870475219150611467", deep["center"][1]])
@@ -270,6 +281,19 @@ class ExploreTests(unittest.TestCase):
         WebDriverWait(self.driver, 10).until(lambda d: self.view().get("rot") == "75")
         self.settled(number)
         self.shot("explorer-turned")
+
+    def test_3d_the_middle_first(self):
+        # A view of a few seconds (the e1000 preset, 1280x720): the middle of the full image
+        # shows before the full image settles.
+        number = self.settled()
+        select = self.driver.find_element(By.ID, "presets")
+        self.driver.execute_script(
+            "const s = arguments[0]; s.value = [...s.options].find(o => o.text.startsWith('e1000')).value;"
+            "s.dispatchEvent(new Event('change'));", select)
+        number = self.settled(number)
+        self.assertEqual(self.driver.execute_script("return document.body.dataset.middle"), str(number),
+                         "the middle of the view must be drawn before the full image")
+        self.assertIn("r=2e-1000", self.driver.current_url)
 
     def test_3c_auto_zoom(self):
         number = self.settled()

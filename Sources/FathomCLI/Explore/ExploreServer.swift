@@ -23,6 +23,8 @@ final class ExploreServer: @unchecked Sendable {
         var sequence = -1
         var controls: [Int: RenderControl] = [:]
         var running: (view: Int, control: RenderControl, start: Date)?
+        /// The colours the client's latest preview resolved, for its view's middle-out step.
+        var previewColor: (view: Int, color: ColorSettings)?
         /// The reference orbits and tables of the client's recent views (`cache(client:)`).
         let cache = ReferenceCache()
     }
@@ -198,6 +200,17 @@ final class ExploreServer: @unchecked Sendable {
             }
             full = size
         }
+        // A window: the pixels of one rectangle of the view alone (the middle first).
+        var window: Window?
+        if let text = request.argument("window") {
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+            guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
+                x >= 0, y >= 0, w >= 1, h >= 1, x <= width - w, y <= height - h, !npy, full == nil
+            else {
+                return .text(400, "window: x,y,w,h inside the image (a PNG, without full=)")
+            }
+            window = Window(x: x, y: y, width: w, height: h)
+        }
         file.width = width
         file.height = height
 
@@ -219,8 +232,18 @@ final class ExploreServer: @unchecked Sendable {
                 (prime.width, prime.height) = (w, h)
                 try FrameSequence(frames: [file]).prime(0...0, settings: prime, control: control.part(0...0.5))
             }
-            let (result, png) = try ExploreServer.renderPNG(
-                file, settings: settings, control: full == nil ? control : control.part(0.5...1))
+            let result: RenderResult, png: Data
+            if let window {
+                // Coloured as the view's preview was, where it was (the whole view's colours).
+                (result, png) = try ExploreServer.renderWindow(
+                    file, window, color: previewColor(client: client, view: view), settings: settings,
+                    control: control)
+            } else {
+                let color: ColorSettings
+                (result, png, color) = try ExploreServer.renderPNG(
+                    file, settings: settings, control: full == nil ? control : control.part(0.5...1))
+                if full != nil { setPreviewColor(client: client, (view, color)) }
+            }
             let seconds = String(format: "%.3f", Date().timeIntervalSince(start))
             // How many reference orbits came from the cache (the preview's, or an earlier view's),
             // and where auto-zoom goes next.
@@ -482,6 +505,19 @@ final class ExploreServer: @unchecked Sendable {
     /// A client's cache is emptied before a render when it holds this many orbits or bytes of them.
     static let keptOrbits = 4, keptOrbitBytes = 64 << 20
 
+    private func previewColor(client: String, view: Int) -> ColorSettings? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let kept = clients[client]?.previewColor, kept.view == view else { return nil }
+        return kept.color
+    }
+
+    private func setPreviewColor(client: String, _ kept: (view: Int, color: ColorSettings)) {
+        lock.lock()
+        clients[client]?.previewColor = kept
+        lock.unlock()
+    }
+
     private func setRunning(client: String, _ running: (view: Int, control: RenderControl, start: Date)?) {
         lock.lock()
         clients[client]?.running = running
@@ -491,7 +527,7 @@ final class ExploreServer: @unchecked Sendable {
     /// Renders `file` with `settings` and encodes the PNG as `ImageRender` writes it (the
     /// location, with how it was rendered, in its `fathom-location` chunk).
     static func renderPNG(_ file: LocationFile, settings: RenderSettings, control: RenderControl) throws -> (
-        RenderResult, Data
+        RenderResult, Data, ColorSettings
     ) {
         var settings = settings
         try file.engine?.apply(to: &settings)
@@ -502,7 +538,41 @@ final class ExploreServer: @unchecked Sendable {
         let image = try Colorizer.image(result.field, settings: resolved, bitDepth: .eight, supersample: 1)
         let stored = ImageRender.stored(file, color: resolved, settings: settings, result: result)
         let png = try PNGWriter.encode(image, text: [(FathomInfo.locationKey, stored.jsonString())])
-        return (result, png)
+        return (result, png, resolved)
+    }
+
+    /// A rectangle of an image's pixels.
+    struct Window {
+        let x: Int, y: Int, width: Int, height: Int
+    }
+
+    /// The pixels of `window` alone, rendered as the whole view renders them (the same
+    /// references and passes: `RenderSettings.onlyPixels`), coloured by `color` (the view's
+    /// preview's resolved colours) or else by the colours resolved for them alone, as a PNG of
+    /// the window without a location: the page's provisional middle-out step
+    /// (Documentation/Explorer.md, "How a view is rendered").
+    static func renderWindow(
+        _ file: LocationFile, _ window: Window, color given: ColorSettings?, settings: RenderSettings,
+        control: RenderControl
+    ) throws -> (RenderResult, Data) {
+        var settings = settings
+        try file.engine?.apply(to: &settings)
+        let color = file.color ?? ColorSettings()
+        settings.extras = color.extrasRequest
+        settings.onlyPixels = (window.y..<(window.y + window.height)).flatMap { y in
+            (window.x..<(window.x + window.width)).map { y * settings.width + $0 }
+        }
+        let result = try Renderer.render(location: try file.location(), settings: settings, control: control)
+        let image = try Colorizer.image(
+            result.field, settings: given ?? color.resolved(for: result.field), bitDepth: .eight, supersample: 1)
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(window.width * window.height * 3)
+        for y in window.y..<(window.y + window.height) {
+            let start = (y * image.width + window.x) * 3
+            pixels += image.pixels[start..<(start + window.width * 3)]
+        }
+        let cropped = try RGBImage(width: window.width, height: window.height, bitDepth: .eight, pixels: pixels)
+        return (result, try PNGWriter.encode(cropped, text: []))
     }
 
     /// Registers a render of `view` for `client`, cancelling the client's older views; nil when a
