@@ -3,6 +3,8 @@
 # by chromedriver through Selenium from PyPI, in a virtual environment of its own under .build.
 # Usage: Scripts/browser-test.sh [FATHOM]   (default .build/release/fathom)
 # FATHOM_SCREENSHOTS=DIR keeps the screenshots (Documentation/Explorer.md's come from here).
+# FATHOM_HEADED=1 opens a window instead (on a machine without a screen: FATHOM_HEADED=1
+# xvfb-run -a Scripts/browser-test.sh), for the timings in a headed browser.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FATHOM=${1:-.build/release/fathom}

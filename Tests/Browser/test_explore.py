@@ -115,8 +115,11 @@ class ExploreTests(unittest.TestCase):
         cls.server = Server(cls.state_home)
         options = webdriver.ChromeOptions()
         options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-        for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                         "--window-size=%d,%d" % (WIDTH, HEIGHT), "--hide-scrollbars"]:
+        # FATHOM_HEADED=1: a window on the display (`xvfb-run` gives one without a screen), for
+        # timings in a headed browser; the default is headless.
+        headless = [] if os.environ.get("FATHOM_HEADED") == "1" else ["--headless=new"]
+        for argument in headless + ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                                    "--window-size=%d,%d" % (WIDTH, HEIGHT), "--hide-scrollbars"]:
             options.add_argument(argument)
         cls.driver = webdriver.Chrome(
             options=options, service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")))
@@ -185,11 +188,15 @@ class ExploreTests(unittest.TestCase):
         self.driver.get(self.server.url + "#re=-0.7436&im=0.1318&r=0.05")
         number = self.settled(number)
         dragged = self.view()
+        # From the wheel event's own time stamp to the start of the frame after the one that
+        # shows the moved image (an upper bound of when it reached the screen).
         self.driver.execute_script("""
             window.firstDraw = null;
-            document.getElementById('view').addEventListener('wheel', () => {
-              const t = performance.now();
-              requestAnimationFrame(() => { if (window.firstDraw === null) window.firstDraw = performance.now() - t; });
+            document.getElementById('view').addEventListener('wheel', (event) => {
+              const t = event.timeStamp;
+              requestAnimationFrame(() => requestAnimationFrame(() => {
+                if (window.firstDraw === null) window.firstDraw = performance.now() - t;
+              }));
             }, { once: true });""")
         canvas = self.driver.find_element(By.ID, "view")
         origin = ScrollOrigin.from_element(canvas, 40, 20)
