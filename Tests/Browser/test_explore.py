@@ -164,7 +164,8 @@ class ExploreTests(unittest.TestCase):
         start = time.time()
         self.driver.get(self.server.url)
         self.settled()
-        print("first settled image after %.2f s" % (time.time() - start))
+        print("first settled image after %.2f s; the first image drawn %s ms after the navigation began" % (
+            time.time() - start, self.driver.execute_script("return document.body.dataset.firstImage")))
         width, height, samples = self.canvas_pixels()
         self.assertEqual((width, height), (WIDTH, HEIGHT))
         colours = {samples[i:i + 3] for i in range(0, len(samples), 3)}
@@ -288,6 +289,24 @@ class ExploreTests(unittest.TestCase):
         WebDriverWait(self.driver, 10).until(lambda d: self.view().get("rot") == "75")
         self.settled(number)
         self.shot("explorer-turned")
+        # With the mouse alone: the box button, then a drag, zooms to the box; the Julia button,
+        # then a click, opens the Julia set of the point clicked.
+        self.driver.get(self.server.url + "#re=-0.7436&im=0.1318&r=0.05")
+        number = self.settled(number)
+        before = self.view()
+        self.driver.find_element(By.ID, "boxMode").click()
+        ActionChains(self.driver).move_to_element_with_offset(canvas, 0, 0).click_and_hold() \
+            .move_by_offset(128, 72).release().perform()
+        number = self.settled(number)
+        boxed = self.view()
+        self.assertAlmostEqual(float(boxed["r"]), float(before["r"]) / 10, delta=float(before["r"]) / 1000)
+        self.driver.find_element(By.ID, "juliaMode").click()
+        ActionChains(self.driver).move_to_element_with_offset(canvas, 0, 0).click().perform()
+        self.settled(number)
+        julia = self.view()
+        self.assertEqual(julia["f"], "julia")
+        self.assertAlmostEqual(float(julia["jr"]), float(boxed["re"]), delta=float(boxed["r"]) / 100)
+        self.assertAlmostEqual(float(julia["ji"]), float(boxed["im"]), delta=float(boxed["r"]) / 100)
 
     def test_3d_the_middle_first(self):
         # A view of a few seconds (the e1000 preset, 1280x720): the middle of the full image

@@ -668,6 +668,7 @@
         continue;
       }
       const target = (response.headers.get("X-Fathom-Target") || "").split(",").map(Number);
+      if (!document.body.dataset.firstImage) document.body.dataset.firstImage = performance.now().toFixed(0);
       shown = { bitmap, state: s, width, height, final: scale === 1 && fit === 1,
         target: target.length === 2 ? { x: (target[0] + 0.5) * width / w, y: (target[1] + 0.5) * height / h } : null };
       middle = null;
@@ -822,6 +823,23 @@
     changed(0, true);
   });
 
+  /** The mouse's next gesture on the view, set by a HUD button for those without a key to
+   * hold: "box" (the next drag zooms to its box, as shift-drag) or "julia" (the next click picks
+   * Julia's c, as ctrl-click); null for none. */
+  let mode = null;
+  function setMode(next) {
+    mode = next;
+    $("boxMode").classList.toggle("active", mode === "box");
+    $("juliaMode").classList.toggle("active", mode === "julia");
+    canvas.classList.toggle("picking", mode !== null);
+  }
+  $("boxMode").addEventListener("click", () => setMode(mode === "box" ? null : "box"));
+  $("juliaMode").addEventListener("click", () => {
+    if (state.family !== "mandelbrot") { say("Julia's c is picked on a Mandelbrot view"); return; }
+    setMode(mode === "julia" ? null : "julia");
+    if (mode) say("click the view to open the Julia set of that c");
+  });
+
   // MARK: gestures
 
   const pointers = new Map();
@@ -831,7 +849,7 @@
     canvas.setPointerCapture(event.pointerId);
     pointers.set(event.pointerId, { x: event.offsetX, y: event.offsetY });
     if (pointers.size === 1) {
-      drag = { x: event.offsetX, y: event.offsetY, x0: event.offsetX, y0: event.offsetY, box: event.shiftKey };
+      drag = { x: event.offsetX, y: event.offsetY, x0: event.offsetX, y0: event.offsetY, box: event.shiftKey || mode === "box" };
       canvas.classList.add("dragging");
     } else {
       drag = null;  // a pinch: no drag until one finger is left, which then starts its own
@@ -884,15 +902,17 @@
     canvas.classList.remove("dragging");
     const d = drag;
     drag = null;
+    const used = mode;
+    setMode(null);
     if (d.box) {
       $("box").hidden = true;
       const w = Math.abs(event.offsetX - d.x0), h = Math.abs(event.offsetY - d.y0);
-      if (w < 4 || h < 4) return;
+      if (w < 4 || h < 4) { if (used === "box") setMode("box"); return; }
       const cx = (event.offsetX + d.x0) / 2, cy = (event.offsetY + d.y0) / 2;
       pan(canvas.width / 2 - cx, canvas.height / 2 - cy);
       zoomAt(canvas.width / 2, canvas.height / 2, Math.max(w / canvas.width, h / canvas.height));
       changed(0, true);
-    } else if (event.ctrlKey && state.family === "mandelbrot" && Math.hypot(event.offsetX - d.x0, event.offsetY - d.y0) < 3) {
+    } else if ((event.ctrlKey || used === "julia") && state.family === "mandelbrot" && Math.hypot(event.offsetX - d.x0, event.offsetY - d.y0) < 3) {
       // Ctrl-click on a Mandelbrot view: the Julia set of that c (to a tenth of a pixel's digits).
       const floor = Math.floor(spacing(state).log10()) - 1, c = pointAt(state, event.offsetX, event.offsetY);
       state = Object.assign({}, state, {
