@@ -91,6 +91,54 @@ public enum ImageRender {
         _ file: LocationFile, settings: RenderSettings, into outputs: OutputSet, png: Int, npy: Int? = nil,
         reference: Int? = nil, bitDepth: BitDepth = .eight, control: RenderControl? = nil
     ) throws -> RenderResult {
+        let made = try image(
+            file, settings: settings, reference: reference.map { OutputSlot(outputs, $0) }, bitDepth: bitDepth,
+            control: control)
+        try PNGWriter.stage(made.image, text: [(FathomInfo.locationKey, made.stored)], in: outputs, at: png)
+        if let npy { try outputs.stage(NPYWriter.data(made.result.field), at: npy) }
+        if control?.isCancelled == true { throw RenderError.cancelled }
+        return made.result
+    }
+
+    /// An image rendered in memory: what `render` writes, as bytes.
+    public struct Encoded: Sendable {
+        /// The render's result (the field and the report).
+        public let result: RenderResult
+        /// The colours resolved from the field: those the image and its stored location have.
+        public let color: ColorSettings
+        /// The PNG, with the location in its `fathom-location` chunk: the bytes `render` writes.
+        public let png: Data
+    }
+
+    /// Renders `file` as `render(_:settings:to:npy:bitDepth:control:)` does, and returns the
+    /// PNG's bytes instead of writing them (a server's answer, a preview). The reference orbit
+    /// is not saved (`settings.perturbation.saveReference` is not read).
+    public static func encoded(
+        _ file: LocationFile, settings: RenderSettings, bitDepth: BitDepth = .eight, control: RenderControl? = nil
+    ) throws -> Encoded {
+        let made = try image(file, settings: settings, reference: nil, bitDepth: bitDepth, control: control)
+        let png = try PNGWriter.encode(made.image, text: [(FathomInfo.locationKey, made.stored)])
+        if control?.isCancelled == true { throw RenderError.cancelled }
+        return Encoded(result: made.result, color: made.color, png: png)
+    }
+
+    /// `encoded(_:settings:bitDepth:control:)` for async code: on a thread of its own,
+    /// cancelled with the calling Task (`CancellationError`; see `RenderControl.run(with:_:)`).
+    public static func encoded(
+        _ file: LocationFile, settings: RenderSettings, bitDepth: BitDepth = .eight, control: RenderControl? = nil
+    ) async throws -> Encoded {
+        try await RenderControl.run(with: control) { control in
+            try encoded(file, settings: settings, bitDepth: bitDepth, control: control)
+        }
+    }
+
+    /// The one render of `render` and `encoded`: the field at `file.supersample` samples a
+    /// pixel, its colours resolved, the image and the location it stores (JSON); the primary
+    /// reference orbit staged in `reference` when given.
+    private static func image(
+        _ file: LocationFile, settings: RenderSettings, reference: OutputSlot?, bitDepth: BitDepth,
+        control: RenderControl?
+    ) throws -> (result: RenderResult, color: ColorSettings, image: RGBImage, stored: String) {
         let location = try file.location()
         let k = file.supersample ?? 1
         guard (1...4).contains(k) else { throw FathomError.badSupersample(k) }
@@ -109,22 +157,15 @@ public enum ImageRender {
             let plan = try Renderer.plan(location: location, settings: sampled)
             // A view that takes no reference orbit has none to save.
             guard plan.referenceBits != nil else { throw RenderError.noReferenceOrbit(path: plan.path.rawValue) }
-            sampled.perturbation.referenceOutput = OutputSlot(outputs, reference)
+            sampled.perturbation.referenceOutput = reference
         }
         let result = try Renderer.render(location: location, settings: sampled, control: control)
         // The colours resolved from the field are what the PNG stores: rendering the stored
         // location again gives the same colours, whatever its size.
         let resolved = color.resolved(for: result.field)
         let image = try Colorizer.image(result.field, settings: resolved, bitDepth: bitDepth, supersample: k)
-        try PNGWriter.stage(
-            image,
-            text: [
-                (FathomInfo.locationKey, stored(file, color: resolved, settings: settings, result: result).jsonString())
-            ],
-            in: outputs, at: png)
-        if let npy { try outputs.stage(NPYWriter.data(result.field), at: npy) }
-        if control?.isCancelled == true { throw RenderError.cancelled }
-        return result
+        let stored = stored(file, color: resolved, settings: settings, result: result).jsonString()
+        return (result, resolved, image, stored)
     }
 
     /// The location file stored with an image: the view, size, colour, engine settings and

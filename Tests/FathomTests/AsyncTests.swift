@@ -140,7 +140,9 @@ struct AsyncTests {
         if case .success = outcome { Issue.record("the render ran") }
     }
 
-    @Test("async image render and verify: the same results, and CancellationError when cancelled")
+    @Test(
+        "async image render and verify: the same results, and CancellationError when cancelled; an image encoded in memory is the file's bytes"
+    )
     func asyncImageAndVerify() async throws {
         let folder = NSTemporaryDirectory() + "fathom-async-\(getpid())-img"
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -158,6 +160,22 @@ struct AsyncTests {
         cancelled.cancel()
         if case .success = await cancelled.result { Issue.record("the cancelled render wrote its image") }
         #expect(!FileManager.default.fileExists(atPath: folder + "/b.png"))
+        // In memory: the bytes the file holds, blocking and async, with the colours it stores.
+        let supersampled = LocationFile(location: try #require(Presets.named("seahorse")).location)
+        var twice = supersampled
+        twice.supersample = 2
+        for (k, view) in [supersampled, twice].enumerated() {
+            let path = folder + "/c\(k).png"
+            try ImageRender.render(view, settings: RenderSettings(width: 48, height: 27), to: path, bitDepth: .sixteen)
+            let written = try #require(FileManager.default.contents(atPath: path))
+            let blocking = try ImageRender.encoded(
+                view, settings: RenderSettings(width: 48, height: 27), bitDepth: .sixteen)
+            let async = try await ImageRender.encoded(
+                view, settings: RenderSettings(width: 48, height: 27), bitDepth: .sixteen)
+            #expect(blocking.png == written && async.png == written)
+            let stored = try LocationFile.decode(written, path: path)
+            #expect(stored.color == blocking.color && blocking.result.field.width == 48 * (k + 1))
+        }
     }
 }
 

@@ -49,8 +49,10 @@ enum ExploreCommand {
         fflush(nil)
         let control = Cancellation.control()
         while !control.isCancelled { usleep(50_000) }
-        // Every render and search unwinds (jobs leave no files), then the connections close.
+        // Every render and search unwinds, the running job too (jobs leave no files: waited
+        // for, up to 30 s), then the connections close.
         server.cancelAll()
+        server.jobs.waitForRunning(seconds: 30)
         http.stop()
         // Ended by a signal, as every command is: one line and 128 + its number (main.swift).
         throw RenderError.cancelled

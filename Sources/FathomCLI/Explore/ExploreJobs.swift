@@ -23,10 +23,11 @@ final class ExploreJobs: @unchecked Sendable {
         var video: String?
     }
 
-    /// What a job makes: one image, or a zoom video through the journal's views.
+    /// What a job makes: one image, or a zoom video through the journal's views (made into
+    /// frames by the job itself, `perPair` from each view to the next).
     enum Work {
         case image(LocationFile)
-        case video(FrameSequence)
+        case video([LocationFile], perPair: Int)
     }
 
     static let maximumQueued = 8
@@ -108,23 +109,30 @@ final class ExploreJobs: @unchecked Sendable {
     }
 
     /// A zoom video's frames: at most this many in all, and 30 to a pair of views (so 30 s at 30
-    /// frames a second at most, as replay takes at most 30 s).
+    /// frames a second at most, as replay takes at most 30 s); at most this many pixels a frame;
+    /// and at most `maximumVideoDigits` characters of centers over all its frames (a view at
+    /// 1e-100000 has 100,000-digit centers: its video gets fewer frames, so that making them
+    /// stays bounded).
     static let maximumVideoFrames = 900, framesPerPair = 30, videoFPS = 30.0
+    static let maximumVideoPixels = 1920 * 1080, maximumVideoDigits = 64 << 20
 
-    /// POST /api/jobs/video?width=W&height=H with a JSON array of 2 to `maximumJournal` location
-    /// files (the journal's views): queues a zoom video through them, as `fathom sequence`
-    /// between keyframes and then `fathom video` make it: the frames (min(30, 900 / pairs) from
-    /// each view to the next, at least 1) into `NAME-frames/`, then `NAME.mp4` at 30 frames a
-    /// second (ffmpeg). 202 with its id.
+    /// POST /api/jobs/video?width=W&height=H with a JSON array of 2 to `maximumVideoFrames`
+    /// location files of one family (the journal's views since its last change of family):
+    /// queues a zoom video through them, as `fathom sequence` between keyframes and then `fathom
+    /// video` make it: the frames (min(30, 899 / pairs) from each view to the next, at least
+    /// 1, fewer for very deep views) into `NAME-frames/`, then `NAME.mp4` at 30 frames a second
+    /// (ffmpeg, which must be installed: 501 otherwise). 202 with its id.
     func submitVideo(_ request: HTTPServer.Request) -> HTTPServer.Reply {
-        guard let (width, height) = ExploreServer.size(request.argument("width"), request.argument("height")) else {
+        guard let (width, height) = ExploreServer.size(request.argument("width"), request.argument("height")),
+            width * height <= Self.maximumVideoPixels
+        else {
             return .text(
-                400,
-                "width and height each 1...\(ExploreServer.maximumSide), at most \(ExploreServer.maximumPixels) pixels")
+                400, "width and height each 1...\(ExploreServer.maximumSide), at most 1920 x 1080 pixels a video frame")
         }
         guard let files = try? JSONDecoder().decode([LocationFile].self, from: request.body),
-            (2...ExploreStore.maximumJournal).contains(files.count)
-        else { return .text(400, "a JSON array of 2 to \(ExploreStore.maximumJournal) location files") }
+            (2...Self.maximumVideoFrames).contains(files.count)
+        else { return .text(400, "a JSON array of 2 to \(Self.maximumVideoFrames) location files") }
+        var longest = 0
         for (k, file) in files.enumerated() {
             do {
                 _ = try file.location()
@@ -135,19 +143,28 @@ final class ExploreJobs: @unchecked Sendable {
                 return .text(
                     400, "view \(k + 1): at most \(ExploreServer.maximumIterations) iterations, 1 sample a pixel")
             }
+            let first = files[0]
+            guard file.family == first.family, file.power == first.power, file.juliaC == first.juliaC,
+                file.newton == first.newton
+            else {
+                return .text(400, "view \(k + 1) changes the family: a video's views are of one family")
+            }
+            longest = max(longest, file.center.reduce(0) { $0 + $1.utf8.count })
         }
-        let perPair = max(1, min(Self.framesPerPair, Self.maximumVideoFrames / (files.count - 1)))
-        let sequence: FrameSequence
-        do {
-            sequence = try FrameSequence.between(files, perSegment: perPair)
-        } catch {
-            return .text(400, "the views cannot make one zoom: \(error)")
+        guard VideoEncoder.program("ffmpeg") != nil else {
+            return .text(501, "\(VideoEncoder.Failure.noFFmpeg)")
+        }
+        let pairs = files.count - 1
+        let perPair = min(
+            Self.framesPerPair, (Self.maximumVideoFrames - 1) / pairs, Self.maximumVideoDigits / (longest * pairs))
+        guard perPair >= 1 else {
+            return .text(400, "these views are too deep for a video of \(files.count) views: take fewer views")
         }
         var job = Job(
             id: 0, name: "fathom-\(Self.stamp())", width: width, height: height, supersample: 1, bitDepth: .eight,
             npy: false)
-        job.frames = sequence.frames.count
-        return enqueue(job, .video(sequence))
+        job.frames = perPair * pairs + 1
+        return enqueue(job, .video(files, perPair: perPair))
     }
 
     private func update(_ id: Int, _ change: (inout Job) -> Void) {
@@ -186,8 +203,8 @@ final class ExploreJobs: @unchecked Sendable {
                     $0.png = png
                     $0.npyPath = npy
                 }
-            case .video(let sequence):
-                let video = try makeVideo(sequence, job)
+            case .video(let views, let perPair):
+                let video = try makeVideo(try FrameSequence.between(views, perSegment: perPair), job)
                 update(id) { $0.video = video }
             }
             update(id) { $0.state = "done" }
@@ -230,6 +247,8 @@ final class ExploreJobs: @unchecked Sendable {
                         .finish()
                 }
                 try encoder.finish()
+                // A cancel that came while the encoder finished: no files either.
+                if job.control.isCancelled { throw RenderError.cancelled }
             } catch {
                 encoder.cancel()
                 throw error
@@ -349,6 +368,14 @@ final class ExploreJobs: @unchecked Sendable {
         jobs[k].control.cancel()
         if jobs[k].state == "queued" { jobs[k].state = "cancelled" }
         return HTTPServer.Reply(status: 204, contentType: "text/plain", body: Data())
+    }
+
+    /// Waits until the running job has unwound (its files removed when cancelled), at most
+    /// `seconds`: the server's last step before it exits.
+    func waitForRunning(seconds: Double) {
+        let done = DispatchSemaphore(value: 0)
+        queue.async { done.signal() }
+        _ = done.wait(timeout: .now() + seconds)
     }
 
     /// Cancels every job (the server is stopping).

@@ -25,8 +25,10 @@ final class ExploreServer: @unchecked Sendable {
         var running: (view: Int, control: RenderControl, start: Date)?
         /// The colours the client's latest preview resolved, for its view's middle-out step.
         var previewColor: (view: Int, color: ColorSettings)?
-        /// The reference orbits and tables of the client's recent views (`cache(client:)`).
+        /// The reference orbits and tables of the client's recent views (`cache(client:view:)`),
+        /// and the newest view that asked for it.
         let cache = ReferenceCache()
+        var cacheView = -1
     }
     private var clients: [String: Client] = [:]
     /// The clients whose caches hold orbits, most recent first: at most `cachedClients` do.
@@ -116,6 +118,7 @@ final class ExploreServer: @unchecked Sendable {
         "/api/state": ["GET": { s, _ in s.store.reply() }],
         "/api/state/last": ["POST": { s, r in s.store.setLast(r.body) }],
         "/api/state/bookmark": ["POST": { s, r in s.store.addBookmark(r.body) }],
+        "/api/thumbnail": ["GET": { s, r in s.store.thumbnail(r) }],
         "/api/state/journal": ["POST": { s, r in s.store.append(r.body) }],
     ]
 
@@ -222,7 +225,7 @@ final class ExploreServer: @unchecked Sendable {
         defer { setRunning(client: client, nil) }
         do {
             var settings = try base(try file.renderSettings())
-            let cache = cache(client: client)
+            let cache = cache(client: client, view: view)
             settings.perturbation.cache = cache
             let hits = cache.orbitHits
             let start = Date()
@@ -239,10 +242,10 @@ final class ExploreServer: @unchecked Sendable {
                     file, window, color: previewColor(client: client, view: view), settings: settings,
                     control: control)
             } else {
-                let color: ColorSettings
-                (result, png, color) = try ExploreServer.renderPNG(
+                let encoded = try ImageRender.encoded(
                     file, settings: settings, control: full == nil ? control : control.part(0.5...1))
-                if full != nil { setPreviewColor(client: client, (view, color)) }
+                (result, png) = (encoded.result, encoded.png)
+                if full != nil { setPreviewColor(client: client, (view, encoded.color)) }
             }
             let seconds = String(format: "%.3f", Date().timeIntervalSince(start))
             // How many reference orbits came from the cache (the preview's, or an earlier view's),
@@ -482,16 +485,19 @@ final class ExploreServer: @unchecked Sendable {
 
     /// The client's reference cache. Its orbits and tables serve every later view whose
     /// reference they fit (Renderer's placement looks there first): the preview's serve the
-    /// full render, and a view returned to (back, a bookmark, a pan back, the same nucleus
-    /// after a pan) finds its orbit again. The cache is emptied before a render once it holds
-    /// `keptOrbits` orbits or `keptOrbitBytes` of them.
-    private func cache(client: String) -> ReferenceCache {
+    /// middle and the full render, and a view returned to (back, a bookmark, a pan back) finds
+    /// its orbit again. When a newer view than the cache has seen starts, the cache is emptied
+    /// first if it holds `keptOrbits` orbits or `keptOrbitBytes` of them; never within a view.
+    private func cache(client: String, view: Int) -> ReferenceCache {
         lock.lock()
         defer { lock.unlock() }
-        let state = clients[client] ?? Client()
-        let orbits = state.cache.storedOrbits
-        if orbits.count >= Self.keptOrbits || orbits.reduce(0, { $0 + $1.byteCount }) > Self.keptOrbitBytes {
-            state.cache.removeAll()
+        var state = clients[client] ?? Client()
+        if view > state.cacheView {
+            let orbits = state.cache.storedOrbits
+            if orbits.count >= Self.keptOrbits || orbits.reduce(0, { $0 + $1.byteCount }) > Self.keptOrbitBytes {
+                state.cache.removeAll()
+            }
+            state.cacheView = view
         }
         clients[client] = state
         // Memory stays bounded: the least recent clients' orbits go.
@@ -502,7 +508,7 @@ final class ExploreServer: @unchecked Sendable {
         }
         return state.cache
     }
-    /// A client's cache is emptied before a render when it holds this many orbits or bytes of them.
+    /// A client's cache is emptied when a new view starts and it holds this many orbits or bytes of them.
     static let keptOrbits = 4, keptOrbitBytes = 64 << 20
 
     private func previewColor(client: String, view: Int) -> ColorSettings? {
@@ -522,23 +528,6 @@ final class ExploreServer: @unchecked Sendable {
         lock.lock()
         clients[client]?.running = running
         lock.unlock()
-    }
-
-    /// Renders `file` with `settings` and encodes the PNG as `ImageRender` writes it (the
-    /// location, with how it was rendered, in its `fathom-location` chunk).
-    static func renderPNG(_ file: LocationFile, settings: RenderSettings, control: RenderControl) throws -> (
-        RenderResult, Data, ColorSettings
-    ) {
-        var settings = settings
-        try file.engine?.apply(to: &settings)
-        let color = file.color ?? ColorSettings()
-        settings.extras = color.extrasRequest
-        let result = try Renderer.render(location: try file.location(), settings: settings, control: control)
-        let resolved = color.resolved(for: result.field)
-        let image = try Colorizer.image(result.field, settings: resolved, bitDepth: .eight, supersample: 1)
-        let stored = ImageRender.stored(file, color: resolved, settings: settings, result: result)
-        let png = try PNGWriter.encode(image, text: [(FathomInfo.locationKey, stored.jsonString())])
-        return (result, png, resolved)
     }
 
     /// A rectangle of an image's pixels.

@@ -13,8 +13,8 @@ final class ExploreStore: @unchecked Sendable {
             var view: String
             /// When it was made, as the page's clock gave it (ISO 8601).
             var saved: String?
-            /// The view as the page showed it, small: a `data:image/jpeg;base64,` URL of at
-            /// most `maximumThumbnail` characters.
+            /// The view as the page showed it, small: the name of its JPEG in the thumbnails
+            /// folder beside the state file (`UUID.jpg`).
             var thumbnail: String?
         }
         /// One change of view: when (ms since 1970, the page's clock) and the view.
@@ -30,9 +30,19 @@ final class ExploreStore: @unchecked Sendable {
 
     /// At most this many bookmarks, each name at most `maximumName` characters.
     static let maximumBookmarks = 1000, maximumName = 200, maximumJournal = 1000
-    /// A bookmark's thumbnail: at most this many characters (a 160x90 JPEG takes 4 to 10 KB).
+    /// A bookmark's thumbnail: a JPEG of at most this many bytes (160x90 takes 4 to 10 KB), sent
+    /// as a `data:image/jpeg;base64,` URL and kept as a file of its own, so that the state file
+    /// stays small (it is written whole on every change).
     static let maximumThumbnail = 32 << 10
     static let thumbnailPrefix = "data:image/jpeg;base64,"
+
+    /// Whether `name` is a thumbnail's file name as the store makes them: a UUID and `.jpg`.
+    static func isThumbnailName(_ name: String) -> Bool {
+        name.hasSuffix(".jpg") && UUID(uuidString: String(name.dropLast(4))) != nil
+    }
+
+    /// The folder of the thumbnails, beside the state file.
+    var thumbnailFolder: String { (path as NSString).deletingLastPathComponent + "/thumbnails" }
 
     let path: String
     private let lock = NSLock()
@@ -79,11 +89,8 @@ final class ExploreStore: @unchecked Sendable {
         guard state.bookmarks.allSatisfy({ $0.name.count <= maximumName && ($0.saved?.count ?? 0) <= 64 }) else {
             return "bookmark names at most \(maximumName) characters"
         }
-        let base64 = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=".utf8)
-        for thumbnail in state.bookmarks.compactMap(\.thumbnail) {
-            guard thumbnail.utf8.count <= maximumThumbnail, thumbnail.hasPrefix(thumbnailPrefix),
-                thumbnail.utf8.dropFirst(thumbnailPrefix.utf8.count).allSatisfy(base64.contains)
-            else { return "a thumbnail is a data:image/jpeg;base64 URL of at most \(maximumThumbnail) characters" }
+        guard state.bookmarks.compactMap(\.thumbnail).allSatisfy(isThumbnailName) else {
+            return "a bookmark's thumbnail is the name of its file (UUID.jpg)"
         }
         return nil
     }
@@ -108,10 +115,40 @@ final class ExploreStore: @unchecked Sendable {
     /// POST /api/state/bookmark with `{"name", "view", "saved", "thumbnail"}`: one more bookmark. Each change
     /// is one operation on the server's state, so two tabs add to it, not over each other.
     func addBookmark(_ body: Data) -> HTTPServer.Reply {
-        guard let bookmark = try? JSONDecoder().decode(State.Bookmark.self, from: body) else {
+        guard var bookmark = try? JSONDecoder().decode(State.Bookmark.self, from: body) else {
             return .text(400, "a bookmark is {\"name\": \"...\", \"view\": \"#...\"}")
         }
+        // Its thumbnail, a JPEG data URL, into a file of its own (the state keeps its name).
+        if let url = bookmark.thumbnail {
+            guard url.hasPrefix(Self.thumbnailPrefix),
+                let jpeg = Data(base64Encoded: String(url.dropFirst(Self.thumbnailPrefix.count))),
+                jpeg.count <= Self.maximumThumbnail, jpeg.starts(with: [0xFF, 0xD8, 0xFF])
+            else {
+                return .text(
+                    400,
+                    "a thumbnail is a data:image/jpeg;base64 URL of a JPEG of at most \(Self.maximumThumbnail) bytes")
+            }
+            let name = UUID().uuidString + ".jpg"
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: thumbnailFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try jpeg.write(to: URL(fileURLWithPath: thumbnailFolder + "/" + name), options: .atomic)
+            } catch {
+                return .text(507, "cannot write the thumbnail: \(error.localizedDescription)")
+            }
+            bookmark.thumbnail = name
+        }
         return change { $0.bookmarks.append(bookmark) }
+    }
+
+    /// GET /api/thumbnail?name=UUID.jpg: a bookmark's thumbnail (only a name the store made,
+    /// from its own folder).
+    func thumbnail(_ request: HTTPServer.Request) -> HTTPServer.Reply {
+        guard let name = request.argument("name"), Self.isThumbnailName(name),
+            let data = FileManager.default.contents(atPath: thumbnailFolder + "/" + name),
+            data.count <= Self.maximumThumbnail
+        else { return .text(404, "no such thumbnail") }
+        return HTTPServer.Reply(status: 200, contentType: "image/jpeg", body: data)
     }
 
     /// POST /api/state/journal with `[{"t", "view"}, ...]`: entries appended to the journal,

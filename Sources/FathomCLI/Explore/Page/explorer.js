@@ -133,9 +133,9 @@
    * on a malformed stop (the server checks the rest: positions in [0, 1), none twice). */
   function gradientStops(text) {
     const parts = text.trim().split(/[\s,]+/).filter((t) => t);
-    if (parts.length > 256) throw new Error("a gradient has at most 256 stops");
+    if (parts.length > 1024) throw new Error("a gradient has at most 1024 stops");
     return { stops: parts.map((part, k) => {
-      const match = /^(?:([0-9.]+):)?#?([0-9a-fA-F]{6})$/.exec(part);
+      const match = /^(?:([0-9.]+(?:[eE][-+]?[0-9]+)?):)?#?([0-9a-fA-F]{6})$/.exec(part);
       if (!match) throw new Error("a gradient stop is RRGGBB or POSITION:RRGGBB, not " + part);
       const v = parseInt(match[2], 16);
       const position = match[1] !== undefined ? Number(match[1]) : k / parts.length;
@@ -146,7 +146,7 @@
   /** A location file's gradient as the HUD's text (each stop with its position). */
   function gradientText(gradient) {
     const hex = (x) => Math.round(Math.min(1, Math.max(0, x)) * 255).toString(16).padStart(2, "0");
-    return gradient.stops.slice(0, 256).map((stop) =>
+    return gradient.stops.map((stop) =>
       String(stop.position) + ":" + stop.color.map(hex).join("")).join(" ");
   }
 
@@ -186,7 +186,9 @@
       if (p.has("log")) next.logScale = p.get("log") === "1";
       next.gradient = p.get("g") || "";
       if (next.gradient) gradientStops(next.gradient);
-      next.rotation = p.has("rot") ? normalAngle(Number(p.get("rot")) || 0) : 0;
+      const rotation = p.has("rot") ? Number(p.get("rot")) : 0;
+      if (!Number.isFinite(rotation)) throw new Error("rot: a number of degrees");
+      next.rotation = normalAngle(rotation);
     } catch (error) { say("the URL's view: " + error.message); return s; }
     return next;
   }
@@ -269,7 +271,7 @@
   /** Plays the journal back in at most 30 s (its own pace when shorter, pauses cut to 1 s),
    * rendering as it goes. */
   async function replay() {
-    autoZoom(false);
+    stopAuto();
     const entries = kept.journal.slice();
     if (entries.length < 2) { say("the journal has fewer than two views"); return; }
     replaying = true;
@@ -330,9 +332,14 @@
       const item = document.createElement("button");
       item.type = "button";
       item.title = b.name;
-      if (typeof b.thumbnail === "string" && b.thumbnail.startsWith("data:image/jpeg;base64,")) {
+      // A new bookmark's thumbnail is its data URL until the page loads again; a kept one's is
+      // the server's file (`/api/thumbnail`).
+      const thumbnail = typeof b.thumbnail !== "string" ? null
+        : b.thumbnail.startsWith("data:image/jpeg;base64,") ? b.thumbnail
+        : /^[0-9A-Fa-f-]{36}\.jpg$/.test(b.thumbnail) ? "/api/thumbnail?name=" + b.thumbnail + "&token=" + token : null;
+      if (thumbnail) {
         const image = document.createElement("img");
-        image.src = b.thumbnail;
+        image.src = thumbnail;
         image.alt = "";
         item.append(image);
       }
@@ -340,7 +347,7 @@
       name.textContent = b.name;
       item.append(name);
       item.addEventListener("click", () => {
-        autoZoom(false);
+        stopAuto();
         state = fromHash(b.view, state);
         remembered = 0;
         changed(0, true);
@@ -505,8 +512,13 @@
 
   // The journal as a zoom video, at the full-size fields' size: a background job.
   $("video").addEventListener("click", async () => {
-    const files = journalFiles();
-    if (files.length < 2) { say("the journal has fewer than two views"); return; }
+    // The views since the journal's last change of family (a video is of one family), at most 900.
+    const all = journalFiles(), same = (a, b) => JSON.stringify([a.family, a.power, a.juliaC, a.newton]) ===
+      JSON.stringify([b.family, b.power, b.juliaC, b.newton]);
+    let first = all.length - 1;
+    while (first > 0 && all.length - first < 900 && same(all[first - 1], all[all.length - 1])) first--;
+    const files = all.slice(first);
+    if (files.length < 2) { say("the journal has fewer than two views of this family"); return; }
     const query = "width=" + parseInt($("jobWidth").value, 10) + "&height=" + parseInt($("jobHeight").value, 10);
     const response = await fetch("/api/jobs/video?" + query, {
       method: "POST", headers: { "X-Fathom-Token": token, "Content-Type": "application/json" },
@@ -611,8 +623,8 @@
   /** The render step that shows the middle of the view at full resolution first. */
   const middleOut = "middle";
   /** Renders the view at each of `scales` in turn (a fraction of the window's size, or
-   * `middleOut`); true when the last one was drawn, false when a newer view or an error came
-   * first. */
+   * `middleOut`): "drawn" when the last one was drawn, "superseded" when a newer view came
+   * first, "failed" when the server refused or did not answer (the status line says why). */
   async function render(scales = [8, middleOut, 1]) {
     const number = ++viewNumber, s = state, width = canvas.width, height = canvas.height;
     const file = JSON.stringify(locationFile(s));
@@ -650,14 +662,14 @@
       } catch (error) {
         clearInterval(polling);
         if (number === viewNumber) say("the server did not answer: " + error.message);
-        return false;
+        return number === viewNumber ? "failed" : "superseded";
       }
       clearInterval(polling);
-      if (number !== viewNumber || response.status === 409) return false;
+      if (number !== viewNumber || response.status === 409) return "superseded";
       if (!response.ok && part > 1) continue;  // the middle is a courtesy: the full image follows
-      if (!response.ok) { say("refused: " + (await response.text()).trim()); return false; }
+      if (!response.ok) { say("refused: " + (await response.text()).trim()); return "failed"; }
       const bitmap = await createImageBitmap(await response.blob());
-      if (number !== viewNumber) return false;
+      if (number !== viewNumber) return "superseded";
       // The image keeps its view's size on screen whatever its resolution; the server names
       // the pixel auto-zoom heads for.
       if (part > 1) {
@@ -679,7 +691,7 @@
         document.body.dataset.settled = String(number);
       }
     }
-    return true;
+    return "drawn";
   }
   /** The running render's share done and the time left, by the engine's estimate. */
   async function showProgress(number, w, h) {
@@ -707,16 +719,22 @@
    * render is under way, and how many it drew. */
   let auto = null;
   function autoZoom(on) {
-    if (on === Boolean(auto) || (on && replaying)) return;
-    $("autoZoom").textContent = on ? "stop auto-zoom" : "auto-zoom";
     if (!on) {
-      auto = null;
-      changed(0, true);
+      if (stopAuto()) changed(0, true);
       return;
     }
+    if (auto || replaying) return;
+    $("autoZoom").textContent = "stop auto-zoom";
     auto = { rate: 0.25, last: performance.now(), busy: false, drawn: 0 };
     document.body.dataset.autozoom = "0";
     requestAnimationFrame(autoStep);
+  }
+  /** Ends auto-zoom where it is, without a render (the caller's own change follows); whether it ran. */
+  function stopAuto() {
+    if (!auto) return false;
+    auto = null;
+    $("autoZoom").textContent = "auto-zoom";
+    return true;
   }
   /** One frame: the center eases toward the shown image's target (the server's
    * `X-Fathom-Target`: the escaped pixel next to the set that took the most iterations) while the
@@ -744,20 +762,23 @@
     draw();
     showHUD();
     if (!auto.busy) {
+      // One render at a time; the URL follows (the journal takes the view where auto-zoom stops).
       auto.busy = true;
-      note();
       remember(false);
       const started = performance.now(), run = auto;
-      render([4]).then((drawn) => {
+      render([4]).then((outcome) => {
         if (auto !== run) return;
         run.busy = false;
-        if (!drawn) return;
+        if (outcome === "failed") { stopAuto(); return; }  // the status line says why
+        if (outcome !== "drawn") return;
         run.drawn++;
         document.body.dataset.autozoom = String(run.drawn);
         const seconds = Math.max(0.05, (performance.now() - started) / 1000);
         run.rate = 0.7 * run.rate + 0.3 * Math.min(1.5, Math.max(0.02, Math.log10(2) / seconds));
         say("auto-zoom: radius " + state.radius.significant(4).toString() + ", " + run.rate.toFixed(2) +
           " decades/s (" + seconds.toFixed(2) + " s an image)");
+      }, (error) => {
+        if (auto === run) { say("auto-zoom stopped: " + error.message); stopAuto(); }
       });
     }
     requestAnimationFrame(autoStep);
@@ -767,23 +788,31 @@
   // MARK: the HUD
 
   function showHUD() {
-    $("family").value = state.family;
-    $("power").value = state.power;
+    // A text field the user is in keeps what they type (auto-zoom redraws the HUD every frame).
+    const set = (id, property, value) => {
+      const input = $(id);
+      const typing = document.activeElement === input && input.tagName === "INPUT" && input.type !== "checkbox";
+      if (!typing) input[property] = value;
+    };
+    set("family", "value", state.family);
+    set("power", "value", state.power);
     $("powerLabel").hidden = state.family !== "multibrot";
     $("newtonLabel").hidden = state.family !== "newton";
-    $("newton").value = state.newton;
+    set("newton", "value", state.newton);
     $("juliaRow").hidden = state.family !== "julia";
-    $("juliaRe").value = state.juliaRe; $("juliaIm").value = state.juliaIm;
-    $("palette").value = state.palette;
-    if (document.activeElement !== $("gradient")) $("gradient").value = state.gradient;
-    if (document.activeElement !== $("rotation")) $("rotation").value = String(state.rotation);
-    $("smooth").checked = state.smooth; $("logScale").checked = state.logScale;
-    $("autoIterations").checked = state.autoIterations;
-    $("iterations").value = iterations(state);
+    set("juliaRe", "value", state.juliaRe);
+    set("juliaIm", "value", state.juliaIm);
+    set("palette", "value", state.palette);
+    set("gradient", "value", state.gradient);
+    set("rotation", "value", String(state.rotation));
+    set("smooth", "checked", state.smooth);
+    set("logScale", "checked", state.logScale);
+    set("autoIterations", "checked", state.autoIterations);
+    set("iterations", "value", iterations(state));
     $("iterations").disabled = state.autoIterations;
-    if (document.activeElement !== $("re")) $("re").value = state.re.toString();
-    if (document.activeElement !== $("im")) $("im").value = state.im.toString();
-    if (document.activeElement !== $("radius")) $("radius").value = state.radius.toString();
+    set("re", "value", state.re.toString());
+    set("im", "value", state.im.toString());
+    set("radius", "value", state.radius.toString());
   }
   function readHUD() {
     const next = Object.assign({}, state);
@@ -808,8 +837,11 @@
   }
   function fromHUD(event) {
     if (event) event.preventDefault();
-    autoZoom(false);
-    try { state = readHUD(); } catch (error) { say(error.message); return; }
+    // The HUD is read before auto-zoom stops (its inputs hold the user's change).
+    let next;
+    try { next = readHUD(); } catch (error) { say(error.message); return; }
+    stopAuto();
+    state = next;
     shown = null;
     middle = null;
     changed(0, true);
@@ -845,7 +877,7 @@
   const pointers = new Map();
   let drag = null;
   canvas.addEventListener("pointerdown", (event) => {
-    autoZoom(false);
+    if (stopAuto()) changed(0, true);
     canvas.setPointerCapture(event.pointerId);
     pointers.set(event.pointerId, { x: event.offsetX, y: event.offsetY });
     if (pointers.size === 1) {
@@ -930,7 +962,7 @@
   canvas.addEventListener("pointercancel", release);
   canvas.addEventListener("wheel", (event) => {
     event.preventDefault();
-    autoZoom(false);
+    stopAuto();
     const lines = event.deltaMode === 1 ? 40 : event.deltaMode === 2 ? 800 : 1;
     zoomAt(event.offsetX, event.offsetY, Math.exp(event.deltaY * lines * 0.0015));
     changed(120, true);
@@ -945,7 +977,7 @@
   canvas.addEventListener("keydown", (event) => {
     const w = canvas.width, h = canvas.height;
     if (event.key === "a") { autoZoom(!auto); return; }
-    autoZoom(false);
+    if (stopAuto()) changed(0, true);
     if (event.key === "m") { zoomToMinibrot(cursor ? cursor.x : w / 2, cursor ? cursor.y : h / 2, 0.5); return; }
     if (event.key === "b") { addBookmark(); return; }
     if (event.key === "h") { $("hud").hidden = !$("hud").hidden; return; }
