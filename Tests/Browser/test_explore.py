@@ -158,6 +158,14 @@ class ExploreTests(unittest.TestCase):
         import base64
         return data[0], data[1], base64.b64decode(data[2])
 
+    def open_preset(self, name):
+        """Opens the presets panel and clicks the preset `name` (its thumbnail)."""
+        self.driver.execute_script("document.getElementById('presetPanel').open = true")
+        button = next(b for b in self.driver.find_elements(By.CSS_SELECTOR, "#presets button")
+                      if b.get_attribute("title").startswith(name + ":"))
+        self.driver.execute_script("arguments[0].scrollIntoView()", button)
+        button.click()
+
     # MARK: the tests, in order
 
     def test_1_page_shows_the_set(self):
@@ -312,10 +320,7 @@ class ExploreTests(unittest.TestCase):
         # A view of a few seconds (the e1000 preset, 1280x720): the middle of the full image
         # shows before the full image settles.
         number = self.settled()
-        select = self.driver.find_element(By.ID, "presets")
-        self.driver.execute_script(
-            "const s = arguments[0]; s.value = [...s.options].find(o => o.text.startsWith('e1000')).value;"
-            "s.dispatchEvent(new Event('change'));", select)
+        self.open_preset("e1000")
         number = self.settled(number)
         self.assertEqual(self.driver.execute_script("return document.body.dataset.middle"), str(number),
                          "the middle of the view must be drawn before the full image")
@@ -333,6 +338,7 @@ class ExploreTests(unittest.TestCase):
         WebDriverWait(self.driver, 60).until(
             lambda d: int(d.execute_script("return document.body.dataset.autozoom || 0")) >= 5
             and float(self.view().get("r", 1)) < float(start["r"]) / 10)
+        self.assertEqual(button.text, "stop auto-zoom", self.driver.find_element(By.ID, "status").text)
         button.click()
         self.settled(number)
         zoomed = self.view()
@@ -454,11 +460,17 @@ class ExploreTests(unittest.TestCase):
 
     def test_6_presets_import_and_export(self):
         number = self.settled()
-        # A preset from the list.
-        from selenium.webdriver.support.ui import Select
-        Select(self.driver.find_element(By.ID, "presets")).select_by_visible_text("seahorse")
+        # Every preset in the panel with its thumbnail (a 96x54 PNG); a click opens one.
+        sizes = self.driver.execute_script(
+            "return [...document.querySelectorAll('#presets button')].map(b => { const i = b.querySelector('img');"
+            " return [b.title.split(':')[0], i ? i.naturalWidth : 0, i ? i.naturalHeight : 0]; })")
+        names = subprocess.run([FATHOM, "presets"], capture_output=True, text=True, check=True).stdout.split("\n")[1:]
+        self.assertEqual([s[0] for s in sizes], [line.split()[0] for line in names if line.strip()])
+        self.assertTrue(all(s[1:] == [96, 54] for s in sizes), sizes)
+        self.open_preset("seahorse")
         number = self.settled(number)
         self.assertEqual(self.view()["re"], "-0.746223962861")
+        self.shot("explorer-presets")
         # Export as .kfr through the server, then drop that file on the page: the same view.
         location = self.driver.execute_script("return window.fathomExplorer.locationFile()")
         status, headers, kfr = self.server.request(
@@ -520,6 +532,9 @@ class ExploreTests(unittest.TestCase):
             number = self.settled(number)
         journal = self.driver.execute_script("return window.fathomExplorer.kept.journal")
         self.assertGreaterEqual(len(journal), 3, "every gesture is in the journal")
+        # The replay of the page's last 12 views (the earlier tests' views make dozens).
+        journal = self.driver.execute_script(
+            "const kept = window.fathomExplorer.kept; kept.journal = kept.journal.slice(-12); return kept.journal")
         start = time.time()
         self.driver.find_element(By.ID, "replay").click()
         WebDriverWait(self.driver, 60).until(lambda d: d.execute_script("return document.body.dataset.replayed"))

@@ -164,12 +164,15 @@ struct AsyncTests {
         let supersampled = LocationFile(location: try #require(Presets.named("seahorse")).location)
         var twice = supersampled
         twice.supersample = 2
+        // The blocking forms from a closure of their own (in async code the async overloads win).
+        func blockingForms(_ view: LocationFile, _ path: String) throws -> ImageRender.Encoded {
+            try ImageRender.render(view, settings: RenderSettings(width: 48, height: 27), to: path, bitDepth: .sixteen)
+            return try ImageRender.encoded(view, settings: RenderSettings(width: 48, height: 27), bitDepth: .sixteen)
+        }
         for (k, view) in [supersampled, twice].enumerated() {
             let path = folder + "/c\(k).png"
-            try ImageRender.render(view, settings: RenderSettings(width: 48, height: 27), to: path, bitDepth: .sixteen)
+            let blocking = try blockingForms(view, path)
             let written = try #require(FileManager.default.contents(atPath: path))
-            let blocking = try ImageRender.encoded(
-                view, settings: RenderSettings(width: 48, height: 27), bitDepth: .sixteen)
             let async = try await ImageRender.encoded(
                 view, settings: RenderSettings(width: 48, height: 27), bitDepth: .sixteen)
             #expect(blocking.png == written && async.png == written)

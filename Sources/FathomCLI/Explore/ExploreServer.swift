@@ -380,16 +380,27 @@ final class ExploreServer: @unchecked Sendable {
         }
     }
 
-    /// GET /api/presets: the built-in views (`fathom presets`) as JSON: name, summary and the
-    /// location file.
+    /// GET /api/presets: the built-in views (`fathom presets`) as JSON: name, summary, the
+    /// location file and, where the page has one, its thumbnail (a 96x54 JPEG data URL).
     private func presets() -> HTTPServer.Reply {
         let items = Presets.all.map { p in
             "{\"name\":\(Self.json(p.name)),\"summary\":\(Self.json(p.summary)),\"location\":"
-                + LocationFile(location: p.location).jsonString() + "}"
+                + LocationFile(location: p.location).jsonString()
+                + (Self.presetThumbnails[p.name].map { ",\"thumbnail\":" + Self.json($0) } ?? "") + "}"
         }
         return HTTPServer.Reply(
             status: 200, contentType: "application/json", body: Data(("[" + items.joined(separator: ",") + "]").utf8))
     }
+
+    /// The presets' thumbnails, by name: 96x54 JPEG data URLs made by Scripts/preset-thumbnails.sh
+    /// and embedded with the page (Page/preset-thumbnails.json).
+    static let presetThumbnails: [String: String] = {
+        struct Thumbnail: Decodable { let jpeg: String }
+        guard let text = ExplorerPage.files["preset-thumbnails.json"],
+            let table = try? JSONDecoder().decode([String: Thumbnail].self, from: Data(text.utf8))
+        else { return [:] }
+        return table.mapValues(\.jpeg).filter { $0.value.hasPrefix("data:image/jpeg;base64,") }
+    }()
 
     /// A string as a JSON literal.
     static func json(_ text: String) -> String {

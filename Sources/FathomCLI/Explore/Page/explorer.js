@@ -329,30 +329,17 @@
     const list = $("bookmarks");
     list.replaceChildren();
     kept.bookmarks.slice().reverse().forEach((b) => {
-      const item = document.createElement("button");
-      item.type = "button";
-      item.title = b.name;
       // A new bookmark's thumbnail is its data URL until the page loads again; a kept one's is
       // the server's file (`/api/thumbnail`).
       const thumbnail = typeof b.thumbnail !== "string" ? null
         : b.thumbnail.startsWith("data:image/jpeg;base64,") ? b.thumbnail
         : /^[0-9A-Fa-f-]{36}\.jpg$/.test(b.thumbnail) ? "/api/thumbnail?name=" + b.thumbnail + "&token=" + token : null;
-      if (thumbnail) {
-        const image = document.createElement("img");
-        image.src = thumbnail;
-        image.alt = "";
-        item.append(image);
-      }
-      const name = document.createElement("span");
-      name.textContent = b.name;
-      item.append(name);
-      item.addEventListener("click", () => {
+      list.append(thumbnailButton(b.name, b.name, thumbnail, () => {
         stopAuto();
         state = fromHash(b.view, state);
         remembered = 0;
         changed(0, true);
-      });
-      list.append(item);
+      }));
     });
   }
   /** The view as shown, at most 160x90, as a JPEG data URL. */
@@ -400,28 +387,40 @@
 
   // MARK: presets, import by dropping a file, export
 
-  let presets = [];
+  /** A strip's button: a thumbnail (when there is one) over a name; `open` on a click. */
+  function thumbnailButton(name, title, thumbnail, open) {
+    const item = document.createElement("button");
+    item.type = "button";
+    item.title = title;
+    if (thumbnail) {
+      const image = document.createElement("img");
+      image.src = thumbnail;
+      image.alt = "";
+      item.append(image);
+    }
+    const label = document.createElement("span");
+    label.textContent = name;
+    item.append(label);
+    item.addEventListener("click", open);
+    return item;
+  }
+  /** The built-in views, each with its thumbnail (rendered when the page was built). */
   async function loadPresets() {
     try {
       const response = await fetch("/api/presets", { headers: { "X-Fathom-Token": token } });
       if (!response.ok) return;
-      presets = await response.json();
-      for (const [k, p] of presets.entries()) {
-        const option = new Option(p.name, String(k));
-        option.title = p.summary;
-        $("presets").add(option);
+      for (const p of await response.json()) {
+        const thumbnail = typeof p.thumbnail === "string" && p.thumbnail.startsWith("data:image/jpeg;base64,") ? p.thumbnail : null;
+        $("presets").append(thumbnailButton(p.name, p.name + ": " + p.summary, thumbnail, () => {
+          stopAuto();
+          state = fromLocationFile(p.location, state);
+          shown = null;
+          middle = null;
+          changed(0, true);
+        }));
       }
     } catch (error) { say("no presets: " + error.message); }
   }
-  $("presets").addEventListener("change", () => {
-    const p = presets[parseInt($("presets").value, 10)];
-    $("presets").value = "";
-    if (!p) return;
-    state = fromLocationFile(p.location, state);
-    shown = null;
-    middle = null;
-    changed(0, true);
-  });
   /** Opens a dropped file through the server's reader (JSON, .kfr or a Fathom PNG). */
   async function openFile(file) {
     if (file.size > 4 << 20) { say(file.name + ": larger than 4 MiB"); return; }
