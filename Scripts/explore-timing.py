@@ -4,11 +4,12 @@ a location asked for from `fathom explore` as the page asks for it (the 1/8 prev
 full size, the middle fifth at full resolution, then the full image) against `fathom render
 --location FILE --size WxH`, whole process, alternating runs; the settled PNG must be the CLI's.
 
-    Scripts/explore-timing.py [--runs N] [--size WxH] [--no-middle] [LOCATION.json]
-    (default: the e1000 preset; --no-middle: without the middle step, as the page asked before it)
+    Scripts/explore-timing.py [--runs N] [--size WxH] [--no-middle] [--backend B] [LOCATION.json]
+    (default: the e1000 preset; --no-middle: without the middle step, as the page asked before it;
+    --backend: both with that backend, e.g. cuda on a GPU machine)
 
-Run with the browser test's Python (.build/browser-venv/bin/python, after Scripts/browser-test.sh
-made it) or any Python 3; FATHOM names the binary (default .build/release/fathom)."""
+Plain Python 3 (Tests/Browser/explore_server.py, no browser); FATHOM names the binary (default
+.build/release/fathom)."""
 import argparse
 import json
 import os
@@ -19,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Tests", "Browser"))
 os.environ.setdefault("FATHOM", ".build/release/fathom")
-import test_explore as t  # noqa: E402  (its Server class; selenium is imported but not used)
+import explore_server as t  # noqa: E402
 
 
 def main():
@@ -28,6 +29,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--size", default="1280x720")
     parser.add_argument("--no-middle", action="store_true", help="ask as the page did before the middle step")
+    parser.add_argument("--backend", help="the backend of both (fathom explore --backend, fathom render --backend)")
     options = parser.parse_args()
     width, height = map(int, options.size.split("x"))
     folder = tempfile.mkdtemp(prefix="fathom-explore-timing-")
@@ -35,7 +37,7 @@ def main():
         with open(options.location) as f:
             location = json.load(f)
     else:
-        server = t.Server(os.path.join(folder, "state-presets"))
+        server = t.Server(os.path.join(folder, "state-presets"))  # the presets' list alone
         try:
             _, _, body = server.request("GET", "/api/presets", headers={"X-Fathom-Token": server.token})
         finally:
@@ -51,9 +53,10 @@ def main():
     print("|---|---|---|---|---|---|---|")
     for run in range(1, options.runs + 1):
         start = time.time()
-        cli_png, _ = t.cli_render(location, width, height, folder, "cli")
+        backend = ["--backend", options.backend] if options.backend else []
+        cli_png, _ = t.cli_render(location, width, height, folder, "cli", backend)
         cli = time.time() - start
-        server = t.Server(os.path.join(folder, "state-%d" % run))
+        server = t.Server(os.path.join(folder, "state-%d" % run), backend)
         try:
             start = time.time()
             status, _, _ = server.render(location, width // 8, height // 8, client="c", view=1, full=(width, height))

@@ -6,12 +6,9 @@ for another host or from another origin are refused; a load test bounds the serv
 Run by Scripts/browser-test.sh (make test): FATHOM is the fathom executable; FATHOM_SCREENSHOTS,
 when set, a folder for the screenshots Documentation/Explorer.md shows.
 """
-import http.client
 import json
 import math
 import os
-import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,6 +17,9 @@ import time
 import unittest
 import urllib.parse
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from explore_server import FATHOM, Server, cli_render  # noqa: E402
+
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
@@ -27,84 +27,8 @@ from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-FATHOM = os.environ.get("FATHOM", ".build/release/fathom")
 SHOTS = os.environ.get("FATHOM_SCREENSHOTS")
 WIDTH, HEIGHT = 1280, 720
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """`fathom explore` on a free port; its URL and token from its first line."""
-
-    def __init__(self, state_home):
-        self.port = free_port()
-        # The state folder is the test's own: never the user's.
-        environment = dict(os.environ, XDG_STATE_HOME=state_home, XDG_DATA_HOME=state_home + "-data")
-        self.process = subprocess.Popen(
-            [FATHOM, "explore", "--port", str(self.port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env=environment)
-        line = self.process.stdout.readline()
-        match = re.search(r"(http://\S+)", line)
-        if not match:
-            raise RuntimeError("fathom explore printed no URL: %r %r" % (line, self.process.stderr.read()))
-        self.url = match.group(1)
-        self.token = urllib.parse.parse_qs(urllib.parse.urlparse(self.url).query)["token"][0]
-
-    def request(self, method, path, body=None, headers=None, host=None, declared=None):
-        """One request; `declared`: a Content-Length to announce while sending no body (the
-        server must answer on the headers alone)."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
-        connection.putrequest(method, path, skip_host=True)
-        connection.putheader("Host", host or "127.0.0.1:%d" % self.port)
-        for name, value in (headers or {}).items():
-            connection.putheader(name, value)
-        data = body.encode() if isinstance(body, str) else body
-        connection.putheader("Content-Length", str(declared if declared is not None else len(data or b"")))
-        connection.endheaders(None if declared is not None else data)
-        response = connection.getresponse()
-        result = (response.status, dict(response.getheaders()), response.read())
-        connection.close()
-        return result
-
-    def render(self, location, width, height, fmt="png", client="test", view=0, full=None):
-        extra = "&full=%dx%d" % full if full else ""
-        return self.request(
-            "POST", "/api/render?width=%d&height=%d%s&client=%s&view=%d&format=%s"
-            % (width, height, extra, client, view, fmt),
-            json.dumps(location), {"X-Fathom-Token": self.token, "Content-Type": "application/json"})
-
-    def peak_memory_kib(self):
-        with open("/proc/%d/status" % self.process.pid) as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-        return 0
-
-    def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.process.stdout.close()
-        self.process.stderr.close()
-
-
-def cli_render(location, width, height, folder, name, extra=()):
-    path = os.path.join(folder, name + ".json")
-    with open(path, "w") as f:
-        json.dump(location, f)
-    png, npy = os.path.join(folder, name + ".png"), os.path.join(folder, name + ".npy")
-    subprocess.run([FATHOM, "render", "--location", path, "--size", "%dx%d" % (width, height), "--output", png,
-                    "--npy", npy, "--quiet"] + list(extra), check=True)
-    with open(png, "rb") as a, open(npy, "rb") as b:
-        return a.read(), b.read()
 
 
 class ExploreTests(unittest.TestCase):
