@@ -4,7 +4,7 @@ a location asked for from `fathom explore` as the page asks for it (the 1/8 prev
 full size, the middle fifth at full resolution, then the full image) against `fathom render
 --location FILE --size WxH`, whole process, alternating runs; the settled PNG must be the CLI's.
 
-    Scripts/explore-timing.py [--runs N] [--size WxH] [--no-middle] [--backend B] [LOCATION.json]
+    Scripts/explore-timing.py [--runs N] [--size WxH] [--no-middle] [--backend B] [--preset NAME | LOCATION.json]
     (default: the e1000 preset; --no-middle: without the middle step, as the page asked before it;
     --backend: both with that backend, e.g. cuda on a GPU machine)
 
@@ -27,6 +27,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("location", nargs="?")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--preset", default="e1000", help="the preset to time when no location file is given")
     parser.add_argument("--size", default="1280x720")
     parser.add_argument("--no-middle", action="store_true", help="ask as the page did before the middle step")
     parser.add_argument("--backend", help="the backend of both (fathom explore --backend, fathom render --backend)")
@@ -42,7 +43,7 @@ def main():
             _, _, body = server.request("GET", "/api/presets", headers={"X-Fathom-Token": server.token})
         finally:
             server.stop()
-        location = next(p["location"] for p in json.loads(body) if p["name"] == "e1000")
+        location = next(p["location"] for p in json.loads(body) if p["name"] == options.preset)
     for key in ("width", "height", "supersample"):
         location.pop(key, None)
     # The middle as the page asks for it: a fifth of each side, centered (with the full size's
