@@ -294,7 +294,7 @@ class ExploreTests(unittest.TestCase):
         self.assertEqual(s.request("DELETE", "/", headers=good)[0], 405)
         location = {"family": "mandelbrot", "center": ["-0.5", "0"], "radius": "1.5", "maxIterations": 100}
         self.assertEqual(s.render(location, 5000, 5000)[0], 400, "an image too large")
-        self.assertEqual(s.render(dict(location, maxIterations=10 ** 9), 64, 36)[0], 400, "too many iterations")
+        self.assertEqual(s.render(dict(location, maxIterations=10 ** 9 + 1), 64, 36)[0], 400, "too many iterations")
         self.assertEqual(s.render(dict(location, radius="nan"), 64, 36)[0], 400, "a malformed radius")
         # Refused on the headers alone, before any body is read: a body over the limit, and any
         # body without the token.

@@ -12,7 +12,7 @@ final class ExploreServer: @unchecked Sendable {
     /// The secret in the printed URL: 32 random bytes as hex.
     let token: String
     /// The largest image a request may ask for, and the highest iteration limit.
-    static let maximumSide = 4096, maximumPixels = 3840 * 2160, maximumIterations = 100_000_000
+    static let maximumSide = 4096, maximumPixels = 3840 * 2160, maximumIterations = 1_000_000_000
     /// The largest request body: a location file (deep views have long numbers) or the state.
     static let bodyLimit = 4 << 20
 

@@ -828,7 +828,7 @@
     next.rotation = normalAngle(rotation);
     next.smooth = $("smooth").checked; next.logScale = $("logScale").checked;
     next.autoIterations = $("autoIterations").checked;
-    if (!next.autoIterations) next.iterations = Math.min(100000000, Math.max(1, parseInt($("iterations").value, 10) || 1000));
+    if (!next.autoIterations) next.iterations = Math.min(1000000000, Math.max(1, parseInt($("iterations").value, 10) || 1000));
     next.re = Dec.parse($("re").value); next.im = Dec.parse($("im").value);
     next.radius = Dec.parse($("radius").value);
     if (next.radius.m <= 0n) throw new Error("the radius must be greater than zero");
