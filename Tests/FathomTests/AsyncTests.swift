@@ -229,6 +229,25 @@ struct SharedCacheTests {
         #expect(cache.orbitHits >= 1)
     }
 
+    @Test("a nucleus placement's Newton's method runs once for renders of one view, the same field")
+    func newtonOnce() throws {
+        // The Seahorse view on the perturbation path takes its period-33 minibrot's nucleus
+        // (Perturbation.md; GPUTests.devicePlacementIsTheCPUs).
+        let location = Location(
+            centerRe: "-0.746223962861", centerIm: "-0.0959468433527", radius: "3.725e-3", maxIterations: 100_000)
+        let alone = try Renderer.render(
+            location: location, settings: RenderSettings(width: 32, height: 18, path: .perturbation))
+        #expect(alone.report.perturbation?.referenceIsNucleus == true)
+        #expect(alone.report.perturbation?.referencePeriod == 33)
+        let cache = ReferenceCache()
+        var settings = RenderSettings(width: 32, height: 18, path: .perturbation)
+        settings.perturbation.cache = cache
+        let first = try Renderer.render(location: location, settings: settings)
+        let second = try Renderer.render(location: location, settings: settings)
+        #expect(first.field == alone.field && second.field == alone.field)
+        #expect(cache.minibrotSearches == 1)
+    }
+
     @Test("a render waiting for another's orbit stops when cancelled")
     func waiterCancelled() async throws {
         let (location, cache, settings) = try Self.view()

@@ -93,7 +93,12 @@ struct PlaceReferences<F: PerturbationFormula, D: PerturbationDelta> {
                     primary: Reference(orbit, periodic: ended), point: job.center, period: ended ? orbit.count - 1 : nil
                 )
             } catch let found as PeriodWatch.Found {
-                switch MinibrotFinder.minibrot(period: found.period, near: job.center, radius: radius) {
+                let search = {
+                    MinibrotFinder.minibrot(period: found.period, near: job.center, radius: radius)
+                }
+                switch settings.cache?.minibrot(period: found.period, near: job.center, radius: radius, search: search)
+                    ?? search()
+                {
                 case .found(let m) where m.size.log2Magnitude >= watch.minimumLog2Size && viewport.contains(m.nucleus):
                     return try nucleusReferences(m)
                 case .notConverged(let p):
