@@ -129,16 +129,13 @@ final class ExploreJobs: @unchecked Sendable {
             return .text(
                 400, "width and height each 1...\(ExploreServer.maximumSide), at most 1920 x 1080 pixels a video frame")
         }
-        guard let files = try? JSONDecoder().decode([LocationFile].self, from: request.body),
-            (2...Self.maximumVideoFrames).contains(files.count)
-        else { return .text(400, "a JSON array of 2 to \(Self.maximumVideoFrames) location files") }
+        let files: [LocationFile]
+        switch Self.views(in: request.body, most: Self.maximumVideoFrames, noun: "view") {
+        case .success(let checked): files = checked
+        case .failure(let refusal): return refusal.reply
+        }
         var longest = 0
         for (k, file) in files.enumerated() {
-            do {
-                _ = try file.location()
-            } catch {
-                return .text(400, "view \(k + 1): \(error)")
-            }
             guard file.maxIterations <= ExploreServer.maximumIterations, (file.supersample ?? 1) == 1 else {
                 return .text(
                     400, "view \(k + 1): at most \(ExploreServer.maximumIterations) iterations, 1 sample a pixel")
@@ -271,23 +268,33 @@ final class ExploreJobs: @unchecked Sendable {
         }
     }
 
+    /// The views of a keyframes or video request: its body a JSON array of 2 to `most` location
+    /// files, each checked as `fathom render --location` checks it (a refusal names the first
+    /// bad one as "`noun` K").
+    static func views(in body: Data, most: Int, noun: String) -> Result<[LocationFile], ExploreServer.Refusal> {
+        guard let files = try? JSONDecoder().decode([LocationFile].self, from: body), (2...most).contains(files.count)
+        else { return .failure(ExploreServer.Refusal(400, "a JSON array of 2 to \(most) location files")) }
+        for (k, file) in files.enumerated() {
+            do {
+                _ = try file.location()
+            } catch {
+                return .failure(ExploreServer.Refusal(400, "\(noun) \(k + 1): \(error)"))
+            }
+        }
+        return .success(files)
+    }
+
     /// POST /api/keyframes with a JSON array of location files (the journal's views, 2 to
     /// `ExploreStore.maximumJournal`): writes them as `keyframe-00001.json`... into a new folder
     /// of `folder` (made whole under a temporary name, then renamed), and answers its path and
     /// the `fathom sequence` command that renders the zoom between them.
     func keyframes(_ request: HTTPServer.Request) -> HTTPServer.Reply {
-        guard let files = try? JSONDecoder().decode([LocationFile].self, from: request.body),
-            (2...ExploreStore.maximumJournal).contains(files.count)
-        else { return .text(400, "a JSON array of 2 to \(ExploreStore.maximumJournal) location files") }
-        var texts: [String] = []
-        for (k, file) in files.enumerated() {
-            do {
-                _ = try file.location()
-            } catch {
-                return .text(400, "keyframe \(k + 1): \(error)")
-            }
-            texts.append(file.prettyJSONString())
+        let files: [LocationFile]
+        switch Self.views(in: request.body, most: ExploreStore.maximumJournal, noun: "keyframe") {
+        case .success(let checked): files = checked
+        case .failure(let refusal): return refusal.reply
         }
+        let texts = files.map { $0.prettyJSONString() }
         let stamp = Self.stamp()
         lock.lock()
         let serial = next

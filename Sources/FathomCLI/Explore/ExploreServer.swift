@@ -273,20 +273,17 @@ final class ExploreServer: @unchecked Sendable {
     /// the set's deepest parts), the one nearest the center; nil when no pixel escaped (or, for
     /// Newton, converged).
     static func boundaryTarget(_ field: IterationField) -> (Int, Int)? {
-        var most: UInt32 = 0
-        for y in 0..<field.height {
-            for x in 0..<field.width { most = max(most, field[x, y].nBig) }
-        }
-        guard most > 0 else { return nil }
+        // One pass over the counts alone (the field's row-major `nBig`), nearest first among equals.
+        let w = field.width, h = field.height
+        guard let most = field.nBig.max(), most > 0 else { return nil }
         let floor = most - most / 10
-        var found: (x: Int, y: Int, d: Int)?
-        for y in 0..<field.height {
-            for x in 0..<field.width where field[x, y].nBig >= floor {
-                let dx = 2 * x + 1 - field.width, dy = 2 * y + 1 - field.height
-                if found == nil || dx * dx + dy * dy < found!.d { found = (x, y, dx * dx + dy * dy) }
-            }
+        var best: (index: Int, distance: Int)?
+        for (i, n) in field.nBig.enumerated() where n >= floor {
+            let dx = 2 * (i % w) + 1 - w, dy = 2 * (i / w) + 1 - h
+            let distance = dx * dx + dy * dy
+            if best.map({ distance < $0.distance }) ?? true { best = (i, distance) }
         }
-        return found.map { ($0.x, $0.y) }
+        return best.map { ($0.index % w, $0.index / w) }
     }
 
     /// An image size from a request's text: whole numbers, each 1...`maximumSide`, at most
